@@ -1,0 +1,227 @@
+"""``discourse-memory bench`` and ``discourse-memory replay``.
+
+Wire into a parent CLI with :func:`add_bench_parser` / :func:`add_replay_parser`
+(each sets ``func`` on its sub-parser: call ``args.func(args)``), or call
+:func:`main_bench` / :func:`main_replay` with an argv list. Both return an exit
+code: 0 on success, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["add_bench_parser", "add_replay_parser", "main", "main_bench", "main_replay"]
+
+
+def _fractions(text: str) -> tuple[float, ...]:
+    try:
+        values = tuple(float(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"budgets must be comma-separated numbers, got {text!r}") from None
+    if not values or any(not 0 < v <= 1 for v in values):
+        raise argparse.ArgumentTypeError(f"budgets must be fractions in (0, 1], got {text!r}")
+    return values
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(v.strip() for v in text.split(",") if v.strip())
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def _target(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--target must be tokens or a fraction of the limit, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"--target must be positive, got {text!r}")
+    return value
+
+
+# -- bench ---------------------------------------------------------------------------
+
+
+def _bench_arguments(parser: argparse.ArgumentParser) -> None:
+    from .baselines import DEFAULT_METHODS, METHODS
+
+    parser.add_argument("data", nargs="+", type=Path, help="LoCoMo JSON or JSONL of chat runs (several allowed)")
+    parser.add_argument(
+        "--budgets", type=_fractions, default=(0.1, 0.25, 0.5),
+        help="budgets as fractions of each conversation's tokens (default 0.1,0.25,0.5)",
+    )
+    parser.add_argument(
+        "--methods", type=_names, default=DEFAULT_METHODS,
+        help=f"comma-separated, from: {', '.join(METHODS)} (default: all; unavailable ones are skipped with the reason)",
+    )
+    parser.add_argument("--limit", type=_positive_int, help="first N conversations of each file (after the token filters)")
+    parser.add_argument("--min-tokens", type=int, default=0, help="skip conversations under this many tokens")
+    parser.add_argument("--max-tokens", type=_positive_int, help="skip conversations over this many tokens")
+    parser.add_argument(
+        "--llamaindex-max-tokens", type=_positive_int, default=200_000,
+        help="skip llamaindex-buffer on conversations over this many tokens: its get() is O(n^2) (default 200000)",
+    )
+    parser.add_argument("--encoding", default="cl100k_base", help="token counter for every method (default cl100k_base)")
+    parser.add_argument("--jobs", type=_positive_int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--out", type=Path, default=Path("bench-results"), help="directory for bench.md, bench.json, bench.png")
+    parser.add_argument("--no-plot", action="store_true", help="do not write the PNG")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(func=_run_bench)
+
+
+def _run_bench(args: argparse.Namespace) -> int:
+    from . import bench
+    from .datasets import DataFormatError
+
+    config = bench.BenchConfig(
+        budgets=args.budgets, methods=args.methods, encoding=args.encoding, limit=args.limit,
+        min_tokens=args.min_tokens, max_tokens=args.max_tokens,
+        llamaindex_max_tokens=args.llamaindex_max_tokens, jobs=args.jobs,
+    )
+    log = lambda message: print(message, file=sys.stderr)  # noqa: E731
+    try:
+        rows, skipped = bench.run_bench(args.data, config, progress=not args.quiet, log=log)
+    except (FileNotFoundError, DataFormatError, ValueError) as exc:
+        print(f"discourse-memory bench: error: {exc}", file=sys.stderr)
+        return 2
+    if not rows:
+        print("discourse-memory bench: no conversation selected (check --limit/--min-tokens/--max-tokens)", file=sys.stderr)
+        return 2
+    summary = bench.summarize(rows)
+    table = bench.markdown(summary)
+    bars = bench.check_bars(summary)
+    args.out.mkdir(parents=True, exist_ok=True)
+    report = table + ("\nBars (discourse-memory vs the best baseline):\n\n" + "\n".join(f"- {b}" for b in bars) + "\n" if bars else "")
+    if skipped:
+        report += "\nSkipped:\n\n" + "\n".join(f"- {s}" for s in skipped) + "\n"
+    (args.out / "bench.md").write_text(report, encoding="utf-8")
+    (args.out / "bench.json").write_text(bench.to_json(rows, summary, config, skipped), encoding="utf-8")
+    print(report)
+    if not args.no_plot:
+        from .plot import plot_summary
+
+        print(f"plot: {plot_summary(summary, args.out / 'bench.png')}")
+    print(f"tables: {args.out / 'bench.md'}; per-conversation rows: {args.out / 'bench.json'}")
+    return 0
+
+
+def add_bench_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "bench", help="score memories (this one and baselines) at several budgets",
+        description="Score discourse-memory and baseline memories on LoCoMo JSON or chat-run JSONL.",
+    )
+    _bench_arguments(parser)
+    return parser
+
+
+# -- replay ----------------------------------------------------------------------------
+
+
+def _replay_arguments(parser: argparse.ArgumentParser) -> None:
+    from .baselines import METHODS
+    from .replay import REPLAY_METHODS
+
+    parser.add_argument("file", type=Path, help="LoCoMo JSON or JSONL of chat runs")
+    parser.add_argument("--context-limit", type=_positive_int, default=65536, help="tokens (default 65536)")
+    parser.add_argument(
+        "--target", type=_target, default=0.5,
+        help="size of the view at a compaction point: tokens, or a fraction (<= 1) of the limit (default 0.5)",
+    )
+    parser.add_argument(
+        "--methods", type=_names, default=REPLAY_METHODS,
+        help=f"comma-separated, from: {', '.join(METHODS)} (default: {','.join(REPLAY_METHODS)})",
+    )
+    parser.add_argument(
+        "--at", choices=("model-call", "message"), default="model-call",
+        help="compaction points before each assistant message (default) or after every message",
+    )
+    parser.add_argument("--limit", type=_positive_int, help="first N conversations (after --min-tokens)")
+    parser.add_argument("--min-tokens", type=int, default=0, help="only conversations over this many tokens")
+    parser.add_argument("--encoding", default="cl100k_base")
+    parser.add_argument("--json", type=Path, help="write per-point records and the summary here")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(func=_run_replay)
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    from . import baselines, replay
+    from .bench import _progress
+    from .datasets import DataFormatError, load
+
+    target = int(args.target * args.context_limit) if args.target <= 1 else int(args.target)
+    config = replay.ReplayConfig(
+        context_limit=args.context_limit, target=target, methods=args.methods, at=args.at, encoding=args.encoding
+    )
+    try:
+        ready, skipped = baselines.resolve_methods(args.methods)
+        convs = load(args.file)
+    except (FileNotFoundError, DataFormatError, ValueError) as exc:
+        print(f"discourse-memory replay: error: {exc}", file=sys.stderr)
+        return 2
+    for message in skipped:
+        print(message, file=sys.stderr)
+    config.methods = tuple(m.name for m in ready)
+    counter = baselines.get_counter(args.encoding)
+    convs = [c for c in convs if baselines.view_tokens(counter, c.messages) > args.min_tokens]
+    if args.limit:
+        convs = convs[: args.limit]
+    points = []
+    bar = _progress(len(convs), not args.quiet)
+    for conv in convs:
+        points.extend(replay.replay(conv, config))
+        bar.update(1)
+    bar.close()
+    summary = replay.summarize_points(points, len(convs))
+    print(replay.markdown(summary, config))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(replay.to_json(points, summary, config), encoding="utf-8")
+        print(f"per-point records: {args.json}")
+    return 0
+
+
+def add_replay_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "replay", help="replay a session and measure each compaction point",
+        description="Replay sessions message by message; at each compaction point (raw history over the "
+        "context limit) record tokens before/after, literal recall and time.",
+    )
+    _replay_arguments(parser)
+    return parser
+
+
+# -- entry points ---------------------------------------------------------------------------
+
+
+def main_bench(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="discourse-memory bench", description="Score memories at several budgets.")
+    _bench_arguments(parser)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def main_replay(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="discourse-memory replay", description="Replay sessions at a context limit.")
+    _replay_arguments(parser)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m discourse_memory.evaluation {bench,replay} ...``"""
+    parser = argparse.ArgumentParser(prog="python -m discourse_memory.evaluation")
+    subparsers = parser.add_subparsers(dest="command", required=True)
+    add_bench_parser(subparsers)
+    add_replay_parser(subparsers)
+    args = parser.parse_args(argv)
+    return args.func(args)

@@ -1,0 +1,180 @@
+"""Literals: the exact values a unit states.
+
+Kinds: ``url``, ``email``, ``datetime``, ``date``, ``time``, ``amount``,
+``percent``, ``version``, ``path``, ``identifier``, ``quoted``, ``number`` (found
+by the patterns below, leftmost first, earlier kinds winning at a position) and
+``name`` (runs of capitalised words found on spaCy tokens; with a statistical
+pipeline, its entities too).
+
+Every pattern is linear-time: no nested quantifiers, bounded repeats.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+__all__ = ["Literal", "find_literals", "find_names"]
+
+
+@dataclass(frozen=True, slots=True)
+class Literal:
+    """A literal: ``unit_text[start:end] == text``."""
+
+    text: str
+    kind: str
+    start: int
+    end: int
+
+
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+_PATTERNS: list[tuple[str, str]] = [
+    ("url", r"(?:https?|ftp|file)://[^\s<>\"'`]{1,2000}|www\.[A-Za-z0-9\-]{1,63}\.[^\s<>\"'`]{1,2000}"),
+    ("email", r"[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63}){1,8}"),
+    ("datetime", r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+\-]\d{2}:?\d{2})?"),
+    ("date", r"\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4}"
+             r"|\d{1,2}(?:st|nd|rd|th)?\s" + _MONTH + r"\.?,?(?:\s\d{4})?"
+             r"|" + _MONTH + r"\.?\s\d{1,2}(?:st|nd|rd|th)?(?:,?\s\d{4})?(?!\d)"
+             r"|" + _MONTH + r"\s\d{4}"),
+    ("time", r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?(?:\s?[A-Z]{3})?(?![\d:])"
+             r"|\d{1,2}\s?[AaPp]\.?[Mm]\b\.?"),
+    ("amount", r"[$€£¥₹]\s?\d[\d,]{0,30}(?:\.\d{1,8})?(?:\s?(?:[kKmMbB]n?|million|billion)\b)?"
+               r"|\d[\d,]{0,30}(?:\.\d{1,8})?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars?|euros?|pounds?)\b"),
+    ("percent", r"[+\-]?\d{1,15}(?:\.\d{1,8})?\s?%"),
+    ("version", r"\bv\d{1,6}(?:\.\d{1,6}){0,4}(?:[\-+][A-Za-z0-9.]{1,20})?\b"
+                r"|\b\d{1,6}\.\d{1,6}\.\d{1,6}(?:\.\d{1,6})?(?:[\-+][A-Za-z0-9.]{1,20})?\b"),
+    ("path", r"(?:~|\.{1,2})?(?:/[\w.\-@+]{1,255}){2,64}/?"
+             r"|\b[\w\-]{1,64}(?:/[\w.\-]{1,255}){1,64}\.[A-Za-z0-9]{1,10}\b"
+             r"|\b[A-Za-z]:\\[\w.\-\\ ]{1,255}"),
+    ("identifier", r"\b[A-Z][A-Z0-9]{1,15}-\d{1,12}\b"
+                   r"|\b(?=[\w\-]{0,64}\d)[A-Za-z][A-Za-z0-9]{0,30}(?:-[A-Za-z0-9]{1,30}){1,6}\b"
+                   r"|\b[A-Za-z_][A-Za-z0-9]{0,63}(?:[_.][A-Za-z0-9]{1,63}){1,16}(?:\(\))?"
+                   r"|\b[a-z][a-z0-9]{0,63}(?:[A-Z][a-z0-9]{0,63}){1,16}\b"
+                   r"|\b[A-Z][a-z0-9]{1,63}(?:[A-Z][a-z0-9]{0,63}){1,16}\b"
+                   r"|\b(?=[A-Za-z]{0,63}\d)(?=\d{0,63}[A-Za-z])[A-Za-z0-9]{2,64}\b"),
+    ("quoted", r"(?<![\w\"])\"(?=[^\"\n]{0,119}\s)(?=\S)[^\"\n]{1,120}(?<=\S)\"(?!\w)"
+               r"|“[^”\n]{1,120}”|`[^`\n]{1,120}`"
+               r"|(?<![\w'])'(?=[^'\n]{0,119}\s)(?=\S)[^'\n]{1,120}(?<=\S)'(?!\w)"),
+    ("number", r"(?<![\w.])[+\-]?\d{1,3}(?:,\d{3}){1,6}(?:\.\d{1,12})?(?![\d,])"
+               r"|(?<![\w.])[+\-]?\d{1,40}(?:\.\d{1,40})?(?![\w])"),
+]
+_RE = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _PATTERNS))
+_TRAILING = ".,;:!?)]}'\""
+_LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]*#{1,6}[ \t]")
+# Dotted "identifiers" that are ordinary abbreviations, not names in code.
+_NOT_IDENTIFIER = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s", "mr", "mrs", "dr"})
+
+
+def find_literals(text: str) -> list[Literal]:
+    """Pattern literals of ``text``, in order; list and heading markers are skipped."""
+    out: list[Literal] = []
+    skip = 0
+    marker = _LIST_MARKER.match(text)
+    if marker:
+        skip = marker.end()
+    for m in _RE.finditer(text, skip):
+        kind = m.lastgroup or "number"
+        start, end = m.span()
+        if kind in ("url", "path"):
+            while end > start and text[end - 1] in _TRAILING:
+                end -= 1
+        value = text[start:end]
+        if kind == "identifier" and value.lower().rstrip(".") in _NOT_IDENTIFIER:
+            continue
+        if kind == "identifier" and "." in value and value.replace(".", "").isalpha() \
+                and all(len(p) <= 1 for p in value.split(".")):
+            continue
+        if end > start:
+            out.append(Literal(value, kind, start, end))
+    return out
+
+
+# Words that start sentences capitalised without being names.
+_COMMON_STARTERS = frozenset(
+    """
+    a about after again ah all also although always an and another any anyway are as at aw
+    awesome back be because been before being best better both but by can cheers congrats
+    congratulations could did do does doing done don't each even ever every first for from
+    glad good got great had has have having he hello her here hey hi his hmm how however i
+    if in indeed is it its just last let let's like lol look looks love many may maybe me
+    more most much must my nice no nope not now of oh ok okay on once one only or other our
+    out perfect please quite really right same see she should since so some sometimes sorry
+    sounds still such sure thank thanks that that's the their them then there these they
+    this those though thus to today tomorrow too totally true two um very was we well were
+    what when where whether which while who why will wish with without wonderful would wow
+    yeah yes yesterday yet you your yup
+    absolutely amazing anyway aside based below check consider currently definitely
+    describe each else example finally following here's i'm i've i'll it's next note
+    okay once otherwise overall please possibly sadly since step thanks then therefore
+    unfortunately usually use using we'll we're what's you're you've
+    """.split()
+)
+
+
+def find_names(doc: Any, offset: int = 0, taken: Iterable[tuple[int, int]] = ()) -> list[Literal]:
+    """Names on a spaCy ``Doc``: runs of capitalised, non-stop-word tokens, plus the
+    doc's statistical entities when the pipeline has them. Spans already ``taken``
+    by pattern literals are skipped. Offsets are shifted by ``-offset``."""
+    blocked = sorted(taken)
+    out: list[Literal] = []
+
+    def free(s: int, e: int) -> bool:
+        return not any(a < e and s < b for a, b in blocked)
+
+    text = doc.text
+    run: list[Any] = []
+
+    def flush() -> None:
+        if run:
+            s, e = run[0].idx, run[-1].idx + len(run[-1].text)
+            if free(s, e):
+                out.append(Literal(text[s:e], "name", s - offset, e - offset))
+            run.clear()
+
+    for tok in doc:
+        t = tok.text
+        capital = t[:1].isupper() and t.isalpha() and len(t) > 1
+        if capital and tok.is_sent_start and (t.lower() in _COMMON_STARTERS or tok.is_stop):
+            capital = False
+        if capital and not run and tok.is_stop:
+            capital = False
+        if capital:
+            run.append(tok)
+        else:
+            flush()
+    flush()
+    if doc.has_annotation("ENT_IOB"):
+        names = {(lit.start, lit.end) for lit in out}
+        for ent in doc.ents:
+            s, e = ent.start_char, ent.end_char
+            if (s - offset, e - offset) not in names and free(s, e):
+                out.append(Literal(ent.text, ent.label_.lower(), s - offset, e - offset))
+    return out
+
+
+_CAPITAL_RUN = re.compile(r"\b[A-Z][a-z]{1,30}(?:[ \t][A-Z][a-z]{1,30}){0,4}\b")
+_NOT_NAMES = frozenset(
+    {"True", "False", "None", "Null", "Error", "Exception", "Traceback", "Warning", "File",
+     "Line", "The", "This", "That", "These", "Those", "There", "Here", "And", "But", "For",
+     "With", "From", "Yes", "No", "Not", "Note", "If", "In", "On", "At", "To", "Of", "It"}
+)
+
+
+def find_names_by_pattern(text: str, taken: Iterable[tuple[int, int]] = ()) -> list[Literal]:
+    """Names in text that is not prose (tool output, code, table cells): runs of
+    capitalised words, minus a few words that code and logs capitalise."""
+    blocked = sorted(taken)
+    out = []
+    for m in _CAPITAL_RUN.finditer(text):
+        s, e = m.span()
+        value = m.group()
+        if value in _NOT_NAMES or value.split()[0] in _NOT_NAMES and " " not in value:
+            continue
+        if any(a < e and s < b for a, b in blocked):
+            continue
+        out.append(Literal(value, "name", s, e))
+    return out

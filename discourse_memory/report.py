@@ -1,0 +1,60 @@
+"""The structured report of a compaction: per unit, what happened and why."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+__all__ = ["Report", "UnitReport"]
+
+
+@dataclass(frozen=True, slots=True)
+class UnitReport:
+    """One unit's fate."""
+
+    id: str
+    kind: str
+    message: int
+    field: str
+    start: int
+    end: int
+    decision: str
+    """kept, clipped, deduplicated or omitted."""
+    tokens_before: int
+    tokens_after: int
+    literals_kept: tuple[str, ...]
+    """Literals of this unit that the output shows as text (here or in another unit)."""
+    literals_recorded: tuple[str, ...]
+    """Literals of this unit found only in the record."""
+    literals_dropped: tuple[str, ...]
+    """Literals of this unit in neither: the record was cut to fit."""
+    duplicate_of: str | None = None
+    """For a deduplicated unit, the id of the newer copy that won."""
+    protected: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    units: tuple[UnitReport, ...]
+    record: tuple[str, ...]
+    """Literals listed in the note, in the note's order."""
+    dropped: tuple[str, ...]
+    """Literals left out of both the text and the record."""
+    note: str | None
+    """The note exactly as the model receives it (None when nothing was compacted)."""
+    dropped_messages: tuple[int, ...]
+    """Input messages with nothing left in the view (their literals are in the record)."""
+    orphan_tool_results: tuple[int, ...]
+    """Tool results whose call is not in the input: never shown (providers reject them)."""
+
+    @property
+    def counts(self) -> dict[str, int]:
+        out = {"kept": 0, "clipped": 0, "deduplicated": 0, "omitted": 0}
+        for u in self.units:
+            out[u.decision] += 1
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["counts"] = self.counts
+        return d

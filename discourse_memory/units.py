@@ -1,0 +1,208 @@
+"""Units: the pieces of a conversation, each with a stable identity and its literals.
+
+``Analyzer`` turns messages into units and measures them (tokens of the whole
+unit, and of its clipped head). The work for a text is cached by the text
+itself, so a memory that gains one message only analyses that message.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from .literals import Literal, find_literals, find_names_by_pattern
+from .messages import Message
+from .nlp import get_pipeline
+from .segment import Piece, segment_texts
+from .keys import content_key
+from .tokens import TokenCounter
+
+__all__ = ["Analyzer", "MeasuredPiece", "Unit", "CLIP_MARK"]
+
+CLIP_MARK = " …"
+_TEXT_CACHE_LIMIT = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A source-span unit of a conversation.
+
+    ``source_text(messages, unit) == unit.text``: the span is exact.
+    """
+
+    id: str
+    """``<key>#<occurrence>``: stable across processes and machines."""
+    kind: str
+    """heading, list_item, field, table_row, code, sentence, line, tool_call."""
+    message: int
+    field: str
+    """``content``, ``content.<part>`` or ``tool_calls.<index>`` (the call's arguments)."""
+    start: int
+    end: int
+    text: str
+    key: str
+    """BLAKE2b of the normalised text: equal for verbatim repeats."""
+    occurrence: int
+    """How many earlier units of the conversation have the same key."""
+    literals: tuple[Literal, ...]
+    depth: int = 0
+    tokens: int = 0
+    """Tokens of the unit with the whitespace before it."""
+    head_end: int = 0
+    """Where a clip cuts (character index into ``text``); ``len(text)`` if never clipped."""
+    clip_tokens: int = 0
+    """Tokens of the clipped rendering (whitespace before + head + clip mark)."""
+    gap: str = ""
+    """The source text between the previous unit and this one."""
+    info: int = 0
+    """Distinct content words plus literals: how much the unit says."""
+    literal_texts: tuple[str, ...] = ()
+    """Distinct literal texts, in order."""
+    head_literal_texts: tuple[str, ...] = ()
+    """Distinct texts of the literals that a clip keeps."""
+
+
+@dataclass(frozen=True, slots=True)
+class MeasuredPiece:
+    piece: Piece
+    gap: str
+    tokens: int
+    head_end: int
+    clip_tokens: int
+    literal_texts: tuple[str, ...]
+    head_literal_texts: tuple[str, ...]
+
+
+class Analyzer:
+    """Segments, extracts literals and measures texts, with a bounded cache by text."""
+
+    def __init__(self, counter: TokenCounter, *, pipeline: str | None = None,
+                 clip_tokens: int = 12) -> None:
+        self.counter = counter
+        self.pipeline = pipeline
+        self.clip_tokens = clip_tokens
+        self._cache: OrderedDict[str, tuple[MeasuredPiece, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _measure(self, text: str, pieces: tuple[Piece, ...]) -> tuple[MeasuredPiece, ...]:
+        out = []
+        prev = 0
+        count = self.counter.count
+        for p in pieces:
+            gap = text[prev:p.start]
+            body = text[p.start:p.end]
+            tokens = count(gap + body)
+            head = self._head(body, p.kind)
+            if head < len(body):
+                clip = count(gap + _clipped(body, head, p.kind))
+                if clip >= tokens - 3:
+                    head, clip = len(body), tokens
+            else:
+                clip = tokens
+            texts = tuple(dict.fromkeys(lit.text for lit in p.literals))
+            head_texts = tuple(dict.fromkeys(lit.text for lit in p.literals if lit.end <= head))
+            out.append(MeasuredPiece(p, gap, tokens, head, clip, texts, head_texts))
+            prev = p.end
+        return tuple(out)
+
+    def _head(self, body: str, kind: str) -> int:
+        limit = self.clip_tokens * (2 if kind in ("code", "table_row") else 1)
+        if len(body) <= limit * 2:  # too short to be worth clipping
+            return len(body)
+        return self.counter.head(body, limit)
+
+    def analyse(self, texts: list[str]) -> list[tuple[MeasuredPiece, ...]]:
+        """Measured pieces of each text (cached)."""
+        with self._lock:
+            found = {t: self._cache.get(t) for t in set(texts)}
+            missing = [t for t, v in found.items() if v is None]
+        if missing:
+            segmented = segment_texts(missing, get_pipeline(self.pipeline))
+            measured = {t: self._measure(t, pcs) for t, pcs in zip(missing, segmented)}
+            with self._lock:
+                for t, v in measured.items():
+                    self._cache[t] = v
+                    found[t] = v
+                while len(self._cache) > _TEXT_CACHE_LIMIT:
+                    self._cache.popitem(last=False)
+        with self._lock:
+            for t in found:
+                if t in self._cache:
+                    self._cache.move_to_end(t)
+        return [found[t] for t in texts]  # type: ignore[misc]
+
+    def units(self, messages: list[Message], reuse: list[list[Unit]] | None = None) -> list[list[Unit]]:
+        """Units of each message, in order; tool calls are units of kind ``tool_call``.
+
+        ``reuse`` holds the units of a prefix of ``messages`` computed before
+        (occurrence numbers only depend on what comes earlier, so they stay valid).
+        """
+        done = list(reuse or [])
+        rest = messages[len(done):]
+        texts = [tf.text for m in rest for tf in m.texts]
+        analysed = iter(self.analyse(texts))
+        seen: dict[str, int] = dict(Counter(u.key for us in done for u in us))
+        out: list[list[Unit]] = done
+        count = self.counter.count
+        for m in rest:
+            units: list[Unit] = []
+            for tf in m.texts:
+                for mp in next(analysed):
+                    p = mp.piece
+                    occ = seen.get(p.key, 0)
+                    seen[p.key] = occ + 1
+                    units.append(Unit(
+                        id=f"{p.key}#{occ}", kind=p.kind, message=m.index, field=tf.field,
+                        start=p.start, end=p.end, text=tf.text[p.start:p.end], key=p.key,
+                        occurrence=occ, literals=p.literals, depth=p.depth, tokens=mp.tokens,
+                        head_end=mp.head_end, clip_tokens=mp.clip_tokens, gap=mp.gap, info=p.info,
+                        literal_texts=mp.literal_texts, head_literal_texts=mp.head_literal_texts,
+                    ))
+            for c, call in enumerate(m.tool_calls):
+                key = content_key(f"{call.name}\x00{call.arguments}")
+                occ = seen.get(key, 0)
+                seen[key] = occ + 1
+                lits = find_literals(call.arguments)
+                lits += find_names_by_pattern(call.arguments, [(x.start, x.end) for x in lits])
+                lits.sort(key=lambda x: (x.start, x.end))
+                n = count(call.name) + count(call.arguments)
+                units.append(Unit(
+                    id=f"{key}#{occ}", kind="tool_call", message=m.index, field=f"tool_calls.{c}",
+                    start=0, end=len(call.arguments), text=call.arguments, key=key, occurrence=occ,
+                    literals=tuple(lits), tokens=n, head_end=len(call.arguments), clip_tokens=n,
+                    info=len(lits), literal_texts=tuple(dict.fromkeys(x.text for x in lits)),
+                ))
+            out.append(units)
+        return out
+
+
+def _clipped(body: str, head: int, kind: str) -> str:
+    """The rendering of a clipped unit: its head, a mark, and a closed fence for code."""
+    text = body[:head].rstrip()
+    if kind == "code":
+        newline = body.find("\n")
+        first = (body if newline == -1 else body[:newline]).strip()
+        fence = first[: len(first) - len(first.lstrip("`~"))] or "```"
+        return f"{text}\n…\n{fence}"
+    return text + CLIP_MARK
+
+
+def render_clipped(unit: Unit) -> str:
+    return _clipped(unit.text, unit.head_end, unit.kind)
+
+
+def source_text(messages: list[Any], unit: Unit) -> str:
+    """The exact source text of ``unit`` in the original ``messages``."""
+    msg = messages[unit.message]
+    if unit.field.startswith("tool_calls."):
+        fn = msg["tool_calls"][int(unit.field.split(".")[1])]["function"]
+        args = fn.get("arguments") or ""
+        return args[unit.start:unit.end] if isinstance(args, str) else unit.text
+    content = msg.get("content")
+    if unit.field == "content":
+        return content[unit.start:unit.end]
+    part = content[int(unit.field.split(".")[1])]
+    text = part if isinstance(part, str) else part["text"]
+    return text[unit.start:unit.end]

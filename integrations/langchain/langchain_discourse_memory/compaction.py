@@ -1,0 +1,268 @@
+"""`compact_messages`: a drop-in for `langchain_core.messages.trim_messages`.
+
+Where `trim_messages` cuts whole messages from one end, `compact_messages` asks
+the discourse-memory core to deduplicate, clip and omit source-span units and
+adds a record note listing the literals (numbers, ids, dates, names, paths) of
+what was left out. Everything in this module is translation: the compaction
+policy lives in the core.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Literal, overload
+
+from discourse_memory import BudgetTooSmallError, Compaction
+from discourse_memory.policy import Settings  # not in the core's __all__: see README "Core APIs used"
+from langchain_core.messages import BaseMessage, MessageLikeRepresentation, ToolMessage, convert_to_messages
+from langchain_core.prompt_values import PromptValue
+from langchain_core.runnables import Runnable, RunnableLambda
+
+from langchain_discourse_memory._convert import from_core_messages, to_core_dicts
+from langchain_discourse_memory._counting import Counting, LangChainTokenCounter, resolve_token_counter
+
+__all__ = ["CompactedView", "compact_messages", "compact_view"]
+
+logger = logging.getLogger(__name__)
+
+NoteRole = Literal["system", "user"]
+
+_MAX_ATTEMPTS = 8
+"""How many times the core is asked again with a smaller budget when the user's
+counter (which may add per-message overhead) finds the result over `max_tokens`."""
+
+
+@dataclass(frozen=True)
+class CompactedView:
+    """The outcome of one compaction.
+
+    Attributes:
+        messages: the LangChain messages to send to the model.
+        compaction: the core's result (with its `report`), or `None` when the
+            input already fit and was returned unchanged.
+        tokens: the size of `messages` by the user's own counter.
+    """
+
+    messages: list[BaseMessage]
+    compaction: Compaction | None
+    tokens: int
+
+
+def _validate(max_tokens: int, note_role: str) -> None:
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):
+        msg = f"max_tokens must be an int, got {type(max_tokens).__name__}."
+        raise TypeError(msg)
+    if max_tokens < 0:
+        msg = f"max_tokens must be >= 0, got {max_tokens}."
+        raise ValueError(msg)
+    if note_role not in ("system", "user"):
+        msg = f"note_role must be 'system' or 'user', got {note_role!r}."
+        raise ValueError(msg)
+
+
+def compact_view(
+    messages: Sequence[BaseMessage],
+    *,
+    max_tokens: int,
+    counting: Counting,
+    keep_system: bool = True,
+    keep_last_turn: bool = True,
+    note_role: NoteRole = "system",
+) -> CompactedView:
+    """Compact LangChain messages so that `counting.messages(result) <= max_tokens`.
+
+    The core compacts under a budget measured with `counting.text`. When the
+    user's counter is not the core's own accounting, the result is measured with
+    it and, if over `max_tokens`, compacted again with the core budget lowered by
+    the excess, at most `_MAX_ATTEMPTS` times.
+
+    Raises:
+        BudgetTooSmallError: when the protected messages do not fit, or when no
+            core budget brings the user's count under `max_tokens` (then
+            `.minimum` is the smallest user count reached).
+    """
+    _validate(max_tokens, note_role)
+    originals = list(messages)
+    if not counting.exact:
+        tokens = counting.messages(originals)
+        if tokens <= max_tokens:
+            return CompactedView(originals, None, tokens)
+    sent = to_core_dicts(originals)
+    settings = Settings(keep_system=keep_system, keep_last_turn=keep_last_turn, note_role=note_role)
+    budget = max_tokens
+    best = None
+    for _ in range(_MAX_ATTEMPTS):
+        result = counting.compactor.compact(sent, budget, settings)
+        out = from_core_messages(originals, sent, result.messages, result.sources, note_role=note_role)
+        tokens = result.tokens_after if counting.exact else counting.messages(out)
+        if tokens <= max_tokens:
+            return CompactedView(out, result, tokens)
+        best = tokens if best is None else min(best, tokens)
+        excess = tokens - max_tokens
+        budget = min(budget, result.tokens_after) - excess
+        if budget < 0:
+            break
+    raise BudgetTooSmallError(max_tokens, best if best is not None else max_tokens + 1)
+
+
+def _message_type_matches(message: BaseMessage, types: Any) -> bool:
+    if types is None:
+        return True
+    items = [types] if isinstance(types, (str, type)) else list(types)
+    return any(
+        (isinstance(t, str) and message.type == t) or (isinstance(t, type) and isinstance(message, t)) for t in items
+    )
+
+
+def _drop_tool_results_of(messages: list[BaseMessage], removed: Iterable[BaseMessage]) -> list[BaseMessage]:
+    ids = {c.get("id") for m in removed for c in getattr(m, "tool_calls", ()) or ()}
+    ids |= {c.get("id") for m in removed for c in getattr(m, "invalid_tool_calls", ()) or ()}
+    ids.discard(None)
+    if not ids:
+        return messages
+    return [m for m in messages if not (isinstance(m, ToolMessage) and m.tool_call_id in ids)]
+
+
+def _apply_start_end(messages: list[BaseMessage], start_on: Any, end_on: Any) -> list[BaseMessage]:
+    """Honour `trim_messages`' `start_on` / `end_on` without leaving orphan tool results."""
+    out = list(messages)
+    if end_on is not None:
+        while out and not _message_type_matches(out[-1], end_on):
+            removed = out.pop()
+            out = _drop_tool_results_of(out, [removed])
+    if start_on is not None:
+        head = 0
+        while head < len(out) and out[head].type == "system":
+            head += 1
+        removed: list[BaseMessage] = []
+        while head < len(out) and not _message_type_matches(out[head], start_on):
+            removed.append(out.pop(head))
+        out = _drop_tool_results_of(out, removed)
+    return out
+
+
+def _compact_messages(
+    messages: Iterable[MessageLikeRepresentation] | PromptValue,
+    *,
+    max_tokens: int,
+    token_counter: LangChainTokenCounter = None,
+    include_system: bool = False,
+    keep_last_turn: bool = True,
+    note_role: NoteRole = "system",
+    strategy: Literal["last"] = "last",
+    allow_partial: bool = False,
+    start_on: Any = None,
+    end_on: Any = None,
+    text_splitter: Any = None,
+    _counting: Counting | None = None,
+) -> list[BaseMessage]:
+    del allow_partial, text_splitter  # accepted for trim_messages compatibility; see docstring
+    if strategy != "last":
+        msg = (
+            f"compact_messages supports strategy='last' only (got {strategy!r}): it keeps "
+            "the newest turn and compacts older messages."
+        )
+        raise ValueError(msg)
+    lc_messages = convert_to_messages(messages)
+    counting = _counting if _counting is not None else resolve_token_counter(token_counter)
+    view = compact_view(
+        lc_messages,
+        max_tokens=max_tokens,
+        counting=counting,
+        keep_system=include_system,
+        keep_last_turn=keep_last_turn,
+        note_role=note_role,
+    )
+    return _apply_start_end(view.messages, start_on, end_on)
+
+
+@overload
+def compact_messages(
+    messages: Iterable[MessageLikeRepresentation] | PromptValue,
+    *,
+    max_tokens: int,
+    token_counter: LangChainTokenCounter = None,
+    include_system: bool = False,
+    keep_last_turn: bool = True,
+    note_role: NoteRole = "system",
+    strategy: Literal["last"] = "last",
+    allow_partial: bool = False,
+    start_on: Any = None,
+    end_on: Any = None,
+    text_splitter: Any = None,
+) -> list[BaseMessage]: ...
+
+
+@overload
+def compact_messages(
+    messages: None = None,
+    *,
+    max_tokens: int,
+    token_counter: LangChainTokenCounter = None,
+    include_system: bool = False,
+    keep_last_turn: bool = True,
+    note_role: NoteRole = "system",
+    strategy: Literal["last"] = "last",
+    allow_partial: bool = False,
+    start_on: Any = None,
+    end_on: Any = None,
+    text_splitter: Any = None,
+) -> Runnable[Sequence[MessageLikeRepresentation], list[BaseMessage]]: ...
+
+
+def compact_messages(
+    messages: Iterable[MessageLikeRepresentation] | PromptValue | None = None,
+    **kwargs: Any,
+) -> list[BaseMessage] | Runnable[Sequence[MessageLikeRepresentation], list[BaseMessage]]:
+    """Compact chat history to fit `max_tokens`; a drop-in for `trim_messages`.
+
+    Called with messages, returns the compacted list. Called without them,
+    returns a `Runnable` (as `trim_messages` does), so in a chain
+    `trim_messages(max_tokens=..., ...)` becomes `compact_messages(max_tokens=..., ...)`.
+
+    Args:
+        messages: messages, message-likes, or a `PromptValue`.
+        max_tokens: the budget, measured with `token_counter`.
+        token_counter: `None` (default: the core's offline tiktoken
+            `cl100k_base`), `"approximate"`, a tiktoken encoding name, a
+            `BaseLanguageModel`, or a function of a list of messages or of one
+            `BaseMessage`. A counter that counts messages (`len`) is refused.
+        include_system: keep system messages verbatim (as in `trim_messages`,
+            default `False`: then they may be compacted too).
+        keep_last_turn: keep the last human message and everything after it
+            verbatim (default `True`).
+        note_role: role of the record note: `"system"` (a `SystemMessage`,
+            default) or `"user"` (a `HumanMessage`). The note carries
+            `additional_kwargs={"lc_source": "discourse_memory"}`.
+        strategy: only `"last"` (the default of `trim_messages`); `"first"` raises.
+        allow_partial: accepted and ignored: compaction always clips inside
+            messages as needed.
+        start_on: after compaction, drop leading non-system messages until one
+            of these types (as in `trim_messages`); tool results of a dropped
+            tool-calling `AIMessage` are dropped with it.
+        end_on: drop trailing messages until one of these types.
+        text_splitter: accepted and ignored (the core splits text itself).
+
+    Returns:
+        The compacted messages: each one is the original message object, or a
+        `model_copy` of it with shorter `content` (ids, names, metadata kept),
+        plus at most one record note. If the input fits, it is returned as is.
+        No `ToolMessage` is ever left without the `AIMessage` that called it.
+
+    Raises:
+        BudgetTooSmallError: (a `ValueError`) when what must stay verbatim does
+            not fit `max_tokens`.
+        ValueError / TypeError: for a bad argument.
+    """
+    if messages is not None:
+        return _compact_messages(messages, **kwargs)
+    if "max_tokens" not in kwargs:
+        msg = "compact_messages() missing required keyword argument: 'max_tokens'"
+        raise TypeError(msg)
+    # Validate eagerly so a misconfigured chain fails when it is built.
+    _validate(kwargs["max_tokens"], kwargs.get("note_role", "system"))
+    counting = resolve_token_counter(kwargs.get("token_counter"))
+    return RunnableLambda(partial(_compact_messages, _counting=counting, **kwargs), name="compact_messages")

@@ -1,0 +1,86 @@
+"""Smoke tests of ``bench`` and ``replay`` on tiny synthetic files."""
+
+import json
+
+import pytest
+
+from discourse_memory.evaluation.cli import main, main_bench, main_replay
+
+
+def run_line(i):
+    call = {"id": "c1", "type": "function", "function": {
+        "name": "update_reservation", "arguments": json.dumps({"reservation_id": f"R{i}X42", "flight": f"HAT{100 + i}"}),
+    }}
+    return {
+        "id": f"run-{i}",
+        "messages": [
+            {"role": "system", "content": "You help with bookings."},
+            {"role": "user", "content": f"Please rebook reservation R{i}X42 for Mia Li on 2024-05-{10 + i}. "
+                                        + "I paid with credit_card_4421486 and want economy. " * 6},
+            {"role": "assistant", "content": f"I found flight HAT{100 + i} on 2024-05-{10 + i}. "
+                                             + "It leaves Newark at 10:30 and costs $250 in economy. " * 6},
+            {"role": "user", "content": "Yes, go ahead."},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": json.dumps({"status": "ok", "reservation_id": f"R{i}X42"})},
+            {"role": "assistant", "content": "Done."},
+        ],
+        "gold_actions": [{"name": "update_reservation", "kwargs": {"reservation_id": f"R{i}X42", "flight": f"HAT{100 + i}"}}],
+    }
+
+
+@pytest.fixture
+def runs_file(tmp_path):
+    path = tmp_path / "tiny_runs.jsonl"
+    path.write_text("\n".join(json.dumps(run_line(i)) for i in range(3)), encoding="utf-8")
+    return path
+
+
+def test_bench_writes_table_json_and_plot(runs_file, tmp_path, capsys):
+    out = tmp_path / "results"
+    code = main_bench([str(runs_file), "--budgets", "0.5,0.9", "--methods", "discourse-memory,trim-last,head-tail",
+                       "--out", str(out), "--quiet"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "### tiny_runs (3 conversations)" in printed
+    data = json.loads((out / "bench.json").read_text())
+    assert {(r["method"], r["budget"]) for r in data["summary"]} == {
+        (m, b) for m in ("discourse-memory", "trim-last", "head-tail") for b in (0.5, 0.9)
+    }
+    assert len(data["rows"]) == 3 * 3 * 2
+    for row in data["rows"]:
+        assert row["tokens_out"] <= row["tokens_in"]
+        assert 0 <= row["scores"]["literal_recall"] <= 1
+        assert row["scores"]["gold_arg_recall"] is not None
+    assert (out / "bench.md").read_text().startswith("### tiny_runs")
+    assert (out / "bench.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_rejects_bad_arguments(runs_file, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main_bench([str(runs_file), "--budgets", "0,2"])
+    assert main_bench([str(runs_file), "--methods", "nope", "--out", str(tmp_path), "--quiet"]) == 2
+    assert "unknown method" in capsys.readouterr().err
+    assert main_bench([str(tmp_path / "missing.jsonl"), "--out", str(tmp_path), "--quiet"]) == 2
+
+
+def test_replay_records_compaction_points(runs_file, tmp_path, capsys):
+    out = tmp_path / "replay.json"
+    code = main_replay([str(runs_file), "--context-limit", "200", "--target", "0.5", "--json", str(out), "--quiet"])
+    assert code == 0
+    data = json.loads(out.read_text())
+    assert data["config"]["target"] == 100
+    points = data["points"]
+    # each run is over 200 tokens before its last two assistant messages (the model
+    # calls at 215 and 251 tokens): 2 points x 3 runs x 2 methods
+    assert {p["method"] for p in points} == {"discourse-memory", "head-tail"}
+    assert sorted({p["index"] for p in points}) == [4, 6]
+    assert len(points) == 2 * 3 * 2
+    for p in points:
+        assert p["tokens_before"] > 200 and p["tokens_after"] <= 100
+        assert p["reduction"] == pytest.approx(1 - p["tokens_after"] / p["tokens_before"])
+    assert "| discourse-memory | 3 (3) | 6 |" in capsys.readouterr().out
+
+
+def test_module_entry_point_has_both_commands(runs_file, capsys):
+    assert main(["replay", str(runs_file), "--context-limit", "100000", "--quiet"]) == 0
+    assert "no compaction points" in capsys.readouterr().out

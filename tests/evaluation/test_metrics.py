@@ -1,0 +1,150 @@
+"""Metrics on small hand-made conversations; every expected value is counted by hand."""
+
+import pytest
+
+from discourse_memory.evaluation.grader import extract_literals, sentence_openings
+from discourse_memory.evaluation.metrics import (
+    TextIndex,
+    answer_containment,
+    evidence_retention,
+    gold_arg_recall,
+    gold_values,
+    history_literals,
+    literal_recall,
+    message_text,
+    orphan_tool_messages,
+    sentence_survival,
+    view_text,
+)
+
+HISTORY = [
+    {"role": "user", "content": "Book flight HAT136 to Seattle on 2024-05-20."},
+    {"role": "assistant", "content": "Done. Your reservation is ZFA04Y for $250."},
+]
+# Literals, by hand: HAT136, Seattle, 2024-05-20, ZFA04Y, $250  ("Book", "Done",
+# "Your" open sentences). Openings: "Book flight HAT136 to Seattle", "Done.",
+# "Your reservation is ZFA04Y for".
+
+
+def index_of(messages):
+    return TextIndex(view_text(messages))
+
+
+def test_history_literals_by_hand():
+    assert history_literals(HISTORY) == ["HAT136", "Seattle", "2024-05-20", "ZFA04Y", "$250"]
+
+
+def test_literal_recall_counts_word_boundaries():
+    view = [{"role": "assistant", "content": "Your reservation is ZFA04Y for flight HAT136, cost $2500."}]
+    # found: ZFA04Y, HAT136; not found: Seattle, 2024-05-20, $250 (only inside $2500)
+    assert literal_recall(history_literals(HISTORY), index_of(view)) == pytest.approx(2 / 5)
+
+
+def test_literal_recall_full_history_is_one_and_empty_view_is_zero():
+    literals = history_literals(HISTORY)
+    assert literal_recall(literals, index_of(HISTORY)) == 1.0
+    assert literal_recall(literals, index_of([])) == 0.0
+    assert literal_recall([], index_of(HISTORY)) is None
+
+
+def test_literal_recall_counts_the_record_note():
+    view = [
+        {"role": "system", "content": "Left out: HAT136; Seattle; 2024-05-20."},
+        HISTORY[1],
+    ]
+    assert literal_recall(history_literals(HISTORY), index_of(view)) == 1.0
+
+
+def test_sentence_survival_by_hand():
+    openings = [o for m in HISTORY for o in sentence_openings(m["content"])]
+    assert openings == ["Book flight HAT136 to Seattle", "Done.", "Your reservation is ZFA04Y for"]
+    view = [{"role": "assistant", "content": "Your reservation is ZFA04Y for $250."}]
+    assert sentence_survival(openings, index_of(view)) == pytest.approx(1 / 3)
+    # a clipped sentence whose opening is cut does not count
+    clipped = [{"role": "user", "content": "Book flight HAT136 to"}]
+    assert sentence_survival(openings, index_of(clipped)) == 0.0
+
+
+def test_text_index_boundaries_and_whitespace():
+    index = TextIndex("Mia Li flew in 2030 to Lisbon on 8  May,\n2023 (ref: a_b).")
+    assert "Li" in index
+    assert "30" not in index  # only inside 2030
+    assert "Lis" not in index
+    assert "8 May, 2023" in index  # whitespace collapsed on both sides
+    assert "a_b" in index
+    assert "b" not in index  # inside the identifier a_b
+    assert "(ref:" in index  # non-word edges need no boundary
+    assert "Rome" not in index
+
+
+def test_evidence_retention_by_hand():
+    turns = {
+        "D1:1": "I went to Paris. It was great fun there.",
+        "D1:2": "We adopted a dog named Max.",
+    }
+    view = [{"role": "user", "content": "Alice: I went to Paris. It was great fun there!"}]
+    # D1:1: both openings present ("I went to Paris.", "It was great fun there.")? the second
+    # ends with "!" in the view, so its five words "It was great fun there." do not match.
+    assert evidence_retention(turns, index_of(view)) == 0.0
+    view = [{"role": "user", "content": "Alice: I went to Paris. It was great fun there. Bye"}]
+    assert evidence_retention(turns, index_of(view)) == pytest.approx(1 / 2)
+    assert evidence_retention({}, index_of(view)) is None
+
+
+def test_answer_containment_ignores_case_and_whitespace():
+    view = [{"role": "user", "content": "On 7 May  2023 Caroline went to the\nLGBTQ support group."}]
+    answers = ["7 May 2023", "lgbtq SUPPORT group", "Psychology, counseling"]
+    assert answer_containment(answers, index_of(view)) == pytest.approx(2 / 3)
+    assert answer_containment([], index_of(view)) is None
+
+
+def test_gold_values_flatten_leaves():
+    gold = [
+        {
+            "name": "book_reservation",
+            "kwargs": {
+                "user_id": "mia_li_3668",
+                "flights": [{"flight_number": "HAT136", "date": "2024-05-20"}],
+                "amount": 250,
+                "insurance": None,
+                "refund": True,
+                "note": "",
+            },
+        },
+        {"name": "cancel", "kwargs": {"reservation_id": "ZFA04Y", "user_id": "mia_li_3668"}},
+    ]
+    values = gold_values(gold)
+    assert values == ["mia_li_3668", "HAT136", "2024-05-20", "250", "true", "ZFA04Y"]
+    view = [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function",
+             "function": {"name": "get_user_details", "arguments": '{"user_id": "mia_li_3668"}'}},
+        ]},
+        {"role": "tool", "tool_call_id": "c1", "content": "flight HAT136, paid 250 USD"},
+    ]
+    # found: mia_li_3668 (in the call's arguments), HAT136, 250 -> 3 of 6
+    assert gold_arg_recall(values, index_of(view)) == pytest.approx(3 / 6)
+
+
+def test_message_text_includes_parts_and_tool_calls():
+    message = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "Checking."}, {"type": "image_url", "image_url": {"url": "x"}}],
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"a": 1}'}}],
+    }
+    assert message_text(message) == 'Checking.\nlookup {"a": 1}'
+    assert message_text({"role": "assistant", "content": None}) == ""
+
+
+def test_orphan_tool_messages():
+    call = {"role": "assistant", "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}
+    result = {"role": "tool", "tool_call_id": "c1", "content": "ok"}
+    assert orphan_tool_messages([call, result]) == 0
+    assert orphan_tool_messages([result]) == 1
+    assert orphan_tool_messages([{"role": "user", "content": "x"}, result, result]) == 2
+
+
+def test_extraction_is_per_message_not_across():
+    # A message boundary is a line start: the next message's first word opens a line.
+    assert extract_literals(view_text([{"content": "to Paris"}, {"content": "Rome is next"}])) == ["Paris"]
