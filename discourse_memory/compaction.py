@@ -12,7 +12,8 @@ from .errors import BudgetTooSmallError
 from .keys import content_key
 from .messages import Message, validate_messages
 from .policy import (
-    CLIPPED, DEDUPLICATED, KEPT, OMITTED, Plan, Settings, decide, protected_messages, tool_groups,
+    CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan, Settings, decide, protected_messages,
+    tool_groups,
 )
 from .render import render_messages, render_note
 from .report import Report, UnitReport
@@ -108,13 +109,19 @@ class Compactor:
             for m in msgs
         ]
         before = sum(costs)
-        if before <= budget:
+        results, orphans, unanswered = tool_groups(msgs)
+        protected = protected_messages(msgs, settings)
+        well_formed = not orphans and not (unanswered - protected)
+        if before <= budget and well_formed:
             return _unchanged(msgs, units, before, budget)
 
         tag = content_key("\x00".join(u.key for us in units for u in us))[:8]
-        protected = protected_messages(msgs, settings)
-        frame = count(render_note(tag, 9999, 9999, 9999, [], 0))
+        frame = count(render_note(tag, 99999, 99999, 99999, [], 999999))
         fixed = sum(costs[i] for i in protected) + frame
+        # Calls whose results are protected are shown too, with placeholders for other results.
+        for a, rs in results.items():
+            if a not in protected and any(r in protected for r in rs):
+                fixed += costs[a] + sum(count(PLACEHOLDER) for r in rs if r not in protected)
         if fixed > budget:
             raise BudgetTooSmallError(budget, fixed)
         literal_cost: dict[str, int] = {}
@@ -125,7 +132,6 @@ class Compactor:
                         literal_cost[lit.text] = count(lit.text) + 1
         margin = max(2, budget // 200)
         plan = decide(msgs, units, budget - margin, fixed, literal_cost, settings)
-        results, orphans, _ = tool_groups(msgs)
         while True:
             out, sources, counted = render_messages(msgs, units, plan, results, orphans)
             text_cost = sum(count(t) for ts in counted for t in ts)
@@ -257,7 +263,8 @@ def _report(msgs: list[Message], units: list[list[Unit]], plan: Plan, record: tu
             drop = tuple(lit.text for lit in u.literals if lit.text not in shown and lit.text not in recorded)
             out.append(UnitReport(u.id, u.kind, u.message, u.field, u.start, u.end, d, u.tokens,
                                   after, kept, rec, drop, plan.duplicate_of.get(u.id),
-                                  u.message in plan.protected))
+                                  u.message in plan.protected,
+                                  u.head_end if d == CLIPPED else None))
     return Report(tuple(out), record, dropped, note, tuple(sorted(plan.dropped_messages)),
                   tuple(sorted(orphans)))
 

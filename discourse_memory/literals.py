@@ -111,8 +111,31 @@ _COMMON_STARTERS = frozenset(
     describe each else example finally following here's i'm i've i'll it's next note
     okay once otherwise overall please possibly sadly since step thanks then therefore
     unfortunately usually use using we'll we're what's you're you've
+    add apply build call change check choose click close confirm copy create delete deploy
+    do don't enable ensure enter find fix follow get give go install keep list make move
+    open pick print put read remove replace restart run save scale select send set show
+    start stop switch take tell try turn update upgrade verify wait watch write
     """.split()
 )
+
+
+def _starts_sentence(doc: Any, tok: Any) -> bool:
+    """A capitalised first word is a name only if the text also capitalises it elsewhere,
+    not first in a sentence (so "Deploy the canary" is not a name, "Mia said" is kept
+    when "Mia" appears mid-sentence too)."""
+    cache = doc.user_data.setdefault("dm_mid_capitals", None)
+    if cache is None:
+        cache = set()
+        first = True
+        for t in doc:
+            if t.is_sent_start:
+                first = True
+            if t.text[:1].isalpha():
+                if not first and t.text[:1].isupper():
+                    cache.add(t.text)
+                first = False
+        doc.user_data["dm_mid_capitals"] = cache
+    return tok.text not in cache
 
 
 def find_names(doc: Any, offset: int = 0, taken: Iterable[tuple[int, int]] = ()) -> list[Literal]:
@@ -135,11 +158,23 @@ def find_names(doc: Any, offset: int = 0, taken: Iterable[tuple[int, int]] = ())
                 out.append(Literal(text[s:e], "name", s - offset, e - offset))
             run.clear()
 
+    initial = True  # no word yet in this sentence
+    marked = False  # the sentence opens with a list, heading or emphasis marker
     for tok in doc:
         t = tok.text
+        if tok.is_sent_start and not initial:
+            initial, marked = True, False
         capital = t[:1].isupper() and t.isalpha() and len(t) > 1
-        if capital and tok.is_sent_start and (t.lower() in _COMMON_STARTERS or tok.is_stop):
+        if capital and initial and (t.lower() in _COMMON_STARTERS or tok.is_stop):
             capital = False
+        # "- Deploy the canary", "## Rollback": a capitalised first word after a
+        # marker is usually an imperative or a label, a name only if used as one elsewhere.
+        if capital and initial and marked and _starts_sentence(doc, tok):
+            capital = False
+        if t[:1].isalpha():
+            initial = False
+        elif initial:
+            marked = True
         if capital and not run and tok.is_stop:
             capital = False
         if capital:

@@ -35,6 +35,8 @@ PLACEHOLDER = "…"
 # Value of showing a unit's opening, against one content word or literal it states.
 OPENING = float(__import__("os").environ.get("DM_OPENING", "1.0"))
 RECENCY = float(__import__("os").environ.get("DM_RECENCY", "1.0"))
+# The most of the compactable budget the record may take before it is cut.
+RECORD_SHARE = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,11 +162,13 @@ def decide(
                 occurrences.update(u.literal_texts)
     record_cost = sum(literal_cost[t] for t in occurrences if t not in visible)
     share = {t: literal_cost[t] / k for t, k in occurrences.items() if t not in visible}
-    placeholders = sum(1 for a in calls_present for r in results.get(a, []) if r not in protected)
-    slack = budget - fixed_cost - record_cost - placeholders
-    for a in calls_present:
-        if a not in protected:
-            slack -= sum(u.tokens for u in units[a] if u.kind == "tool_call")
+    cap = int(RECORD_SHARE * (budget - fixed_cost))
+    if record_cost > cap:
+        # The record will be cut anyway: showing a unit frees no tokens, and the
+        # text gets what the capped record leaves.
+        record_cost, share = cap, {}
+    # fixed_cost already holds the protected messages, the calls they force and the note's frame.
+    slack = budget - fixed_cost - record_cost
 
     # 3. Upgrades, best value per token first. The record saving of a literal is
     # shared among the units that state it, so the order is computed once.

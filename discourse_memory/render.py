@@ -19,9 +19,9 @@ def _render_field(text: str, units: list[Unit], plan: Plan) -> str:
     for u in units:
         d = plan.decision[u.id]
         if d == KEPT:
-            parts.append(u.gap + u.text)
+            parts.append(u.gap + u.text + u.suffix)
         elif d == CLIPPED:
-            parts.append(u.gap + render_clipped(u))
+            parts.append(u.gap + render_clipped(u) + u.suffix)
     return "".join(parts).strip()
 
 
@@ -95,15 +95,13 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int,
                 literals: list[str], dropped: int) -> str:
     """The record of what was left out. ``tag`` is derived from the conversation,
     so text inside a message cannot pass itself off as this note."""
-    head = (
-        f"[discourse-memory record {tag}] Earlier messages were compacted to fit the context: "
-        f"{omitted} parts omitted, {clipped} clipped (cut marked …), {deduplicated} repeats "
-        f"shown only in their latest copy."
-    )
-    lines = [head]
+    lines = [
+        f"[discourse-memory record {tag}: earlier turns compacted to fit; {omitted} parts omitted, "
+        f"{clipped} clipped (cut at …), {deduplicated} repeats shown only where they last occur]"
+    ]
     if literals:
-        lines.append("Values stated in the parts not shown: " + "; ".join(literals))
+        lines.append("Values from parts not shown: " + "; ".join(literals))
     if dropped:
-        lines.append(f"({dropped} more values from those parts were dropped to fit the budget.)")
+        lines.append(f"({dropped} more values dropped to fit)")
     lines.append(f"[end of record {tag}]")
     return "\n".join(lines)

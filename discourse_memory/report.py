@@ -31,6 +31,10 @@ class UnitReport:
     duplicate_of: str | None = None
     """For a deduplicated unit, the id of the newer copy that won."""
     protected: bool = False
+    head_end: int | None = None
+    """For a clipped unit, where the clip cuts: a character index into the unit's
+    text (the field's ``[start, end)`` slice), so the part shown is
+    ``text[:head_end]`` and the part cut is ``text[head_end:]``. None otherwise."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,12 +26,12 @@ _REGIONS = ["eu-west-1", "us-east-2", "ap-south-1", "eu-central-1"]
 def _call(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
     return {"role": "assistant", "content": None, "tool_calls": [
         {"id": call_id, "type": "function",
-         "function": {"name": name, "arguments": json.dumps(args, sort_keys=True)}}]}
+         "function": {"name": name, "arguments": json.dumps(args, sort_keys=True, ensure_ascii=False)}}]}
 
 
 def _result(call_id: str, name: str, payload: Any) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": call_id, "name": name,
-            "content": json.dumps(payload, sort_keys=True) if not isinstance(payload, str) else payload}
+            "content": json.dumps(payload, sort_keys=True, ensure_ascii=False) if not isinstance(payload, str) else payload}
 
 
 def _session(k: int, rng: random.Random) -> list[dict[str, Any]]:

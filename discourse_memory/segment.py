@@ -51,7 +51,7 @@ def _is_prose_line(line: str) -> bool:
     if line[:2] in ("  ", "\t ") or line.startswith("\t"):
         return False
     words = _WORD.findall(stripped)
-    if len(words) < 3:
+    if len(words) < 3 and not (words and stripped[-1] in ".!?"):
         return False
     letters = sum(len(w) for w in words)
     return letters >= 0.6 * len(stripped)
@@ -81,9 +81,11 @@ def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | No
     found = find_literals(body)
     taken = [(lit.start, lit.end) for lit in found]
     if names is None:
-        found.extend(find_names_by_pattern(body, taken))
-    else:
-        found.extend(n for n in names if not any(a < n.end and n.start < b for a, b in taken))
+        names = find_names_by_pattern(body, taken)
+    if kind == "field":  # the key is a label, not a name
+        colon = body.find(":")
+        names = [n for n in names if n.start > colon]
+    found.extend(n for n in names if not any(a < n.end and n.start < b for a, b in taken))
     found.sort(key=lambda lit: (lit.start, lit.end))
     words = {w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP
     return Piece(kind, start, end, content_key(body), tuple(found), depth, len(words) + len(found))

@@ -106,18 +106,25 @@ class TiktokenCounter:
     def head(self, text: str, max_tokens: int) -> int:
         if max_tokens <= 0:
             return 0
-        tokens = self._enc.encode_ordinary(text)  # type: ignore[attr-defined]
+        enc = self._enc
+        tokens = enc.encode_ordinary(text)  # type: ignore[attr-defined]
         if len(tokens) <= max_tokens:
             return len(text)
-        decoded, offsets = self._enc.decode_with_offsets(tokens[: max_tokens + 1])  # type: ignore[attr-defined]
-        if decoded[: offsets[max_tokens]] != text[: offsets[max_tokens]]:
-            return _head_by_search(self.count, text, max_tokens)
+        # Token boundaries in bytes (a token may end inside a multi-byte character).
+        starts = [0]
+        for tok in tokens[:max_tokens]:
+            starts.append(starts[-1] + len(enc.decode_single_token_bytes(tok)))  # type: ignore[attr-defined]
+        data = text.encode("utf-8")
+        cut = starts[max_tokens]
         # Back off to the last token that starts a new word, so no word is split.
         for k in range(max_tokens, max(0, max_tokens // 2) - 1, -1):
-            start = offsets[k]
-            if start < len(text) and text[start].isspace():
-                return start
-        return offsets[max_tokens]
+            if data[starts[k]:starts[k] + 1] in (b" ", b"\n", b"\t", b"\r"):
+                cut = starts[k]
+                break
+        index = len(data[:cut].decode("utf-8", "ignore"))
+        if self.count(text[:index]) > max_tokens:
+            return _head_by_search(self.count, text, max_tokens)
+        return index
 
 
 class CallableCounter:

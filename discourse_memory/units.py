@@ -7,6 +7,7 @@ itself, so a memory that gains one message only analyses that message.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from .tokens import TokenCounter
 __all__ = ["Analyzer", "MeasuredPiece", "Unit", "CLIP_MARK"]
 
 CLIP_MARK = " …"
+_TABLE_SEP_LINE = re.compile(r"\n[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*(?=\n|$)")
 _TEXT_CACHE_LIMIT = 50_000
 
 
@@ -62,6 +64,8 @@ class Unit:
     """Distinct literal texts, in order."""
     head_literal_texts: tuple[str, ...] = ()
     """Distinct texts of the literals that a clip keeps."""
+    suffix: str = ""
+    """Source text shown right after the unit when it is shown (a table header's separator row)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +77,7 @@ class MeasuredPiece:
     clip_tokens: int
     literal_texts: tuple[str, ...]
     head_literal_texts: tuple[str, ...]
+    suffix: str = ""
 
 
 class Analyzer:
@@ -90,21 +95,28 @@ class Analyzer:
         out = []
         prev = 0
         count = self.counter.count
-        for p in pieces:
+        for i, p in enumerate(pieces):
             gap = text[prev:p.start]
             body = text[p.start:p.end]
-            tokens = count(gap + body)
+            suffix = ""
+            if p.kind == "table_row":
+                # A table's separator row belongs with its header row: shown when it is.
+                nxt = pieces[i + 1].start if i + 1 < len(pieces) else len(text)
+                sep = _TABLE_SEP_LINE.match(text, p.end, nxt)
+                if sep:
+                    suffix = sep.group()
+            tokens = count(gap + body + suffix)
             head = self._head(body, p.kind)
             if head < len(body):
-                clip = count(gap + _clipped(body, head, p.kind))
+                clip = count(gap + _clipped(body, head, p.kind) + suffix)
                 if clip >= tokens - 3:
                     head, clip = len(body), tokens
             else:
                 clip = tokens
             texts = tuple(dict.fromkeys(lit.text for lit in p.literals))
             head_texts = tuple(dict.fromkeys(lit.text for lit in p.literals if lit.end <= head))
-            out.append(MeasuredPiece(p, gap, tokens, head, clip, texts, head_texts))
-            prev = p.end
+            out.append(MeasuredPiece(p, gap, tokens, head, clip, texts, head_texts, suffix))
+            prev = p.end + len(suffix)
         return tuple(out)
 
     def _head(self, body: str, kind: str) -> int:
@@ -158,7 +170,7 @@ class Analyzer:
                         start=p.start, end=p.end, text=tf.text[p.start:p.end], key=p.key,
                         occurrence=occ, literals=p.literals, depth=p.depth, tokens=mp.tokens,
                         head_end=mp.head_end, clip_tokens=mp.clip_tokens, gap=mp.gap, info=p.info,
-                        literal_texts=mp.literal_texts, head_literal_texts=mp.head_literal_texts,
+                        literal_texts=mp.literal_texts, head_literal_texts=mp.head_literal_texts, suffix=mp.suffix,
                     ))
             for c, call in enumerate(m.tool_calls):
                 key = content_key(f"{call.name}\x00{call.arguments}")

@@ -17,7 +17,10 @@ with that counter, so budgets and violations are comparable.
 - ``head-tail``: the transcript (``role: text`` per message) cut to its first half
   budget and its last half budget of tokens, as one user message.
 - ``llmlingua2``: LLMLingua-2, when the ``llmlingua`` package and its model are
-  available locally; otherwise the method is skipped with the reason.
+  available locally; ``llm-summary``: newest messages within half the budget plus
+  an LLM-written summary of the rest, when ``openai`` is installed and
+  ``OPENAI_API_KEY`` is set. Otherwise these are skipped with the reason, never
+  imitated.
 
 LangChain and LlamaIndex are imported only when their method runs.
 """
@@ -37,6 +40,8 @@ __all__ = [
     "DEFAULT_METHODS",
     "MethodUnavailable",
     "Method",
+    "NotedView",
+    "noted_view",
     "get_counter",
     "head_tail",
     "message_tokens",
@@ -65,9 +70,9 @@ def _content_tokens(counter, content) -> int:
         return counter.count(content)
     if isinstance(content, list):
         return sum(
-            counter.count(str(p.get("text", "")))
+            counter.count(p) if isinstance(p, str) else counter.count(str(p.get("text", "")))
             for p in content
-            if isinstance(p, dict) and p.get("type") == "text"
+            if isinstance(p, str) or (isinstance(p, dict) and p.get("type") == "text")
         )
     return counter.count(str(content))
 
@@ -91,17 +96,33 @@ def view_tokens(counter, messages: Sequence[dict]) -> int:
 # -- this project -------------------------------------------------------------
 
 
+class NotedView(list):
+    """A view (list of messages) that knows which of its messages is the record note."""
+
+    note: dict | None = None
+
+
+def noted_view(result) -> NotedView:
+    """A :class:`NotedView` of a ``Compaction``: its messages, the note marked by its
+    ``None`` source."""
+    view = NotedView(result.messages)
+    for message, source in zip(result.messages, result.sources):
+        if source is None:
+            view.note = message
+    return view
+
+
 def discourse_memory_view(messages, budget, counter):
     from discourse_memory import compact
 
-    return compact(messages, budget=budget, token_counter=counter).messages
+    return noted_view(compact(messages, budget=budget, token_counter=counter))
 
 
 def discourse_memory_nosys_view(messages, budget, counter):
     """Diagnostic variant: system messages may be compacted too (``keep_system=False``)."""
     from discourse_memory import compact
 
-    return compact(messages, budget=budget, token_counter=counter, keep_system=False).messages
+    return noted_view(compact(messages, budget=budget, token_counter=counter, keep_system=False))
 
 
 # -- LangChain ----------------------------------------------------------------
@@ -273,6 +294,60 @@ def llmlingua2_view(messages, budget, counter):
     return [{"role": "user", "content": compressed}]
 
 
+# -- optional: an LLM summariser ----------------------------------------------------
+
+SUMMARY_PROMPT = (
+    "Summarise the earlier part of this conversation for the assistant that will continue it. "
+    "Keep every fact it may need: names, ids, numbers, dates, file paths, decisions, open tasks. "
+    "At most {tokens} tokens."
+)
+
+
+def _llm_summary_check() -> None:
+    if importlib.util.find_spec("openai") is None:
+        raise MethodUnavailable("llm-summary skipped: the 'openai' package is not installed (pip install openai)")
+    if not os.environ.get("OPENAI_API_KEY"):
+        raise MethodUnavailable(
+            "llm-summary skipped: no LLM configured (set OPENAI_API_KEY, and optionally OPENAI_BASE_URL "
+            "and DISCOURSE_MEMORY_SUMMARY_MODEL, default gpt-4o-mini)"
+        )
+
+
+def llm_summary_view(messages, budget, counter):
+    """The usual LLM compaction: keep the newest messages within half the budget,
+    replace everything older by one summary written by the configured model (its
+    input cut head+tail to ``DISCOURSE_MEMORY_SUMMARY_MAX_INPUT`` tokens, default 100000)."""
+    _llm_summary_check()
+    from openai import OpenAI
+
+    keep: list[dict] = []
+    used = 0
+    for message in reversed(messages):
+        n = message_tokens(counter, message)
+        if used + n > budget // 2:
+            break
+        keep.insert(0, message)
+        used += n
+    while keep and keep[0].get("role") == "tool":  # never start on an orphan tool result
+        used -= message_tokens(counter, keep.pop(0))
+    older = messages[: len(messages) - len(keep)]
+    if not older:
+        return list(keep)
+    room = budget - used
+    max_input = int(os.environ.get("DISCOURSE_MEMORY_SUMMARY_MAX_INPUT", "100000"))
+    reply = OpenAI().chat.completions.create(
+        model=os.environ.get("DISCOURSE_MEMORY_SUMMARY_MODEL", "gpt-4o-mini"),
+        messages=[
+            {"role": "system", "content": SUMMARY_PROMPT.format(tokens=room)},
+            {"role": "user", "content": head_tail(transcript(older), max_input, counter)},
+        ],
+        max_tokens=max(1, room - 16),
+    )
+    summary = reply.choices[0].message.content or ""
+    note = {"role": "system", "content": summary[: counter.head(summary, room)]}
+    return [note] + list(keep)
+
+
 # -- registry ----------------------------------------------------------------------
 
 
@@ -304,9 +379,10 @@ METHODS: dict[str, Method] = {
         ),
         Method("head-tail", head_tail_view, lambda: None),
         Method("llmlingua2", llmlingua2_view, _llmlingua2_check),
+        Method("llm-summary", llm_summary_view, _llm_summary_check),
     )
 }
-DEFAULT_METHODS = ("discourse-memory", "trim-last", "llamaindex-buffer", "head-tail", "llmlingua2")
+DEFAULT_METHODS = ("discourse-memory", "trim-last", "llamaindex-buffer", "head-tail", "llmlingua2", "llm-summary")
 
 
 def resolve_methods(names: Sequence[str]) -> tuple[list[Method], list[str]]:

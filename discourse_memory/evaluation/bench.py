@@ -5,6 +5,10 @@ tokens)``; each method returns its view, which is timed and scored
 (:mod:`.metrics`). Scores are averaged over conversations (a conversation with no
 item of a kind, e.g. no QA, does not count in that mean). A method that raises
 (e.g. ``BudgetTooSmallError``) scores an empty view and is counted in ``failures``.
+
+Besides the scores of :mod:`.metrics`, ``literal_recall_context`` is the literal
+recall of the view without its record note (for methods that mark one): what the
+model gets as context rather than as a list of values.
 """
 
 from __future__ import annotations
@@ -16,11 +20,12 @@ import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from . import baselines
 from .datasets import Conversation, load
-from .grader import distinct, extract_literals, sentence_openings
+from .grader import distinct, extract_literals, normalize_space, sentence_openings
 from .metrics import (
     TextIndex,
     answer_containment,
@@ -37,6 +42,7 @@ __all__ = ["BenchConfig", "Row", "run_bench", "summarize", "markdown", "check_ba
 
 METRICS = (
     "literal_recall",
+    "literal_recall_context",
     "sentence_survival",
     "evidence_retention",
     "answer_containment",
@@ -44,6 +50,7 @@ METRICS = (
 )
 METRIC_LABELS = {
     "literal_recall": "literal recall",
+    "literal_recall_context": "literal recall outside the note",
     "sentence_survival": "sentence openings kept",
     "evidence_retention": "evidence turns kept",
     "answer_containment": "QA answers contained",
@@ -63,6 +70,7 @@ class BenchConfig:
     max_tokens: int | None = None  # skip conversations above this many tokens
     llamaindex_max_tokens: int | None = 200_000  # ChatMemoryBuffer.get is O(n^2)
     jobs: int = 1
+    examples: int = 5  # lost items of each kind kept per row in the JSON
 
 
 @dataclass
@@ -77,8 +85,10 @@ class Row:
     seconds: float
     violation: bool
     orphan_tools: int
+    note_tokens: int = 0  # tokens of the record note in the view
     error: str | None = None
     scores: dict[str, float | None] = field(default_factory=dict)
+    lost: dict[str, list[str]] = field(default_factory=dict)  # examples of what the view lost
 
 
 @dataclass
@@ -108,18 +118,45 @@ def targets(conv: Conversation) -> _Targets:
                     evidence[dia_id] = conv.turns[dia_id]
         if qa.category in QA_CATEGORIES and qa.answer and qa.answer.strip():
             answers.append(qa.answer)
-    return _Targets(distinct(literals), distinct(openings), evidence, answers, gold_values(conv.gold_actions))
+    gold = gold_values(conv.gold_actions)
+    if gold:  # only what the history states can be remembered
+        history = TextIndex(view_text(conv.messages))
+        gold = [value for value in gold if value in history]
+    return _Targets(distinct(literals), distinct(openings), evidence, answers, gold)
 
 
-def score(view: Sequence[dict], t: _Targets) -> dict[str, float | None]:
+def score(view: Sequence[dict], t: _Targets, examples: int = 0) -> tuple[dict[str, float | None], dict[str, list[str]]]:
+    """The scores of a view, and up to ``examples`` items of each kind it lost."""
     index = TextIndex(view_text(view))
-    return {
+    note = getattr(view, "note", None)
+    context = TextIndex(view_text(m for m in view if m is not note)) if note is not None else index
+    scores = {
         "literal_recall": share_found(t.literals, index),
+        "literal_recall_context": share_found(t.literals, context),
         "sentence_survival": share_found(t.openings, index),
         "evidence_retention": evidence_retention(t.evidence, index),
         "answer_containment": answer_containment(t.answers, index),
         "gold_arg_recall": gold_arg_recall(t.gold, index),
     }
+    lost: dict[str, list[str]] = {}
+    if examples:
+        lowered = index.text.lower()
+        candidates = {
+            "literals": (x for x in t.literals if x not in index),
+            "sentence_openings": (x for x in t.openings if x not in index),
+            "evidence_turns": (
+                f"{dia_id}: {text}"
+                for dia_id, text in t.evidence.items()
+                if evidence_retention({dia_id: text}, index) == 0
+            ),
+            "answers": (a for a in t.answers if normalize_space(a).lower() not in lowered),
+            "gold_args": (x for x in t.gold if x not in index),
+        }
+        for kind, items in candidates.items():
+            found = list(islice(items, examples))
+            if found:
+                lost[kind] = found
+    return scores, lost
 
 
 def run_conversation(conv: Conversation, config: BenchConfig, method_names: Sequence[str]) -> list[Row]:
@@ -140,6 +177,9 @@ def run_conversation(conv: Conversation, config: BenchConfig, method_names: Sequ
                 view, error = [], f"{type(exc).__name__}: {exc}"
             seconds = time.perf_counter() - start
             out = baselines.view_tokens(counter, view)
+            note = getattr(view, "note", None)
+            note_tokens = baselines.message_tokens(counter, note) if note is not None else 0
+            scores, lost = score(view, t, config.examples)
             rows.append(
                 Row(
                     dataset=conv.dataset,
@@ -151,21 +191,24 @@ def run_conversation(conv: Conversation, config: BenchConfig, method_names: Sequ
                     tokens_out=out,
                     seconds=seconds,
                     violation=out > budget,
+                    note_tokens=note_tokens,
                     orphan_tools=orphan_tool_messages(view),
                     error=error,
-                    scores=score(view, t),
+                    scores=scores,
+                    lost=lost,
                 )
             )
     return rows
 
 
-def _select(convs: list[Conversation], config: BenchConfig, counter) -> list[Conversation]:
+def _select(convs: list[Conversation], config: BenchConfig, counter) -> list[tuple[Conversation, int]]:
+    """The conversations that pass the token filters and the limit, with their tokens."""
     out = []
     for conv in convs:
         n = baselines.view_tokens(counter, conv.messages)
         if n < config.min_tokens or (config.max_tokens is not None and n > config.max_tokens):
             continue
-        out.append(conv)
+        out.append((conv, n))
         if config.limit is not None and len(out) >= config.limit:
             break
     return out
@@ -186,20 +229,18 @@ def run_bench(
     counter = baselines.get_counter(config.encoding)
     jobs: list[tuple[Conversation, BenchConfig, list[str]]] = []
     for path in paths:
-        convs = _select(load(path), config, counter)
-        for conv in convs:
+        for conv, n in _select(load(path), config, counter):
             names = [m.name for m in methods]
-            if "llamaindex-buffer" in names and config.llamaindex_max_tokens is not None:
-                n = baselines.view_tokens(counter, conv.messages)
-                if n > config.llamaindex_max_tokens:
-                    names.remove("llamaindex-buffer")
-                    message = (
-                        f"llamaindex-buffer skipped on {conv.dataset}/{conv.id}: {n} tokens > "
-                        f"--llamaindex-max-tokens {config.llamaindex_max_tokens} "
-                        "(ChatMemoryBuffer.get re-tokenises the window after every drop: O(n^2))"
-                    )
-                    skipped.append(message)
-                    log(message)
+            cap = config.llamaindex_max_tokens
+            if "llamaindex-buffer" in names and cap is not None and n > cap:
+                names.remove("llamaindex-buffer")
+                message = (
+                    f"llamaindex-buffer skipped on {conv.dataset}/{conv.id}: {n} tokens > "
+                    f"--llamaindex-max-tokens {cap} "
+                    "(ChatMemoryBuffer.get re-tokenises the window after every drop: O(n^2))"
+                )
+                skipped.append(message)
+                log(message)
             jobs.append((conv, config, names))
     rows: list[Row] = []
     bar = _progress(len(jobs), progress)
@@ -256,6 +297,8 @@ def summarize(rows: Sequence[Row]) -> list[dict]:
             "conversations": len(group),
             "tokens_in_mean": statistics.fmean(r.tokens_in for r in group),
             "tokens_out_mean": statistics.fmean(r.tokens_out for r in group),
+            "budget_used_mean": _mean([r.tokens_out / r.budget if r.budget and r.error is None else None for r in group]),
+            "note_share_mean": _mean([r.note_tokens / r.tokens_out if r.tokens_out else None for r in group]),
             "budget_violations": sum(r.violation for r in group),
             "failures": sum(r.error is not None for r in group),
             "orphan_tool_messages": sum(r.orphan_tools for r in group),
@@ -272,7 +315,9 @@ def _pct(value: float | None) -> str:
 
 
 def markdown(summary: Sequence[dict]) -> str:
-    """One table per dataset; scores in percent."""
+    """One table per dataset; scores in percent. ``n``: conversations scored;
+    ``budget used``: mean of tokens out / budget over the views that did not fail;
+    ``note share``: mean share of the view's tokens taken by the record note."""
     parts = []
     datasets = list(dict.fromkeys(r["dataset"] for r in summary))
     for dataset in datasets:
@@ -280,9 +325,11 @@ def markdown(summary: Sequence[dict]) -> str:
         metrics = [m for m in METRICS if any(r[m] is not None for r in records)]
         n = max(r["conversations"] for r in records)
         parts.append(f"### {dataset} ({n} conversations)\n")
-        header = ["budget", "method"] + [METRIC_LABELS[m] + " %" for m in metrics] + [
+        header = ["budget", "method", "n"] + [METRIC_LABELS[m] + " %" for m in metrics] + [
             "tokens in",
             "tokens out",
+            "budget used %",
+            "note share %",
             "over budget",
             "failed",
             "orphan tool msgs",
@@ -291,11 +338,13 @@ def markdown(summary: Sequence[dict]) -> str:
         parts.append("| " + " | ".join(header) + " |")
         parts.append("|" + "---|" * len(header))
         for record in sorted(records, key=lambda r: r["budget"]):
-            cells = [f"{record['budget']:g}", record["method"]]
+            cells = [f"{record['budget']:g}", record["method"], str(record["conversations"])]
             cells += [_pct(record[m]) for m in metrics]
             cells += [
                 f"{record['tokens_in_mean']:.0f}",
                 f"{record['tokens_out_mean']:.0f}",
+                _pct(record["budget_used_mean"]),
+                _pct(record["note_share_mean"]),
                 str(record["budget_violations"]),
                 str(record["failures"]),
                 str(record["orphan_tool_messages"]),

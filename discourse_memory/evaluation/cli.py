@@ -73,6 +73,10 @@ def _bench_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--encoding", default="cl100k_base", help="token counter for every method (default cl100k_base)")
     parser.add_argument("--jobs", type=_positive_int, default=1, help="worker processes (default 1)")
+    parser.add_argument(
+        "--examples", type=int, default=5,
+        help="per conversation, method and budget, keep up to N lost items of each kind in bench.json (default 5)",
+    )
     parser.add_argument("--out", type=Path, default=Path("bench-results"), help="directory for bench.md, bench.json, bench.png")
     parser.add_argument("--no-plot", action="store_true", help="do not write the PNG")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -86,7 +90,7 @@ def _run_bench(args: argparse.Namespace) -> int:
     config = bench.BenchConfig(
         budgets=args.budgets, methods=args.methods, encoding=args.encoding, limit=args.limit,
         min_tokens=args.min_tokens, max_tokens=args.max_tokens,
-        llamaindex_max_tokens=args.llamaindex_max_tokens, jobs=args.jobs,
+        llamaindex_max_tokens=args.llamaindex_max_tokens, jobs=args.jobs, examples=args.examples,
     )
     log = lambda message: print(message, file=sys.stderr)  # noqa: E731
     try:

@@ -11,7 +11,8 @@ text (``None`` when the history has none of them):
 - ``answer_containment``: QA answers (categories 1-4) found in the view, case and
   whitespace ignored.
 - ``gold_arg_recall``: distinct leaf values of the gold tool-call arguments found
-  in the view.
+  in the view (the bench counts only the values the full history states: a value
+  the conversation never mentions cannot be remembered).
 
 "Found" means: present in the view text (whitespace collapsed) at a word boundary:
 ``30`` is not found in ``2030``, and ``Li`` is not found in ``Lisbon``. The view
@@ -34,6 +35,7 @@ __all__ = [
     "evidence_retention",
     "gold_arg_recall",
     "gold_values",
+    "history_literals",
     "literal_recall",
     "message_text",
     "orphan_tool_messages",

@@ -36,6 +36,7 @@ def plot_summary(summary: Sequence[dict], path: str | Path) -> Path:
                 if points:
                     xs, ys = zip(*points)
                     ax.plot(xs, [100 * y for y in ys], marker="o", label=method)
+            ax.set_xticks(sorted({r["budget"] for r in summary}))
             ax.set_title(f"{dataset}: {label}", fontsize=9)
             ax.set_xlabel("budget (share of the conversation's tokens)")
             ax.set_ylim(0, 100)

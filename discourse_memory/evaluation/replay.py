@@ -18,7 +18,7 @@ import json
 import statistics
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 from . import baselines
 from .datasets import Conversation
@@ -49,8 +49,9 @@ class Point:
     seconds: float
     literal_recall: float | None
     violation: bool
+    literal_recall_context: float | None = None  # the record note left out
+    note_tokens: int = 0
     error: str | None = None
-    extra: dict = field(default_factory=dict)
 
     @property
     def reduction(self) -> float:
@@ -69,7 +70,7 @@ class _DMView:
         self.memory.append(message)
 
     def view(self, history: Sequence[dict], target: int, counter) -> list[dict]:
-        return self.memory.view(target).messages
+        return baselines.noted_view(self.memory.view(target))
 
 
 class _StatelessView:
@@ -109,6 +110,8 @@ def replay(conv: Conversation, config: ReplayConfig) -> list[Point]:
                 view, error = [], f"{type(exc).__name__}: {exc}"
             seconds = time.perf_counter() - start
             after = baselines.view_tokens(counter, view)
+            note = getattr(view, "note", None)
+            context = [m for m in view if m is not note]
             points.append(
                 Point(
                     conversation=conv.id,
@@ -118,6 +121,8 @@ def replay(conv: Conversation, config: ReplayConfig) -> list[Point]:
                     tokens_after=after,
                     seconds=seconds,
                     literal_recall=share_found(wanted, TextIndex(view_text(view))),
+                    literal_recall_context=share_found(wanted, TextIndex(view_text(context))),
+                    note_tokens=baselines.message_tokens(counter, note) if note is not None else 0,
                     violation=after > config.target,
                     error=error,
                 )
@@ -167,6 +172,12 @@ def summarize_points(points: Sequence[Point], conversations: int) -> list[dict]:
                 "reduction_p90": _percentile(reductions, 0.90),
                 "literal_recall_mean": statistics.fmean(recalls) if recalls else None,
                 "literal_recall_min": min(recalls) if recalls else None,
+                "literal_recall_context_mean": statistics.fmean(
+                    p.literal_recall_context for p in group if p.literal_recall_context is not None
+                ) if recalls else None,
+                "note_share_mean": statistics.fmean(
+                    p.note_tokens / p.tokens_after if p.tokens_after else 0.0 for p in group
+                ),
                 "tokens_before_mean": statistics.fmean(p.tokens_before for p in group),
                 "tokens_after_mean": statistics.fmean(p.tokens_after for p in group),
                 "seconds_mean": statistics.fmean(seconds),
@@ -179,6 +190,10 @@ def summarize_points(points: Sequence[Point], conversations: int) -> list[dict]:
     return out
 
 
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
 def markdown(summary: Sequence[dict], config: ReplayConfig) -> str:
     lines = [
         f"Replay: context limit {config.context_limit} tokens, views of at most "
@@ -187,19 +202,21 @@ def markdown(summary: Sequence[dict], config: ReplayConfig) -> str:
         "",
         "| method | conversations (with points) | compaction points | mean reduction % | "
         "p10 / p50 / p90 reduction % | mean literal recall % | min literal recall % | "
+        "mean literal recall outside the note % | note share % | "
         "mean tokens before -> after | s per point (mean / p50 / max) | over target | failed |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     if not summary:
-        lines.append("| (no compaction points: no history exceeded the limit) |" + " |" * 10)
+        lines.append("| (no compaction points: no history exceeded the limit) |" + " |" * 12)
     for s in summary:
-        recall = "-" if s["literal_recall_mean"] is None else f"{100 * s['literal_recall_mean']:.1f}"
-        low = "-" if s["literal_recall_min"] is None else f"{100 * s['literal_recall_min']:.1f}"
+        recall = _pct(s["literal_recall_mean"])
+        low = _pct(s["literal_recall_min"])
         lines.append(
             f"| {s['method']} | {s['conversations']} ({s['conversations_with_points']}) | "
             f"{s['compaction_points']} | {100 * s['reduction_mean']:.1f} | "
             f"{100 * s['reduction_p10']:.1f} / {100 * s['reduction_p50']:.1f} / {100 * s['reduction_p90']:.1f} | "
-            f"{recall} | {low} | {s['tokens_before_mean']:.0f} -> {s['tokens_after_mean']:.0f} | "
+            f"{recall} | {low} | {_pct(s['literal_recall_context_mean'])} | {_pct(s['note_share_mean'])} | "
+            f"{s['tokens_before_mean']:.0f} -> {s['tokens_after_mean']:.0f} | "
             f"{s['seconds_mean']:.3f} / {s['seconds_p50']:.3f} / {s['seconds_max']:.3f} | "
             f"{s['violations']} | {s['failures']} |"
         )

@@ -97,7 +97,15 @@ def test_head_tail_view_is_one_message_of_the_transcript(counter):
 def test_resolve_methods_reports_unknown_and_unavailable():
     with pytest.raises(ValueError, match="unknown method.*known: discourse-memory"):
         resolve_methods(["nope"])
-    ready, skipped = resolve_methods(["head-tail", "llmlingua2"])
-    assert [m.name for m in ready][0] == "head-tail"
-    if len(ready) == 1:  # llmlingua not installed here: skipped with the reason
-        assert skipped and skipped[0].startswith("llmlingua2 skipped:")
+    ready, skipped = resolve_methods(["head-tail", "llmlingua2", "llm-summary"])
+    assert ready[0].name == "head-tail"
+    # whatever is not ready is skipped with its reason, never replaced by something else
+    assert {m.name for m in ready[1:]} | {s.split(" ")[0] for s in skipped} == {"llmlingua2", "llm-summary"}
+    assert all(" skipped: " in s for s in skipped)
+
+
+def test_llm_summary_is_skipped_without_a_configured_llm(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    ready, skipped = resolve_methods(["llm-summary"])
+    assert ready == []
+    assert skipped[0].startswith("llm-summary skipped:")

@@ -148,3 +148,40 @@ def test_orphan_tool_messages():
 def test_extraction_is_per_message_not_across():
     # A message boundary is a line start: the next message's first word opens a line.
     assert extract_literals(view_text([{"content": "to Paris"}, {"content": "Rome is next"}])) == ["Paris"]
+
+
+def test_bench_targets_count_only_gold_values_the_history_states():
+    from discourse_memory.evaluation.bench import targets
+    from discourse_memory.evaluation.datasets import QA, Conversation
+
+    conv = Conversation(
+        id="c",
+        messages=[{"role": "user", "content": "I went to Paris. It was great. Cancel ZFA04Y please."}],
+        turns={"D1:1": "I went to Paris. It was great."},
+        qa=[QA("Where?", "Paris", ("D1:1", "D9:9"), 1), QA("Trick?", None, ("D1:1",), 5),
+            QA("When?", "2023", ("D1:1; D1:2",), 2)],
+        gold_actions=[{"name": "cancel", "kwargs": {"reservation_id": "ZFA04Y", "reason": "change of plan"}}],
+    )
+    t = targets(conv)
+    assert t.gold == ["ZFA04Y"]  # "change of plan" is never said
+    assert t.answers == ["Paris", "2023"]  # category 5 has no answer
+    assert t.evidence == {"D1:1": "I went to Paris. It was great."}  # unknown ids dropped
+    assert t.literals == ["Paris", "ZFA04Y"]
+    assert t.openings == ["I went to Paris.", "It was great.", "Cancel ZFA04Y please."]
+
+
+def test_bench_score_separates_the_record_note():
+    from discourse_memory.evaluation.baselines import NotedView
+    from discourse_memory.evaluation.bench import targets, score
+    from discourse_memory.evaluation.datasets import Conversation
+
+    conv = Conversation(id="c", messages=HISTORY)
+    note = {"role": "system", "content": "Left out: HAT136; Seattle; 2024-05-20; $250."}
+    view = NotedView([note, HISTORY[1]])
+    view.note = note
+    scores, lost = score(view, targets(conv), examples=3)
+    assert scores["literal_recall"] == 1.0
+    assert scores["literal_recall_context"] == pytest.approx(2 / 5)  # ZFA04Y, $250 in the kept message
+    assert lost == {"sentence_openings": ["Book flight HAT136 to Seattle"]}
+    plain = [note, HISTORY[1]]  # no note marked: the note counts as context
+    assert score(plain, targets(conv))[0]["literal_recall_context"] == 1.0

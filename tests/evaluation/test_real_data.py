@@ -27,8 +27,8 @@ def test_agent_runs_load_normalised():
     swe = load(DATA / "agents" / "swe_dev.jsonl")
     tau = load(DATA / "agents" / "tau_airline_dev.jsonl")
     assert (len(swe), len(tau)) == (75, 100)
+    assert sum(bool(conv.gold_actions) for conv in tau) == 88  # 12 runs need no write action
     for conv in tau:
-        assert conv.gold_actions
         for message in conv.messages:
             for call in message.get("tool_calls") or ():
                 assert isinstance(call["function"]["arguments"], str)

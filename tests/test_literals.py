@@ -1,0 +1,62 @@
+"""Literal extraction on hard cases."""
+
+import pytest
+
+from discourse_memory.literals import find_literals, find_names
+from discourse_memory.nlp import get_pipeline
+
+
+@pytest.mark.parametrize(
+    "text, literal, kind",
+    [
+        ("Upgrade to v2.3.1 tonight", "v2.3.1", "version"),
+        ("It costs $1,250.00 per month", "$1,250.00", "amount"),
+        ("Window starts 2026-10-08T14:05Z sharp", "2026-10-08T14:05Z", "datetime"),
+        ("Tracked in OPS-4412.", "OPS-4412", "identifier"),
+        ("Edit /etc/gw/config.yaml and reload", "/etc/gw/config.yaml", "path"),
+        ("Set snake_case_name first", "snake_case_name", "identifier"),
+        ("Mail user@example.com today", "user@example.com", "email"),
+        ("See https://example.org/a/b?x=1.", "https://example.org/a/b?x=1", "url"),
+        ("Error rate is 0.42% now", "0.42%", "percent"),
+        ("Meet on 7 May 2023 at the office", "7 May 2023", "date"),
+        ("The flight is on May 20th, 2024", "May 20th, 2024", "date"),
+        ("Call at 10:30 AM", "10:30 AM", "time"),
+        ("Call getUserDetails first", "getUserDetails", "identifier"),
+        ("Run os.path.join on it", "os.path.join", "identifier"),
+        ("Flight HAT136 is late", "HAT136", "identifier"),
+        ("Host gw-01 is down", "gw-01", "identifier"),
+        ('He said "ship it today" loudly', '"ship it today"', "quoted"),
+        ("We sold 7,447 units", "7,447", "number"),
+        ("Refund 250 USD to the card", "250 USD", "amount"),
+    ],
+)
+def test_literal_found_with_kind(text, literal, kind):
+    found = {(lit.text, lit.kind) for lit in find_literals(text)}
+    assert (literal, kind) in found
+
+
+def test_offsets_slice_back():
+    text = "v2.3.1 on 2026-10-08 for $5 at /srv/x.py by OPS-1"
+    for lit in find_literals(text):
+        assert text[lit.start:lit.end] == lit.text
+
+
+def test_list_markers_and_abbreviations_are_not_literals():
+    texts = {lit.text for lit in find_literals("1. e.g. this is fine")}
+    assert "1" not in texts and "e.g" not in texts
+
+
+def test_names_skip_capitalised_sentence_starters():
+    doc = get_pipeline()("Thanks! Caroline went to Paris with Melanie. Deploy the canary.")
+    names = {lit.text for lit in find_names(doc)}
+    assert {"Caroline", "Paris", "Melanie"} <= names
+    assert "Thanks" not in names and "Deploy" not in names
+
+
+def test_adversarial_input_is_fast():
+    import time
+
+    text = ("a" * 50_000) + "@" + ("b." * 20_000) + " " + ("1," * 30_000) + ("/x" * 20_000)
+    t = time.perf_counter()
+    find_literals(text)
+    assert time.perf_counter() - t < 5  # generous: guards against catastrophic backtracking

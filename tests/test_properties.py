@@ -1,0 +1,125 @@
+"""Property tests (hypothesis) for compact()'s invariants."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from discourse_memory import BudgetTooSmallError, compact
+
+from .conftest import assert_tool_pairs, view_text, view_tokens
+
+WORDS = ["deploy", "the", "gateway", "Dana", "Paris", "rollback", "pool", "latency", "ticket",
+         "über", "naïve", "東京", "🙂", "quickly", "Mia Li", "status", "and", "of", "a"]
+LITERALS = ["v2.3.1", "$1,250.00", "2026-10-08", "OPS-4412", "/etc/gw/config.yaml", "snake_case",
+            "user@example.com", "42", "3.5%", "10:30 AM", "HAT136", "https://example.org/x",
+            '"two words"', "getUserDetails", "7 May 2023"]
+
+word = st.sampled_from(WORDS + LITERALS)
+sentence = st.lists(word, min_size=1, max_size=25).map(lambda ws: " ".join(ws).capitalize() + ".")
+paragraph = st.lists(sentence, min_size=1, max_size=5).map(" ".join)
+list_block = st.lists(sentence, min_size=1, max_size=5).map(lambda ss: "\n".join(f"- {s}" for s in ss))
+table = st.lists(st.tuples(word, word), min_size=1, max_size=4).map(
+    lambda rows: "| a | b |\n|---|---|\n" + "\n".join(f"| {x} | {y} |" for x, y in rows))
+code = st.lists(sentence, min_size=1, max_size=4).map(lambda ss: "```\n" + "\n".join(ss) + "\n```")
+heading = sentence.map(lambda s: "## " + s)
+field = st.tuples(st.sampled_from(["Owner", "Port", "Due"]), word).map(lambda kv: f"{kv[0]}: {kv[1]}")
+block = st.one_of(paragraph, list_block, table, code, heading, field)
+content = st.lists(block, min_size=1, max_size=5).map("\n\n".join)
+
+
+@st.composite
+def conversations(draw):
+    msgs = []
+    if draw(st.booleans()):
+        msgs.append({"role": "system", "content": draw(sentence)})
+    call_no = 0
+    for _ in range(draw(st.integers(1, 10))):
+        kind = draw(st.sampled_from(["chat", "chat", "tool", "repeat"]))
+        if kind == "tool":
+            ids = []
+            calls = []
+            for _ in range(draw(st.integers(1, 2))):
+                call_no += 1
+                ids.append(f"call_{call_no}")
+                args = json.dumps({"q": draw(word), "n": draw(st.integers(0, 999))})
+                calls.append({"id": ids[-1], "type": "function", "function": {"name": "lookup", "arguments": args}})
+            msgs.append({"role": "assistant", "content": None, "tool_calls": calls})
+            for i in ids:
+                msgs.append({"role": "tool", "tool_call_id": i, "content": draw(content)})
+        elif kind == "repeat" and msgs:
+            msgs.append({"role": "assistant", "content": draw(st.sampled_from([m for m in msgs if isinstance(m.get("content"), str)] or [{"content": "x"}]))["content"] or "x"})
+        else:
+            msgs.append({"role": "user", "content": draw(content)})
+            msgs.append({"role": "assistant", "content": draw(content)})
+    msgs.append({"role": "user", "content": draw(sentence)})
+    return msgs
+
+
+COMMON = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _compact_or_minimum(msgs, budget):
+    try:
+        return compact(msgs, budget)
+    except BudgetTooSmallError as exc:
+        assert exc.minimum > budget
+        return compact(msgs, exc.minimum)
+
+
+@COMMON
+@given(conversations(), st.floats(0.05, 1.2))
+def test_output_fits_the_budget(msgs, share):
+    budget = max(1, int(view_tokens(msgs) * share))
+    r = _compact_or_minimum(msgs, budget)
+    assert view_tokens(r.messages) == r.tokens_after <= r.budget
+
+
+@COMMON
+@given(conversations(), st.floats(0.05, 0.9))
+def test_every_literal_is_shown_recorded_or_counted_dropped(msgs, share):
+    r = _compact_or_minimum(msgs, max(1, int(view_tokens(msgs) * share)))
+    text = view_text(r.messages)
+    record = set(r.report.record)
+    dropped = set(r.report.dropped)
+    for u in r.report.units:
+        for lit in u.literals_kept:
+            assert lit in text
+        for lit in u.literals_recorded:
+            assert lit in record
+        for lit in u.literals_dropped:
+            assert lit in dropped
+    if r.note is not None:
+        for lit in r.report.record:
+            assert lit in r.note
+        if dropped:
+            assert f"({len(dropped)} more values dropped to fit)" in r.note
+
+
+@COMMON
+@given(conversations(), st.floats(0.05, 0.9))
+def test_tool_calls_and_results_stay_paired(msgs, share):
+    r = _compact_or_minimum(msgs, max(1, int(view_tokens(msgs) * share)))
+    assert_tool_pairs(r.messages)
+
+
+@COMMON
+@given(conversations(), st.floats(0.05, 0.9))
+def test_same_input_same_output(msgs, share):
+    budget = max(1, int(view_tokens(msgs) * share))
+    a = _compact_or_minimum(msgs, budget)
+    b = _compact_or_minimum(json.loads(json.dumps(msgs)), budget)
+    assert json.dumps(a.messages, sort_keys=True) == json.dumps(b.messages, sort_keys=True)
+    assert a.report == b.report
+
+
+@COMMON
+@given(conversations(), st.floats(0.05, 0.9))
+def test_protected_messages_are_verbatim(msgs, share):
+    r = _compact_or_minimum(msgs, max(1, int(view_tokens(msgs) * share)))
+    for m, src in zip(r.messages, r.sources):
+        if src is not None and msgs[src]["role"] == "system":
+            assert m == msgs[src]
+    assert r.messages[-1] == msgs[-1]
