@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import threading
+
+import numpy as np
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Sequence
@@ -11,9 +13,10 @@ from typing import Any, Callable, Sequence
 from .errors import BudgetTooSmallError
 from .keys import content_key
 from .messages import Message, validate_messages
+from .columns import Columns
 from .policy import (
-    CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan, Settings, decide, protected_messages,
-    tool_groups,
+    CLIPPED, DECISION_NAMES, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan, Settings, decide,
+    protected_messages, tool_groups, undo_last,
 )
 from .render import render_messages, render_note
 from .report import Report, UnitReport
@@ -22,11 +25,6 @@ from .units import Analyzer, Unit
 
 __all__ = ["Compaction", "Compactor", "compact"]
 
-# Literal kinds, most worth keeping in a cut record first.
-_KIND_RANK = {
-    "identifier": 0, "email": 0, "url": 0, "path": 0, "amount": 0, "datetime": 0, "date": 0,
-    "version": 0, "time": 1, "percent": 1, "quoted": 1, "name": 1, "number": 2,
-}
 
 
 @dataclass(frozen=True)
@@ -43,6 +41,12 @@ class Compaction:
     note: str | None
     """The record note exactly as the model receives it (None if nothing was compacted)."""
     _build_report: Callable[[], Report] = field(repr=False, compare=False)
+    _inputs: Sequence[Any] = field(repr=False, compare=False, default=())
+
+    @property
+    def inputs(self) -> Sequence[Any]:
+        """The messages this compaction was made from (as passed in, not copied)."""
+        return self._inputs
 
     @cached_property
     def report(self) -> Report:
@@ -60,39 +64,72 @@ class Compaction:
         }
 
     def to_html(self, original: Sequence[Any] | None = None) -> str:
-        """A self-contained HTML page showing this compaction (see :mod:`.inspect`)."""
+        """A self-contained HTML page showing this compaction (see :mod:`.inspect`).
+
+        ``original`` defaults to the messages the compaction was made from."""
         from .inspect import render_html
 
-        return render_html(self, original)
+        return render_html(self, original if original is not None else list(self._inputs))
 
 
 class Compactor:
-    """Holds what compaction caches (pipeline, token counter, analysed texts).
+    """Holds what compaction caches (pipeline, token counter, analysed texts, and the
+    columns of the last conversation, which a longer version of it extends).
 
-    Safe to share between threads: the caches are locked, the policy is pure.
+    Safe to share between threads: compactions through one compactor are serialised.
     """
 
     def __init__(self, token_counter: TokenCounterLike | None = None, *,
                  pipeline: str | None = None, clip_tokens: int = 12) -> None:
         self.counter: TokenCounter = get_token_counter(token_counter)
         self.analyzer = Analyzer(self.counter, pipeline=pipeline, clip_tokens=clip_tokens)
-        # The last conversation's units by message, to reuse for a conversation that
-        # starts the same way (an agent loop sends its history again plus one message).
-        self._prefix: tuple[list[tuple[Any, ...]], list[list[Unit]]] = ([], [])
-        self._prefix_lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._raw: list[tuple[Any, Any, Any]] = []
+        self._prints: list[tuple[Any, ...]] = []
+        self._cols = Columns(self.counter.count)
+        self._tags: list[str] = []
 
-    def _units(self, msgs: list[Message]) -> list[list[Unit]]:
-        prints = [_fingerprint(m) for m in msgs]
-        with self._prefix_lock:
-            old_prints, old_units = self._prefix
+    def __deepcopy__(self, memo: dict[int, Any]) -> "Compactor":
+        return self  # caches only: sharing them is safe
+
+    def _columns(self, messages: Any) -> tuple[Columns, str]:
+        """Columns for ``messages``, extending the last conversation's when it is a prefix."""
+        if not isinstance(messages, Sequence) or isinstance(messages, (str, bytes)):
+            validate_messages(messages)  # raises the right error
+        # Same dict objects with the same content: no need to validate again.
         k = 0
-        limit = min(len(prints), len(old_prints))
-        while k < limit and prints[k] == old_prints[k]:
+        limit = min(len(messages), len(self._raw))
+        while k < limit and _same_object(messages[k], self._raw[k]):
             k += 1
-        units = self.analyzer.units(msgs, old_units[:k])
-        with self._prefix_lock:
-            self._prefix = (prints, list(units))
-        return units
+        fresh = validate_messages(messages[k:], start=k)
+        prints = self._prints[:k] + [_fingerprint(m) for m in fresh]
+        j = 0
+        limit = min(len(prints), len(self._prints))
+        while j < limit and prints[j] == self._prints[j]:
+            j += 1
+        cols = self._cols
+        if j < len(cols):
+            # Not an extension of the last conversation: start over.
+            cols = Columns(self.counter.count)
+            self._tags = []
+            j = 0
+        msgs = cols.messages[:j] + [m for m in fresh if m.index >= j]
+        if len(msgs) < len(messages):  # messages j..k-1 were reused objects, not revalidated
+            msgs = cols.messages[:j] + validate_messages(messages[j:], start=j)
+        new = msgs[j:]
+        seen = dict(cols.key_count)
+        units = self.analyzer.units(new, seen)
+        cols.extend(new, units)
+        cols.key_count = seen
+        tag = self._tags[-1] if self._tags else ""
+        for us in units:
+            tag = content_key(tag + "\x00".join(u.key for u in us))
+            self._tags.append(tag)
+        self._cols = cols
+        self._raw = [(m, m.get("content"), m.get("tool_calls")) if isinstance(m, dict) else (None, None, None)
+                     for m in messages]
+        self._prints = prints
+        return cols, (self._tags[-1] if self._tags else content_key(""))[:8]
 
     def compact(self, messages: Any, budget: int, settings: Settings = Settings()) -> Compaction:
         if isinstance(budget, bool) or not isinstance(budget, int):
@@ -101,44 +138,40 @@ class Compactor:
             raise ValueError(f"budget must be >= 0 tokens; got {budget}")
         if settings.note_role not in ("system", "user", "developer"):
             raise ValueError(f"note_role must be 'system', 'user' or 'developer'; got {settings.note_role!r}")
-        msgs = validate_messages(messages)
-        units = self._units(msgs)
+        with self._lock:
+            cols, tag = self._columns(messages)
+            return self._compact(cols, tag, messages, budget, settings)
+
+    def _compact(self, cols: Columns, tag: str, messages: Any, budget: int,
+                 settings: Settings) -> Compaction:
+        msgs = list(cols.messages)
+        units = list(cols.units)
         count = self.counter.count
-        costs = [
-            sum(count(tf.text) for tf in m.texts) + sum(count(c.name) + count(c.arguments) for c in m.tool_calls)
-            for m in msgs
-        ]
-        before = sum(costs)
+        costs = cols.msg_cost.view
+        before = int(costs.sum())
         results, orphans, unanswered = tool_groups(msgs)
         protected = protected_messages(msgs, settings)
         well_formed = not orphans and not (unanswered - protected)
         if before <= budget and well_formed:
-            return _unchanged(msgs, units, before, budget)
+            return _unchanged(msgs, units, before, budget, messages)
 
-        tag = content_key("\x00".join(u.key for us in units for u in us))[:8]
         frame = count(render_note(tag, 99999, 99999, 99999, [], 999999))
-        fixed = sum(costs[i] for i in protected) + frame
+        fixed = int(sum(int(costs[i]) for i in protected)) + frame
         # Calls whose results are protected are shown too, with placeholders for other results.
         for a, rs in results.items():
             if a not in protected and any(r in protected for r in rs):
-                fixed += costs[a] + sum(count(PLACEHOLDER) for r in rs if r not in protected)
+                fixed += int(costs[a]) + sum(count(PLACEHOLDER) for r in rs if r not in protected)
         if fixed > budget:
             raise BudgetTooSmallError(budget, fixed)
-        literal_cost: dict[str, int] = {}
-        for us in units:
-            for u in us:
-                for lit in u.literals:
-                    if lit.text not in literal_cost:
-                        literal_cost[lit.text] = count(lit.text) + 1
         margin = max(2, budget // 200)
-        plan = decide(msgs, units, budget - margin, fixed, literal_cost, settings)
+        plan = decide(cols, budget - margin, fixed, settings, protected, results, orphans, unanswered)
         while True:
-            out, sources, counted = render_messages(msgs, units, plan, results, orphans)
+            out, sources, counted = render_messages(cols, plan, results, orphans)
             text_cost = sum(count(t) for ts in counted for t in ts)
-            note = _fit_note(msgs, units, plan, tag, budget - text_cost, count, literal_cost, results)
+            note = _fit_note(cols, plan, tag, budget - text_cost, count)
             if note is not None:
                 break
-            if not _undo_last(plan, units, results):
+            if not undo_last(plan, cols, results):
                 raise BudgetTooSmallError(budget, text_cost + frame)
         note_text, record, dropped = note
         position = 0
@@ -148,8 +181,19 @@ class Compactor:
         out.insert(position, {"role": settings.note_role, "content": note_text})
         sources.insert(position, None)
         after = text_cost + count(note_text)
+        shown = set(sources)
+        dropped_messages = tuple(i for i in range(len(msgs)) if i not in shown and i not in orphans)
+        decision = plan.decision.copy()
+        winner = plan.winner
         return Compaction(out, tuple(sources), before, after, budget, note_text,
-                          lambda: _report(msgs, units, plan, record, dropped, note_text, orphans, results))
+                          lambda: _report(units, decision, winner, plan.protected, record, dropped,
+                                          note_text, orphans, dropped_messages),
+                          messages)
+
+
+def _same_object(message: Any, old: tuple[Any, Any, Any]) -> bool:
+    return (message is old[0] and isinstance(message, dict)
+            and message.get("content") is old[1] and message.get("tool_calls") is old[2])
 
 
 def _fingerprint(m: Message) -> tuple[Any, ...]:
@@ -157,116 +201,86 @@ def _fingerprint(m: Message) -> tuple[Any, ...]:
             tuple((c.id, c.name, c.arguments) for c in m.tool_calls))
 
 
-def _present_literals(units: list[list[Unit]], plan: Plan) -> set[str]:
-    shown: set[str] = set()
-    for us in units:
-        for u in us:
-            d = plan.decision[u.id]
-            if d == KEPT:
-                shown.update(lit.text for lit in u.literals)
-            elif d == CLIPPED:
-                shown.update(lit.text for lit in u.literals if lit.end <= u.head_end)
-    return shown
+def _shown_literals(cols: Columns, decision: np.ndarray) -> np.ndarray:
+    return cols.literal_counts(decision == KEPT, head_mask=decision == CLIPPED) > 0
 
 
-def _fit_note(msgs: list[Message], units: list[list[Unit]], plan: Plan, tag: str, room: int,
-              count: Any, literal_cost: dict[str, int], results: dict[int, list[int]]
+def _fit_note(cols: Columns, plan: Plan, tag: str, room: int, count: Any
               ) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
     """The largest record that fits ``room`` tokens, or None if even its frame does not."""
-    shown = _present_literals(units, plan)
-    order: dict[str, tuple[int, int, int]] = {}  # text -> (first message, last message, kind rank)
-    for us in units:
-        for u in us:
-            for lit in u.literals:
-                if lit.text in shown:
-                    continue
-                first = order.get(lit.text)
-                rank = _KIND_RANK.get(lit.kind, 1)
-                if first is None:
-                    order[lit.text] = (u.message, u.message, rank)
-                else:
-                    order[lit.text] = (first[0], u.message, min(rank, first[2]))
-    counts = {OMITTED: 0, CLIPPED: 0, DEDUPLICATED: 0}
-    for us in units:
-        for u in us:
-            d = plan.decision[u.id]
-            if d in counts:
-                counts[d] += 1
-    chronological = sorted(order, key=lambda t: (order[t][0], t))
-    priority = sorted(order, key=lambda t: (order[t][2], -order[t][1], t))
+    decision = plan.decision
+    missing = np.flatnonzero(~_shown_literals(cols, decision))  # in order of first appearance
+    n_dec = np.bincount(decision, minlength=4)
+    texts = cols.lit_text
 
-    def note_for(k: int) -> str:
-        keep = set(priority[:k])
-        lits = [t for t in chronological if t in keep]
-        return render_note(tag, counts[OMITTED], counts[CLIPPED], counts[DEDUPLICATED], lits, len(order) - k)
+    def note_for(ids: np.ndarray) -> str:
+        return render_note(tag, int(n_dec[OMITTED]), int(n_dec[CLIPPED]), int(n_dec[DEDUPLICATED]),
+                           [texts[i] for i in ids.tolist()], len(missing) - len(ids))
 
-    full = note_for(len(order))
-    if count(full) <= room:
-        return full, tuple(chronological), ()
-    if count(note_for(0)) > room:
+    frame = count(note_for(missing[:0]))
+    if frame > room:
         return None
-    # Estimate k from per-literal costs, then correct with exact counts.
-    lo, hi = 0, len(order)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if count(note_for(mid)) <= room:
-            lo = mid
-        else:
-            hi = mid - 1
-    keep = set(priority[:lo])
-    record = tuple(t for t in chronological if t in keep)
-    dropped = tuple(t for t in chronological if t not in keep)
-    return note_for(lo), record, dropped
+    estimate = frame + float(cols.lit_cost.view[missing].sum())
+    if estimate <= room * 1.1:  # otherwise it cannot fit: skip counting a long note
+        full = note_for(missing)
+        if count(full) <= room:
+            return full, tuple(texts[i] for i in missing.tolist()), ()
+    # Keep the most specific kinds and the most recently stated literals first. Estimate
+    # how many fit from each literal's own tokens, then correct with exact counts.
+    priority = missing[np.lexsort((missing, -cols.lit_last_msg.view[missing], cols.lit_rank.view[missing]))]
+    running = np.cumsum(cols.lit_cost.view[priority])
+    k = int(np.searchsorted(running, room - frame, side="right"))
+    while k > 0:
+        n = count(note_for(np.sort(priority[:k])))
+        if n <= room:
+            break
+        # Drop at least enough literals to cover the excess, by their own token counts.
+        k = min(k - 1, int(np.searchsorted(running, running[k - 1] - (n - room), side="right")))
+    keep = np.sort(priority[:k])
+    kept = set(keep.tolist())
+    record = tuple(texts[i] for i in keep.tolist())
+    dropped = tuple(texts[i] for i in missing.tolist() if i not in kept)
+    return note_for(keep), record, dropped
 
 
-def _undo_last(plan: Plan, units: list[list[Unit]], results: dict[int, list[int]]) -> bool:
-    if not plan.accepted:
-        return False
-    kind, key, prev = plan.accepted.pop()
-    if kind == "calls":
-        a = int(key)
-        plan.calls_present.discard(a)
-        for u in units[a]:
-            if u.kind == "tool_call":
-                plan.decision[u.id] = OMITTED
-        for r in results.get(a, []):
-            for u in units[r]:
-                if plan.decision[u.id] in (KEPT, CLIPPED):
-                    plan.decision[u.id] = OMITTED
-    else:
-        plan.decision[key] = prev
-    return True
+def _unchanged(msgs: list[Message], units: list[Unit], before: int, budget: int,
+               inputs: Any) -> Compaction:
+    def report() -> Report:
+        reports = tuple(
+            UnitReport(u.id, u.kind, u.message, u.field, u.start, u.end, "kept", u.tokens, u.tokens,
+                       tuple(u.literal_texts), (), ())
+            for u in units
+        )
+        return Report(reports, (), (), None, (), ())
 
-
-def _unchanged(msgs: list[Message], units: list[list[Unit]], before: int, budget: int) -> Compaction:
-    reports = lambda: tuple(
-        UnitReport(u.id, u.kind, u.message, u.field, u.start, u.end, KEPT, u.tokens, u.tokens,
-                   tuple(lit.text for lit in u.literals), (), ())
-        for us in units for u in us
-    )
     return Compaction([copy.copy(dict(m.raw)) for m in msgs], tuple(range(len(msgs))),
-                      before, before, budget, None, lambda: Report(reports(), (), (), None, (), ()))
+                      before, before, budget, None, report, inputs)
 
 
-def _report(msgs: list[Message], units: list[list[Unit]], plan: Plan, record: tuple[str, ...],
-            dropped: tuple[str, ...], note: str, orphans: set[int],
-            results: dict[int, list[int]]) -> Report:
-    shown = _present_literals(units, plan)
+def _report(units: list[Unit], decision: np.ndarray, winner: np.ndarray, protected: frozenset[int],
+            record: tuple[str, ...], dropped: tuple[str, ...], note: str, orphans: set[int],
+            dropped_messages: tuple[int, ...]) -> Report:
     recorded = set(record)
+    shown: set[str] = set()
+    for u, d in zip(units, decision.tolist()):
+        if d == KEPT:
+            shown.update(u.literal_texts)
+        elif d == CLIPPED:
+            shown.update(u.head_literal_texts)
     out = []
-    for us in units:
-        for u in us:
-            d = plan.decision[u.id]
-            after = u.tokens if d == KEPT else u.clip_tokens if d == CLIPPED else 0
-            kept = tuple(lit.text for lit in u.literals if lit.text in shown)
-            rec = tuple(lit.text for lit in u.literals if lit.text not in shown and lit.text in recorded)
-            drop = tuple(lit.text for lit in u.literals if lit.text not in shown and lit.text not in recorded)
-            out.append(UnitReport(u.id, u.kind, u.message, u.field, u.start, u.end, d, u.tokens,
-                                  after, kept, rec, drop, plan.duplicate_of.get(u.id),
-                                  u.message in plan.protected,
-                                  u.head_end if d == CLIPPED else None))
-    return Report(tuple(out), record, dropped, note, tuple(sorted(plan.dropped_messages)),
-                  tuple(sorted(orphans)))
+    for i, (u, d) in enumerate(zip(units, decision.tolist())):
+        after = u.tokens if d == KEPT else u.clip_tokens if d == CLIPPED else 0
+        lits = u.literal_texts
+        kept = tuple(t for t in lits if t in shown)
+        rec = tuple(t for t in lits if t not in shown and t in recorded)
+        drop = tuple(t for t in lits if t not in shown and t not in recorded)
+        w = int(winner[i])
+        out.append(UnitReport(u.id, u.kind, u.message, u.field, u.start, u.end, DECISION_NAMES[d],
+                              u.tokens, after, kept, rec, drop,
+                              units[w].id if d == DEDUPLICATED else None,
+                              u.message in protected,
+                              u.head_end if d == CLIPPED else None))
+    return Report(tuple(out), record, dropped, note, dropped_messages, tuple(sorted(orphans)))
 
 
 _COMPACTORS: dict[tuple[Any, ...], Compactor] = {}

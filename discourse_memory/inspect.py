@@ -10,9 +10,11 @@ The page is one self-contained file: inline CSS, no JavaScript, no network. It h
 - the original conversation, message by message, each unit a
   ``<span class="u" data-decision="<decision>" id="u-<key>-<occurrence>">``
   (:func:`unit_anchor`), its literals in ``<mark>`` elements (``class="k"``: the view
-  shows it, ``"r"``: listed in the record, ``"x"``: in neither; the class is left out
-  where it is the default: ``k`` in kept units, ``r`` in the others); a decision is shown
-  by a pattern and a glyph as well as a colour (colour-blind safe);
+  shows it, ``"r"``: listed in the record, ``"x"``: in neither). To keep big pages
+  small the class is left out where it is the default: ``k`` in kept units, and in
+  the others the page's commonest status, named by ``<main data-unmarked-literals>``.
+  A decision is shown by a pattern and a glyph as well as a colour (colour-blind
+  safe); a unit not kept has a ``title`` with its tokens before and after;
 - the record note exactly as the model receives it;
 - the compacted messages exactly as sent to the model;
   in tabs (CSS-only radio buttons), or side by side.
@@ -36,7 +38,7 @@ __all__ = ["render_html", "unit_anchor", "DECISIONS"]
 
 DECISIONS = ("kept", "clipped", "deduplicated", "omitted")
 
-# Literal marks: in the record (the default), shown in the view, or in neither.
+# Literal marks: in the record, shown in the view, or in neither.
 _MARK = {"recorded": "<mark class=r>", "kept": "<mark class=k>", "dropped": "<mark class=x>"}
 _MARK_CODE = {"recorded": "r", "kept": "k", "dropped": "x"}
 _MARK_TITLE = {

@@ -56,6 +56,8 @@ class Message:
 
 def _clean(text: str) -> str:
     """Replace lone surrogates (invalid in UTF-8) so every tokenizer accepts the text."""
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
         return text
@@ -118,14 +120,14 @@ def _tool_calls(i: int, calls: Any) -> tuple[ToolCall, ...]:
     return tuple(out)
 
 
-def validate_messages(messages: Any) -> list[Message]:
-    """Check ``messages`` and turn them into :class:`Message` objects."""
+def validate_messages(messages: Any, start: int = 0) -> list[Message]:
+    """Check ``messages`` and turn them into :class:`Message` objects, numbered from ``start``."""
     if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
         raise InvalidMessageError(
             f"messages must be a list of dicts; got {type(messages).__name__}"
         )
     out = []
-    for i, msg in enumerate(messages):
+    for i, msg in enumerate(messages, start):
         if not isinstance(msg, Mapping):
             raise InvalidMessageError(
                 f"message {i} is a {type(msg).__name__}; expected a dict with 'role' and 'content'"

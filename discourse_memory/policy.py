@@ -1,42 +1,46 @@
 """The compaction policy: decide, for each unit, what the model sees.
 
-Pure: takes units and their token costs, returns a :class:`Plan`; rendering is
-:mod:`.render`'s job. Under pressure, in this order:
+Pure: takes a conversation's unit columns, returns a :class:`Plan`; rendering
+is :mod:`.render`'s job. Under pressure, in this order:
 
 1. **Protect** system messages and the newest turn (the last user message and
-   everything after it): kept verbatim.
+   everything after it): kept verbatim. Tool calls whose results are protected
+   are shown too.
 2. **Deduplicate**: a unit of at least ``dedup_min_tokens`` tokens whose exact
    text (normalised whitespace) appears again in a newer message is dropped;
    the newest copy wins.
 3. **Clip and omit**: every other unit starts omitted, its literals in the
-   record. Units are then brought back, best value per token first: a clip
-   (the unit's head and a ``…`` mark) is worth a unit's opening, a full unit
-   is worth the rest; newer messages weigh up to twice as much as the oldest;
-   a unit whose literals would otherwise be in the record costs less by what
-   the record saves. An assistant's tool calls come back together with (at
-   least a placeholder for) every one of their results, and a result's text only
-   when its call is back.
-4. **Record**: what is still not shown contributes its literals to the record.
+   record. Units are then brought back, best value per token first, while the
+   budget allows. Value: a unit's opening is worth ``OPENING``, each content word
+   or literal it states worth 1 more (a clip earns its share of those); newer
+   messages weigh up to ``1 + RECENCY`` times the oldest. Cost: the tokens shown,
+   less what the record saves (a literal's record cost is shared among the units
+   that state it). An assistant's tool calls come back with a placeholder for each
+   result, and a result's text only after its call.
+4. **Record**: the literals of what is still not shown. If they exceed
+   ``RECORD_SHARE`` of the budget left after step 1, the record is cut (most
+   generic kinds and oldest first) and the text gets the rest.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from .columns import Columns
 from .messages import SYSTEM_ROLES, Message
-from .units import Unit
 
 __all__ = ["Plan", "Settings", "decide", "protected_messages", "tool_groups"]
 
-OMITTED, CLIPPED, KEPT, DEDUPLICATED = "omitted", "clipped", "kept", "deduplicated"
-_KIND_WEIGHT = {"heading": 1.5, "tool_call": 3.0, "field": 1.2, "table_row": 1.1}
+OMITTED, CLIPPED, KEPT, DEDUPLICATED = 0, 1, 2, 3
+DECISION_NAMES = ("omitted", "clipped", "kept", "deduplicated")
 PLACEHOLDER = "…"
-# Value of showing a unit's opening, against one content word or literal it states.
-OPENING = float(__import__("os").environ.get("DM_OPENING", "1.0"))
-RECENCY = float(__import__("os").environ.get("DM_RECENCY", "1.0"))
-# The most of the compactable budget the record may take before it is cut.
+OPENING = 1.0
+RECENCY = 1.0
 RECORD_SHARE = 0.5
+_CALLS, _CLIP, _FULL, _REST = 0, 1, 2, 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,16 +54,15 @@ class Settings:
 
 @dataclass
 class Plan:
-    """What each unit becomes. ``accepted`` lists upgrades in order, so the
-    renderer can undo the last ones if the exact count overshoots."""
+    """What each unit becomes (``decision[i]`` for unit ``i`` of the columns)."""
 
-    decision: dict[str, str]
-    duplicate_of: dict[str, str]
+    decision: np.ndarray
+    winner: np.ndarray
+    """For each unit, the unit that holds its newest copy (itself if none)."""
     calls_present: set[int]
     protected: frozenset[int]
-    dropped_messages: frozenset[int]
-    accepted: list[tuple[str, str, str]] = field(default_factory=list)
-    """(option kind, unit id or message index, previous decision)."""
+    accepted: list[tuple[int, int]] = field(default_factory=list)
+    """(option kind, unit or message index) in the order taken, so the last can be undone."""
 
 
 def protected_messages(messages: list[Message], settings: Settings) -> frozenset[int]:
@@ -80,170 +83,195 @@ def tool_groups(messages: list[Message]) -> tuple[dict[int, list[int]], set[int]
     assistant messages whose calls lack a result and so cannot be shown).
     """
     owner: dict[str, int] = {}
-    for m in messages:
-        for call in m.tool_calls:
-            owner[call.id] = m.index
     results: dict[int, list[int]] = defaultdict(list)
     answered: dict[int, set[str]] = defaultdict(set)
     orphans: set[int] = set()
+    calling: list[Message] = []
     for m in messages:
-        if m.role != "tool":
-            continue
-        a = owner.get(m.tool_call_id or "")
-        if a is None or a > m.index:
-            orphans.add(m.index)
-        else:
-            results[a].append(m.index)
-            answered[a].add(m.tool_call_id or "")
-    unanswered = {
-        m.index for m in messages
-        if m.tool_calls and {c.id for c in m.tool_calls} - answered.get(m.index, set())
-    }
+        if m.tool_calls:
+            calling.append(m)
+            for call in m.tool_calls:
+                owner[call.id] = m.index
+        if m.role == "tool":
+            a = owner.get(m.tool_call_id or "")
+            if a is None:
+                orphans.add(m.index)
+            else:
+                results[a].append(m.index)
+                answered[a].add(m.tool_call_id or "")
+    unanswered = {m.index for m in calling if {c.id for c in m.tool_calls} - answered.get(m.index, set())}
     return dict(results), orphans, unanswered
 
 
-def decide(
-    messages: list[Message],
-    units: list[list[Unit]],
-    budget: int,
-    fixed_cost: int,
-    literal_cost: dict[str, int],
-    settings: Settings,
-) -> Plan:
+def decide(cols: Columns, budget: int, fixed_cost: int, settings: Settings,
+           protected: frozenset[int], results: dict[int, list[int]], orphans: set[int],
+           unanswered: set[int]) -> Plan:
     """Choose each unit's decision so that text + record fit ``budget``.
 
-    ``fixed_cost`` is what protected messages and the note's frame cost;
-    ``literal_cost`` gives each literal's tokens in the record.
+    ``fixed_cost`` is what the protected messages, the calls they force and the
+    note's frame cost.
     """
-    protected = protected_messages(messages, settings)
-    results, orphans, unanswered = tool_groups(messages)
+    n_msgs = len(cols)
+    n_units = len(cols.units)
+    u_msg = cols.u_msg.view
+    is_call = cols.u_is_call.view
+    tokens = cols.u_tokens.view
     result_owner = {r: a for a, rs in results.items() for r in rs}
-    decision: dict[str, str] = {}
-    duplicate_of: dict[str, str] = {}
-    calls_present: set[int] = set()
-    n = max(len(messages) - 1, 1)
 
-    # Calls whose result is protected must be shown, and so must all their results.
-    forced_calls = {result_owner[r] for r in protected if r in result_owner}
-    for a in forced_calls | {m for m in protected if m in results}:
-        calls_present.add(a)
-    must_show = set(protected) | {r for a in calls_present for r in results.get(a, [])} | calls_present
+    prot_msg = np.zeros(n_msgs, dtype=bool)
+    prot_msg[list(protected)] = True
+    calls_present = {result_owner[r] for r in protected if r in result_owner}
+    calls_present |= {a for a in protected if a in results}
+    prot_u = prot_msg[u_msg]
 
-    # 1-2. Protection and deduplication.
-    last_seen: dict[str, tuple[str, int]] = {}
-    for m in reversed(messages):
-        for u in reversed(units[m.index]):
-            if u.kind == "tool_call":
-                continue
-            winner = last_seen.get(u.key)
-            if m.index in protected:
-                decision[u.id] = KEPT
-            elif winner is not None and u.tokens >= settings.dedup_min_tokens \
-                    and winner[1] != m.index:
-                decision[u.id] = DEDUPLICATED
-                duplicate_of[u.id] = winner[0]
-            if winner is None:
-                last_seen[u.key] = (u.id, m.index)
-    for m in messages:
-        for u in units[m.index]:
-            if u.kind == "tool_call":
-                decision[u.id] = KEPT if m.index in calls_present else OMITTED
-            else:
-                decision.setdefault(u.id, OMITTED)
+    decision = np.zeros(n_units, dtype=np.int8)
+    decision[prot_u] = KEPT
+    present_msg = np.zeros(n_msgs, dtype=bool)
+    present_msg[list(calls_present)] = True
+    decision[is_call & present_msg[u_msg]] = KEPT
 
-    # Literal visibility: protected and forced text is visible from the start.
-    visible: set[str] = set()
-    occurrences: Counter[str] = Counter()
-    for m in messages:
-        for u in units[m.index]:
-            if decision[u.id] == KEPT:
-                visible.update(u.literal_texts)
-            elif decision[u.id] == OMITTED:
-                occurrences.update(u.literal_texts)
-    record_cost = sum(literal_cost[t] for t in occurrences if t not in visible)
-    share = {t: literal_cost[t] / k for t, k in occurrences.items() if t not in visible}
-    cap = int(RECORD_SHARE * (budget - fixed_cost))
+    winner = cols.key_newest.view[cols.u_key.view]
+    dedup = (~prot_u) & (~is_call) & (u_msg[winner] != u_msg) & (tokens >= settings.dedup_min_tokens)
+    decision[dedup] = DEDUPLICATED
+
+    visible = cols.literal_counts(decision == KEPT) > 0
+    occurrences = cols.literal_counts(decision == OMITTED)
+    in_record = (occurrences > 0) & ~visible
+    lit_cost = cols.lit_cost.view
+    record_cost = float(lit_cost[in_record].sum())
+    share = np.where(in_record, lit_cost / np.maximum(occurrences, 1), 0.0)
+    cap = RECORD_SHARE * (budget - fixed_cost)
     if record_cost > cap:
         # The record will be cut anyway: showing a unit frees no tokens, and the
         # text gets what the capped record leaves.
-        record_cost, share = cap, {}
-    # fixed_cost already holds the protected messages, the calls they force and the note's frame.
+        record_cost, share = cap, np.zeros_like(share)
     slack = budget - fixed_cost - record_cost
+    saved_all = cols.per_unit_sum(share)
+    saved_head = cols.per_unit_sum(share, head=True)
 
-    # 3. Upgrades, best value per token first. The record saving of a literal is
-    # shared among the units that state it, so the order is computed once.
-    def saved(texts: tuple[str, ...]) -> float:
-        return sum(share.get(t, 0.0) for t in texts)
+    weight = (1.0 + RECENCY * u_msg / max(n_msgs - 1, 1)) * cols.u_kind_weight.view
+    info = cols.u_info.view
 
-    options: list[tuple[float, int, str, Unit, float]] = []  # (-ratio, seq, kind, unit, cost)
-    call_cost: dict[int, float] = {}
-    for m in messages:
-        if m.index in protected or m.index in orphans:
+    # Options: bring back an assistant's calls; or a unit whole, its clip, or the rest after a clip.
+    blocked = np.zeros(n_msgs, dtype=bool)
+    blocked[list(orphans)] = True
+    for r, a in result_owner.items():
+        if a in unanswered and a not in calls_present:
+            blocked[r] = True
+    candidate = (decision == OMITTED) & ~is_call & ~blocked[u_msg] & ~prot_u
+
+    call_msgs = [a for a in results if a not in calls_present and a not in unanswered
+                 and a not in protected and a not in orphans]
+    call_rows = u_msg[is_call]
+    per_msg_cost = np.bincount(call_rows, weights=(tokens - saved_all)[is_call], minlength=n_msgs)
+    per_msg_gain = np.bincount(call_rows, weights=weight[is_call], minlength=n_msgs)
+    call_cost = {a: float(per_msg_cost[a]) + len(results[a]) for a in call_msgs}
+    call_ratio = np.full(n_msgs, np.inf)
+    for a in call_msgs:
+        call_ratio[a] = per_msg_gain[a] / max(call_cost[a], 0.5)
+
+    full_gain = weight * (OPENING + info)
+    full_cost = tokens - saved_all
+    clip_gain = weight * (OPENING + cols.u_head_share.view * info)
+    clip_cost = cols.u_clip.view - saved_head
+    rest_gain, rest_cost = full_gain - clip_gain, full_cost - clip_cost
+    clip_ratio = clip_gain / np.maximum(clip_cost, 0.5)
+    split = candidate & cols.u_clippable.view & (rest_gain / np.maximum(rest_cost, 0.5) < clip_ratio)
+    whole = candidate & ~split
+
+    # A result's text never comes before its call.
+    owner_of_msg = np.full(n_msgs, -1)
+    for r, a in result_owner.items():
+        owner_of_msg[r] = a
+    owner_u = owner_of_msg[u_msg]
+    cap_ratio = np.where(owner_u >= 0, call_ratio[np.maximum(owner_u, 0)], np.inf)
+
+    idx_split = np.flatnonzero(split)
+    idx_whole = np.flatnonzero(whole)
+    kinds = np.concatenate([np.full(len(call_msgs), _CALLS), np.full(len(idx_split), _CLIP),
+                            np.full(len(idx_split), _REST), np.full(len(idx_whole), _FULL)])
+    targets = np.concatenate([np.array(call_msgs, dtype=np.int64), idx_split, idx_split, idx_whole])
+    ratios = np.concatenate([
+        np.array([call_ratio[a] for a in call_msgs]),
+        np.minimum(clip_ratio[idx_split], cap_ratio[idx_split]),
+        np.minimum(rest_gain[idx_split] / np.maximum(rest_cost[idx_split], 0.5), cap_ratio[idx_split]),
+        np.minimum(full_gain[idx_whole] / np.maximum(full_cost[idx_whole], 0.5), cap_ratio[idx_whole]),
+    ])
+    costs = np.concatenate([np.array([call_cost[a] for a in call_msgs]), clip_cost[idx_split],
+                            rest_cost[idx_split], full_cost[idx_whole]])
+    tier = (kinds != _CALLS).astype(np.int64) + (kinds == _REST)
+    order = np.lexsort((targets, tier, -ratios))
+
+    # Take options in order while every running total fits; then fill what is left.
+    running = np.cumsum(costs[order])
+    over = np.flatnonzero(running > slack)
+    p = int(over[0]) if len(over) else len(order)
+    taken = order[:p]
+    left = slack - (float(running[p - 1]) if p else 0.0)
+    plan = Plan(decision, winner, calls_present, protected)
+    _apply(plan, cols, kinds[taken], targets[taken], results)
+    plan.accepted.extend(zip(kinds[taken].tolist(), targets[taken].tolist()))
+
+    rest_order = order[p:]
+    fits = rest_order[costs[rest_order] <= left]
+    clipped_now = decision == CLIPPED
+    for o in fits.tolist():
+        cost = float(costs[o])
+        if cost > left:
             continue
-        w_msg = 1.0 + RECENCY * m.index / n
-        for u in units[m.index]:
-            if decision[u.id] != OMITTED:
+        kind, target = int(kinds[o]), int(targets[o])
+        if kind == _CALLS:
+            if target in plan.calls_present:
                 continue
-            w = w_msg * _KIND_WEIGHT.get(u.kind, 1.0)
-            if u.kind == "tool_call":
-                if m.index in unanswered or u.field != "tool_calls.0" or m.index in calls_present:
+        else:
+            if kind == _REST and not clipped_now[target]:
+                continue  # its clip did not fit: the rest alone means nothing
+            owner = int(owner_u[target])
+            if owner >= 0 and owner not in plan.calls_present:
+                extra = call_cost.get(owner)
+                if extra is None or cost + extra > left:
                     continue
-                calls = [x for x in units[m.index] if x.kind == "tool_call"]
-                cost = sum(x.tokens for x in calls) + len(results.get(m.index, []))
-                cost -= sum(saved(x.literal_texts) for x in calls)
-                call_cost[m.index] = cost
-                options.append((-(w * len(calls)) / max(cost, 0.5), len(options), "calls", u, cost))
-                continue
-            full_gain, full_cost = w * (OPENING + u.info), u.tokens - saved(u.literal_texts)
-            if u.head_end < len(u.text):
-                part = u.head_end / max(len(u.text), 1)
-                clip_gain = w * (OPENING + part * u.info)
-                clip_cost = u.clip_tokens - saved(u.head_literal_texts)
-                rest_gain, rest_cost = full_gain - clip_gain, full_cost - clip_cost
-                clip_ratio = clip_gain / max(clip_cost, 0.5)
-                if rest_gain / max(rest_cost, 0.5) < clip_ratio:
-                    options.append((-clip_ratio, len(options), "clip", u, clip_cost))
-                    options.append((-rest_gain / max(rest_cost, 0.5), len(options), "full", u, rest_cost))
-                    continue
-            options.append((-full_gain / max(full_cost, 0.5), len(options), "full", u, full_cost))
-    options.sort()
+                left -= extra
+                _apply(plan, cols, np.array([_CALLS]), np.array([owner]), results)
+                plan.accepted.append((_CALLS, owner))
+        left -= cost
+        _apply(plan, cols, np.array([kind]), np.array([target]), results)
+        plan.accepted.append((kind, target))
+        if kind == _CLIP:
+            clipped_now[target] = True
+    return plan
 
-    accepted: list[tuple[str, str, str]] = []
 
-    def show_calls(a: int) -> None:
-        calls_present.add(a)
-        for x in units[a]:
-            if x.kind == "tool_call":
-                decision[x.id] = KEPT
-        accepted.append(("calls", str(a), OMITTED))
+def _apply(plan: Plan, cols: Columns, kinds: np.ndarray, targets: np.ndarray,
+           results: dict[int, list[int]]) -> None:
+    d = plan.decision
+    d[targets[kinds == _CLIP]] = CLIPPED
+    d[targets[(kinds == _FULL) | (kinds == _REST)]] = KEPT
+    calls = targets[kinds == _CALLS].tolist()
+    if calls:
+        plan.calls_present.update(calls)
+        starts = cols.msg_start.view
+        is_call = cols.u_is_call.view
+        for a in calls:
+            s, e = int(starts[a]), int(starts[a + 1])
+            d[s:e][is_call[s:e]] = KEPT
 
-    for _, _, kind, u, cost in options:
-        if slack <= 0:
-            break
-        if kind == "calls":
-            if u.message not in calls_present and cost <= slack:
-                slack -= cost
-                show_calls(u.message)
-            continue
-        owner = result_owner.get(u.message)
-        extra = call_cost[owner] if owner is not None and owner not in calls_present else 0.0
-        if owner is not None and owner not in calls_present and owner not in call_cost:
-            continue
-        prev = decision[u.id]
-        if kind == "full" and prev == OMITTED and u.head_end < len(u.text):
-            continue  # its clip did not fit; the rest alone means nothing
-        if cost + extra > slack:
-            continue
-        if extra:
-            show_calls(owner)  # type: ignore[arg-type]
-        slack -= cost + extra
-        decision[u.id] = CLIPPED if kind == "clip" else KEPT
-        accepted.append((kind, u.id, prev))
 
-    dropped = frozenset(
-        m.index for m in messages
-        if m.index not in protected and m.index not in calls_present
-        and m.index not in {r for a in calls_present for r in results.get(a, [])}
-        and all(decision[u.id] in (OMITTED, DEDUPLICATED) for u in units[m.index])
-    )
-    return Plan(decision, duplicate_of, calls_present, protected, dropped, accepted)
+def undo_last(plan: Plan, cols: Columns, results: dict[int, list[int]]) -> bool:
+    """Take back the last option taken; False if there is none."""
+    if not plan.accepted:
+        return False
+    kind, target = plan.accepted.pop()
+    d = plan.decision
+    if kind == _CALLS:
+        plan.calls_present.discard(target)
+        starts = cols.msg_start.view
+        for m in [target, *results.get(target, [])]:
+            s, e = int(starts[m]), int(starts[m + 1])
+            block = d[s:e]
+            block[(block == KEPT) | (block == CLIPPED)] = OMITTED
+    elif kind == _REST:
+        d[target] = CLIPPED
+    else:
+        d[target] = OMITTED
+    return True

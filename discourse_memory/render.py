@@ -5,19 +5,20 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .messages import Message
+import numpy as np
+
+from .columns import Columns
 from .policy import CLIPPED, KEPT, PLACEHOLDER, Plan
 from .units import Unit, render_clipped
 
 __all__ = ["render_messages", "render_note"]
 
 
-def _render_field(text: str, units: list[Unit], plan: Plan) -> str:
-    if all(plan.decision[u.id] == KEPT for u in units):
+def _render_field(text: str, units: list[Unit], decisions: list[int]) -> str:
+    if all(d == KEPT for d in decisions):
         return text
     parts = []
-    for u in units:
-        d = plan.decision[u.id]
+    for u, d in zip(units, decisions):
         if d == KEPT:
             parts.append(u.gap + u.text + u.suffix)
         elif d == CLIPPED:
@@ -26,8 +27,7 @@ def _render_field(text: str, units: list[Unit], plan: Plan) -> str:
 
 
 def render_messages(
-    messages: list[Message],
-    units: list[list[Unit]],
+    cols: Columns,
     plan: Plan,
     results: dict[int, list[int]],
     orphans: set[int],
@@ -35,31 +35,50 @@ def render_messages(
     """Compacted messages, the input index of each, and the texts to count per message
     (rendered text fields, tool-call names and arguments)."""
     result_owner = {r: a for a, rs in results.items() for r in rs}
+    decision = plan.decision
+    shown = (decision == KEPT) | (decision == CLIPPED)
+    any_shown = np.bincount(cols.u_msg.view[shown], minlength=len(cols)) > 0
+    starts = cols.msg_start.view
     out: list[dict[str, Any]] = []
     sources: list[int] = []
     counted: list[list[str]] = []
-    for m in messages:
+    for m in cols.messages:
+        i = m.index
         raw = m.raw
         calls_texts = [t for c in m.tool_calls for t in (c.name, c.arguments)]
-        if m.index in plan.protected:
+        if i in plan.protected:
             out.append(copy.copy(dict(raw)))
-            sources.append(m.index)
+            sources.append(i)
             counted.append([tf.text for tf in m.texts] + calls_texts)
             continue
-        owner = result_owner.get(m.index)
-        if m.index in orphans or (owner is not None and owner not in plan.calls_present):
-            continue
-        if m.role == "tool" and owner is None:
-            continue
-        by_field: dict[str, list[Unit]] = {}
-        for u in units[m.index]:
-            if u.kind != "tool_call":
-                by_field.setdefault(u.field, []).append(u)
-        rendered = {tf.field: _render_field(tf.text, by_field.get(tf.field, []), plan) for tf in m.texts}
-        calls_kept = m.index in plan.calls_present
+        owner = result_owner.get(i)
         is_result = owner is not None
+        if i in orphans or (is_result and owner not in plan.calls_present) or (m.role == "tool" and not is_result):
+            continue
+        calls_kept = i in plan.calls_present
+        if not any_shown[i] and not calls_kept and not is_result:
+            continue
+        s, e = int(starts[i]), int(starts[i + 1])
+        key = (i, decision[s:e].tobytes(), calls_kept, is_result)
+        hit = cols.rendered.get(key)
+        if hit is not None:
+            if hit[0] is not None:
+                out.append(dict(hit[0]))
+                sources.append(i)
+                counted.append(hit[1])
+            continue
+        units = cols.units[s:e]
+        decisions = decision[s:e].tolist()
+        by_field: dict[str, tuple[list[Unit], list[int]]] = {}
+        for u, d in zip(units, decisions):
+            if u.kind != "tool_call":
+                us, ds = by_field.setdefault(u.field, ([], []))
+                us.append(u)
+                ds.append(d)
+        rendered = {tf.field: _render_field(tf.text, *by_field.get(tf.field, ([], []))) for tf in m.texts}
         has_text = any(rendered.values())
         if not has_text and not calls_kept and not is_result:
+            cols.remember_render(key, None, [])
             continue
         new = dict(raw)
         content = raw.get("content")
@@ -82,12 +101,14 @@ def render_messages(
             new.pop("tool_calls", None)
             if new.get("content") is None:
                 new["content"] = ""
-        texts = [v for v in rendered.values()]
+        texts = list(rendered.values())
         if is_result and not has_text:
             texts = [PLACEHOLDER]
-        out.append(new)
-        sources.append(m.index)
-        counted.append(texts + (calls_texts if calls_kept else []))
+        texts = texts + (calls_texts if calls_kept else [])
+        cols.remember_render(key, new, texts)
+        out.append(dict(new))
+        sources.append(i)
+        counted.append(texts)
     return out, sources, counted
 
 

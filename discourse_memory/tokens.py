@@ -75,7 +75,17 @@ class _CountCache:
             self._data[text] = n
 
 
-class TiktokenCounter:
+class _Shared:
+    """Counters are caches around a pure function: copies share the same object."""
+
+    def __copy__(self) -> "_Shared":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "_Shared":
+        return self
+
+
+class TiktokenCounter(_Shared):
     """Counts with a tiktoken ``Encoding``; special-token text counts as plain text."""
 
     def __init__(self, encoding: object, name: str | None = None) -> None:
@@ -127,7 +137,7 @@ class TiktokenCounter:
         return index
 
 
-class CallableCounter:
+class CallableCounter(_Shared):
     """Wraps a user's ``callable(str) -> int``."""
 
     def __init__(self, fn: Callable[[str], int], name: str | None = None) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -145,20 +145,19 @@ class Analyzer:
                     self._cache.move_to_end(t)
         return [found[t] for t in texts]  # type: ignore[misc]
 
-    def units(self, messages: list[Message], reuse: list[list[Unit]] | None = None) -> list[list[Unit]]:
-        """Units of each message, in order; tool calls are units of kind ``tool_call``.
+    def units(self, messages: list[Message], seen: dict[str, int] | None = None) -> list[list[Unit]]:
+        """Units of each of ``messages``, in order; tool calls are units of kind ``tool_call``.
 
-        ``reuse`` holds the units of a prefix of ``messages`` computed before
-        (occurrence numbers only depend on what comes earlier, so they stay valid).
+        ``seen`` counts the units of each key in the messages before these (so
+        occurrence numbers count the earlier copies); it is updated.
         """
-        done = list(reuse or [])
-        rest = messages[len(done):]
-        texts = [tf.text for m in rest for tf in m.texts]
+        texts = [tf.text for m in messages for tf in m.texts]
         analysed = iter(self.analyse(texts))
-        seen: dict[str, int] = dict(Counter(u.key for us in done for u in us))
-        out: list[list[Unit]] = done
+        if seen is None:
+            seen = {}
+        out: list[list[Unit]] = []
         count = self.counter.count
-        for m in rest:
+        for m in messages:
             units: list[Unit] = []
             for tf in m.texts:
                 for mp in next(analysed):

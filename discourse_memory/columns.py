@@ -1,0 +1,191 @@
+"""A conversation's units as columns (numpy arrays), grown message by message.
+
+The policy runs on these arrays, so a view of a long history costs a few array
+operations instead of a Python loop per unit, and appending a message only
+appends its rows. Literals are numbered in order of first appearance, which is
+the record's chronological order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .messages import SYSTEM_ROLES, Message
+from .units import Unit
+
+__all__ = ["Columns", "KIND_WEIGHT", "LITERAL_RANK"]
+
+KIND_WEIGHT = {"heading": 1.5, "tool_call": 3.0, "field": 1.2, "table_row": 1.1}
+# Literal kinds, most worth keeping in a cut record first.
+LITERAL_RANK = {
+    "identifier": 0, "email": 0, "url": 0, "path": 0, "amount": 0, "datetime": 0, "date": 0,
+    "version": 0, "time": 1, "percent": 1, "quoted": 1, "name": 1, "number": 2,
+}
+
+
+class _Grow:
+    """A numpy array with amortised appends."""
+
+    def __init__(self, dtype: type) -> None:
+        self._a = np.zeros(64, dtype=dtype)
+        self.n = 0
+
+    def extend(self, values: list) -> None:
+        k = len(values)
+        if self.n + k > len(self._a):
+            bigger = np.zeros(max(2 * len(self._a), self.n + k), dtype=self._a.dtype)
+            bigger[: self.n] = self._a[: self.n]
+            self._a = bigger
+        self._a[self.n:self.n + k] = values
+        self.n += k
+
+    def set(self, i: int, value: object) -> None:
+        self._a[i] = value
+
+    @property
+    def view(self) -> np.ndarray:
+        return self._a[: self.n]
+
+
+class Columns:
+    """Columns of the units of messages ``0..len(self)-1``."""
+
+    def __init__(self, count: Callable[[str], int]) -> None:
+        self._count = count
+        self.units: list[Unit] = []
+        self.messages: list[Message] = []
+        self.msg_start = _Grow(np.int64)
+        self.msg_start.extend([0])
+        self.msg_cost = _Grow(np.int64)
+        self.msg_is_system = _Grow(np.bool_)
+        self.msg_is_user = _Grow(np.bool_)
+        # per unit
+        self.u_msg = _Grow(np.int64)
+        self.u_tokens = _Grow(np.float64)
+        self.u_clip = _Grow(np.float64)
+        self.u_clippable = _Grow(np.bool_)
+        self.u_head_share = _Grow(np.float64)
+        self.u_info = _Grow(np.float64)
+        self.u_kind_weight = _Grow(np.float64)
+        self.u_is_call = _Grow(np.bool_)
+        self.u_key = _Grow(np.int64)
+        self.lit_ptr = _Grow(np.int64)
+        self.lit_ptr.extend([0])
+        self.lit_idx = _Grow(np.int64)
+        self.head_ptr = _Grow(np.int64)
+        self.head_ptr.extend([0])
+        self.head_idx = _Grow(np.int64)
+        # per key: the newest unit with that key
+        self._key_ids: dict[str, int] = {}
+        self.key_count: dict[str, int] = {}
+        """How many units of each key the conversation has (for occurrence numbers)."""
+        self.key_newest = _Grow(np.int64)
+        # per literal
+        self.lit_ids: dict[str, int] = {}
+        self.lit_text: list[str] = []
+        self.lit_cost = _Grow(np.float64)
+        self.lit_rank = _Grow(np.int64)
+        self.lit_last_msg = _Grow(np.int64)
+        # (message, its decisions, calls shown, is a result) -> (rendered message, texts to count)
+        self.rendered: dict[tuple, tuple[dict | None, list[str]]] = {}
+
+    def remember_render(self, key: tuple, message: dict | None, texts: list[str]) -> None:
+        """Cache a message's rendering for a given set of decisions (bounded)."""
+        if len(self.rendered) > 20_000:
+            self.rendered.clear()
+        self.rendered[key] = (message, texts)
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def extend(self, messages: list[Message], units: list[list[Unit]]) -> None:
+        """Append messages (numbered from ``len(self)``) and their units."""
+        count = self._count
+        for m, us in zip(messages, units):
+            self.messages.append(m)
+            base = len(self.units)
+            self.units.extend(us)
+            self.msg_start.extend([base + len(us)])
+            self.msg_cost.extend([sum(count(tf.text) for tf in m.texts)
+                                  + sum(count(c.name) + count(c.arguments) for c in m.tool_calls)])
+            self.msg_is_system.extend([m.role in SYSTEM_ROLES])
+            self.msg_is_user.extend([m.role == "user"])
+            if not us:
+                continue
+            keys = []
+            lit_rows: list[int] = []
+            head_rows: list[int] = []
+            lit_ptrs: list[int] = []
+            head_ptrs: list[int] = []
+            n_lit = self.lit_idx.n
+            n_head = self.head_idx.n
+            for j, u in enumerate(us):
+                kid = self._key_ids.get(u.key)
+                if kid is None:
+                    kid = self._key_ids[u.key] = len(self._key_ids)
+                    self.key_newest.extend([base + j])
+                else:
+                    self.key_newest.set(kid, base + j)
+                keys.append(kid)
+                for t in u.literal_texts:
+                    lid = self._literal(t, u, m.index)
+                    lit_rows.append(lid)
+                for t in u.head_literal_texts:
+                    head_rows.append(self.lit_ids[t])
+                lit_ptrs.append(n_lit + len(lit_rows))
+                head_ptrs.append(n_head + len(head_rows))
+            self.lit_idx.extend(lit_rows)
+            self.head_idx.extend(head_rows)
+            self.lit_ptr.extend(lit_ptrs)
+            self.head_ptr.extend(head_ptrs)
+            self.u_key.extend(keys)
+            self.u_msg.extend([m.index] * len(us))
+            self.u_tokens.extend([u.tokens for u in us])
+            self.u_clip.extend([u.clip_tokens for u in us])
+            self.u_clippable.extend([u.head_end < len(u.text) for u in us])
+            self.u_head_share.extend([u.head_end / max(len(u.text), 1) for u in us])
+            self.u_info.extend([u.info for u in us])
+            self.u_kind_weight.extend([KIND_WEIGHT.get(u.kind, 1.0) for u in us])
+            self.u_is_call.extend([u.kind == "tool_call" for u in us])
+
+    def _literal(self, text: str, unit: Unit, message: int) -> int:
+        lid = self.lit_ids.get(text)
+        rank = 1
+        for lit in unit.literals:
+            if lit.text == text:
+                rank = LITERAL_RANK.get(lit.kind, 1)
+                break
+        if lid is None:
+            lid = self.lit_ids[text] = len(self.lit_text)
+            self.lit_text.append(text)
+            self.lit_cost.extend([self._count(text) + 1])
+            self.lit_rank.extend([rank])
+            self.lit_last_msg.extend([message])
+        else:
+            self.lit_last_msg.set(lid, message)
+            if rank < self.lit_rank.view[lid]:
+                self.lit_rank.set(lid, rank)
+        return lid
+
+    def per_unit_sum(self, values: np.ndarray, head: bool = False) -> np.ndarray:
+        """For each unit, the sum of ``values`` over its (head) literals."""
+        ptr = (self.head_ptr if head else self.lit_ptr).view
+        idx = (self.head_idx if head else self.lit_idx).view
+        if len(idx) == 0:
+            return np.zeros(len(ptr) - 1)
+        csum = np.concatenate(([0.0], np.cumsum(values[idx])))
+        return csum[ptr[1:]] - csum[ptr[:-1]]
+
+    def literal_counts(self, unit_mask: np.ndarray, head_mask: np.ndarray | None = None) -> np.ndarray:
+        """How many units in ``unit_mask`` state each literal (plus the heads of ``head_mask``)."""
+        ptr = self.lit_ptr.view
+        counts = np.diff(ptr)
+        rows = np.repeat(unit_mask, counts)
+        out = np.bincount(self.lit_idx.view[rows], minlength=len(self.lit_text)).astype(np.float64)
+        if head_mask is not None and head_mask.any():
+            hptr = self.head_ptr.view
+            hrows = np.repeat(head_mask, np.diff(hptr))
+            out += np.bincount(self.head_idx.view[hrows], minlength=len(self.lit_text))
+        return out

@@ -1,0 +1,27 @@
+"""The public API: small, sorted, and free of framework imports."""
+
+import subprocess
+import sys
+
+import discourse_memory
+
+EXPECTED = {
+    "BudgetTooSmallError", "Compaction", "Compactor", "DiscourseMemory", "DiscourseMemoryError",
+    "EncodingUnavailableError", "InvalidMessageError", "Literal", "Report", "StateError",
+    "TokenCounter", "Unit", "UnitReport", "compact", "get_token_counter",
+}
+
+
+def test_all_is_sorted_and_exact():
+    assert discourse_memory.__all__ == sorted(discourse_memory.__all__)
+    assert set(discourse_memory.__all__) == EXPECTED
+    for name in EXPECTED:
+        assert getattr(discourse_memory, name) is not None
+
+
+def test_core_imports_no_framework():
+    code = ("import sys, discourse_memory; discourse_memory.compact([{'role':'user','content':'x'}], 10);"
+            "bad=[m for m in sys.modules if m.split('.')[0] in ('langchain','langchain_core','llama_index')];"
+            "print(bad); sys.exit(1 if bad else 0)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -1,0 +1,94 @@
+"""DiscourseMemory: history, views, state."""
+
+import json
+
+import pytest
+
+from discourse_memory import DiscourseMemory, InvalidMessageError, StateError
+from discourse_memory.sample import sample_conversation
+
+from .conftest import view_tokens
+
+
+def test_view_never_changes_the_history():
+    msgs = sample_conversation(3)
+    mem = DiscourseMemory(msgs)
+    before = mem.messages
+    view = mem.view(view_tokens(msgs) // 3)
+    assert view.tokens_after <= view_tokens(msgs) // 3
+    assert mem.messages == before == msgs
+    assert len(mem) == len(msgs)
+
+
+def test_messages_returns_copies():
+    mem = DiscourseMemory([{"role": "user", "content": "hi"}])
+    got = mem.messages
+    got[0]["content"] = "changed"
+    assert mem.messages[0]["content"] == "hi"
+
+
+def test_view_equals_compact():
+    from discourse_memory import compact
+
+    msgs = sample_conversation(2)
+    mem = DiscourseMemory()
+    for m in msgs:
+        mem.append(m)
+    budget = view_tokens(msgs) // 2
+    assert mem.view(budget).messages == compact(msgs, budget).messages
+
+
+def test_state_round_trip_restores_identical_view():
+    msgs = sample_conversation(3)
+    mem = DiscourseMemory(msgs, keep_system=True, clip_tokens=10)
+    state = json.loads(json.dumps(mem.to_dict()))
+    assert state["schema"] == "discourse-memory/state" and state["version"] == 1
+    again = DiscourseMemory.from_dict(state)
+    budget = view_tokens(msgs) // 3
+    a, b = mem.view(budget), again.view(budget)
+    assert json.dumps(a.messages) == json.dumps(b.messages)
+    assert a.report == b.report
+
+
+@pytest.mark.parametrize("state, match", [
+    ({"schema": "other"}, "not a discourse-memory state"),
+    ({"schema": "discourse-memory/state", "version": 99, "settings": {}, "messages": []}, "newer"),
+    ({"schema": "discourse-memory/state", "version": 1, "settings": {}, "messages": "x"}, "messages"),
+    ({"schema": "discourse-memory/state", "version": 1, "settings": {}, "messages": [{"content": 1}]}, "invalid state"),
+    ("not a dict", "not a discourse-memory state"),
+])
+def test_bad_state_gives_clear_error(state, match):
+    with pytest.raises(StateError, match=match):
+        DiscourseMemory.from_dict(state)
+
+
+def test_invalid_append_stores_nothing():
+    mem = DiscourseMemory([{"role": "user", "content": "a"}])
+    with pytest.raises(InvalidMessageError):
+        mem.extend([{"role": "user", "content": "b"}, {"role": 3}])
+    assert len(mem) == 1
+
+
+def test_append_analyses_only_the_new_message(monkeypatch):
+    import discourse_memory.units as units
+
+    msgs = sample_conversation(3)
+    mem = DiscourseMemory(msgs[:-1])
+    mem.view(view_tokens(msgs) // 3)
+    seen: list[list[str]] = []
+    real = units.segment_texts
+
+    def spy(texts, nlp):
+        seen.append(list(texts))
+        return real(texts, nlp)
+
+    monkeypatch.setattr(units, "segment_texts", spy)
+    mem.append(msgs[-1])
+    mem.view(view_tokens(msgs) // 3)
+    assert seen == [[msgs[-1]["content"]]]
+
+
+def test_clear():
+    mem = DiscourseMemory(sample_conversation(1))
+    mem.clear()
+    assert len(mem) == 0 and mem.messages == []
