@@ -16,7 +16,7 @@ from .messages import Message, validate_messages
 from .columns import Columns
 from .policy import (
     CLIPPED, DECISION_NAMES, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan, Settings, decide,
-    protected_messages, tool_groups, undo_last,
+    protected_messages, relax_steps, tool_groups, undo_last,
 )
 from .render import render_messages, render_note
 from .report import Report, UnitReport
@@ -140,7 +140,15 @@ class Compactor:
             raise ValueError(f"note_role must be 'system', 'user' or 'developer'; got {settings.note_role!r}")
         with self._lock:
             cols, tag = self._columns(messages)
-            return self._compact(cols, tag, messages, budget, settings)
+            steps = relax_steps(settings)
+            for step in steps:
+                try:
+                    return self._compact(cols, tag, messages, budget, step)
+                except BudgetTooSmallError as exc:
+                    if step is steps[-1]:
+                        raise
+                    error = exc
+            raise error  # pragma: no cover  (the loop returns or raises)
 
     def _compact(self, cols: Columns, tag: str, messages: Any, budget: int,
                  settings: Settings) -> Compaction:
@@ -187,7 +195,7 @@ class Compactor:
         winner = plan.winner
         return Compaction(out, tuple(sources), before, after, budget, note_text,
                           lambda: _report(units, decision, winner, plan.protected, record, dropped,
-                                          note_text, orphans, dropped_messages),
+                                          note_text, orphans, dropped_messages, settings.protection),
                           messages)
 
 
@@ -251,7 +259,7 @@ def _unchanged(msgs: list[Message], units: list[Unit], before: int, budget: int,
                        tuple(u.literal_texts), (), ())
             for u in units
         )
-        return Report(reports, (), (), None, (), ())
+        return Report(reports, (), (), None, (), (), "everything (nothing compacted)")
 
     return Compaction([copy.copy(dict(m.raw)) for m in msgs], tuple(range(len(msgs))),
                       before, before, budget, None, report, inputs)
@@ -259,7 +267,7 @@ def _unchanged(msgs: list[Message], units: list[Unit], before: int, budget: int,
 
 def _report(units: list[Unit], decision: np.ndarray, winner: np.ndarray, protected: frozenset[int],
             record: tuple[str, ...], dropped: tuple[str, ...], note: str, orphans: set[int],
-            dropped_messages: tuple[int, ...]) -> Report:
+            dropped_messages: tuple[int, ...], protection: str) -> Report:
     recorded = set(record)
     shown: set[str] = set()
     for u, d in zip(units, decision.tolist()):
@@ -280,7 +288,7 @@ def _report(units: list[Unit], decision: np.ndarray, winner: np.ndarray, protect
                               units[w].id if d == DEDUPLICATED else None,
                               u.message in protected,
                               u.head_end if d == CLIPPED else None))
-    return Report(tuple(out), record, dropped, note, dropped_messages, tuple(sorted(orphans)))
+    return Report(tuple(out), record, dropped, note, dropped_messages, tuple(sorted(orphans)), protection)
 
 
 _COMPACTORS: dict[tuple[Any, ...], Compactor] = {}
@@ -308,6 +316,7 @@ def compact(
     note_role: str = "system",
     pipeline: str | None = None,
     clip_tokens: int = 12,
+    relax: bool = False,
 ) -> Compaction:
     """Compact OpenAI-style chat ``messages`` to at most ``budget`` tokens.
 
@@ -325,6 +334,10 @@ def compact(
         pipeline: spaCy pipeline: ``"blank:en"`` (default) or an installed model name
             such as ``"en_core_web_sm"`` (adds its statistical entities).
         clip_tokens: how many tokens a clipped unit keeps (twice that for code and tables).
+        relax: when the protected messages do not fit, protect less instead of raising:
+            first only the newest message, then not the system messages either, then
+            nothing (``report.protection`` says what was protected). For agent loops
+            that must never stop on a long prompt.
 
     Returns:
         A :class:`Compaction`; when the input already fits, its messages are copies of
@@ -332,9 +345,10 @@ def compact(
 
     Raises:
         BudgetTooSmallError: the protected messages and the note's frame do not fit;
-            ``.minimum`` says how many tokens they need.
+            ``.minimum`` says how many tokens they need (never with ``relax=True``
+            unless even the record's frame does not fit).
         InvalidMessageError: a message is malformed (the error names it).
     """
     settings = Settings(keep_system=keep_system, keep_last_turn=keep_last_turn,
-                        clip_tokens=clip_tokens, note_role=note_role)
+                        clip_tokens=clip_tokens, note_role=note_role, relax=relax)
     return _compactor(token_counter, pipeline, clip_tokens).compact(messages, budget, settings)

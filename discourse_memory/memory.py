@@ -38,10 +38,11 @@ class DiscourseMemory:
         note_role: str = "system",
         pipeline: str | None = None,
         clip_tokens: int = 12,
+        relax: bool = False,
     ) -> None:
         self._token_counter_name = token_counter if isinstance(token_counter, str) or token_counter is None else None
         self._settings = Settings(keep_system=keep_system, keep_last_turn=keep_last_turn,
-                                  clip_tokens=clip_tokens, note_role=note_role)
+                                  clip_tokens=clip_tokens, note_role=note_role, relax=relax)
         self._pipeline = pipeline
         self._compactor = Compactor(token_counter, pipeline=pipeline, clip_tokens=clip_tokens)
         self._messages: list[dict[str, Any]] = []
@@ -91,6 +92,7 @@ class DiscourseMemory:
                 "note_role": s.note_role,
                 "pipeline": self._pipeline,
                 "clip_tokens": s.clip_tokens,
+                "relax": s.relax,
             },
             "messages": self.messages,
         }
@@ -132,6 +134,7 @@ class DiscourseMemory:
                 note_role=str(settings.get("note_role", "system")),
                 pipeline=settings.get("pipeline"),
                 clip_tokens=int(settings.get("clip_tokens", 12)),
+                relax=bool(settings.get("relax", False)),
             )
         except (TypeError, ValueError) as exc:
             raise StateError(f"invalid state: {exc}") from exc

@@ -32,7 +32,7 @@ import numpy as np
 from .columns import Columns
 from .messages import SYSTEM_ROLES, Message
 
-__all__ = ["Plan", "Settings", "decide", "protected_messages", "tool_groups"]
+__all__ = ["Plan", "Settings", "decide", "protected_messages", "relax_steps", "tool_groups"]
 
 OMITTED, CLIPPED, KEPT, DEDUPLICATED = 0, 1, 2, 3
 DECISION_NAMES = ("omitted", "clipped", "kept", "deduplicated")
@@ -40,7 +40,10 @@ PLACEHOLDER = "…"
 OPENING = 1.0
 RECENCY = 1.0
 RECORD_SHARE = 0.5
-_CALLS, _CLIP, _FULL, _REST = 0, 1, 2, 3
+_CALLS, _CLIP, _FULL, _REST, _OPEN = 0, 1, 2, 3, 4
+# Messages this small open as a whole (see decide).
+SHORT_UNITS = 12
+SHORT_TOKENS = 400
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,38 @@ class Settings:
     dedup_min_tokens: int = 4
     clip_tokens: int = 12
     note_role: str = "system"
+    relax: bool = False
+    """When what must be kept does not fit, protect less instead of raising (see RELAX_STEPS)."""
+    keep_last_message: bool = False
+    """Protect the newest message alone (a relaxation step)."""
+
+    @property
+    def protection(self) -> str:
+        parts = []
+        if self.keep_system:
+            parts.append("system")
+        if self.keep_last_turn:
+            parts.append("newest turn")
+        elif self.keep_last_message:
+            parts.append("newest message")
+        return " + ".join(parts) or "nothing"
+
+
+def relax_steps(settings: Settings) -> list[Settings]:
+    """The settings to try in turn: as given, then the newest turn shrunk to the newest
+    message, then system messages compactable too, then nothing protected."""
+    from dataclasses import replace
+
+    steps = [settings]
+    if not settings.relax:
+        return steps
+    if settings.keep_last_turn:
+        steps.append(replace(steps[-1], keep_last_turn=False, keep_last_message=True))
+    if settings.keep_system:
+        steps.append(replace(steps[-1], keep_system=False))
+    if steps[-1].keep_last_turn or steps[-1].keep_last_message:
+        steps.append(replace(steps[-1], keep_last_turn=False, keep_last_message=False))
+    return steps
 
 
 @dataclass
@@ -61,6 +96,10 @@ class Plan:
     """For each unit, the unit that holds its newest copy (itself if none)."""
     calls_present: set[int]
     protected: frozenset[int]
+    opening: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    """Per unit, what opening its message shows of it (clipped, or kept if short)."""
+    candidate: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Units that open with their (short) message."""
     accepted: list[tuple[int, int]] = field(default_factory=list)
     """(option kind, unit or message index) in the order taken, so the last can be undone."""
 
@@ -73,6 +112,8 @@ def protected_messages(messages: list[Message], settings: Settings) -> frozenset
         last_user = max((m.index for m in messages if m.role == "user"), default=None)
         start = last_user if last_user is not None else messages[-1].index
         keep.update(range(start, len(messages)))
+    elif settings.keep_last_message and messages:
+        keep.add(messages[-1].index)
     return frozenset(keep)
 
 
@@ -179,6 +220,21 @@ def decide(cols: Columns, budget: int, fixed_cost: int, settings: Settings,
     split = candidate & cols.u_clippable.view & (rest_gain / np.maximum(rest_cost, 0.5) < clip_ratio)
     whole = candidate & ~split
 
+    # Short messages open whole: every unit's opening (a clip, or the unit itself
+    # if short) comes back at once, so a shown message never loses a sentence
+    # outright; the rest of each clipped unit can follow.
+    starts = cols.msg_start.view
+    n_units_msg = np.diff(starts)
+    short = (n_units_msg <= SHORT_UNITS) & (cols.msg_cost.view <= SHORT_TOKENS)
+    in_short = candidate & short[u_msg]
+    open_cost_u = np.where(split, clip_cost, full_cost)
+    open_gain_u = np.where(split, clip_gain, full_gain)
+    open_msgs = np.flatnonzero(np.bincount(u_msg[in_short], minlength=n_msgs) > 0)
+    open_cost = np.bincount(u_msg[in_short], weights=open_cost_u[in_short], minlength=n_msgs)
+    open_gain = np.bincount(u_msg[in_short], weights=open_gain_u[in_short], minlength=n_msgs)
+    open_ratio = np.full(n_msgs, np.inf)
+    open_ratio[open_msgs] = open_gain[open_msgs] / np.maximum(open_cost[open_msgs], 0.5)
+
     # A result's text never comes before its call.
     owner_of_msg = np.full(n_msgs, -1)
     for r, a in result_owner.items():
@@ -186,20 +242,27 @@ def decide(cols: Columns, budget: int, fixed_cost: int, settings: Settings,
     owner_u = owner_of_msg[u_msg]
     cap_ratio = np.where(owner_u >= 0, call_ratio[np.maximum(owner_u, 0)], np.inf)
 
-    idx_split = np.flatnonzero(split)
-    idx_whole = np.flatnonzero(whole)
-    kinds = np.concatenate([np.full(len(call_msgs), _CALLS), np.full(len(idx_split), _CLIP),
-                            np.full(len(idx_split), _REST), np.full(len(idx_whole), _FULL)])
-    targets = np.concatenate([np.array(call_msgs, dtype=np.int64), idx_split, idx_split, idx_whole])
+    open_owner = owner_of_msg[open_msgs]
+    open_cap = np.where(open_owner >= 0, call_ratio[np.maximum(open_owner, 0)], np.inf)
+    # In short messages, the rest of a clipped unit never comes before the message opens.
+    cap_ratio = np.where(in_short, np.minimum(cap_ratio, open_ratio[u_msg]), cap_ratio)
+    idx_clip = np.flatnonzero(split & ~in_short)
+    idx_rest = np.flatnonzero(split)
+    idx_whole = np.flatnonzero(whole & ~in_short)
+    kinds = np.concatenate([np.full(len(call_msgs), _CALLS), np.full(len(open_msgs), _OPEN),
+                            np.full(len(idx_clip), _CLIP), np.full(len(idx_rest), _REST),
+                            np.full(len(idx_whole), _FULL)])
+    targets = np.concatenate([np.array(call_msgs, dtype=np.int64), open_msgs, idx_clip, idx_rest, idx_whole])
     ratios = np.concatenate([
         np.array([call_ratio[a] for a in call_msgs]),
-        np.minimum(clip_ratio[idx_split], cap_ratio[idx_split]),
-        np.minimum(rest_gain[idx_split] / np.maximum(rest_cost[idx_split], 0.5), cap_ratio[idx_split]),
+        np.minimum(open_ratio[open_msgs], open_cap),
+        np.minimum(clip_ratio[idx_clip], cap_ratio[idx_clip]),
+        np.minimum(rest_gain[idx_rest] / np.maximum(rest_cost[idx_rest], 0.5), cap_ratio[idx_rest]),
         np.minimum(full_gain[idx_whole] / np.maximum(full_cost[idx_whole], 0.5), cap_ratio[idx_whole]),
     ])
-    costs = np.concatenate([np.array([call_cost[a] for a in call_msgs]), clip_cost[idx_split],
-                            rest_cost[idx_split], full_cost[idx_whole]])
-    tier = (kinds != _CALLS).astype(np.int64) + (kinds == _REST)
+    costs = np.concatenate([np.array([call_cost[a] for a in call_msgs]), open_cost[open_msgs],
+                            clip_cost[idx_clip], rest_cost[idx_rest], full_cost[idx_whole]])
+    tier = (kinds != _CALLS).astype(np.int64) + (kinds == _OPEN) + 2 * (kinds == _REST)
     order = np.lexsort((targets, tier, -ratios))
 
     # Take options in order while every running total fits; then fill what is left.
@@ -208,7 +271,8 @@ def decide(cols: Columns, budget: int, fixed_cost: int, settings: Settings,
     p = int(over[0]) if len(over) else len(order)
     taken = order[:p]
     left = slack - (float(running[p - 1]) if p else 0.0)
-    plan = Plan(decision, winner, calls_present, protected)
+    plan = Plan(decision, winner, calls_present, protected, opening=np.where(split, CLIPPED, KEPT).astype(np.int8),
+                candidate=in_short)
     _apply(plan, cols, kinds[taken], targets[taken], results)
     plan.accepted.extend(zip(kinds[taken].tolist(), targets[taken].tolist()))
 
@@ -226,7 +290,7 @@ def decide(cols: Columns, budget: int, fixed_cost: int, settings: Settings,
         else:
             if kind == _REST and not clipped_now[target]:
                 continue  # its clip did not fit: the rest alone means nothing
-            owner = int(owner_u[target])
+            owner = int(owner_of_msg[target]) if kind == _OPEN else int(owner_u[target])
             if owner >= 0 and owner not in plan.calls_present:
                 extra = call_cost.get(owner)
                 if extra is None or cost + extra > left:
@@ -239,12 +303,18 @@ def decide(cols: Columns, budget: int, fixed_cost: int, settings: Settings,
         plan.accepted.append((kind, target))
         if kind == _CLIP:
             clipped_now[target] = True
+        elif kind == _OPEN:
+            clipped_now[:] = decision == CLIPPED
     return plan
 
 
 def _apply(plan: Plan, cols: Columns, kinds: np.ndarray, targets: np.ndarray,
            results: dict[int, list[int]]) -> None:
     d = plan.decision
+    opened = targets[kinds == _OPEN]
+    if len(opened):
+        mask = plan.candidate & np.isin(cols.u_msg.view, opened)
+        d[mask] = plan.opening[mask]
     d[targets[kinds == _CLIP]] = CLIPPED
     d[targets[(kinds == _FULL) | (kinds == _REST)]] = KEPT
     calls = targets[kinds == _CALLS].tolist()
@@ -272,6 +342,9 @@ def undo_last(plan: Plan, cols: Columns, results: dict[int, list[int]]) -> bool:
             block[(block == KEPT) | (block == CLIPPED)] = OMITTED
     elif kind == _REST:
         d[target] = CLIPPED
+    elif kind == _OPEN:
+        mask = plan.candidate & (cols.u_msg.view == target)
+        d[mask] = OMITTED
     else:
         d[target] = OMITTED
     return True

@@ -50,6 +50,8 @@ class Report:
     """Input messages with nothing left in the view (their literals are in the record)."""
     orphan_tool_results: tuple[int, ...]
     """Tool results whose call is not in the input: never shown (providers reject them)."""
+    protection: str = "system + newest turn"
+    """What was kept verbatim: less than asked when ``relax=True`` had to relax it."""
 
     @property
     def counts(self) -> dict[str, int]:

@@ -226,3 +226,20 @@ def test_note_cannot_be_spoofed_by_content():
     tag = re.match(r"\[discourse-memory record ([0-9a-f]{8})", notes[0]["content"]).group(1)
     assert tag != "00000000"
     assert notes[0]["content"].endswith(f"[end of record {tag}]")
+
+
+def test_relax_protects_less_instead_of_raising():
+    long_system = {"role": "system", "content": "Policy: refunds need a reservation id like ABC123. " * 60}
+    msgs = [long_system] + _chat(6)
+    budget = view_tokens(msgs) // 4
+    assert view_tokens([long_system]) > budget
+    with pytest.raises(BudgetTooSmallError):
+        compact(msgs, budget)
+    r = compact(msgs, budget, relax=True)
+    assert r.tokens_after <= budget
+    assert r.report.protection == "newest message"
+    assert r.messages[-1] == msgs[-1]
+    # When the protected messages fit, relax changes nothing.
+    roomy = view_tokens(msgs) * 9 // 10
+    assert compact(msgs, roomy, relax=True).messages == compact(msgs, roomy).messages
+    assert compact(msgs, roomy, relax=True).report.protection == "system + newest turn"
