@@ -77,6 +77,12 @@ class Columns:
         self.head_ptr = _Grow(np.int64)
         self.head_ptr.extend([0])
         self.head_idx = _Grow(np.int64)
+        self.word_ptr = _Grow(np.int64)
+        self.word_ptr.extend([0])
+        self.word_idx = _Grow(np.int64)
+        self._word_ids: dict[str, int] = {}
+        self.word_df = _Grow(np.float64)
+        """Per content word, how many units state it."""
         # per key: the newest unit with that key
         self._key_ids: dict[str, int] = {}
         self.key_count: dict[str, int] = {}
@@ -136,6 +142,21 @@ class Columns:
                     head_rows.append(self.lit_ids[t])
                 lit_ptrs.append(n_lit + len(lit_rows))
                 head_ptrs.append(n_head + len(head_rows))
+            word_rows: list[int] = []
+            word_ptrs: list[int] = []
+            n_word = self.word_idx.n
+            for u in us:
+                for w in u.words:
+                    wid = self._word_ids.get(w)
+                    if wid is None:
+                        wid = self._word_ids[w] = len(self._word_ids)
+                        self.word_df.extend([1.0])
+                    else:
+                        self.word_df.set(wid, self.word_df.view[wid] + 1.0)
+                    word_rows.append(wid)
+                word_ptrs.append(n_word + len(word_rows))
+            self.word_idx.extend(word_rows)
+            self.word_ptr.extend(word_ptrs)
             self.lit_idx.extend(lit_rows)
             self.head_idx.extend(head_rows)
             self.lit_ptr.extend(lit_ptrs)
@@ -176,6 +197,20 @@ class Columns:
         if len(idx) == 0:
             return np.zeros(len(ptr) - 1)
         csum = np.concatenate(([0.0], np.cumsum(values[idx])))
+        return csum[ptr[1:]] - csum[ptr[:-1]]
+
+    def word_weights(self, power: float = 1.0) -> np.ndarray:
+        """For each unit, the sum over its content words of their inverse document
+        frequency in this conversation (rare, specific words weigh more), scaled so
+        that the mean word weighs 1."""
+        df = self.word_df.view
+        if len(df) == 0:
+            return np.zeros(len(self.units))
+        idf = np.log((len(self.units) + 1.0) / df) ** power
+        idf /= max(float(idf.mean()), 1e-9)
+        idx = self.word_idx.view
+        ptr = self.word_ptr.view
+        csum = np.concatenate(([0.0], np.cumsum(idf[idx])))
         return csum[ptr[1:]] - csum[ptr[:-1]]
 
     def literal_counts(self, unit_mask: np.ndarray, head_mask: np.ndarray | None = None) -> np.ndarray:

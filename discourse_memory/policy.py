@@ -37,9 +37,11 @@ __all__ = ["Plan", "Settings", "decide", "protected_messages", "relax_steps", "t
 OMITTED, CLIPPED, KEPT, DEDUPLICATED = 0, 1, 2, 3
 DECISION_NAMES = ("omitted", "clipped", "kept", "deduplicated")
 PLACEHOLDER = "…"
-OPENING = 1.0
-RECENCY = 1.0
-RECORD_SHARE = 0.5
+OPENING = 1.5
+RECENCY = 0.6
+RECORD_SHARE = 0.35
+WORD_RARITY = True
+IDF_POWER = 2.0
 _CALLS, _CLIP, _FULL, _REST, _OPEN = 0, 1, 2, 3, 4
 # Messages this small open as a whole (see decide).
 SHORT_UNITS = 12
@@ -191,7 +193,8 @@ def decide(cols: Columns, budget: int, fixed_cost: int, settings: Settings,
     saved_head = cols.per_unit_sum(share, head=True)
 
     weight = (1.0 + RECENCY * u_msg / max(n_msgs - 1, 1)) * cols.u_kind_weight.view
-    info = cols.u_info.view
+    # What a unit says: its literals, and its content words weighted by rarity.
+    info = (np.diff(cols.lit_ptr.view) + cols.word_weights(IDF_POWER)) if WORD_RARITY else cols.u_info.view
 
     # Options: bring back an assistant's calls; or a unit whole, its clip, or the rest after a clip.
     blocked = np.zeros(n_msgs, dtype=bool)

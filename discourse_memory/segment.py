@@ -42,6 +42,8 @@ class Piece:
     depth: int = 0
     info: int = 0
     """Distinct content words plus literals: how much the piece says."""
+    words: tuple[str, ...] = ()
+    """Its distinct content words (lower case), for weighting rare words higher."""
 
 
 def _is_prose_line(line: str) -> bool:
@@ -87,8 +89,8 @@ def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | No
         names = [n for n in names if n.start > colon]
     found.extend(n for n in names if not any(a < n.end and n.start < b for a, b in taken))
     found.sort(key=lambda lit: (lit.start, lit.end))
-    words = {w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP
-    return Piece(kind, start, end, content_key(body), tuple(found), depth, len(words) + len(found))
+    words = tuple(sorted({w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP))
+    return Piece(kind, start, end, content_key(body), tuple(found), depth, len(words) + len(found), words)
 
 
 def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:

@@ -60,6 +60,8 @@ class Unit:
     """The source text between the previous unit and this one."""
     info: int = 0
     """Distinct content words plus literals: how much the unit says."""
+    words: tuple[str, ...] = ()
+    """Distinct content words (lower case)."""
     literal_texts: tuple[str, ...] = ()
     """Distinct literal texts, in order."""
     head_literal_texts: tuple[str, ...] = ()
@@ -168,7 +170,7 @@ class Analyzer:
                         id=f"{p.key}#{occ}", kind=p.kind, message=m.index, field=tf.field,
                         start=p.start, end=p.end, text=tf.text[p.start:p.end], key=p.key,
                         occurrence=occ, literals=p.literals, depth=p.depth, tokens=mp.tokens,
-                        head_end=mp.head_end, clip_tokens=mp.clip_tokens, gap=mp.gap, info=p.info,
+                        head_end=mp.head_end, clip_tokens=mp.clip_tokens, gap=mp.gap, info=p.info, words=p.words,
                         literal_texts=mp.literal_texts, head_literal_texts=mp.head_literal_texts, suffix=mp.suffix,
                     ))
             for c, call in enumerate(m.tool_calls):

@@ -56,7 +56,7 @@ def test_cut_record_counts_what_it_dropped():
 
 def test_every_literal_is_in_text_or_record():
     msgs = _chat(30)
-    r = compact(msgs, view_tokens(msgs) // 2)
+    r = compact(msgs, view_tokens(msgs) * 3 // 4)
     text = view_text(r.messages)
     record = set(r.report.record)
     dropped = set(r.report.dropped)

@@ -92,3 +92,15 @@ def test_clear():
     mem = DiscourseMemory(sample_conversation(1))
     mem.clear()
     assert len(mem) == 0 and mem.messages == []
+
+
+def test_state_with_callable_counter_needs_it_back():
+    def words(text: str) -> int:
+        return len(text.split())
+
+    mem = DiscourseMemory(sample_conversation(1), token_counter=words)
+    state = json.loads(json.dumps(mem.to_dict()))
+    with pytest.raises(StateError, match="callable token counter"):
+        DiscourseMemory.from_dict(state)
+    again = DiscourseMemory.from_dict(state, token_counter=words)
+    assert again.view(200).messages == mem.view(200).messages

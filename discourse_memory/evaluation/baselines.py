@@ -36,16 +36,17 @@ from dataclasses import dataclass
 from .metrics import message_text
 
 __all__ = [
-    "METHODS",
     "DEFAULT_METHODS",
-    "MethodUnavailable",
+    "METHODS",
     "Method",
+    "MethodUnavailable",
     "NotedView",
-    "noted_view",
     "get_counter",
     "head_tail",
     "message_tokens",
+    "noted_view",
     "resolve_methods",
+    "transcript",
     "view_tokens",
 ]
 
@@ -113,9 +114,12 @@ def noted_view(result) -> NotedView:
 
 
 def discourse_memory_view(messages, budget, counter):
+    """Our compaction as an agent loop runs it: ``relax=True`` protects less (newest
+    message only, then not the system prompt) when the protected messages alone do
+    not fit, instead of raising."""
     from discourse_memory import compact
 
-    return noted_view(compact(messages, budget=budget, token_counter=counter))
+    return noted_view(compact(messages, budget=budget, token_counter=counter.name, relax=True))
 
 
 def discourse_memory_nosys_view(messages, budget, counter):
