@@ -95,13 +95,24 @@ class Columns:
         self.lit_rank = _Grow(np.int64)
         self.lit_last_msg = _Grow(np.int64)
         # (message, its decisions, calls shown, is a result) -> (rendered message, texts to count)
-        self.rendered: dict[tuple, tuple[dict | None, list[str]]] = {}
+        self.rendered: dict[tuple, tuple[dict | None, list[str], object]] = {}
+        self._call_owner: dict[str, int] = {}
+        self._pending: dict[int, set[str]] = {}
+        self._results: dict[int, list[int]] = {}
+        self._orphans: set[int] = set()
+        self._unanswered: set[int] = set()
 
-    def remember_render(self, key: tuple, message: dict | None, texts: list[str]) -> None:
-        """Cache a message's rendering for a given set of decisions (bounded)."""
+    def remember_render(self, key: tuple, message: dict | None, texts: list[str], raw: object) -> None:
+        """Cache a message's rendering for a given set of decisions (bounded); valid
+        while the input message is the same object ``raw``."""
         if len(self.rendered) > 20_000:
             self.rendered.clear()
-        self.rendered[key] = (message, texts)
+        self.rendered[key] = (message, texts, raw)
+
+    def tool_groups(self) -> tuple[dict[int, list[int]], set[int], set[int]]:
+        """(assistant message -> its result messages, orphan results, assistant messages
+        with a call that has no result), kept up to date as messages are appended."""
+        return self._results, self._orphans, self._unanswered
 
     def __len__(self) -> int:
         return len(self.messages)
@@ -111,6 +122,7 @@ class Columns:
         count = self._count
         for m, us in zip(messages, units):
             self.messages.append(m)
+            self._pair(m)
             base = len(self.units)
             self.units.extend(us)
             self.msg_start.extend([base + len(us)])
@@ -170,6 +182,24 @@ class Columns:
             self.u_info.extend([u.info for u in us])
             self.u_kind_weight.extend([KIND_WEIGHT.get(u.kind, 1.0) for u in us])
             self.u_is_call.extend([u.kind == "tool_call" for u in us])
+
+    def _pair(self, m: Message) -> None:
+        """Pair calls with results (a result answers the latest earlier call with its id)."""
+        if m.tool_calls:
+            self._pending[m.index] = {c.id for c in m.tool_calls}
+            self._unanswered.add(m.index)
+            for call in m.tool_calls:
+                self._call_owner[call.id] = m.index
+        if m.role == "tool":
+            a = self._call_owner.get(m.tool_call_id or "")
+            if a is None:
+                self._orphans.add(m.index)
+                return
+            self._results.setdefault(a, []).append(m.index)
+            pending = self._pending.get(a, set())
+            pending.discard(m.tool_call_id or "")
+            if not pending:
+                self._unanswered.discard(a)
 
     def _literal(self, text: str, unit: Unit, message: int) -> int:
         lid = self.lit_ids.get(text)

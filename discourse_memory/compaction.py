@@ -16,7 +16,7 @@ from .messages import Message, validate_messages
 from .columns import Columns
 from .policy import (
     CLIPPED, DECISION_NAMES, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan, Settings, decide,
-    protected_messages, relax_steps, tool_groups, undo_last,
+    protected_messages, relax_steps, undo_last,
 )
 from .render import render_messages, render_note
 from .report import Report, UnitReport
@@ -157,7 +157,7 @@ class Compactor:
         count = self.counter.count
         costs = cols.msg_cost.view
         before = int(costs.sum())
-        results, orphans, unanswered = tool_groups(msgs)
+        results, orphans, unanswered = cols.tool_groups()
         protected = protected_messages(msgs, settings)
         well_formed = not orphans and not (unanswered - protected)
         if before <= budget and well_formed:
@@ -174,7 +174,7 @@ class Compactor:
         margin = max(2, budget // 200)
         plan = decide(cols, budget - margin, fixed, settings, protected, results, orphans, unanswered)
         while True:
-            out, sources, counted = render_messages(cols, plan, results, orphans)
+            out, sources, counted = render_messages(cols, plan, results, orphans, messages)
             text_cost = sum(count(t) for ts in counted for t in ts)
             note = _fit_note(cols, plan, tag, budget - text_cost, count)
             if note is not None:
@@ -261,7 +261,7 @@ def _unchanged(msgs: list[Message], units: list[Unit], before: int, budget: int,
         )
         return Report(reports, (), (), None, (), (), "everything (nothing compacted)")
 
-    return Compaction([copy.copy(dict(m.raw)) for m in msgs], tuple(range(len(msgs))),
+    return Compaction([copy.copy(dict(m)) for m in inputs], tuple(range(len(msgs))),
                       before, before, budget, None, report, inputs)
 
 

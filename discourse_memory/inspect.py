@@ -270,23 +270,23 @@ def _field_html(text: str, units: list[Any], ctx: _Ctx, out: list[str]) -> None:
 
 def _check(msgs: list[Message], by_field: Mapping[tuple[int, str], list[Any]]) -> None:
     """Raise if ``msgs`` are not the messages this compaction was made from."""
-    for (i, field), units in by_field.items():
+    for (i, where), units in by_field.items():
         if i >= len(msgs):
             raise ValueError(f"original_messages do not match this compaction: it has units in message {i}, "
                              f"but only {len(msgs)} messages were given")
         m = msgs[i]
-        if field.startswith("tool_calls."):
-            c = int(field.split(".")[1])
+        if where.startswith("tool_calls."):
+            c = int(where.split(".")[1])
             if c >= len(m.tool_calls):
-                raise ValueError(f"original_messages do not match this compaction: message {i} has no {field}")
+                raise ValueError(f"original_messages do not match this compaction: message {i} has no {where}")
             call = m.tool_calls[c]
             expected = content_key(f"{call.name}\x00{call.arguments}")
             if units[0].id.split("#")[0] != expected:
-                raise ValueError(f"original_messages do not match this compaction: message {i} {field} differs")
+                raise ValueError(f"original_messages do not match this compaction: message {i} {where} differs")
             continue
-        text = next((tf.text for tf in m.texts if tf.field == field), None)
+        text = next((tf.text for tf in m.texts if tf.where == where), None)
         if text is None:
-            raise ValueError(f"original_messages do not match this compaction: message {i} has no text {field}")
+            raise ValueError(f"original_messages do not match this compaction: message {i} has no text {where}")
         for u in units:
             if u.end > len(text) or content_key(text[u.start:u.end]) != u.id.split("#")[0]:
                 raise ValueError(f"original_messages do not match this compaction: message {i} {field} "

@@ -24,7 +24,6 @@ is :mod:`.render`'s job. Under pressure, in this order:
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,7 +31,7 @@ import numpy as np
 from .columns import Columns
 from .messages import SYSTEM_ROLES, Message
 
-__all__ = ["Plan", "Settings", "decide", "protected_messages", "relax_steps", "tool_groups"]
+__all__ = ["Plan", "Settings", "decide", "protected_messages", "relax_steps"]
 
 OMITTED, CLIPPED, KEPT, DEDUPLICATED = 0, 1, 2, 3
 DECISION_NAMES = ("omitted", "clipped", "kept", "deduplicated")
@@ -117,33 +116,6 @@ def protected_messages(messages: list[Message], settings: Settings) -> frozenset
     elif settings.keep_last_message and messages:
         keep.add(messages[-1].index)
     return frozenset(keep)
-
-
-def tool_groups(messages: list[Message]) -> tuple[dict[int, list[int]], set[int], set[int]]:
-    """Pair calls with results.
-
-    Returns (assistant message -> its result messages, orphan result messages,
-    assistant messages whose calls lack a result and so cannot be shown).
-    """
-    owner: dict[str, int] = {}
-    results: dict[int, list[int]] = defaultdict(list)
-    answered: dict[int, set[str]] = defaultdict(set)
-    orphans: set[int] = set()
-    calling: list[Message] = []
-    for m in messages:
-        if m.tool_calls:
-            calling.append(m)
-            for call in m.tool_calls:
-                owner[call.id] = m.index
-        if m.role == "tool":
-            a = owner.get(m.tool_call_id or "")
-            if a is None:
-                orphans.add(m.index)
-            else:
-                results[a].append(m.index)
-                answered[a].add(m.tool_call_id or "")
-    unanswered = {m.index for m in calling if {c.id for c in m.tool_calls} - answered.get(m.index, set())}
-    return dict(results), orphans, unanswered
 
 
 def decide(cols: Columns, budget: int, fixed_cost: int, settings: Settings,

@@ -31,9 +31,11 @@ def render_messages(
     plan: Plan,
     results: dict[int, list[int]],
     orphans: set[int],
+    inputs: Any,
 ) -> tuple[list[dict[str, Any]], list[int], list[list[str]]]:
     """Compacted messages, the input index of each, and the texts to count per message
-    (rendered text fields, tool-call names and arguments)."""
+    (rendered text fields, tool-call names and arguments). Output messages are copies
+    of ``inputs`` (this call's messages) with their text replaced."""
     result_owner = {r: a for a, rs in results.items() for r in rs}
     decision = plan.decision
     shown = (decision == KEPT) | (decision == CLIPPED)
@@ -44,12 +46,11 @@ def render_messages(
     counted: list[list[str]] = []
     for m in cols.messages:
         i = m.index
-        raw = m.raw
-        calls_texts = [t for c in m.tool_calls for t in (c.name, c.arguments)]
+        raw = inputs[i]
         if i in plan.protected:
             out.append(copy.copy(dict(raw)))
             sources.append(i)
-            counted.append([tf.text for tf in m.texts] + calls_texts)
+            counted.append([tf.text for tf in m.texts] + [t for c in m.tool_calls for t in (c.name, c.arguments)])
             continue
         owner = result_owner.get(i)
         is_result = owner is not None
@@ -61,7 +62,7 @@ def render_messages(
         s, e = int(starts[i]), int(starts[i + 1])
         key = (i, decision[s:e].tobytes(), calls_kept, is_result)
         hit = cols.rendered.get(key)
-        if hit is not None:
+        if hit is not None and (hit[0] is None or hit[2] is raw):
             if hit[0] is not None:
                 out.append(dict(hit[0]))
                 sources.append(i)
@@ -78,7 +79,7 @@ def render_messages(
         rendered = {tf.field: _render_field(tf.text, *by_field.get(tf.field, ([], []))) for tf in m.texts}
         has_text = any(rendered.values())
         if not has_text and not calls_kept and not is_result:
-            cols.remember_render(key, None, [])
+            cols.remember_render(key, None, [], raw)
             continue
         new = dict(raw)
         content = raw.get("content")
@@ -104,8 +105,8 @@ def render_messages(
         texts = list(rendered.values())
         if is_result and not has_text:
             texts = [PLACEHOLDER]
-        texts = texts + (calls_texts if calls_kept else [])
-        cols.remember_render(key, new, texts)
+        texts = texts + ([t for c in m.tool_calls for t in (c.name, c.arguments)] if calls_kept else [])
+        cols.remember_render(key, new, texts, raw)
         out.append(dict(new))
         sources.append(i)
         counted.append(texts)
