@@ -284,12 +284,12 @@ def _check(msgs: list[Message], by_field: Mapping[tuple[int, str], list[Any]]) -
             if units[0].id.split("#")[0] != expected:
                 raise ValueError(f"original_messages do not match this compaction: message {i} {where} differs")
             continue
-        text = next((tf.text for tf in m.texts if tf.where == where), None)
+        text = next((tf.text for tf in m.texts if tf.field == where), None)
         if text is None:
             raise ValueError(f"original_messages do not match this compaction: message {i} has no text {where}")
         for u in units:
             if u.end > len(text) or content_key(text[u.start:u.end]) != u.id.split("#")[0]:
-                raise ValueError(f"original_messages do not match this compaction: message {i} {field} "
+                raise ValueError(f"original_messages do not match this compaction: message {i} {where} "
                                  f"[{u.start}:{u.end}] is not the text of unit {u.id}")
 
 
