@@ -16,6 +16,7 @@ from .errors import (
 )
 from .literals import Literal
 from .memory import DiscourseMemory
+from .policy import Settings
 from .report import Report, UnitReport
 from .tokens import TokenCounter, get_token_counter
 from .units import Unit
@@ -30,6 +31,7 @@ __all__ = [
     "InvalidMessageError",
     "Literal",
     "Report",
+    "Settings",
     "StateError",
     "TokenCounter",
     "Unit",

@@ -25,7 +25,6 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.core.tools import FunctionTool
 from llama_index.core.workflow import Context
-
 from llama_index.memory.discourse import DiscourseMemoryBuffer
 
 TOKEN_LIMIT = 700
@@ -75,10 +74,22 @@ class ScriptedLLM:
         calls = []
         if parcel:
             self.calls += 1
-            calls.append(ToolCallBlock(tool_call_id=f"call_{self.calls}", tool_name="track_parcel", tool_kwargs={"parcel_id": parcel.group()}))
+            calls.append(
+                ToolCallBlock(
+                    tool_call_id=f"call_{self.calls}",
+                    tool_name="track_parcel",
+                    tool_kwargs={"parcel_id": parcel.group()},
+                )
+            )
         if invoice:
             self.calls += 1
-            calls.append(ToolCallBlock(tool_call_id=f"call_{self.calls}", tool_name="get_invoice", tool_kwargs={"invoice_id": invoice.group()}))
+            calls.append(
+                ToolCallBlock(
+                    tool_call_id=f"call_{self.calls}",
+                    tool_name="get_invoice",
+                    tool_kwargs={"invoice_id": invoice.group()},
+                )
+            )
         if not calls:
             return ChatMessage(role="assistant", content="How can I help with your parcel?")
         return ChatMessage(role="assistant", blocks=[TextBlock(text="Let me look that up."), *calls])

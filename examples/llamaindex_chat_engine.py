@@ -22,7 +22,6 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.chat_engine import SimpleChatEngine
 from llama_index.core.llms.mock import MockLLMWithChatMemoryOfLastCall
 from llama_index.core.memory import ChatMemoryBuffer
-
 from llama_index.memory.discourse import DiscourseMemoryBuffer
 
 TOKEN_LIMIT = 600
@@ -69,7 +68,7 @@ def run(turns: int = 40, token_limit: int = TOKEN_LIMIT) -> dict[str, Any]:
     final_view = sent[1:]
     # LlamaIndex's own buffer at the same limit, on the same stored history, for comparison.
     baseline = ChatMemoryBuffer.from_defaults(
-        chat_history=memory.get_all(), token_limit=token_limit, tokenizer_fn=memory.tokenizer_fn
+        chat_history=list(memory.get_all()), token_limit=token_limit, tokenizer_fn=memory.tokenizer_fn
     ).get(initial_token_count=initial)
     return {
         "turns": turns,

@@ -7,7 +7,7 @@ import discourse_memory
 
 EXPECTED = {
     "BudgetTooSmallError", "Compaction", "Compactor", "DiscourseMemory", "DiscourseMemoryError",
-    "EncodingUnavailableError", "InvalidMessageError", "Literal", "Report", "StateError",
+    "EncodingUnavailableError", "InvalidMessageError", "Literal", "Report", "Settings", "StateError",
     "TokenCounter", "Unit", "UnitReport", "compact", "get_token_counter",
 }
 

@@ -62,7 +62,8 @@ def _bench_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--methods", type=_names, default=DEFAULT_METHODS,
-        help=f"comma-separated, from: {', '.join(METHODS)} (default: all; unavailable ones are skipped with the reason)",
+        help=f"comma-separated, from: {', '.join(METHODS)} (default: {','.join(DEFAULT_METHODS)}; "
+        "unavailable ones are skipped with the reason)",
     )
     parser.add_argument("--limit", type=_positive_int, help="first N conversations of each file (after the token filters)")
     parser.add_argument("--min-tokens", type=int, default=0, help="skip conversations under this many tokens")

@@ -91,11 +91,14 @@ def _locomo_sample(sample: dict, index: int, dataset: str) -> Conversation:
     qa = []
     for item in sample.get("qa") or ():
         answer = item.get("answer")
+        evidence = item.get("evidence") or ()
+        if isinstance(evidence, str):
+            evidence = [evidence]
         qa.append(
             QA(
                 question=str(item.get("question", "")),
                 answer=None if answer is None else str(answer),
-                evidence=tuple(str(e) for e in item.get("evidence") or ()),
+                evidence=tuple(str(e) for e in evidence),
                 category=item.get("category"),
             )
         )

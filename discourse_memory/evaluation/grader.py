@@ -9,10 +9,10 @@ A *literal* is one of (first match wins, scanning left to right):
 
 1. URL (``http://``, ``https://``, ``ftp://``, ``www.``)
 2. e-mail address
-3. file path: ``a/b``, ``/abs/path``, ``./x``, ``~/x``, ``C:\\x``, or a bare file name
-   with a known extension (``setup.py``)
-4. date: ISO ``2024-05-20``, ``05/20/2024``, ``20.05.2024``, and month-name dates
+3. date: ISO ``2024-05-20``, ``05/20/2024``, ``20.05.2024``, and month-name dates
    ``8 May 2023``, ``8 May, 2023``, ``May 20th``, ``May 20, 2024``
+4. file path: ``a/b/c``, ``a/b.py``, ``/abs/path``, ``./x``, ``~/x``, ``C:\\x``, or a
+   bare file name with a known extension (``setup.py``); not a word pair (``and/or``)
 5. identifier with an underscore (``mia_li_3668``, ``__init__``), camelCase or inner
    capitals (``getUserDetails``, ``CompoundModel``), or dotted names (``np.array``)
 6. any token carrying a digit (``HAT136``, ``$30``, ``3.5%``, ``10:30``, ``D1:3``),
@@ -22,7 +22,8 @@ A *literal* is one of (first match wins, scanning left to right):
    but not ``Hey`` in "Caroline: Hey"), acronyms included (``JFK``)
 
 A *sentence* is a line, further split after ``.``, ``!`` or ``?`` followed by a
-space (not after a list number such as ``1.`` or an abbreviation such as ``Dr.``); its *opening* is its first five words (all of them if fewer).
+space (not after a list number such as ``1.`` or an abbreviation such as
+``Dr.``); its *opening* is its first five words (all of them if fewer).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from collections.abc import Iterable
 
 __all__ = [
     "OPENING_WORDS",
+    "distinct",
     "extract_literals",
     "normalize_space",
     "sentence_openings",
@@ -51,24 +53,27 @@ _EXT = (
 )
 
 # One alternation, tried in order at each position; finditer gives leftmost matches.
+# Every repetition is linear: the token-like alternatives start only at the start of
+# a token (look-behinds) and test for a needed letter or digit with one look-ahead,
+# so a 100 kB word without spaces costs one scan, not a cubic backtrack.
 _LITERAL = re.compile(
     r"(?P<url>(?:https?://|ftp://|www\.)[^\s<>\"'`)\]}]+)"
-    r"|(?P<email>\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b)"
-    r"|(?P<path>(?:[A-Za-z]:\\[\w.\\-]+)"
-    r"|(?<![<\w])(?:~|\.{1,2})?/[\w.-]*[A-Za-z_][\w.-]*(?:/[\w.-]+)*/?"
-    r"|[\w.-]*[A-Za-z_][\w.-]*(?:/[\w.-]+)+/?"
-    r"|\b[\w-]+\." + _EXT + r"\b)"
+    r"|(?P<email>(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b)"
     r"|(?P<date>\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b"
     r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}\.\d{1,2}\.\d{4}\b"
     r"|\b\d{1,2}" + _ORD + r" " + _MONTH + r"\b\.?(?:,? \d{4}\b)?"
     r"|\b" + _MONTH + r"\.? \d{1,2}" + _ORD + r"\b(?:,? \d{4}\b)?)"
+    r"|(?P<path>(?<![\w.-])[A-Za-z]:\\[\w.\\-]+"
+    r"|(?<![<\w.~-])(?:~|\.{1,2})?/(?=[\w.-]*[A-Za-z_])[\w.-]+(?:/[\w.-]+)*/?"
+    r"|(?<![\w.-])(?=[\w.-]*[A-Za-z_])[\w.-]+(?:/[\w.-]+)+/?"
+    r"|(?<![\w-])[\w-]+\." + _EXT + r"\b)"
     r"|(?P<ident>\b_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_*(?![\w])"
     r"|\b__[A-Za-z0-9]+__(?![\w])"
     r"|\b_+[A-Za-z][A-Za-z0-9]*(?![\w])"
     r"|\b[a-z]+[A-Z][A-Za-z0-9]*\b"
     r"|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*\b"
     r"|\b[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+\b)"
-    r"|(?P<digit>[\w$€£#%+.:/-]*\d[\w$€£#%+.:/-]*)"
+    r"|(?P<digit>(?<![\w$€£#%+.:/-])(?=[\w$€£#%+.:/-]*\d)[\w$€£#%+.:/-]+)"
     r"|(?P<cap>\b[A-Z][A-Za-z]+(?:'[a-z]+)?\b)"
 )
 _EDGE_JUNK = ".,:;/-+"
@@ -78,6 +83,7 @@ _PAREN_MARK = re.compile(r"\s*\(?\w{1,3}\)")
 _SPACE = re.compile(r"\s+")
 _SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
 _HAS_WORD = re.compile(r"\w")
+_WORD_PAIR = re.compile(r"[A-Za-z][\w-]*/[A-Za-z][\w-]*")  # one slash, no dot, not rooted
 _NO_BREAK = re.compile(r"\d{1,3}\.|[A-Za-z]\.|(?:Mr|Mrs|Ms|Dr|Prof|St|vs|etc|e\.g|i\.e|approx|No)\.")
 
 
@@ -123,8 +129,8 @@ def extract_literals(text: str) -> list[str]:
             value = value.rstrip(".,;:!?")
         elif kind == "path":
             value = value.rstrip(".")
-            if "/" in value and not _HAS_WORD.search(value.replace("/", "")):
-                continue
+            if _WORD_PAIR.fullmatch(value):
+                continue  # "and/or", "team/player": a word pair, not a path
         elif kind == "digit":
             value = value.strip(_EDGE_JUNK)
             if len(value) < 2 or not any(c.isdigit() for c in value):

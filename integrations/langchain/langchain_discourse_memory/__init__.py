@@ -50,10 +50,7 @@ def __getattr__(name: str) -> Any:
     try:
         module = import_module(module_name)
     except ImportError as exc:
-        msg = (
-            f"{name} needs {dist}: pip install \"langchain-discourse-memory[{extra}]\" "
-            f"(import failed: {exc})"
-        )
+        msg = f'{name} needs {dist}: pip install "langchain-discourse-memory[{extra}]" (import failed: {exc})'
         raise ImportError(msg) from exc
     value = getattr(module, name)
     globals()[name] = value

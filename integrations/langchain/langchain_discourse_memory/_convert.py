@@ -21,6 +21,8 @@ text and the other text blocks are removed.
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,6 +44,7 @@ __all__ = [
     "from_core_messages",
     "make_note_message",
     "message_role",
+    "orphan_tool_messages",
     "to_core_dict",
     "to_core_dicts",
 ]
@@ -168,9 +171,50 @@ def to_core_dict(message: BaseMessage) -> dict[str, Any]:
     return out
 
 
+_DICT_CACHE_SIZE = 16384
+_dict_cache: OrderedDict[int, tuple[BaseMessage, Any, Any, dict[str, Any]]] = OrderedDict()
+_dict_lock = threading.Lock()
+
+
 def to_core_dicts(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
-    """Convert LangChain messages to the core's input dicts (one per message)."""
-    return [to_core_dict(m) for m in messages]
+    """Convert LangChain messages to the core's input dicts (one per message).
+
+    Memoized by message identity: an agent loop sends the same message objects
+    on every model call. An entry keeps the message and the identity of its
+    `content` and `tool_calls`, so a reused `id()` or a reassigned field is a
+    miss. (Like LangChain itself, this treats a message as immutable once sent: a
+    list `content` changed in place is not noticed.)
+
+    The same dict objects come back for the same messages, so the core can see
+    that a conversation extends the one it compacted last and skip re-reading it.
+    Callers must not modify them.
+    """
+    out: list[dict[str, Any] | None] = []
+    misses: list[int] = []
+    with _dict_lock:
+        get = _dict_cache.get
+        for i, message in enumerate(messages):
+            hit = get(id(message))
+            if (
+                hit is not None
+                and hit[0] is message
+                and hit[1] is message.content
+                and hit[2] is (message.tool_calls if isinstance(message, AIMessage) else None)
+            ):
+                out.append(hit[3])
+            else:
+                out.append(None)
+                misses.append(i)
+    if misses:
+        fresh = [(i, messages[i], to_core_dict(messages[i])) for i in misses]
+        with _dict_lock:
+            for i, message, d in fresh:
+                calls = message.tool_calls if isinstance(message, AIMessage) else None
+                _dict_cache[id(message)] = (message, message.content, calls, d)
+                out[i] = d
+            while len(_dict_cache) > _DICT_CACHE_SIZE:
+                _dict_cache.popitem(last=False)
+    return out  # type: ignore[return-value]
 
 
 def _rebuild_list_content(blocks: list[Any], new_text: str, *, drop_tool_blocks: bool) -> list[Any]:
@@ -194,14 +238,40 @@ def _rebuild_list_content(blocks: list[Any], new_text: str, *, drop_tool_blocks:
     return out
 
 
+_COPY_CACHE_SIZE = 8192
+_copy_cache: OrderedDict[tuple[int, str, str, bool], tuple[BaseMessage, BaseMessage]] = OrderedDict()
+_copy_lock = threading.Lock()
+
+
 def _restore(original: BaseMessage, sent: dict[str, Any], received: dict[str, Any]) -> BaseMessage:
-    """Map one core output message back onto its original LangChain message."""
+    """Map one core output message back onto its original LangChain message.
+
+    Copies are memoized by (original object, its text, new text, calls dropped): in an agent
+    loop the same older messages come back shortened the same way on every call,
+    and `model_copy` is the adapter's main cost. The original object is kept in the
+    entry and checked by identity, so a reused `id()` never returns a stale copy.
+    """
     new_text = content_text(received.get("content"))
     text_changed = new_text != sent["content"]
     calls_dropped = bool(sent.get("tool_calls")) and not received.get("tool_calls")
     if not text_changed and not calls_dropped:
         return original
+    key = (id(original), sent["content"], new_text, calls_dropped)
+    with _copy_lock:
+        hit = _copy_cache.get(key)
+        if hit is not None and hit[0] is original:
+            _copy_cache.move_to_end(key)
+            return hit[1]
+    copy = _copy(original, new_text, text_changed=text_changed, calls_dropped=calls_dropped)
+    with _copy_lock:
+        _copy_cache[key] = (original, copy)
+        if len(_copy_cache) > _COPY_CACHE_SIZE:
+            _copy_cache.popitem(last=False)
+    return copy
 
+
+def _copy(original: BaseMessage, new_text: str, *, text_changed: bool, calls_dropped: bool) -> BaseMessage:
+    """`model_copy` of `original` with the core's text and, if dropped, no tool calls."""
     update: dict[str, Any] = {}
     content = original.content
     if isinstance(content, list):
@@ -220,6 +290,19 @@ def _restore(original: BaseMessage, sent: dict[str, Any], received: dict[str, An
         if extra != original.additional_kwargs:
             update["additional_kwargs"] = extra
     return original.model_copy(update=update)
+
+
+def orphan_tool_messages(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
+    """`ToolMessage`s whose call id was not made by an earlier `AIMessage` in `messages`."""
+    called: set[str] = set()
+    orphans: list[ToolMessage] = []
+    for message in messages:
+        if isinstance(message, AIMessage):
+            called.update(c["id"] for c in message.tool_calls if c.get("id"))
+            called.update(c["id"] for c in message.invalid_tool_calls if c.get("id"))
+        elif isinstance(message, ToolMessage) and message.tool_call_id not in called:
+            orphans.append(message)
+    return orphans
 
 
 def make_note_message(text: str, note_role: str) -> BaseMessage:
@@ -254,7 +337,7 @@ def from_core_messages(
         msg = f"core returned {len(received)} messages but {len(sources)} sources"
         raise ValueError(msg)
     out: list[BaseMessage] = []
-    for message, source in zip(received, sources):
+    for message, source in zip(received, sources, strict=True):
         if source is None:
             out.append(make_note_message(content_text(message.get("content")), note_role))
         else:

@@ -26,11 +26,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
-from discourse_memory import Compactor, get_token_counter
 from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
-from langchain_discourse_memory._convert import to_core_dict
+from discourse_memory import Compactor, get_token_counter
+from langchain_discourse_memory._convert import to_core_dicts
 
 __all__ = ["Counting", "LangChainTokenCounter", "resolve_token_counter"]
 
@@ -60,8 +60,11 @@ class Counting:
             (sum of content, tool-call name and arguments counts), so the core's
             result needs no second check.
         name: a short description for error messages.
-        compactor: a core `Compactor` built on `text`, kept for the lifetime of
-            this object so its analysis caches serve every later call.
+        compactor: a core `Compactor` built on `text`, shared by the callers
+            that have no session of their own (`compact_messages(messages, ...)`).
+            Objects that serve one conversation (a history, a memory, a runnable,
+            the middleware per thread) take their own from `new_compactor()`: the
+            core reuses the analysis of the conversation a compactor saw last.
     """
 
     text: Any
@@ -69,6 +72,10 @@ class Counting:
     exact: bool
     name: str
     compactor: Compactor
+
+    def new_compactor(self) -> Compactor:
+        """A fresh core `Compactor` on the same per-text counter (and its count cache)."""
+        return Compactor(self.text)
 
 
 def _counting(text: Any, messages: Callable[[Sequence[BaseMessage]], int], *, exact: bool, name: str) -> Counting:
@@ -86,8 +93,7 @@ def _core_accounting(counter: Any) -> Callable[[Sequence[BaseMessage]], int]:
 
     def count_messages(messages: Sequence[BaseMessage]) -> int:
         total = 0
-        for message in messages:
-            d = to_core_dict(message)
+        for d in to_core_dicts(messages):
             total += count(d["content"])
             for call in d.get("tool_calls", ()):
                 total += count(call["function"]["name"]) + count(call["function"]["arguments"])

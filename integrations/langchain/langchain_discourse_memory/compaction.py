@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal, overload
 
-from discourse_memory import BudgetTooSmallError, Compaction
-from discourse_memory.policy import Settings  # not in the core's __all__: see README "Core APIs used"
 from langchain_core.messages import BaseMessage, MessageLikeRepresentation, ToolMessage, convert_to_messages
 from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import Runnable, RunnableLambda
 
-from langchain_discourse_memory._convert import from_core_messages, to_core_dicts
+from discourse_memory import BudgetTooSmallError, Compaction, Compactor
+from discourse_memory.policy import Settings  # not in the core's __all__: see README "Core APIs used"
+from langchain_discourse_memory._convert import from_core_messages, orphan_tool_messages, to_core_dicts
 from langchain_discourse_memory._counting import Counting, LangChainTokenCounter, resolve_token_counter
 
 __all__ = ["CompactedView", "compact_messages", "compact_view"]
@@ -71,8 +71,16 @@ def compact_view(
     keep_system: bool = True,
     keep_last_turn: bool = True,
     note_role: NoteRole = "system",
+    relax: bool = False,
+    compactor: Compactor | None = None,
 ) -> CompactedView:
     """Compact LangChain messages so that `counting.messages(result) <= max_tokens`.
+
+    With `relax=True`, when the protected messages do not fit, the core protects
+    less instead of raising: the newest message alone, then not the system
+    messages either, then nothing (`compaction.report.protection` says which).
+    `compactor` is the core `Compactor` to use (default: `counting.compactor`);
+    give each conversation its own so the core can reuse its analysis.
 
     The core compacts under a budget measured with `counting.text`. When the
     user's counter is not the core's own accounting, the result is measured with
@@ -82,27 +90,39 @@ def compact_view(
     Raises:
         BudgetTooSmallError: when the protected messages do not fit, or when no
             core budget brings the user's count under `max_tokens` (then
-            `.minimum` is the smallest user count reached).
+            `.minimum` is the smallest user count reached). The latter happens
+            with counters that add a per-message overhead the core cannot see
+            (such as `"approximate"`, 3 tokens and the role per message): a
+            history of many tiny messages can fit the core's count while the
+            user's count is over `max_tokens`, and below the core's count there
+            is no room for the record note.
     """
     _validate(max_tokens, note_role)
     originals = list(messages)
     if not counting.exact:
         tokens = counting.messages(originals)
-        if tokens <= max_tokens:
+        if tokens <= max_tokens and not orphan_tool_messages(originals):
             return CompactedView(originals, None, tokens)
     sent = to_core_dicts(originals)
-    settings = Settings(keep_system=keep_system, keep_last_turn=keep_last_turn, note_role=note_role)
+    settings = Settings(keep_system=keep_system, keep_last_turn=keep_last_turn, note_role=note_role, relax=relax)
+    core = compactor if compactor is not None else counting.compactor
     budget = max_tokens
-    best = None
-    for _ in range(_MAX_ATTEMPTS):
-        result = counting.compactor.compact(sent, budget, settings)
+    best: int | None = None
+    for attempt in range(_MAX_ATTEMPTS):
+        try:
+            result = core.compact(sent, budget, settings)
+        except BudgetTooSmallError:
+            if attempt == 0:
+                raise
+            break  # a lowered budget no longer holds the protected messages
         out = from_core_messages(originals, sent, result.messages, result.sources, note_role=note_role)
         tokens = result.tokens_after if counting.exact else counting.messages(out)
         if tokens <= max_tokens:
             return CompactedView(out, result, tokens)
         best = tokens if best is None else min(best, tokens)
-        excess = tokens - max_tokens
-        budget = min(budget, result.tokens_after) - excess
+        # The user's counter adds what the core does not see (per-message
+        # overhead, roles, names): ask again with the core budget lowered by the excess.
+        budget = min(budget, result.tokens_after) - (tokens - max_tokens)
         if budget < 0:
             break
     raise BudgetTooSmallError(max_tokens, best if best is not None else max_tokens + 1)
@@ -157,7 +177,9 @@ def _compact_messages(
     start_on: Any = None,
     end_on: Any = None,
     text_splitter: Any = None,
+    relax: bool = False,
     _counting: Counting | None = None,
+    _compactor: Compactor | None = None,
 ) -> list[BaseMessage]:
     del allow_partial, text_splitter  # accepted for trim_messages compatibility; see docstring
     if strategy != "last":
@@ -170,11 +192,13 @@ def _compact_messages(
     counting = _counting if _counting is not None else resolve_token_counter(token_counter)
     view = compact_view(
         lc_messages,
+        compactor=_compactor,
         max_tokens=max_tokens,
         counting=counting,
         keep_system=include_system,
         keep_last_turn=keep_last_turn,
         note_role=note_role,
+        relax=relax,
     )
     return _apply_start_end(view.messages, start_on, end_on)
 
@@ -193,6 +217,7 @@ def compact_messages(
     start_on: Any = None,
     end_on: Any = None,
     text_splitter: Any = None,
+    relax: bool = False,
 ) -> list[BaseMessage]: ...
 
 
@@ -210,6 +235,7 @@ def compact_messages(
     start_on: Any = None,
     end_on: Any = None,
     text_splitter: Any = None,
+    relax: bool = False,
 ) -> Runnable[Sequence[MessageLikeRepresentation], list[BaseMessage]]: ...
 
 
@@ -245,6 +271,10 @@ def compact_messages(
             tool-calling `AIMessage` are dropped with it.
         end_on: drop trailing messages until one of these types.
         text_splitter: accepted and ignored (the core splits text itself).
+        relax: when what must stay verbatim does not fit, protect less instead
+            of raising (the newest message alone, then not the system messages,
+            then nothing). Default `False`: a budget too small for what the
+            caller asked to keep verbatim is an error.
 
     Returns:
         The compacted messages: each one is the original message object, or a
@@ -265,4 +295,7 @@ def compact_messages(
     # Validate eagerly so a misconfigured chain fails when it is built.
     _validate(kwargs["max_tokens"], kwargs.get("note_role", "system"))
     counting = resolve_token_counter(kwargs.get("token_counter"))
-    return RunnableLambda(partial(_compact_messages, _counting=counting, **kwargs), name="compact_messages")
+    return RunnableLambda(
+        partial(_compact_messages, _counting=counting, _compactor=counting.new_compactor(), **kwargs),
+        name="compact_messages",
+    )

@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from discourse_memory import BudgetTooSmallError
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage
 
+from discourse_memory import BudgetTooSmallError
 from langchain_discourse_memory._counting import LangChainTokenCounter, resolve_token_counter
 from langchain_discourse_memory.compaction import NoteRole, _validate, compact_view
 
@@ -70,9 +70,10 @@ class DiscourseChatMessageHistory(BaseChatMessageHistory):
     input as is. Either way each new message is stored exactly once.
 
     If what must stay verbatim (system messages and the newest turn) does not
-    fit, the view is computed again with `keep_last_turn=False`; if that still
-    does not fit, the full history is returned and a warning is logged (a chat
-    history must not make the chain fail). `view_strict()` raises instead.
+    fit, the core protects less (the newest message alone, then not the system
+    messages either, then nothing); if even the record note's frame does not fit,
+    the full history is returned and a warning is logged (a chat history must not
+    make the chain fail). `view_strict()` raises instead.
 
     Example:
         ```python
@@ -118,6 +119,7 @@ class DiscourseChatMessageHistory(BaseChatMessageHistory):
         self.keep_last_turn = keep_last_turn
         self.note_role: NoteRole = note_role
         self._counting = resolve_token_counter(token_counter)
+        self._compactor = self._counting.new_compactor()  # one conversation: the core reuses its analysis
 
     # -- reads -------------------------------------------------------------
 
@@ -127,6 +129,9 @@ class DiscourseChatMessageHistory(BaseChatMessageHistory):
         Raises:
             BudgetTooSmallError: when the protected messages exceed `max_tokens`.
         """
+        return self._compact(messages, relax=False)
+
+    def _compact(self, messages: Sequence[BaseMessage], *, relax: bool) -> list[BaseMessage]:
         return compact_view(
             messages,
             max_tokens=self.max_tokens,
@@ -134,22 +139,13 @@ class DiscourseChatMessageHistory(BaseChatMessageHistory):
             keep_system=self.include_system,
             keep_last_turn=self.keep_last_turn,
             note_role=self.note_role,
+            relax=relax,
+            compactor=self._compactor,
         ).messages
 
     def _view(self, messages: list[BaseMessage]) -> list[BaseMessage]:
         try:
-            return self.view_strict(messages)
-        except BudgetTooSmallError:
-            pass
-        try:
-            return compact_view(
-                messages,
-                max_tokens=self.max_tokens,
-                counting=self._counting,
-                keep_system=self.include_system,
-                keep_last_turn=False,
-                note_role=self.note_role,
-            ).messages
+            return self._compact(messages, relax=True)
         except BudgetTooSmallError as exc:
             logger.warning(
                 "DiscourseChatMessageHistory: %s; returning the full history (%d messages).",

@@ -10,13 +10,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from discourse_memory import BudgetTooSmallError
 from langchain_classic.memory.chat_memory import BaseChatMemory
+from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage, get_buffer_string
-from pydantic import PrivateAttr, model_validator
+from pydantic import Field, PrivateAttr, model_validator
 
+from discourse_memory import BudgetTooSmallError, Compactor
 from langchain_discourse_memory._counting import Counting, resolve_token_counter
 from langchain_discourse_memory.compaction import NoteRole, _validate, compact_view
+from langchain_discourse_memory.history import ListChatMessageHistory
 
 __all__ = ["ConversationDiscourseMemory"]
 
@@ -37,9 +39,9 @@ class ConversationDiscourseMemory(BaseChatMemory):
     * `save_context` never prunes: `chat_memory` keeps every message, and only
       what `load_memory_variables` returns is compacted.
 
-    If the newest exchange alone does not fit, the view is compacted without
-    protecting it; if even that fails, the full history is returned and a
-    warning is logged.
+    If the newest exchange alone does not fit, the core protects less (the
+    newest message alone, then nothing); if even the record note's frame does
+    not fit, the full history is returned and a warning is logged.
 
     Example:
         ```python
@@ -50,6 +52,8 @@ class ConversationDiscourseMemory(BaseChatMemory):
         ```
     """
 
+    chat_memory: BaseChatMessageHistory = Field(default_factory=ListChatMessageHistory)
+    """Every message ever saved (never pruned). Default: an in-memory list."""
     human_prefix: str = "Human"
     ai_prefix: str = "AI"
     memory_key: str = "history"
@@ -63,12 +67,14 @@ class ConversationDiscourseMemory(BaseChatMemory):
     note_role: NoteRole = "system"
 
     _counting: Counting = PrivateAttr()
+    _compactor: Compactor = PrivateAttr()
 
     @model_validator(mode="after")
     def _resolve(self) -> ConversationDiscourseMemory:
         _validate(self.max_token_limit, self.note_role)
         counter = self.token_counter if self.token_counter is not None else self.llm
         self._counting = resolve_token_counter(counter)
+        self._compactor = self._counting.new_compactor()
         return self
 
     @property
@@ -80,21 +86,20 @@ class ConversationDiscourseMemory(BaseChatMemory):
     def buffer_as_messages(self) -> list[BaseMessage]:
         """The compacted history as messages."""
         messages = list(self.chat_memory.messages)
-        error: BudgetTooSmallError | None = None
-        for keep_last_turn in dict.fromkeys((self.keep_last_turn, False)):
-            try:
-                return compact_view(
-                    messages,
-                    max_tokens=self.max_token_limit,
-                    counting=self._counting,
-                    keep_system=self.keep_system,
-                    keep_last_turn=keep_last_turn,
-                    note_role=self.note_role,
-                ).messages
-            except BudgetTooSmallError as exc:
-                error = exc
-        logger.warning("ConversationDiscourseMemory: %s; returning the full history.", error)
-        return messages
+        try:
+            return compact_view(
+                messages,
+                max_tokens=self.max_token_limit,
+                counting=self._counting,
+                keep_system=self.keep_system,
+                keep_last_turn=self.keep_last_turn,
+                note_role=self.note_role,
+                relax=True,
+                compactor=self._compactor,
+            ).messages
+        except BudgetTooSmallError as exc:
+            logger.warning("ConversationDiscourseMemory: %s; returning the full history.", exc)
+            return messages
 
     @property
     def buffer_as_str(self) -> str:

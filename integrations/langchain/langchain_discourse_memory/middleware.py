@@ -10,13 +10,16 @@ checkpointed history keeps every message.
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, Union
 
-from discourse_memory import BudgetTooSmallError
 from langchain.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage, BaseMessage
+from langgraph.config import get_config
 
+from discourse_memory import BudgetTooSmallError, Compactor
 from langchain_discourse_memory._counting import LangChainTokenCounter, resolve_token_counter
 from langchain_discourse_memory.compaction import CompactedView, NoteRole, compact_view
 
@@ -35,6 +38,8 @@ TriggerClause = Mapping[str, Union[int, float]]
 """`{"tokens": n, "messages": m, "fraction": f}`: every given threshold must be met (AND)."""
 
 _METRICS = ("tokens", "messages", "fraction")
+_MAX_THREAD_COMPACTORS = 64
+"""Core compactors kept per LangGraph thread (least recently used dropped first)."""
 
 
 def _check_size(kind: Any, value: Any, what: str) -> None:
@@ -97,13 +102,14 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
     keeps every message unchanged.
 
     The middleware never makes the agent loop fail: if the protected messages
-    (system messages in the conversation, the newest turn) do not fit `keep`, it
-    compacts again with `keep_last_turn=False`, then with nothing protected; if
-    even that does not fit (the budget is below the note's fixed frame, about 50
-    tokens), or compaction fails for any other reason, the request goes to the
-    model unchanged and a warning is logged on the
-    `langchain_discourse_memory.middleware` logger. Likewise when `("fraction", f)` is used with a model that has no
-    `profile["max_input_tokens"]`.
+    (system messages in the conversation, the newest turn) do not fit `keep`, the
+    core protects less (`relax=True`: the newest message alone, then not the
+    system messages either, then nothing); if even that does not fit (the budget
+    is below the record note's fixed frame), or compaction fails for any other reason, the request goes to the model
+    unchanged and a warning is logged on the `langchain_discourse_memory.middleware`
+    logger. Likewise when `("fraction", f)` is used with a model that has no
+    `profile["max_input_tokens"]`, or when the system prompt alone exceeds `keep`
+    with `count_system_prompt=True`.
 
     Example:
         ```python
@@ -124,8 +130,9 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
         trigger: when to compact, as in `SummarizationMiddleware`: a
             `ContextSize` tuple, a `TriggerClause` dict (all thresholds must be
             met), or a list of either (any must be met). Thresholds are measured
-            on the request's messages (not the system prompt). `None` (default)
-            compacts whenever the messages are over `keep`.
+            on the request's messages (and the system prompt with
+            `count_system_prompt=True`). `None` (default) compacts whenever the
+            messages are over `keep`.
         token_counter: as in `compact_messages` (default: the core's offline
             tiktoken `cl100k_base`). Tool schemas are not counted.
         keep_system: keep system messages verbatim (default `True`).
@@ -134,6 +141,9 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
         note_role: role of the record note, `"system"` (default; it is the first
             of the request's messages, right after the system prompt, so
             providers that merge leading system messages accept it) or `"user"`.
+        count_system_prompt: count the agent's system prompt against `keep` and
+            `trigger` too, so that system prompt + messages fit `keep` (default
+            `False`, as `SummarizationMiddleware` counts the state's messages only).
     """
 
     def __init__(
@@ -145,6 +155,7 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
         keep_system: bool = True,
         keep_last_turn: bool = True,
         note_role: NoteRole = "system",
+        count_system_prompt: bool = False,
     ) -> None:
         super().__init__()
         if not (isinstance(keep, tuple) and len(keep) == 2):
@@ -166,7 +177,10 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
         self.keep_system = keep_system
         self.keep_last_turn = keep_last_turn
         self.note_role: NoteRole = note_role
+        self.count_system_prompt = count_system_prompt
         self._counting = resolve_token_counter(token_counter)
+        self._compactors: OrderedDict[Any, Compactor] = OrderedDict()
+        self._compactors_lock = threading.Lock()
 
     # -- policy plumbing -----------------------------------------------------
 
@@ -177,7 +191,7 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
         limit = _max_input_tokens(model)
         return None if limit is None else max(1, int(limit * value))
 
-    def _triggered(self, model: Any, messages: Sequence[BaseMessage]) -> bool:
+    def _triggered(self, model: Any, messages: Sequence[BaseMessage], system_tokens: int) -> bool:
         if not self._trigger_clauses:
             return True
         tokens: int | None = None
@@ -196,7 +210,7 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
                     else:
                         threshold = int(value)
                     if tokens is None:
-                        tokens = self._counting.messages(messages)
+                        tokens = self._counting.messages(messages) + system_tokens
                     met = tokens >= threshold
                 if not met:
                     break
@@ -204,38 +218,46 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
                 return True
         return False
 
+    def _compactor_for_thread(self) -> Compactor:
+        """The core compactor of the current LangGraph thread (one per conversation,
+        so the core reuses the analysis of the messages it saw on the last call)."""
+        try:
+            thread = get_config().get("configurable", {}).get("thread_id")
+        except RuntimeError:  # called outside a runnable context
+            thread = None
+        with self._compactors_lock:
+            compactor = self._compactors.get(thread)
+            if compactor is None:
+                compactor = self._compactors[thread] = self._counting.new_compactor()
+                while len(self._compactors) > _MAX_THREAD_COMPACTORS:
+                    self._compactors.popitem(last=False)
+            else:
+                self._compactors.move_to_end(thread)
+            return compactor
+
     def _compact(self, messages: list[BaseMessage], budget: int) -> CompactedView | None:
-        attempts = list(
-            dict.fromkeys(
-                [
-                    (self.keep_system, self.keep_last_turn),
-                    (self.keep_system, False),
-                    (False, False),
-                ]
+        try:
+            return compact_view(
+                messages,
+                max_tokens=budget,
+                counting=self._counting,
+                keep_system=self.keep_system,
+                keep_last_turn=self.keep_last_turn,
+                note_role=self.note_role,
+                relax=True,
+                compactor=self._compactor_for_thread(),
             )
-        )
-        error: BudgetTooSmallError | None = None
-        for keep_system, keep_last_turn in attempts:
-            try:
-                return compact_view(
-                    messages,
-                    max_tokens=budget,
-                    counting=self._counting,
-                    keep_system=keep_system,
-                    keep_last_turn=keep_last_turn,
-                    note_role=self.note_role,
-                )
-            except BudgetTooSmallError as exc:
-                error = exc
-        logger.warning("DiscourseCompactionMiddleware: %s; sending the request unchanged.", error)
-        return None
+        except BudgetTooSmallError as error:
+            logger.warning("DiscourseCompactionMiddleware: %s; sending the request unchanged.", error)
+            return None
 
     def compact_request(self, request: ModelRequest) -> ModelRequest:
         """Return the request the model should get: compacted, or `request` itself.
 
-        Only `request.messages` is compacted and counted; `request.system_message`
-        is passed on unchanged. Never raises: on any failure it logs a warning
-        and returns `request`.
+        Only `request.messages` is compacted; `request.system_message` is passed
+        on unchanged (and counted against the budget only with
+        `count_system_prompt=True`). Never raises: on any failure it logs a
+        warning and returns `request`.
         """
         try:
             budget = self._budget(request.model)
@@ -248,11 +270,23 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
                 )
                 return request
             messages = list(request.messages)
-            if not self._triggered(request.model, messages):
+            system_tokens = 0
+            if self.count_system_prompt and request.system_message is not None:
+                system_tokens = self._counting.messages([request.system_message])
+            if not self._triggered(request.model, messages, system_tokens):
                 return request
-            view = self._compact(messages, budget)
+            if budget - system_tokens < 0:
+                logger.warning(
+                    "DiscourseCompactionMiddleware: the system prompt alone (%d tokens) exceeds keep=%r; "
+                    "sending the request unchanged.",
+                    system_tokens,
+                    self.keep,
+                )
+                return request
+            view = self._compact(messages, budget - system_tokens)
             if view is None or (
-                len(view.messages) == len(messages) and all(a is b for a, b in zip(view.messages, messages))
+                len(view.messages) == len(messages)
+                and all(a is b for a, b in zip(view.messages, messages, strict=True))
             ):
                 return request
             return request.override(messages=view.messages)

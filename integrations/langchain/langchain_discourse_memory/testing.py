@@ -43,25 +43,14 @@ from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableLambda
 
+from langchain_discourse_memory._convert import orphan_tool_messages
+
 __all__ = [
     "ChatMessageHistoryTests",
     "CompactingChatMessageHistoryTests",
     "orphan_tool_messages",
     "sample_conversation",
 ]
-
-
-def orphan_tool_messages(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
-    """`ToolMessage`s whose call id was not made by an earlier `AIMessage` in `messages`."""
-    called: set[str] = set()
-    orphans: list[ToolMessage] = []
-    for message in messages:
-        if isinstance(message, AIMessage):
-            called.update(c["id"] for c in message.tool_calls if c.get("id"))
-            called.update(c["id"] for c in message.invalid_tool_calls if c.get("id"))
-        elif isinstance(message, ToolMessage) and message.tool_call_id not in called:
-            orphans.append(message)
-    return orphans
 
 
 def sample_conversation(turns: int = 8) -> list[BaseMessage]:
@@ -266,9 +255,7 @@ class CompactingChatMessageHistoryTests(ChatMessageHistoryTests):
                 with_history.invoke({"input": text}, config=config)
         stored = full_messages(compacting_history)
         added = stored[len(conversation) :]
-        assert [(m.type, m.content) for m in stored[: len(conversation)]] == [
-            (m.type, m.content) for m in conversation
-        ]
+        assert [(m.type, m.content) for m in stored[: len(conversation)]] == [(m.type, m.content) for m in conversation]
         expected: list[tuple[str, Any]] = []
         for i, text in enumerate(asked):
             expected += [("human", text), ("ai", f"reply {i}")]

@@ -39,7 +39,6 @@ from langchain_core.messages import (
     ToolMessage,
     trim_messages,
 )
-
 from langchain_discourse_memory import DiscourseCompactionMiddleware
 from langchain_discourse_memory._counting import resolve_token_counter
 from langchain_discourse_memory.testing import orphan_tool_messages
@@ -123,12 +122,14 @@ def run(path: Path, budget_fraction: float, limit: int | None, budget_base: str 
         "gold_values": 0,
         "found_middleware": 0,
         "found_trim": 0,
+        "found_middleware_strict": 0,
         "orphans_last_middleware": 0,
         "orphans_last_trim": 0,
         "orphans_all_middleware": 0,
         "orphans_all_trim": 0,
         "over_budget_calls_middleware": 0,
         "over_budget_calls_trim": 0,
+        "over_budget_last_call_middleware": 0,
         "model_calls": 0,
     }
     mw_ms: list[float] = []
@@ -177,6 +178,7 @@ def run(path: Path, budget_fraction: float, limit: int | None, budget_base: str 
             totals["over_budget_calls_middleware"] += count(seen) > budget
             totals["over_budget_calls_trim"] += count(trimmed) > budget
             if k == len(calls) - 1:
+                totals["over_budget_last_call_middleware"] += count(seen) > budget
                 totals["orphans_last_middleware"] += mw_orphans
                 totals["orphans_last_trim"] += trim_orphans
                 mw_text, trim_text = received_text(seen), received_text(trimmed)
@@ -184,12 +186,15 @@ def run(path: Path, budget_fraction: float, limit: int | None, budget_base: str 
                 found_trim = sum(v in trim_text for v in golds)
                 totals["found_middleware"] += found_mw
                 totals["found_trim"] += found_trim
+                # strict: a view over budget (passed through) counts as nothing found
+                totals["found_middleware_strict"] += found_mw if count(seen) <= budget else 0
                 if golds:
                     per_run_mw.append(found_mw / len(golds))
                     per_run_trim.append(found_trim / len(golds))
     g = max(1, totals["gold_values"])
     totals["share_middleware"] = round(totals["found_middleware"] / g, 4)
     totals["share_trim"] = round(totals["found_trim"] / g, 4)
+    totals["share_middleware_strict"] = round(totals["found_middleware_strict"] / g, 4)
     totals["mean_run_share_middleware"] = round(statistics.fmean(per_run_mw), 4) if per_run_mw else None
     totals["mean_run_share_trim"] = round(statistics.fmean(per_run_trim), 4) if per_run_trim else None
     totals["budget_base"] = budget_base
@@ -220,21 +225,38 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(totals, indent=2))
         return 0
-    print(f"runs: {totals['runs']}, model calls replayed: {totals['model_calls']}, budget: "
-          f"{args.budget_fraction:.0%} of each run's {args.budget_base} tokens "
-          "(cl100k_base, core accounting); system prompt passed unchanged to both")
-    print(f"gold argument values present at the last model call: middleware "
-          f"{totals['share_middleware']:.1%} ({totals['found_middleware']}/{totals['gold_values']}), "
-          f"trim_messages {totals['share_trim']:.1%} ({totals['found_trim']}/{totals['gold_values']})")
-    print(f"  mean of per-run shares: middleware {totals['mean_run_share_middleware']:.1%}, "
-          f"trim_messages {totals['mean_run_share_trim']:.1%}")
-    print(f"orphan ToolMessages at the last call: middleware {totals['orphans_last_middleware']}, "
-          f"trim_messages {totals['orphans_last_trim']}; over all calls: middleware "
-          f"{totals['orphans_all_middleware']}, trim_messages {totals['orphans_all_trim']}")
-    print(f"calls over budget: middleware {totals['over_budget_calls_middleware']}, "
-          f"trim_messages {totals['over_budget_calls_trim']}")
-    print(f"median time per call: middleware {totals['median_ms_middleware']} ms, "
-          f"trim_messages {totals['median_ms_trim']} ms")
+    print(
+        f"runs: {totals['runs']}, model calls replayed: {totals['model_calls']}, budget: "
+        f"{args.budget_fraction:.0%} of each run's {args.budget_base} tokens "
+        "(cl100k_base, core accounting); system prompt passed unchanged to both"
+    )
+    print(
+        f"gold argument values present at the last model call: middleware "
+        f"{totals['share_middleware']:.1%} ({totals['found_middleware']}/{totals['gold_values']}), "
+        f"trim_messages {totals['share_trim']:.1%} ({totals['found_trim']}/{totals['gold_values']})"
+    )
+    print(
+        f"  strict (a last call over budget counts as nothing found): middleware "
+        f"{totals['share_middleware_strict']:.1%} ({totals['found_middleware_strict']}/{totals['gold_values']})"
+    )
+    print(
+        f"  mean of per-run shares: middleware {totals['mean_run_share_middleware']:.1%}, "
+        f"trim_messages {totals['mean_run_share_trim']:.1%}"
+    )
+    print(
+        f"orphan ToolMessages at the last call: middleware {totals['orphans_last_middleware']}, "
+        f"trim_messages {totals['orphans_last_trim']}; over all calls: middleware "
+        f"{totals['orphans_all_middleware']}, trim_messages {totals['orphans_all_trim']}"
+    )
+    print(
+        f"calls over budget: middleware {totals['over_budget_calls_middleware']} "
+        f"({totals['over_budget_last_call_middleware']} at a last call; passed through unchanged because "
+        f"the budget is below the record note's frame), trim_messages {totals['over_budget_calls_trim']}"
+    )
+    print(
+        f"median time per call: middleware {totals['median_ms_middleware']} ms, "
+        f"trim_messages {totals['median_ms_trim']} ms"
+    )
     return 0
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 
-from li_helpers import assert_tool_pairs, call_blocks, dumped, load_example, view_tokens
+from li_helpers import assert_tool_pairs, call_blocks, load_example, view_tokens
 from llama_index.core.base.llms.types import MessageRole
 from llama_index.core.memory import ChatMemoryBuffer
 from llama_index.core.workflow import Context
-
 from llama_index.memory.discourse import DiscourseMemoryBuffer
 
 
@@ -30,6 +29,10 @@ def test_function_agent_views_fit_keep_pairs_and_survive_ctx_round_trip():
     for llm_input in script.inputs[0::2]:
         assert llm_input[-1].role == MessageRole.USER
         assert view_tokens(llm_input[1:]) <= limit
+    # Pairing was really at stake: later views left some earlier tool calls out.
+    last_view = script.inputs[-2][1:]
+    calls_made_before = 2 * turns
+    assert sum(len(call_blocks(m)) for m in last_view) < calls_made_before
 
     # The store holds every message: user, assistant call, 2 tool results, answer.
     stored = memory.get_all()

@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from li_helpers import count, text_of
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.memory import Memory
 from llama_index.core.storage.chat_store.sql import MessageStatus
-
 from llama_index.memory.discourse import DiscourseMemoryBlock
 
 
@@ -101,3 +102,35 @@ def test_sessions_are_kept_apart():
 def test_block_rejects_non_positive_limit():
     with pytest.raises(ValueError):
         DiscourseMemoryBlock(token_limit=0)
+
+
+_words = st.lists(
+    st.sampled_from(["Room", "101", "BK-7", "2025-03-04", "quiet", "please", "the", "Okafor.", "late", "checkout"]),
+    min_size=1,
+    max_size=30,
+).map(" ".join)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts=st.lists(_words, min_size=1, max_size=12), limit=st.integers(1, 300), cut=st.integers(0, 300))
+def test_property_block_text_fits_and_truncation_shrinks(texts, limit, cut):
+    block = DiscourseMemoryBlock(token_limit=limit)
+    messages = [ChatMessage(role="user" if i % 2 == 0 else "assistant", content=t) for i, t in enumerate(texts)]
+    asyncio.run(block.aput(messages, session_id="p"))
+    assert len(block.messages) == len(messages)  # every flushed message is kept
+    content = asyncio.run(block.aget(session_id="p"))
+    assert count(content) <= limit
+    truncated = asyncio.run(block.atruncate(content, cut))
+    if cut == 0:
+        assert truncated == content
+    elif truncated is not None:
+        assert count(truncated) <= count(content) - cut
+
+
+def test_block_copies_keep_working():
+    import copy
+
+    block = DiscourseMemoryBlock(token_limit=200)
+    asyncio.run(block.aput([ChatMessage(role="user", content=user_turn(i)) for i in range(12)]))
+    text = asyncio.run(block.aget())
+    assert asyncio.run(copy.deepcopy(block).aget()) == text

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from li_helpers import assert_tool_pairs, count, dumped, text_of, view_tokens
+from li_helpers import assert_tool_pairs, dumped, text_of, view_tokens
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock, ToolCallBlock
+from llama_index.core.bridge.pydantic import Field
 from llama_index.core.llms import MockLLM
 from llama_index.core.memory import ChatMemoryBuffer
 from llama_index.core.storage.chat_store import BaseChatStore, SimpleChatStore
-
 from llama_index.memory.discourse import DiscourseMemoryBuffer
 
 CITIES = ["Lisbon", "Osaka", "Denver", "Nairobi", "Bergen", "Quito"]
@@ -175,6 +175,36 @@ def test_budget_below_the_newest_turn_does_not_raise():
     assert view_tokens(view) <= 30 or dumped(view) == dumped(tail_group(history))
 
 
+def test_newest_turn_too_big_keeps_its_newest_message_and_compacts_the_rest():
+    history = chat_history(10)
+    history.append(ChatMessage(role="user", content=turn_text(99, words=400)))
+    history.append(ChatMessage(role="assistant", content="Order ORD-1099 is confirmed for Lisbon."))
+    limit = view_tokens(history[-1:]) + 150  # room for the answer, not for the whole turn
+    assert view_tokens(history[-2:]) > limit
+    view = DiscourseMemoryBuffer.from_defaults(chat_history=history, token_limit=limit).get()
+    assert view_tokens(view) <= limit
+    assert dumped(view[-1:]) == dumped(history[-1:])
+    assert len(view) > 1  # something of the earlier conversation is there too
+
+
+def test_view_follows_any_change_of_the_store():
+    """The cached mirror must not serve a stale view after set/reset/replace."""
+    first, second = chat_history(12), tool_history(6)
+    mem = DiscourseMemoryBuffer.from_defaults(chat_history=first, token_limit=250)
+    mem.get()
+    mem.set(second)
+    fresh = DiscourseMemoryBuffer.from_defaults(chat_history=second, token_limit=250)
+    assert dumped(mem.get()) == dumped(fresh.get())
+    mem.put(ChatMessage(role="user", content="and one more thing: ORD-4242"))
+    fresh.put(ChatMessage(role="user", content="and one more thing: ORD-4242"))
+    assert dumped(mem.get()) == dumped(fresh.get())
+    mem.reset()
+    assert mem.get() == []
+    mem.set(first[:2])  # fits: returned as is
+    assert view_tokens(first[:2]) <= 250
+    assert dumped(mem.get()) == dumped(first[:2])
+
+
 def test_tool_calls_are_counted_and_kept_paired():
     history = tool_history(12, arg_words=120)
     limit = view_tokens(history) // 3
@@ -185,6 +215,16 @@ def test_tool_calls_are_counted_and_kept_paired():
     # LlamaIndex's own buffer ignores the arguments and overshoots the same limit.
     theirs = ChatMemoryBuffer.from_defaults(chat_history=history, token_limit=limit).get()
     assert view_tokens(theirs) > limit
+
+
+def test_user_note_role_makes_the_view_start_with_a_user_message():
+    history = [ChatMessage(role="system", content="Be brief."), *tool_history(12)]
+    limit = view_tokens(history) // 4
+    view = DiscourseMemoryBuffer.from_defaults(chat_history=history, token_limit=limit, note_role="user").get()
+    assert view_tokens(view) <= limit
+    assert view[0].role == MessageRole.SYSTEM and text_of(view[0]) == "Be brief."
+    assert view[1].role == MessageRole.USER  # the record note
+    assert all(m.role != MessageRole.SYSTEM for m in view[1:])
 
 
 def test_aget_matches_get():
@@ -240,7 +280,7 @@ def test_put_set_reset_and_async_variants_go_to_the_store():
 class JsonChatStore(BaseChatStore):
     """A store that keeps JSON strings and returns fresh objects, as Redis/Postgres do."""
 
-    data: dict[str, list[str]] = {}
+    data: dict[str, list[str]] = Field(default_factory=dict)
 
     @classmethod
     def class_name(cls) -> str:
@@ -252,16 +292,16 @@ class JsonChatStore(BaseChatStore):
     def get_messages(self, key: str) -> list[ChatMessage]:
         return [ChatMessage.model_validate_json(s) for s in self.data.get(key, [])]
 
-    def add_message(self, key: str, message: ChatMessage, idx: Optional[int] = None) -> None:
+    def add_message(self, key: str, message: ChatMessage, idx: int | None = None) -> None:
         self.data.setdefault(key, []).append(message.model_dump_json())
 
-    def delete_messages(self, key: str) -> Optional[list[ChatMessage]]:
+    def delete_messages(self, key: str) -> list[ChatMessage] | None:
         return [ChatMessage.model_validate_json(s) for s in self.data.pop(key, [])]
 
-    def delete_message(self, key: str, idx: int) -> Optional[ChatMessage]:
+    def delete_message(self, key: str, idx: int) -> ChatMessage | None:
         return ChatMessage.model_validate_json(self.data[key].pop(idx))
 
-    def delete_last_message(self, key: str) -> Optional[ChatMessage]:
+    def delete_last_message(self, key: str) -> ChatMessage | None:
         return ChatMessage.model_validate_json(self.data[key].pop())
 
     def get_keys(self) -> list[str]:
@@ -373,3 +413,15 @@ def test_property_view_fits_pairs_and_store_is_untouched(history, limit, initial
     roles = [m.role for m in history]
     for m in view:
         assert m.role in roles or m.role == MessageRole.SYSTEM
+
+
+def test_copy_and_pickle_keep_working():
+    import copy
+    import pickle
+
+    history = chat_history(10)
+    mem = DiscourseMemoryBuffer.from_defaults(chat_history=history, token_limit=200)
+    view = dumped(mem.get())
+    for other in (copy.deepcopy(mem), pickle.loads(pickle.dumps(mem))):
+        assert dumped(other.get()) == view
+        assert dumped(other.get_all()) == dumped(history)

@@ -7,7 +7,6 @@ import asyncio
 from li_helpers import count, load_example, text_of, view_tokens
 from llama_index.core.chat_engine import SimpleChatEngine
 from llama_index.core.llms.mock import MockLLMWithChatMemoryOfLastCall
-
 from llama_index.memory.discourse import DiscourseMemoryBuffer
 
 SYSTEM = "You are a support agent for a parcel company. Answer briefly."
@@ -17,7 +16,8 @@ def user_turn(i: int) -> str:
     return (
         f"Parcel PKG-{300 + i} left Bergen on 2024-03-{1 + i % 28:02d}; invoice INV-{9000 + i} "
         f"was ${20 + i}.99. Mail me at person{i}@example.net. "
-        + "I am still waiting and I would like an update on the delivery as soon as possible. " * 2
+        + "I am still waiting and I would like an update on the delivery as soon as possible. "
+        * 2
     )
 
 
@@ -83,3 +83,42 @@ def test_chat_engine_example_runs():
     # Old messages are compacted, not dropped: more of the 30 parcel ids reach the
     # LLM than with LlamaIndex's buffer at the same limit.
     assert summary["parcel_ids_visible"] > summary["parcel_ids_visible_chat_memory_buffer"] > 0
+
+
+def test_context_chat_engine_calls_get_with_input(monkeypatch):
+    from llama_index.core.chat_engine import ContextChatEngine
+    from llama_index.core.retrievers import BaseRetriever
+    from llama_index.core.schema import NodeWithScore, TextNode
+
+    class OneNode(BaseRetriever):
+        def _retrieve(self, query_bundle):
+            return [NodeWithScore(node=TextNode(text="Parcels ship from Bergen."), score=1.0)]
+
+    limit = 300
+    llm = MockLLMWithChatMemoryOfLastCall(max_tokens=8)
+    memory = DiscourseMemoryBuffer.from_defaults(token_limit=limit)
+    calls = []
+    original_get = DiscourseMemoryBuffer.get
+
+    def spy(self, input=None, initial_token_count=0, **kwargs):
+        view = original_get(self, input=input, initial_token_count=initial_token_count, **kwargs)
+        calls.append((input, view))
+        return view
+
+    engine = ContextChatEngine.from_defaults(retriever=OneNode(), llm=llm, memory=memory)
+    monkeypatch.setattr(DiscourseMemoryBuffer, "get", spy)
+    for i in range(12):
+        engine.chat(user_turn(i))
+    assert [c[0] for c in calls] == [user_turn(i) for i in range(12)]
+    assert all(view_tokens(view) <= limit for _, view in calls)
+    assert len(memory.get_all()) == 24
+
+
+def test_engines_can_build_it_through_memory_cls():
+    llm = MockLLMWithChatMemoryOfLastCall(max_tokens=4)
+    engine = SimpleChatEngine.from_defaults(llm=llm, memory_cls=DiscourseMemoryBuffer)
+    memory = engine._memory
+    assert isinstance(memory, DiscourseMemoryBuffer)
+    assert memory.token_limit == llm.metadata.context_window - 256  # what the engine asks for
+    engine.chat("hello")
+    assert [m.role.value for m in memory.get_all()] == ["user", "assistant"]

@@ -13,7 +13,6 @@ from llama_index.core.base.llms.types import (
     ToolCallBlock,
 )
 from llama_index.core.llms.llm import ToolSelection
-
 from llama_index.memory.discourse._convert import (
     counter_from_tokenizer_fn,
     from_compaction,

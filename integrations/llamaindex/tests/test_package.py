@@ -27,12 +27,17 @@ def test_namespace_folders_have_no_init():
 def test_llama_index_core_still_imports_next_to_the_package():
     import llama_index.core
     import llama_index.core.memory
-    import llama_index.memory.discourse  # noqa: F401
+    import llama_index.memory.discourse
 
     assert llama_index.core.memory.ChatMemoryBuffer is not None
-    # Both distributions contribute to the same namespace package.
-    paths = [str(p) for p in sys.modules["llama_index"].__path__]
-    assert len(paths) >= 1
+    # llama_index and llama_index.memory are still namespace packages (no __init__.py
+    # of ours shadows llama-index-core's), spanning this checkout and site-packages.
+    for name in ("llama_index", "llama_index.memory"):
+        module = sys.modules[name]
+        assert getattr(module, "__file__", None) is None, f"{name} is not a namespace package"
+    paths = {Path(p).resolve() for p in sys.modules["llama_index"].__path__}
+    assert ROOT / "llama_index" in paths
+    assert Path(llama_index.core.__file__).resolve().parent.parent in paths
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="tomllib is in the standard library from 3.11")
@@ -49,3 +54,9 @@ def test_pyproject_metadata():
     hub = data["tool"]["llamahub"]
     assert hub["import_path"] == "llama_index.memory.discourse"
     assert set(hub["class_authors"]) == {"DiscourseMemoryBlock", "DiscourseMemoryBuffer"}
+
+
+def test_tests_import_this_checkout():
+    import llama_index.memory.discourse as package
+
+    assert Path(package.__file__).resolve().parent == ROOT / "llama_index" / "memory" / "discourse"

@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import warnings
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langchain_core.chat_history import BaseChatMessageHistory, InMemoryChatMessageHistory
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, messages_from_dict, messages_to_dict
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    messages_from_dict,
+    messages_to_dict,
+)
 from langchain_core.messages.utils import count_tokens_approximately
-
-from langchain_discourse_memory import DiscourseChatMessageHistory
+from langchain_discourse_memory import DiscourseChatMessageHistory, ListChatMessageHistory
 from langchain_discourse_memory._counting import resolve_token_counter
-from langchain_discourse_memory.testing import CompactingChatMessageHistoryTests, sample_conversation
+from langchain_discourse_memory.testing import (
+    ChatMessageHistoryTests,
+    CompactingChatMessageHistoryTests,
+    orphan_tool_messages,
+    sample_conversation,
+)
 
 
 class SerializingHistory(BaseChatMessageHistory):
@@ -43,6 +57,20 @@ def in_memory_store() -> InMemoryChatMessageHistory:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         return InMemoryChatMessageHistory()
+
+
+class TestContractHoldsForLangChainsOwnHistory(ChatMessageHistoryTests):
+    """The base contract is fair: langchain-core's in-memory history passes it."""
+
+    @pytest.fixture
+    def chat_history(self) -> BaseChatMessageHistory:
+        return in_memory_store()
+
+
+class TestListHistory(ChatMessageHistoryTests):
+    @pytest.fixture
+    def chat_history(self) -> BaseChatMessageHistory:
+        return ListChatMessageHistory()
 
 
 class TestInMemoryBacked(CompactingChatMessageHistoryTests):
@@ -136,3 +164,31 @@ def test_default_store_emits_no_deprecation_warning() -> None:
         history = DiscourseChatMessageHistory(max_tokens=100)
         history.add_messages([HumanMessage("hello")])
         assert [m.content for m in history.messages] == ["hello"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    turns=st.integers(1, 10),
+    cuts=st.lists(st.integers(1, 40), max_size=12),
+    budget=st.integers(250, 2000),
+    use_async=st.booleans(),
+)
+def test_property_store_keeps_everything_and_every_view_fits(
+    turns: int, cuts: list[int], budget: int, use_async: bool
+) -> None:
+    conv = sample_conversation(turns)
+    history = DiscourseChatMessageHistory(SerializingHistory(), max_tokens=budget)
+    bounds = sorted({c for c in cuts if c < len(conv)} | {len(conv)})
+    start = 0
+    for end in bounds:
+        batch = conv[start:end]
+        if use_async:
+            asyncio.run(history.aadd_messages(batch))
+            view = asyncio.run(history.aget_messages())
+        else:
+            history.add_messages(batch)
+            view = history.messages
+        assert DEFAULT_COUNT(view) <= budget
+        assert orphan_tool_messages(view) == []
+        start = end
+    assert [(m.type, m.content, m.id) for m in history.full_messages] == [(m.type, m.content, m.id) for m in conv]

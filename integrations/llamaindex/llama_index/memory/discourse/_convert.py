@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, Optional
+from typing import Any
 
 from llama_index.core.base.llms.types import (
     ChatMessage,
@@ -53,7 +53,7 @@ _ROLE_MAP = {
 }
 
 
-def message_text(message: ChatMessage) -> Optional[str]:
+def message_text(message: ChatMessage) -> str | None:
     """The text of a message: its ``TextBlock`` texts joined with a newline, or ``None``."""
     texts = [block.text for block in message.blocks if isinstance(block, TextBlock)]
     if not texts:
@@ -83,7 +83,7 @@ def _call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
     return out
 
 
-def _kwargs_call(item: Any) -> Optional[dict[str, Any]]:
+def _kwargs_call(item: Any) -> dict[str, Any] | None:
     """One entry of ``additional_kwargs["tool_calls"]`` in OpenAI form, or ``None``."""
     if isinstance(item, dict):
         function = item.get("function")
@@ -132,12 +132,12 @@ def tool_calls_of(message: ChatMessage) -> list[dict[str, Any]]:
     extra = message.additional_kwargs.get("tool_calls")
     if isinstance(extra, (list, tuple)):
         for item in extra:
-            call = _kwargs_call(item)
-            if call is None:
+            found = _kwargs_call(item)
+            if found is None:
                 continue
-            if "id" in call and call["id"] in seen:
+            if "id" in found and found["id"] in seen:
                 continue
-            calls.append(call)
+            calls.append(found)
     return calls
 
 
@@ -183,9 +183,7 @@ def _rebuild(original: ChatMessage, sent: dict[str, Any], got: dict[str, Any]) -
     calls_dropped = bool(sent.get("tool_calls")) and not got.get("tool_calls")
     new_text = got.get("content")
     if isinstance(new_text, list):  # parts: keep the text parts' text
-        new_text = "\n".join(
-            p.get("text", "") for p in new_text if isinstance(p, dict) and p.get("type") == "text"
-        )
+        new_text = "\n".join(p.get("text", "") for p in new_text if isinstance(p, dict) and p.get("type") == "text")
     text_changed = new_text != sent.get("content")
     if not text_changed and not calls_dropped:
         return copy
@@ -215,7 +213,7 @@ def from_compaction(
     originals: Sequence[ChatMessage],
     sent: Sequence[dict[str, Any]],
     out_messages: Sequence[dict[str, Any]],
-    sources: Sequence[Optional[int]],
+    sources: Sequence[int | None],
     note_role: str = "system",
 ) -> list[ChatMessage]:
     """``ChatMessage`` objects for the core's output.
@@ -228,17 +226,13 @@ def from_compaction(
         note_role: role of the ``ChatMessage`` made for the record note.
     """
     if len(out_messages) != len(sources):
-        raise ValueError(
-            f"compaction returned {len(out_messages)} messages but {len(sources)} sources"
-        )
+        raise ValueError(f"compaction returned {len(out_messages)} messages but {len(sources)} sources")
     result: list[ChatMessage] = []
     for got, src in zip(out_messages, sources):
         if src is None:
             content = got.get("content")
             if isinstance(content, list):
-                content = "\n".join(
-                    p.get("text", "") for p in content if isinstance(p, dict)
-                )
+                content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
             result.append(ChatMessage(role=note_role, content=content or ""))
             continue
         result.append(_rebuild(originals[src], sent[src], got))

@@ -14,16 +14,18 @@ the smaller size asked for, instead of dropping the block whole.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
-from typing import Any, Optional
+from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory.memory import BaseMemoryBlock
 
-import discourse_memory
+from discourse_memory import BudgetTooSmallError
 
 from ._convert import to_core_messages
+from ._mirror import Mirror, Transient
 from .buffer import resolve_token_counter
 
 __all__ = ["DiscourseMemoryBlock"]
@@ -32,16 +34,14 @@ DEFAULT_BLOCK_TOKEN_LIMIT = 2000
 _MAX_SHRINK_STEPS = 8
 
 
-def render(messages: Sequence[dict[str, Any]], sources: Sequence[Optional[int]]) -> str:
+def render(messages: Sequence[dict[str, Any]], sources: Sequence[int | None]) -> str:
     """Plain text of a compacted message list: one ``role: text`` entry per message,
     tool calls as ``assistant called name(arguments)``, the record note as is."""
     lines: list[str] = []
     for message, src in zip(messages, sources):
         content = message.get("content")
         if isinstance(content, list):
-            content = "\n".join(
-                p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"
-            )
+            content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
         if src is None:
             if content:
                 lines.append(str(content))
@@ -64,7 +64,7 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
     """
 
     name: str = Field(default="DiscourseMemory", description="The name of the memory block.")
-    description: Optional[str] = Field(
+    description: str | None = Field(
         default="Earlier messages of this conversation, compacted; the record lists what was left out.",
         description="A description of the memory block.",
     )
@@ -77,7 +77,7 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
         gt=0,
         description="Tokens the rendered block may use at most.",
     )
-    tokenizer_fn: Optional[Callable[[str], list]] = Field(
+    tokenizer_fn: Callable[[str], list] | None = Field(
         default=None,
         exclude=True,
         description="LlamaIndex tokenizer (text -> tokens); default: LlamaIndex's default.",
@@ -86,35 +86,35 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
         default_factory=list, description="Every message flushed into this block, oldest first."
     )
 
-    _counter: Any = PrivateAttr(default=None)
+    _counter: Transient = PrivateAttr(default_factory=Transient)
+    _mirror: Mirror = PrivateAttr(default_factory=Mirror)
     _cache: dict[Any, str] = PrivateAttr(default_factory=dict)
-    _last_session: Optional[str] = PrivateAttr(default=None)
+    _last_session: str | None = PrivateAttr(default=None)
 
     def _token_counter(self) -> Any:
-        if self._counter is None:
+        slot = self._counter
+        if slot.value is None or slot.source is not self.tokenizer_fn:
             if self.tokenizer_fn is None:
                 from llama_index.core.utils import get_tokenizer
 
-                self._counter = resolve_token_counter(get_tokenizer())
+                slot.value = resolve_token_counter(get_tokenizer())
             else:
-                self._counter = resolve_token_counter(self.tokenizer_fn)
-        return self._counter
+                slot.value = resolve_token_counter(self.tokenizer_fn)
+            slot.source = self.tokenizer_fn
+        return slot.value
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` with this block's tokenizer."""
         return int(self._token_counter().count(text))
 
-    def _session_messages(self, session_id: Optional[str]) -> list[ChatMessage]:
+    def _session_messages(self, session_id: str | None) -> list[ChatMessage]:
         if session_id is None:
             return list(self.messages)
-        return [
-            m
-            for m in self.messages
-            if m.additional_kwargs.get("session_id", session_id) == session_id
-        ]
+        return [m for m in self.messages if m.additional_kwargs.get("session_id", session_id) == session_id]
 
-    def render_within(self, limit: int, session_id: Optional[str] = None) -> str:
-        """The kept messages compacted and rendered in at most ``limit`` tokens."""
+    def render_within(self, limit: int, session_id: str | None = None) -> str:
+        """The kept messages compacted and rendered in at most ``limit`` tokens
+        (``""`` when ``limit`` is too small even for the record note's frame)."""
         if limit <= 0:
             return ""
         key = (session_id, id(self.messages), len(self.messages), limit)
@@ -129,14 +129,18 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
         budget = limit
         text = ""
         for _ in range(_MAX_SHRINK_STEPS):
-            result = discourse_memory.compact(
-                sent,
-                budget=budget,
-                token_counter=counter,
-                keep_system=False,
-                keep_last_turn=False,
-                note_role="user",
-            )
+            try:
+                result = self._mirror.view(
+                    sent,
+                    budget,
+                    token_counter=counter,
+                    keep_system=False,
+                    keep_last_turn=False,
+                    note_role="user",
+                )
+            except BudgetTooSmallError:  # not even the record's frame fits
+                text = ""
+                break
             text = render(result.messages, result.sources)
             over = counter.count(text) - limit
             if over <= 0:
@@ -153,10 +157,10 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
         self._cache[key] = text
         return text
 
-    async def _aget(self, messages: Optional[list[ChatMessage]] = None, **block_kwargs: Any) -> str:
+    async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         session_id = block_kwargs.get("session_id")
         self._last_session = session_id
-        return self.render_within(self.token_limit, session_id)
+        return await asyncio.to_thread(self.render_within, self.token_limit, session_id)
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
         for message in messages:
@@ -169,7 +173,7 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
                 )
             )
 
-    async def atruncate(self, content: str, tokens_to_truncate: int) -> Optional[str]:
+    async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
         """Re-compact the kept messages to ``tokens(content) - tokens_to_truncate`` tokens."""
         if tokens_to_truncate <= 0:
             return content
@@ -178,5 +182,5 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
         target = self.count_tokens(content) - tokens_to_truncate
         if target <= 0:
             return None
-        text = self.render_within(target, self._last_session)
+        text = await asyncio.to_thread(self.render_within, target, self._last_session)
         return text or None

@@ -18,7 +18,8 @@ accepted: the conversation itself would be gone):
 1. the compaction as configured (``keep_last_turn=True`` by default);
 2. the newest message alone kept verbatim (with the assistant message whose call
    it answers, when it is a tool result: the "tail group"), and everything before
-   it compacted into what is left of the budget;
+   it compacted into what is left of the budget (there, a record note alone is
+   accepted);
 3. the compaction with the newest turn unprotected (``keep_last_turn=False``);
 4. the tail group verbatim, even if it exceeds the budget -- the same last resort
    as ``ChatMemoryBuffer``, so the LLM reports an over-long prompt instead of the
@@ -30,10 +31,11 @@ like ``ChatMemoryBuffer``.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, Optional
+from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.bridge.pydantic import Field, PrivateAttr, field_serializer, model_validator
@@ -52,6 +54,7 @@ from ._convert import (
     to_core_messages,
     tool_calls_of,
 )
+from ._mirror import Mirror, Transient
 
 __all__ = ["DiscourseMemoryBuffer"]
 
@@ -75,7 +78,7 @@ def resolve_token_counter(tokenizer_fn: Callable[[str], Any]) -> Any:
         if isinstance(name, str) and hasattr(encoding, "encode_ordinary"):
             try:
                 return discourse_memory.get_token_counter(name)
-            except Exception:  # not available offline: fall back to the callable
+            except LookupError:  # EncodingUnavailableError: count with the callable instead
                 pass
     return discourse_memory.get_token_counter(counter_from_tokenizer_fn(tokenizer_fn))
 
@@ -100,25 +103,22 @@ def _dump_store(store: BaseChatStore) -> dict[str, Any]:
     if isinstance(store, SimpleChatStore):
         return {
             "class_name": SimpleChatStore.class_name(),
-            "store": {
-                key: [m.model_dump(mode="json") for m in messages]
-                for key, messages in store.store.items()
-            },
+            "store": {key: [m.model_dump(mode="json") for m in messages] for key, messages in store.store.items()},
         }
     data = store.model_dump(mode="json")
     data["class_name"] = store.class_name()
     return data
 
 
-def _all_subclasses(cls: type) -> list[type]:
-    out: list[type] = []
+def _all_subclasses(cls: type[BaseChatStore]) -> list[type[BaseChatStore]]:
+    out: list[type[BaseChatStore]] = []
     for sub in cls.__subclasses__():
         out.append(sub)
         out.extend(_all_subclasses(sub))
     return out
 
 
-def _load_store(data: Optional[dict[str, Any]]) -> BaseChatStore:
+def _load_store(data: dict[str, Any] | None) -> BaseChatStore:
     if data is None:
         return SimpleChatStore()
     if not isinstance(data, dict) or "class_name" not in data:
@@ -133,12 +133,9 @@ def _load_store(data: Optional[dict[str, Any]]) -> BaseChatStore:
         return SimpleChatStore(store=store)
     # Only chat-store classes already imported by the application are considered:
     # loading a dict never imports a module named by the data.
-    for cls in _all_subclasses(BaseChatStore):
-        try:
-            if cls.class_name() == name:
-                return cls.model_validate(payload)
-        except Exception:
-            continue
+    for cls in _all_subclasses(BaseChatStore):  # type: ignore[type-abstract]
+        if cls.class_name() == name:
+            return cls.model_validate(payload)
     raise ValueError(
         f"cannot rebuild chat store {name!r} from a dict: import its package first, "
         "or pass the store itself: DiscourseMemoryBuffer.from_dict(data, chat_store=store)"
@@ -168,9 +165,12 @@ class DiscourseMemoryBuffer(BaseChatStoreMemory):
     )
     note_role: str = Field(default="system", description="Role of the record note: system or user.")
 
-    _counter: Any = PrivateAttr(default=None)
-    _counter_for: Any = PrivateAttr(default=None)
-    _last_compaction: Optional[Compaction] = PrivateAttr(default=None)
+    # Copies (deepcopy, pickle) start these empty: token counters hold locks.
+    _counter: Transient = PrivateAttr(default_factory=Transient)
+    _last: Transient = PrivateAttr(default_factory=Transient)  # the latest Compaction
+    # Caches the core's analysis of every message: a get() after one new message
+    # only analyses that message.
+    _mirror: Mirror = PrivateAttr(default_factory=Mirror)
 
     @classmethod
     def class_name(cls) -> str:
@@ -200,18 +200,18 @@ class DiscourseMemoryBuffer(BaseChatStoreMemory):
     @classmethod
     def from_defaults(
         cls,
-        chat_history: Optional[list[ChatMessage]] = None,
-        llm: Optional[LLM] = None,
-        chat_store: Optional[BaseChatStore] = None,
+        chat_history: list[ChatMessage] | None = None,
+        llm: LLM | None = None,
+        chat_store: BaseChatStore | None = None,
         chat_store_key: str = DEFAULT_CHAT_STORE_KEY,
-        token_limit: Optional[int] = None,
-        tokenizer_fn: Optional[Callable[[str], list]] = None,
+        token_limit: int | None = None,
+        tokenizer_fn: Callable[[str], list] | None = None,
         *,
         keep_system: bool = True,
         keep_last_turn: bool = True,
         note_role: str = "system",
         **kwargs: Any,
-    ) -> "DiscourseMemoryBuffer":
+    ) -> DiscourseMemoryBuffer:
         """Create a buffer, with the same arguments as ``ChatMemoryBuffer.from_defaults``.
 
         The token limit is ``token_limit`` if given, else 75% of ``llm``'s context
@@ -241,14 +241,12 @@ class DiscourseMemoryBuffer(BaseChatStoreMemory):
     # ---- reading -------------------------------------------------------------
 
     @property
-    def last_compaction(self) -> Optional[Compaction]:
+    def last_compaction(self) -> Compaction | None:
         """The core's result behind the latest view (``None`` before the first ``get``
         and when the last view was the newest-message fallback)."""
-        return self._last_compaction
+        return self._last.value
 
-    def get(
-        self, input: Optional[str] = None, initial_token_count: int = 0, **kwargs: Any
-    ) -> list[ChatMessage]:
+    def get(self, input: str | None = None, initial_token_count: int = 0, **kwargs: Any) -> list[ChatMessage]:
         """The compacted view of the history; it fits ``token_limit - initial_token_count``.
 
         ``input`` is accepted for interface compatibility and not used.
@@ -256,13 +254,12 @@ class DiscourseMemoryBuffer(BaseChatStoreMemory):
         self._check_initial(initial_token_count)
         return self._view(self.chat_store.get_messages(self.chat_store_key), initial_token_count)
 
-    async def aget(
-        self, input: Optional[str] = None, initial_token_count: int = 0, **kwargs: Any
-    ) -> list[ChatMessage]:
-        """Async ``get``: reads the store asynchronously, compacts in the event loop."""
+    async def aget(self, input: str | None = None, initial_token_count: int = 0, **kwargs: Any) -> list[ChatMessage]:
+        """Async ``get``: reads the store with ``aget_messages``, compacts in a worker
+        thread (as ``ChatMemoryBuffer.aget`` does) so the event loop is not blocked."""
         self._check_initial(initial_token_count)
         history = await self.chat_store.aget_messages(self.chat_store_key)
-        return self._view(history, initial_token_count)
+        return await asyncio.to_thread(self._view, history, initial_token_count)
 
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
         """Tokens of ``messages`` as the budget counts them (text + tool calls)."""
@@ -284,12 +281,14 @@ class DiscourseMemoryBuffer(BaseChatStoreMemory):
             raise ValueError("initial_token_count must be >= 0")
 
     def _token_counter(self) -> Any:
-        if self._counter is None or self._counter_for is not self.tokenizer_fn:
-            self._counter = resolve_token_counter(self.tokenizer_fn)
-            self._counter_for = self.tokenizer_fn
-        return self._counter
+        slot = self._counter
+        if slot.value is None or slot.source is not self.tokenizer_fn:
+            slot.value = resolve_token_counter(self.tokenizer_fn)
+            slot.source = self.tokenizer_fn
+        return slot.value
 
     def _compact(self, sent: list[dict[str, Any]], budget: int, keep_last_turn: bool) -> Compaction:
+        """One-off compaction (the fallback paths); the main path uses the mirror."""
         return discourse_memory.compact(
             sent,
             budget=budget,
@@ -299,22 +298,42 @@ class DiscourseMemoryBuffer(BaseChatStoreMemory):
             note_role=self.note_role,
         )
 
+    def _mirror_view(self, sent: list[dict[str, Any]], budget: int) -> Compaction:
+        """Compaction with the buffer's settings through the cached mirror."""
+        return self._mirror.view(
+            sent,
+            budget,
+            token_counter=self._token_counter(),
+            keep_system=self.keep_system,
+            keep_last_turn=self.keep_last_turn,
+            note_role=self.note_role,
+        )
+
     def _attempt(
-        self, sent: list[dict[str, Any]], budget: int, keep_last_turn: bool
-    ) -> Optional[Compaction]:
-        """A compaction that keeps at least one real message, or ``None``."""
+        self,
+        sent: list[dict[str, Any]],
+        budget: int,
+        keep_last_turn: bool,
+        mirrored: bool = False,
+        note_alone_ok: bool = False,
+    ) -> Compaction | None:
+        """A compaction, or ``None`` if it fails or (unless ``note_alone_ok``) keeps
+        no real message."""
         if budget <= 0:
             return None
         try:
-            result = self._compact(sent, budget, keep_last_turn)
+            if mirrored:
+                result = self._mirror_view(sent, budget)
+            else:
+                result = self._compact(sent, budget, keep_last_turn)
         except BudgetTooSmallError:
             return None
-        if not any(src is not None for src in result.sources):
+        if not note_alone_ok and not any(src is not None for src in result.sources):
             return None  # a record note alone: the conversation itself would be gone
         return result
 
     def _view(self, history: Sequence[ChatMessage], initial_token_count: int) -> list[ChatMessage]:
-        self._last_compaction = None
+        self._last.value = None
         if not history:
             return []
         history = list(history)
@@ -322,9 +341,9 @@ class DiscourseMemoryBuffer(BaseChatStoreMemory):
         sent = to_core_messages(history)
 
         # 1. The configured compaction.
-        result = self._attempt(sent, budget, self.keep_last_turn)
+        result = self._attempt(sent, budget, self.keep_last_turn, mirrored=True)
         if result is not None:
-            self._last_compaction = result
+            self._last.value = result
             return from_compaction(history, sent, result.messages, result.sources, self.note_role)
 
         # 2. The newest turn does not fit whole: keep only its newest message (group)
@@ -337,12 +356,13 @@ class DiscourseMemoryBuffer(BaseChatStoreMemory):
             head_sent = sent[:start]
             head_result = None
             if head:
-                head_result = self._attempt(head_sent, budget - tail_tokens, True) or self._attempt(
-                    head_sent, budget - tail_tokens, False
+                room = budget - tail_tokens
+                head_result = self._attempt(head_sent, room, True, note_alone_ok=True) or self._attempt(
+                    head_sent, room, False, note_alone_ok=True
                 )
             if head_result is None:
                 return tail
-            self._last_compaction = head_result
+            self._last.value = head_result
             return [
                 *from_compaction(head, head_sent, head_result.messages, head_result.sources, self.note_role),
                 *tail,
@@ -352,7 +372,7 @@ class DiscourseMemoryBuffer(BaseChatStoreMemory):
         if self.keep_last_turn:
             result = self._attempt(sent, budget, False)
             if result is not None:
-                self._last_compaction = result
+                self._last.value = result
                 return from_compaction(history, sent, result.messages, result.sources, self.note_role)
 
         # 4. Last resort, as ChatMemoryBuffer: the newest message (group) verbatim.
@@ -377,7 +397,7 @@ class DiscourseMemoryBuffer(BaseChatStoreMemory):
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], **kwargs: Any) -> "DiscourseMemoryBuffer":
+    def from_dict(cls, data: dict[str, Any], **kwargs: Any) -> DiscourseMemoryBuffer:
         """Rebuild a buffer from ``to_dict`` output.
 
         Keyword arguments override saved fields; ``chat_store=`` supplies a store
@@ -385,7 +405,7 @@ class DiscourseMemoryBuffer(BaseChatStoreMemory):
         tokenizer.
         """
         if not isinstance(data, dict):
-            raise ValueError(f"DiscourseMemoryBuffer.from_dict needs a dict, got {type(data).__name__}")
+            raise TypeError(f"DiscourseMemoryBuffer.from_dict needs a dict, got {type(data).__name__}")
         data = dict(data)
         data.pop("class_name", None)
         version = data.pop("version", _STATE_VERSION)
@@ -405,6 +425,6 @@ class DiscourseMemoryBuffer(BaseChatStoreMemory):
         return json.dumps(self.to_dict())
 
     @classmethod
-    def from_string(cls, json_str: str) -> "DiscourseMemoryBuffer":
+    def from_string(cls, json_str: str) -> DiscourseMemoryBuffer:
         """Rebuild a buffer from ``to_string`` output."""
         return cls.from_dict(json.loads(json_str))

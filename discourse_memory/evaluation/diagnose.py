@@ -1,0 +1,118 @@
+"""Diagnostics behind the bench numbers: where a memory loses, and why.
+
+    python -m discourse_memory.evaluation.diagnose DATA [DATA ...] [--budgets 0.25,0.5]
+
+Prints, per data file and budget:
+
+1. protected tokens: conversations whose system messages alone, or system messages
+   plus the newest turn (the last user message and everything after it), do not
+   fit the budget: a memory that keeps those verbatim cannot answer there;
+2. task statement kept: per method, the mean share of the first user message's
+   sentence openings found in the view (in agent runs that message is the task);
+3. for QA data, per method: answers lost although all their evidence turns are kept
+   verbatim, and answers lost with their evidence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import baselines
+from .bench import QA_CATEGORIES, _EVIDENCE_SPLIT
+from .datasets import Conversation, load
+from .grader import distinct, normalize_space, sentence_openings
+from .metrics import TextIndex, evidence_retention, message_text, share_found, view_text
+
+__all__ = ["main", "protected_tokens"]
+
+SYSTEM_ROLES = ("system", "developer")
+
+
+def protected_tokens(conv: Conversation, counter) -> tuple[int, int]:
+    """Tokens of the system messages, and of the newest turn (last user message on)."""
+    system = sum(baselines.message_tokens(counter, m) for m in conv.messages if m.get("role") in SYSTEM_ROLES)
+    users = [i for i, m in enumerate(conv.messages) if m.get("role") == "user"]
+    start = users[-1] if users else len(conv.messages)
+    turn = sum(
+        baselines.message_tokens(counter, m) for m in conv.messages[start:] if m.get("role") not in SYSTEM_ROLES
+    )
+    return system, turn
+
+
+def _task_openings(conv: Conversation) -> list[str]:
+    first = next((m for m in conv.messages if m.get("role") == "user"), None)
+    return distinct(sentence_openings(message_text(first))) if first else []
+
+
+def _qa_losses(conv: Conversation, index: TextIndex) -> tuple[int, int]:
+    """(answers lost with all evidence kept, answers lost with evidence lost)."""
+    lowered = index.text.lower()
+    kept_evidence = lost_evidence = 0
+    for qa in conv.qa:
+        if qa.category not in QA_CATEGORIES or not qa.answer or normalize_space(qa.answer).lower() in lowered:
+            continue
+        ids = [d for raw in qa.evidence for d in _EVIDENCE_SPLIT.split(raw) if d in conv.turns]
+        if ids and evidence_retention({d: conv.turns[d] for d in ids}, index) == 1.0:
+            kept_evidence += 1
+        else:
+            lost_evidence += 1
+    return kept_evidence, lost_evidence
+
+
+def diagnose(path: str, budgets: Sequence[float], methods: Sequence[str], limit: int | None, out=print) -> None:
+    counter = baselines.get_counter()
+    convs = load(path)[:limit] if limit else load(path)
+    ready, skipped = baselines.resolve_methods(methods)
+    for message in skipped:
+        out(message)
+    totals = {c.id: baselines.view_tokens(counter, c.messages) for c in convs}
+    protected = {c.id: protected_tokens(c, counter) for c in convs}
+    out(f"## {path}: {len(convs)} conversations\n")
+    for fraction in budgets:
+        budgets_of = {cid: int(fraction * n) for cid, n in totals.items()}
+        system_over = sum(protected[cid][0] > b for cid, b in budgets_of.items())
+        both_over = sum(sum(protected[cid]) > b for cid, b in budgets_of.items())
+        out(
+            f"budget {fraction:g}: system messages alone over budget in {system_over}, "
+            f"system + newest turn over budget in {both_over} of {len(convs)}"
+        )
+        for method in ready:
+            task, qa_kept, qa_lost, failed = [], 0, 0, 0
+            for conv in convs:
+                try:
+                    view = method.run(conv.messages, budgets_of[conv.id], counter)
+                except Exception:
+                    failed += 1
+                    view = []
+                index = TextIndex(view_text(view))
+                share = share_found(_task_openings(conv), index)
+                if share is not None:
+                    task.append(share)
+                kept, lost = _qa_losses(conv, index)
+                qa_kept += kept
+                qa_lost += lost
+            line = f"  {method.name}: task statement openings kept {100 * sum(task) / max(1, len(task)):.1f}%"
+            if any(conv.qa for conv in convs):
+                line += f"; answers lost with evidence kept {qa_kept}, with evidence lost {qa_lost}"
+            out(line + (f" ({failed} failed, scored empty)" if failed else ""))
+    out("")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m discourse_memory.evaluation.diagnose", description=__doc__.split("\n")[0])
+    parser.add_argument("data", nargs="+")
+    parser.add_argument("--budgets", default="0.25,0.5")
+    parser.add_argument("--methods", default="discourse-memory,trim-last,head-tail")
+    parser.add_argument("--limit", type=int)
+    args = parser.parse_args(argv)
+    budgets = [float(b) for b in args.budgets.split(",") if b.strip()]
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    for path in args.data:
+        diagnose(path, budgets, methods, args.limit)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
