@@ -12,10 +12,24 @@ Every pattern is linear-time: no nested quantifiers, bounded repeats.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-__all__ = ["Literal", "find_literals", "find_names"]
+__all__ = ["Literal", "Spans", "find_literals", "find_names", "find_names_by_pattern"]
+
+
+class Spans:
+    """Non-overlapping spans, for O(log n) "is this span free?" checks."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        ordered = sorted(spans)
+        self._starts = [s for s, _ in ordered]
+        self._ends = [e for _, e in ordered]
+
+    def free(self, start: int, end: int) -> bool:
+        i = bisect_left(self._starts, end) - 1  # the last span starting before `end`
+        return i < 0 or self._ends[i] <= start
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,11 +157,8 @@ def find_names(doc: Any, offset: int = 0, taken: Iterable[tuple[int, int]] = ())
     """Names on a spaCy ``Doc``: runs of capitalised, non-stop-word tokens, plus the
     doc's statistical entities when the pipeline has them. Spans already ``taken``
     by pattern literals are skipped. Offsets are shifted by ``-offset``."""
-    blocked = sorted(taken)
+    free = Spans(taken).free
     out: list[Literal] = []
-
-    def free(s: int, e: int) -> bool:
-        return not any(a < e and s < b for a, b in blocked)
 
     text = doc.text
     run: list[Any] = []
@@ -203,14 +214,14 @@ _NOT_NAMES = frozenset(
 def find_names_by_pattern(text: str, taken: Iterable[tuple[int, int]] = ()) -> list[Literal]:
     """Names in text that is not prose (tool output, code, table cells): runs of
     capitalised words, minus a few words that code and logs capitalise."""
-    blocked = sorted(taken)
+    free = Spans(taken).free
     out = []
     for m in _CAPITAL_RUN.finditer(text):
         s, e = m.span()
         value = m.group()
         if value in _NOT_NAMES or value.split()[0] in _NOT_NAMES and " " not in value:
             continue
-        if any(a < e and s < b for a, b in blocked):
+        if not free(s, e):
             continue
         out.append(Literal(value, "name", s, e))
     return out

@@ -13,7 +13,7 @@ from typing import Any
 
 from .blocks import split_blocks
 from .keys import content_key
-from .literals import Literal, find_literals, find_names, find_names_by_pattern
+from .literals import Literal, Spans, find_literals, find_names, find_names_by_pattern
 from .nlp import MAX_PROSE_CHARS
 
 __all__ = ["Piece", "segment_texts"]
@@ -87,7 +87,8 @@ def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | No
     if kind == "field":  # the key is a label, not a name
         colon = body.find(":")
         names = [n for n in names if n.start > colon]
-    found.extend(n for n in names if not any(a < n.end and n.start < b for a, b in taken))
+    free = Spans(taken).free
+    found.extend(n for n in names if free(n.start, n.end))
     found.sort(key=lambda lit: (lit.start, lit.end))
     words = tuple(sorted({w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP))
     return Piece(kind, start, end, content_key(body), tuple(found), depth, len(words) + len(found), words)
