@@ -118,70 +118,98 @@ class Columns:
         return len(self.messages)
 
     def extend(self, messages: list[Message], units: list[list[Unit]]) -> None:
-        """Append messages (numbered from ``len(self)``) and their units."""
+        """Append messages (numbered from ``len(self)``) and their units, in one batch."""
         count = self._count
+        index = len(self.units)
+        starts: list[int] = []
+        costs: list[int] = []
+        key_rows: list[int] = []
+        newest: dict[int, int] = {}
+        lit_rows: list[int] = []
+        lit_ptrs: list[int] = []
+        head_rows: list[int] = []
+        head_ptrs: list[int] = []
+        word_rows: list[int] = []
+        word_ptrs: list[int] = []
+        last_msg: dict[int, int] = {}
+        rank_of: dict[int, int] = {}
+        new_lits: list[str] = []
+        n_lit, n_head, n_word = self.lit_idx.n, self.head_idx.n, self.word_idx.n
+        n_words_before = len(self._word_ids)
+        flat: list[Unit] = []
+        owners: list[int] = []
         for m, us in zip(messages, units):
             self.messages.append(m)
             self._pair(m)
-            base = len(self.units)
-            self.units.extend(us)
-            self.msg_start.extend([base + len(us)])
-            self.msg_cost.extend([sum(count(tf.text) for tf in m.texts)
-                                  + sum(count(c.name) + count(c.arguments) for c in m.tool_calls)])
-            self.msg_is_system.extend([m.role in SYSTEM_ROLES])
-            self.msg_is_user.extend([m.role == "user"])
-            if not us:
-                continue
-            keys = []
-            lit_rows: list[int] = []
-            head_rows: list[int] = []
-            lit_ptrs: list[int] = []
-            head_ptrs: list[int] = []
-            n_lit = self.lit_idx.n
-            n_head = self.head_idx.n
-            for j, u in enumerate(us):
+            flat.extend(us)
+            owners.extend([m.index] * len(us))
+            costs.append(sum(count(tf.text) for tf in m.texts)
+                         + sum(count(c.name) + count(c.arguments) for c in m.tool_calls))
+            for u in us:
                 kid = self._key_ids.get(u.key)
                 if kid is None:
                     kid = self._key_ids[u.key] = len(self._key_ids)
-                    self.key_newest.extend([base + j])
-                else:
-                    self.key_newest.set(kid, base + j)
-                keys.append(kid)
+                newest[kid] = index
+                key_rows.append(kid)
+                kinds = {lit.text: lit.kind for lit in reversed(u.literals)}
                 for t in u.literal_texts:
-                    lid = self._literal(t, u, m.index)
+                    lid = self.lit_ids.get(t)
+                    if lid is None:
+                        lid = self.lit_ids[t] = len(self.lit_text)
+                        self.lit_text.append(t)
+                        new_lits.append(t)
+                    rank = LITERAL_RANK.get(kinds.get(t, ""), 1)
+                    if rank < rank_of.get(lid, 9):
+                        rank_of[lid] = rank
+                    last_msg[lid] = m.index
                     lit_rows.append(lid)
-                for t in u.head_literal_texts:
-                    head_rows.append(self.lit_ids[t])
                 lit_ptrs.append(n_lit + len(lit_rows))
+                head_rows.extend(self.lit_ids[t] for t in u.head_literal_texts)
                 head_ptrs.append(n_head + len(head_rows))
-            word_rows: list[int] = []
-            word_ptrs: list[int] = []
-            n_word = self.word_idx.n
-            for u in us:
                 for w in u.words:
                     wid = self._word_ids.get(w)
                     if wid is None:
                         wid = self._word_ids[w] = len(self._word_ids)
-                        self.word_df.extend([1.0])
-                    else:
-                        self.word_df.set(wid, self.word_df.view[wid] + 1.0)
                     word_rows.append(wid)
                 word_ptrs.append(n_word + len(word_rows))
-            self.word_idx.extend(word_rows)
-            self.word_ptr.extend(word_ptrs)
-            self.lit_idx.extend(lit_rows)
-            self.head_idx.extend(head_rows)
-            self.lit_ptr.extend(lit_ptrs)
-            self.head_ptr.extend(head_ptrs)
-            self.u_key.extend(keys)
-            self.u_msg.extend([m.index] * len(us))
-            self.u_tokens.extend([u.tokens for u in us])
-            self.u_clip.extend([u.clip_tokens for u in us])
-            self.u_clippable.extend([u.head_end < len(u.text) for u in us])
-            self.u_head_share.extend([u.head_end / max(len(u.text), 1) for u in us])
-            self.u_info.extend([u.info for u in us])
-            self.u_kind_weight.extend([KIND_WEIGHT.get(u.kind, 1.0) for u in us])
-            self.u_is_call.extend([u.kind == "tool_call" for u in us])
+                index += 1
+            starts.append(index)
+        self.units.extend(flat)
+        self.msg_start.extend(starts)
+        self.msg_cost.extend(costs)
+        self.msg_is_system.extend([m.role in SYSTEM_ROLES for m in messages])
+        self.msg_is_user.extend([m.role == "user" for m in messages])
+        # Vocabularies: new entries appended, existing ones updated in place.
+        self.key_newest.extend([0] * (len(self._key_ids) - self.key_newest.n))
+        if newest:
+            self.key_newest.view[np.fromiter(newest.keys(), np.int64, len(newest))] = \
+                np.fromiter(newest.values(), np.int64, len(newest))
+        self.lit_cost.extend([count(t) + 1 for t in new_lits])
+        self.lit_rank.extend([9] * len(new_lits))
+        self.lit_last_msg.extend([0] * len(new_lits))
+        if last_msg:
+            ids = np.fromiter(last_msg.keys(), np.int64, len(last_msg))
+            self.lit_last_msg.view[ids] = np.fromiter(last_msg.values(), np.int64, len(last_msg))
+            ranks = np.fromiter((rank_of[i] for i in last_msg), np.int64, len(last_msg))
+            self.lit_rank.view[ids] = np.minimum(self.lit_rank.view[ids], ranks)
+        self.word_df.extend([0.0] * (len(self._word_ids) - n_words_before))
+        if word_rows:
+            np.add.at(self.word_df.view, np.asarray(word_rows, dtype=np.int64), 1.0)
+        self.word_idx.extend(word_rows)
+        self.word_ptr.extend(word_ptrs)
+        self.lit_idx.extend(lit_rows)
+        self.lit_ptr.extend(lit_ptrs)
+        self.head_idx.extend(head_rows)
+        self.head_ptr.extend(head_ptrs)
+        self.u_key.extend(key_rows)
+        self.u_msg.extend(owners)
+        self.u_tokens.extend([u.tokens for u in flat])
+        self.u_clip.extend([u.clip_tokens for u in flat])
+        self.u_clippable.extend([u.head_end < len(u.text) for u in flat])
+        self.u_head_share.extend([u.head_end / max(len(u.text), 1) for u in flat])
+        self.u_info.extend([u.info for u in flat])
+        self.u_kind_weight.extend([KIND_WEIGHT.get(u.kind, 1.0) for u in flat])
+        self.u_is_call.extend([u.kind == "tool_call" for u in flat])
 
     def _pair(self, m: Message) -> None:
         """Pair calls with results (a result answers the latest earlier call with its id)."""
@@ -200,25 +228,6 @@ class Columns:
             pending.discard(m.tool_call_id or "")
             if not pending:
                 self._unanswered.discard(a)
-
-    def _literal(self, text: str, unit: Unit, message: int) -> int:
-        lid = self.lit_ids.get(text)
-        rank = 1
-        for lit in unit.literals:
-            if lit.text == text:
-                rank = LITERAL_RANK.get(lit.kind, 1)
-                break
-        if lid is None:
-            lid = self.lit_ids[text] = len(self.lit_text)
-            self.lit_text.append(text)
-            self.lit_cost.extend([self._count(text) + 1])
-            self.lit_rank.extend([rank])
-            self.lit_last_msg.extend([message])
-        else:
-            self.lit_last_msg.set(lid, message)
-            if rank < self.lit_rank.view[lid]:
-                self.lit_rank.set(lid, rank)
-        return lid
 
     def per_unit_sum(self, values: np.ndarray, head: bool = False) -> np.ndarray:
         """For each unit, the sum of ``values`` over its (head) literals."""

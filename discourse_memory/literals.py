@@ -48,7 +48,7 @@ _MONTH = (
 )
 _PATTERNS: list[tuple[str, str]] = [
     ("url", r"(?:https?|ftp|file)://[^\s<>\"'`]{1,2000}|www\.[A-Za-z0-9\-]{1,63}\.[^\s<>\"'`]{1,2000}"),
-    ("email", r"[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63}){1,8}"),
+    ("email", r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63}){1,8}"),
     ("datetime", r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+\-]\d{2}:?\d{2})?"),
     ("date", r"\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4}"
              r"|\d{1,2}(?:st|nd|rd|th)?\s" + _MONTH + r"\.?,?(?:\s\d{4})?"
@@ -77,7 +77,10 @@ _PATTERNS: list[tuple[str, str]] = [
     ("number", r"(?<![\w.])[+\-]?\d{1,3}(?:,\d{3}){1,6}(?:\.\d{1,12})?(?![\d,])"
                r"|(?<![\w.])[+\-]?\d{1,40}(?:\.\d{1,40})?(?![\w])"),
 ]
-_RE = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _PATTERNS))
+# Every literal starts at the start of a word or at a symbol: skip the positions inside
+# words before trying the alternatives (most of a text), which makes extraction ~3x faster.
+_START = r"(?:(?<![A-Za-z0-9_])(?=\S)|(?=[^\sA-Za-z0-9_]))"
+_RE = re.compile(_START + "(?:" + "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _PATTERNS) + ")")
 _TRAILING = ".,;:!?)]}'\""
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]*#{1,6}[ \t]")
 # Dotted "identifiers" that are ordinary abbreviations, not names in code.
