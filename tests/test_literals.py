@@ -60,3 +60,8 @@ def test_adversarial_input_is_fast():
     t = time.perf_counter()
     find_literals(text)
     assert time.perf_counter() - t < 5  # generous: guards against catastrophic backtracking
+
+
+def test_inline_code_spans_are_not_confused_with_the_text_between_them():
+    found = [(lit.text, lit.kind) for lit in find_literals("Use `pg-gw-2` and `retry_max` or `kubectl get pods` now")]
+    assert found == [("pg-gw-2", "identifier"), ("retry_max", "identifier"), ("`kubectl get pods`", "quoted")]
