@@ -63,7 +63,8 @@ class Unit:
     words: tuple[str, ...] = ()
     """Distinct content words (lower case)."""
     literal_texts: tuple[str, ...] = ()
-    """Distinct literal texts, in order."""
+    """Distinct literal texts, in order (a tool call's name first: it is a literal of the
+    call though not of its arguments text)."""
     head_literal_texts: tuple[str, ...] = ()
     """Distinct texts of the literals that a clip keeps."""
     suffix: str = ""
@@ -185,7 +186,7 @@ class Analyzer:
                     id=f"{key}#{occ}", kind="tool_call", message=m.index, field=f"tool_calls.{c}",
                     start=0, end=len(call.arguments), text=call.arguments, key=key, occurrence=occ,
                     literals=tuple(lits), tokens=n, head_end=len(call.arguments), clip_tokens=n,
-                    info=len(lits), literal_texts=tuple(dict.fromkeys(x.text for x in lits)),
+                    info=len(lits), literal_texts=tuple(dict.fromkeys([call.name, *(x.text for x in lits)])),
                 ))
             out.append(units)
         return out

@@ -175,7 +175,9 @@ def test_literals_are_marked_with_their_status(sample):
         assert not (status - want), (u.id, status - want)
         checked += sum(status.values())
         if u.decision == "omitted":
-            assert set(u.literals_recorded) <= {m.text() for m in marks}, u.id
+            # (a tool call's name is a literal of the call but not in its arguments text)
+            placeable = {t for t in u.literals_recorded if t in n.text()}
+            assert placeable <= {m.text() for m in marks}, u.id
     assert checked > 50
 
 
