@@ -82,6 +82,7 @@ _PATTERNS: list[tuple[str, str]] = [
 _START = r"(?:(?<![A-Za-z0-9_])(?=\S)|(?=[^\sA-Za-z0-9_]))"
 _RE = re.compile(_START + "(?:" + "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _PATTERNS) + ")")
 _TRAILING = ".,;:!?)]}'\""
+_JSON_KEY = re.compile(r"[\"']\s{0,3}:")
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]*#{1,6}[ \t]")
 # Dotted "identifiers" that are ordinary abbreviations, not names in code.
 _NOT_IDENTIFIER = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s", "mr", "mrs", "dr"})
@@ -103,6 +104,8 @@ def find_literals(text: str) -> list[Literal]:
         value = text[start:end]
         if kind == "identifier" and value.lower().rstrip(".") in _NOT_IDENTIFIER:
             continue
+        if kind == "identifier" and _JSON_KEY.match(text, end) and text[start - 1:start] in "\"'":
+            continue  # a JSON object key names a field: schema, not a value
         if kind == "identifier" and "." in value and value.replace(".", "").isalpha() \
                 and all(len(p) <= 1 for p in value.split(".")):
             continue

@@ -65,3 +65,9 @@ def test_adversarial_input_is_fast():
 def test_inline_code_spans_are_not_confused_with_the_text_between_them():
     found = [(lit.text, lit.kind) for lit in find_literals("Use `pg-gw-2` and `retry_max` or `kubectl get pods` now")]
     assert found == [("pg-gw-2", "identifier"), ("retry_max", "identifier"), ("`kubectl get pods`", "quoted")]
+
+
+def test_json_keys_are_schema_not_literals():
+    text = '{"user_id": "mia_li_3668", "reservation_id": "NM1VX1"} then user_id was checked'
+    found = [lit.text for lit in find_literals(text)]
+    assert found == ["mia_li_3668", "NM1VX1", "user_id"]  # the last one is prose, not a key
