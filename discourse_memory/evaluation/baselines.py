@@ -8,6 +8,8 @@ with that counter, so budgets and violations are comparable.
 
 - ``discourse-memory``: :func:`discourse_memory.compact` with its defaults;
   ``discourse-memory-nosys`` (not run by default) with ``keep_system=False``.
+- ``full-history`` (not run by default, not a baseline): the whole history, over
+  budget by design; its scores are the ceilings (what the history itself contains).
 - ``trim-last``: LangChain ``trim_messages(strategy="last")`` with its other
   options at their defaults, and a list token counter that counts as above.
 - ``llamaindex-buffer``: LlamaIndex ``ChatMemoryBuffer.get()`` over the whole
@@ -217,6 +219,15 @@ def llamaindex_buffer_view(messages, budget, counter):
     return list(messages[len(messages) - len(kept):]) if kept else []
 
 
+# -- reference: no memory at all ---------------------------------------------------
+
+
+def full_history_view(messages, budget, counter):
+    """The whole history, whatever the budget: the ceiling of every score (not a
+    baseline: it is over budget by design)."""
+    return list(messages)
+
+
 # -- head + tail ----------------------------------------------------------------
 
 
@@ -382,6 +393,7 @@ METHODS: dict[str, Method] = {
             _needs("llama_index.core", "llamaindex-buffer", "llama-index-core"),
         ),
         Method("head-tail", head_tail_view, lambda: None),
+        Method("full-history", full_history_view, lambda: None),
         Method("llmlingua2", llmlingua2_view, _llmlingua2_check),
         Method("llm-summary", llm_summary_view, _llm_summary_check),
     )

@@ -139,8 +139,9 @@ def _replay_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", type=Path, help="LoCoMo JSON or JSONL of chat runs")
     parser.add_argument("--context-limit", type=_positive_int, default=65536, help="tokens (default 65536)")
     parser.add_argument(
-        "--target", type=_target, default=0.5,
-        help="size of the view at a compaction point: tokens, or a fraction (<= 1) of the limit (default 0.5)",
+        "--target", type=_target, default=0.25,
+        help="size of the view at a compaction point: tokens, or a fraction (<= 1) of the limit "
+        "(default 0.25: compact to a quarter of the window, leaving the rest for the next turns)",
     )
     parser.add_argument(
         "--methods", type=_names, default=REPLAY_METHODS,

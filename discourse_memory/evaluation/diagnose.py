@@ -9,7 +9,8 @@ Prints, per data file and budget:
    fit the budget: a memory that keeps those verbatim cannot answer there;
 2. task statement kept: per method, the mean share of the first user message's
    sentence openings found in the view (in agent runs that message is the task);
-3. for QA data, per method: answers lost although all their evidence turns are kept
+3. for QA data, per method: of the answers the history states verbatim, how many
+   the view keeps; answers lost although all their evidence turns are kept
    verbatim, and answers lost with their evidence.
 """
 
@@ -46,6 +47,16 @@ def _task_openings(conv: Conversation) -> list[str]:
     return distinct(sentence_openings(message_text(first))) if first else []
 
 
+def _stated_answers(conv: Conversation) -> list[str]:
+    """Category 1-4 answers that the history states verbatim (case and spaces aside)."""
+    history = TextIndex(view_text(conv.messages)).text.lower()
+    return [
+        qa.answer
+        for qa in conv.qa
+        if qa.category in QA_CATEGORIES and qa.answer and normalize_space(qa.answer).lower() in history
+    ]
+
+
 def _qa_losses(conv: Conversation, index: TextIndex) -> tuple[int, int]:
     """(answers lost with all evidence kept, answers lost with evidence lost)."""
     lowered = index.text.lower()
@@ -78,8 +89,10 @@ def diagnose(path: str, budgets: Sequence[float], methods: Sequence[str], limit:
             f"budget {fraction:g}: system messages alone over budget in {system_over}, "
             f"system + newest turn over budget in {both_over} of {len(convs)}"
         )
+        stated = {conv.id: _stated_answers(conv) for conv in convs}
+        n_stated = sum(len(v) for v in stated.values())
         for method in ready:
-            task, qa_kept, qa_lost, failed = [], 0, 0, 0
+            task, qa_kept, qa_lost, failed, stated_kept = [], 0, 0, 0, 0
             for conv in convs:
                 try:
                     view = method.run(conv.messages, budgets_of[conv.id], counter)
@@ -93,9 +106,15 @@ def diagnose(path: str, budgets: Sequence[float], methods: Sequence[str], limit:
                 kept, lost = _qa_losses(conv, index)
                 qa_kept += kept
                 qa_lost += lost
+                lowered = index.text.lower()
+                stated_kept += sum(normalize_space(a).lower() in lowered for a in stated[conv.id])
             line = f"  {method.name}: task statement openings kept {100 * sum(task) / max(1, len(task)):.1f}%"
             if any(conv.qa for conv in convs):
-                line += f"; answers lost with evidence kept {qa_kept}, with evidence lost {qa_lost}"
+                line += (
+                    f"; answers the history states verbatim kept {stated_kept} of {n_stated}"
+                    f" ({100 * stated_kept / max(1, n_stated):.1f}%)"
+                    f"; answers lost with evidence kept {qa_kept}, with evidence lost {qa_lost}"
+                )
             out(line + (f" ({failed} failed, scored empty)" if failed else ""))
     out("")
 

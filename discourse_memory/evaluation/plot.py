@@ -7,6 +7,7 @@ from pathlib import Path
 
 __all__ = ["plot_summary"]
 
+NOT_PLOTTED = ("full-history",)  # 100% on every plotted score by definition
 PLOTTED = (("literal_recall", "literal recall"), ("sentence_survival", "sentence openings kept"))
 
 
@@ -19,7 +20,7 @@ def plot_summary(summary: Sequence[dict], path: str | Path) -> Path:
     import matplotlib.pyplot as plt
 
     datasets = list(dict.fromkeys(r["dataset"] for r in summary))
-    methods = list(dict.fromkeys(r["method"] for r in summary))
+    methods = [m for m in dict.fromkeys(r["method"] for r in summary) if m not in NOT_PLOTTED]
     fig, axes = plt.subplots(
         len(PLOTTED), max(1, len(datasets)), figsize=(4.2 * max(1, len(datasets)), 3.4 * len(PLOTTED)),
         squeeze=False, sharey=True,

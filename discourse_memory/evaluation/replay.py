@@ -33,7 +33,7 @@ REPLAY_METHODS = ("discourse-memory", "head-tail")
 @dataclass
 class ReplayConfig:
     context_limit: int = 65536
-    target: int = 32768  # tokens of a view at a compaction point
+    target: int = 16384  # tokens of a view at a compaction point
     methods: tuple[str, ...] = REPLAY_METHODS
     at: str = "model-call"  # or "message"
     encoding: str = "cl100k_base"

@@ -84,3 +84,14 @@ def test_replay_records_compaction_points(runs_file, tmp_path, capsys):
 def test_module_entry_point_has_both_commands(runs_file, capsys):
     assert main(["replay", str(runs_file), "--context-limit", "100000", "--quiet"]) == 0
     assert "no compaction points" in capsys.readouterr().out
+
+
+def test_replay_at_every_message(runs_file, tmp_path):
+    out = tmp_path / "replay.json"
+    assert main_replay([str(runs_file), "--context-limit", "200", "--target", "150", "--at", "message",
+                        "--methods", "head-tail", "--json", str(out), "--quiet"]) == 0
+    points = json.loads(out.read_text())["points"]
+    # over 200 tokens after messages 3, 4, 5, 6 and 7 (the end): 5 points x 3 runs
+    assert [p["index"] for p in points if p["conversation"] == "run-0"] == [3, 4, 5, 6, 7]
+    assert len(points) == 15
+    assert all(p["tokens_after"] <= 150 for p in points)

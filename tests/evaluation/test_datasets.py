@@ -24,6 +24,7 @@ LOCOMO = [
         "qa": [
             {"question": "When?", "answer": 2022, "evidence": ["D1:2"], "category": 2},
             {"question": "Trick?", "evidence": ["D2:1"], "category": 5, "adversarial_answer": "no"},
+            {"question": "Where?", "answer": "home", "evidence": "D2:1", "category": 1},
         ],
     }
 ]
@@ -72,7 +73,11 @@ def test_locomo_turns_become_messages_in_session_order(locomo_file):
     ]
     assert conv.dia_ids == [("D1:1",), ("D1:2",), ("D2:1",)]
     assert conv.turns["D1:2"] == "Look at this. [shares a photo: a photo of a sunset]"
-    assert [(q.answer, q.category, q.evidence) for q in conv.qa] == [("2022", 2, ("D1:2",)), (None, 5, ("D2:1",))]
+    assert [(q.answer, q.category, q.evidence) for q in conv.qa] == [
+        ("2022", 2, ("D1:2",)),
+        (None, 5, ("D2:1",)),
+        ("home", 1, ("D2:1",)),  # a bare string of evidence is one dia_id
+    ]
 
 
 def test_runs_are_normalised(runs_file):

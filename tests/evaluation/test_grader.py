@@ -39,6 +39,8 @@ EVALUATION = Path(__file__).resolve().parents[2] / "discourse_memory" / "evaluat
         ("edit astropy/modeling/separable.py and setup.py, then ./run.sh",
          ["astropy/modeling/separable.py", "setup.py", "./run.sh"]),
         ("cd /usr/lib/python3 and ~/notes", ["/usr/lib/python3", "~/notes"]),
+        ("advice and/or team/player in src/app/ or django/db/models", ["src/app/", "django/db/models"]),
+        ("open docs/index.md", ["docs/index.md"]),
         # identifiers
         ("call separability_matrix and _cstack in __init__", ["separability_matrix", "_cstack", "__init__"]),
         ("getUserDetails returns a CompoundModel via np.array", ["getUserDetails", "CompoundModel", "np.array"]),
@@ -76,3 +78,14 @@ def test_grader_is_independent_of_the_compactor():
                 imported.add(("." * node.level) + (node.module or ""))
         offenders = {m for m in imported if m.startswith("discourse_memory") or m.startswith("..")}
         assert not offenders, f"{name} imports {offenders}"
+
+
+@pytest.mark.parametrize("word", ["a" * 100_000, "ab1" * 30_000, "/" + "1" * 100_000, "a." * 50_000, "a-" * 50_000])
+def test_extraction_is_linear_on_long_words(word):
+    """A long token without spaces (a base64 blob, minified code) must not backtrack
+    catastrophically: well under a second for 100 kB."""
+    import time
+
+    start = time.perf_counter()
+    extract_literals(word)
+    assert time.perf_counter() - start < 1.0

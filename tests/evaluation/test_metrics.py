@@ -185,3 +185,21 @@ def test_bench_score_separates_the_record_note():
     assert lost == {"sentence_openings": ["Book flight HAT136 to Seattle"]}
     plain = [note, HISTORY[1]]  # no note marked: the note counts as context
     assert score(plain, targets(conv))[0]["literal_recall_context"] == 1.0
+
+
+def test_protected_tokens_counts_system_and_newest_turn():
+    from discourse_memory.evaluation.baselines import get_counter
+    from discourse_memory.evaluation.datasets import Conversation
+    from discourse_memory.evaluation.diagnose import protected_tokens
+
+    counter = get_counter()
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "First question here."},
+        {"role": "assistant", "content": "An answer."},
+        {"role": "user", "content": "Second question."},
+        {"role": "assistant", "content": "Another answer."},
+    ]
+    system, turn = protected_tokens(Conversation(id="c", messages=messages), counter)
+    assert system == counter.count("Be brief.")
+    assert turn == counter.count("Second question.") + counter.count("Another answer.")

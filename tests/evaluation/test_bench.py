@@ -1,0 +1,58 @@
+"""Summaries and bar checks on hand-made rows."""
+
+import pytest
+
+from discourse_memory.evaluation.bench import Row, check_bars, markdown, summarize
+
+
+def row(method, fraction, literal, *, conv="c1", error=None, out=50, budget=100, gold=None, note=0):
+    return Row(
+        dataset="d", conversation=conv, method=method, fraction=fraction, budget=budget,
+        tokens_in=400, tokens_out=out, seconds=0.01, violation=out > budget, orphan_tools=0,
+        note_tokens=note, error=error,
+        scores={"literal_recall": literal, "literal_recall_context": literal, "sentence_survival": 0.5,
+                "evidence_retention": None, "answer_containment": None, "gold_arg_recall": gold},
+    )
+
+
+def test_summarize_means_over_conversations_and_counts():
+    rows = [
+        row("discourse-memory", 0.25, 0.9, conv="c1", gold=1.0, note=25),
+        row("discourse-memory", 0.25, 0.0, conv="c2", error="BudgetTooSmallError: ...", out=0, gold=None),
+        row("trim-last", 0.25, 0.4, conv="c1", out=120, gold=0.5),
+        row("trim-last", 0.25, 0.6, conv="c2", gold=0.7),
+    ]
+    ours, theirs = summarize(rows)
+    assert ours["conversations"] == 2 and ours["failures"] == 1 and ours["budget_violations"] == 0
+    assert ours["literal_recall"] == pytest.approx(0.45)  # (0.9 + 0.0) / 2: a failure scores 0
+    assert ours["gold_arg_recall"] == pytest.approx(1.0)  # None does not count in the mean
+    assert ours["budget_used_mean"] == pytest.approx(0.5)  # the failed view is left out
+    assert ours["note_share_mean"] == pytest.approx(0.5)  # 25 of 50 tokens; the empty view has no share
+    assert theirs["budget_violations"] == 1
+    assert theirs["literal_recall"] == pytest.approx(0.5)
+    table = markdown([ours, theirs])
+    assert "| 0.25 | discourse-memory | 2 | 45.0 |" in table
+    assert "gold-argument recall %" in table and "evidence turns kept" not in table
+
+
+def test_check_bars_compares_with_the_best_baseline():
+    rows = [
+        row("discourse-memory", 0.25, 0.80, gold=0.9),
+        row("trim-last", 0.25, 0.50, gold=0.85),
+        row("head-tail", 0.25, 0.61, gold=0.5),
+        row("discourse-memory-nosys", 0.25, 0.99, gold=1.0),  # a variant, not a baseline
+        row("full-history", 0.25, 1.0, gold=1.0, out=400),  # the ceiling, not a baseline
+        row("discourse-memory", 0.5, 0.9, out=150),  # over budget
+        row("head-tail", 0.5, 0.6),
+        row("discourse-memory", 0.1, 0.0),  # not a bar budget
+    ]
+    lines = check_bars(summarize(rows))
+    assert "PASS d @ 0.25: budget violations 0, failures 0 (bar: 0)" in lines
+    # 80.0 vs head-tail 61.0: +19 points, short of +20
+    assert "FAIL d @ 0.25: literal recall 80.0 vs best baseline head-tail 61.0 (bar: +20 points)" in lines
+    # 90.0 vs trim-last 85.0: +5, short of +10
+    assert "FAIL d @ 0.25: gold-argument recall 90.0 vs best baseline trim-last 85.0 (bar: +10 points)" in lines
+    assert "PASS d @ 0.25: sentence openings kept 50.0 vs best baseline trim-last 50.0 (bar: not below)" in lines
+    assert "FAIL d @ 0.5: budget violations 1, failures 0 (bar: 0)" in lines
+    assert "PASS d @ 0.5: literal recall 90.0 vs best baseline head-tail 60.0 (bar: +20 points)" in lines
+    assert not any("@ 0.1" in line for line in lines)
