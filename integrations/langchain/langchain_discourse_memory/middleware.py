@@ -181,6 +181,9 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
         self._counting = resolve_token_counter(token_counter)
         self._compactors: OrderedDict[Any, Compactor] = OrderedDict()
         self._compactors_lock = threading.Lock()
+        self.last_view: CompactedView | None = None
+        """The last compaction sent to a model (any thread), for inspection:
+        `Path("view.html").write_text(middleware.last_view.compaction.to_html())`."""
 
     # -- policy plumbing -----------------------------------------------------
 
@@ -284,6 +287,8 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
                 )
                 return request
             view = self._compact(messages, budget - system_tokens)
+            if view is not None and view.compaction is not None:
+                self.last_view = view
             if view is None or (
                 len(view.messages) == len(messages)
                 and all(a is b for a, b in zip(view.messages, messages, strict=True))

@@ -129,6 +129,18 @@ def test_long_history_view_fits_and_store_keeps_everything():
     assert text_of(view[-2]) == text_of(history[-2])
 
 
+def test_last_compaction_dumps_to_an_inspector_page(tmp_path):
+    history = chat_history(30)
+    mem = DiscourseMemoryBuffer.from_defaults(chat_history=history, token_limit=view_tokens(history) // 4)
+    mem.get()
+    page = tmp_path / "view.html"
+    page.write_text(mem.last_compaction.to_html())  # the one-liner of the README
+    html = page.read_text()
+    assert "<!doctype html" in html.lower()
+    assert f"data-count-omitted={mem.last_compaction.report.counts['omitted']}" in html \
+        or f'data-count-omitted="{mem.last_compaction.report.counts["omitted"]}"' in html
+
+
 def test_view_keeps_more_than_chat_memory_buffer_literals():
     history = chat_history(30)
     limit = view_tokens(history) // 4

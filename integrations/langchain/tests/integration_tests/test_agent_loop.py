@@ -124,6 +124,22 @@ def test_agent_loop_compacts_the_model_view_and_keeps_the_full_state(scripted_mo
     assert max(full_sizes) <= BUDGET + COUNT([SystemMessage(SYSTEM)])
 
 
+def test_last_view_dumps_to_an_inspector_page(scripted_model, tmp_path) -> None:
+    script = [m for t in range(TURNS) for m in script_for_turn(t)]
+    middleware = DiscourseCompactionMiddleware(keep=("tokens", BUDGET))
+    agent = build_agent(scripted_model(script), middleware)
+    config = {"configurable": {"thread_id": "t2"}}
+    for t in range(TURNS):
+        agent.invoke({"messages": [HumanMessage(f"Turn {t}: what happened to ORD-{4100 + t}?")]}, config)
+    assert middleware.last_view is not None
+    page = tmp_path / "view.html"
+    page.write_text(middleware.last_view.compaction.to_html())
+    html = page.read_text()
+    counts = middleware.last_view.compaction.report.counts
+    assert f'data-count-omitted="{counts["omitted"]}"' in html or f"data-count-omitted={counts['omitted']}" in html
+    assert "ORD-4107" in html
+
+
 def test_agent_loop_async(scripted_model) -> None:
     turns = 5
     model = scripted_model([m for t in range(turns) for m in script_for_turn(t)])
