@@ -214,12 +214,14 @@ class Columns:
     def _pair(self, m: Message) -> None:
         """Pair calls with results (a result answers the latest earlier call with its id)."""
         if m.tool_calls:
-            self._pending[m.index] = {c.id for c in m.tool_calls}
+            # A call without an id can never be answered: it keeps its message unanswered.
+            self._pending[m.index] = {c.id or f"\x00missing-{k}" for k, c in enumerate(m.tool_calls)}
             self._unanswered.add(m.index)
             for call in m.tool_calls:
-                self._call_owner[call.id] = m.index
+                if call.id:
+                    self._call_owner[call.id] = m.index
         if m.role == "tool":
-            a = self._call_owner.get(m.tool_call_id or "")
+            a = self._call_owner.get(m.tool_call_id) if m.tool_call_id else None
             if a is None:
                 self._orphans.add(m.index)
                 return

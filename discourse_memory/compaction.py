@@ -84,7 +84,7 @@ class Compactor:
         self.counter: TokenCounter = get_token_counter(token_counter)
         self.analyzer = Analyzer(self.counter, pipeline=pipeline, clip_tokens=clip_tokens)
         self._lock = threading.RLock()
-        self._raw: list[tuple[Any, Any, Any]] = []
+        self._raw: list[tuple[Any, ...]] = []
         self._prints: list[tuple[Any, ...]] = []
         self._cols = Columns(self.counter.count)
         self._tags: list[str] = []
@@ -126,8 +126,7 @@ class Compactor:
             tag = content_key(tag + "\x00".join(u.key for u in us))
             self._tags.append(tag)
         self._cols = cols
-        self._raw = [(m, m.get("content"), m.get("tool_calls")) if isinstance(m, dict) else (None, None, None)
-                     for m in messages]
+        self._raw = [_identity(m) for m in messages]
         self._prints = prints
         return cols, (self._tags[-1] if self._tags else content_key(""))[:8]
 
@@ -170,7 +169,7 @@ class Compactor:
             if a not in protected and any(r in protected for r in rs):
                 fixed += int(costs[a]) + sum(count(PLACEHOLDER) for r in rs if r not in protected)
         if fixed > budget:
-            raise BudgetTooSmallError(budget, fixed)
+            raise BudgetTooSmallError(budget, fixed, settings.protection)
         margin = max(2, budget // 200)
         plan = decide(cols, budget - margin, fixed, settings, protected, results, orphans, unanswered)
         while True:
@@ -180,7 +179,7 @@ class Compactor:
             if note is not None:
                 break
             if not undo_last(plan, cols, results):
-                raise BudgetTooSmallError(budget, text_cost + frame)
+                raise BudgetTooSmallError(budget, text_cost + frame, settings.protection)
         note_text, record, dropped = note
         position = 0
         while position < len(out) and out[position].get("role") in ("system", "developer") \
@@ -199,9 +198,28 @@ class Compactor:
                           messages)
 
 
-def _same_object(message: Any, old: tuple[Any, Any, Any]) -> bool:
-    return (message is old[0] and isinstance(message, dict)
-            and message.get("content") is old[1] and message.get("tool_calls") is old[2])
+def _identity(message: Any) -> tuple[Any, ...]:
+    """A message and what it is made of, down to its texts: a message edited in place
+    (a part's text or a call's arguments replaced) no longer matches. Holding this tuple
+    keeps the objects alive, so an identity check cannot be fooled by a reused id."""
+    if not isinstance(message, dict):
+        return (None,)
+    content = message.get("content")
+    calls = message.get("tool_calls")
+    if isinstance(content, list):
+        content = tuple(p.get("text") if isinstance(p, dict) else p for p in content)
+    if isinstance(calls, list):
+        calls = tuple(
+            (c.get("id"), c["function"].get("name"), c["function"].get("arguments"))
+            if isinstance(c, dict) and isinstance(c.get("function"), dict) else c
+            for c in calls
+        )
+    return (message, message.get("role"), content, calls, message.get("tool_call_id"))
+
+
+def _same_object(message: Any, old: tuple[Any, ...]) -> bool:
+    # Strings compare by identity first, so an unchanged message costs a few pointer checks.
+    return message is old[0] and _identity(message)[1:] == old[1:]
 
 
 def _fingerprint(m: Message) -> tuple[Any, ...]:

@@ -32,15 +32,18 @@ class InvalidMessageError(DiscourseMemoryError, ValueError):
 class BudgetTooSmallError(DiscourseMemoryError, ValueError):
     """The protected messages (system, newest turn) alone exceed the budget."""
 
-    def __init__(self, budget: int, minimum: int) -> None:
+    def __init__(self, budget: int, minimum: int, protected: str = "system + newest turn") -> None:
         self.budget = budget
         self.minimum = minimum
-        super().__init__(
-            f"budget={budget} tokens is too small: the messages kept verbatim "
-            f"(system messages and the newest turn) need at least {minimum} tokens. "
-            f"Raise the budget to >= {minimum}, or pass keep_last_turn=False / "
-            f"keep_system=False to let those be compacted too."
-        )
+        self.protected = protected
+        if protected == "nothing":
+            what = "the record note's frame alone needs"
+            fix = f"Raise the budget to >= {minimum}."
+        else:
+            what = f"the messages kept verbatim ({protected}) and the record note's frame need"
+            fix = (f"Raise the budget to >= {minimum}, or pass relax=True (or keep_last_turn=False / "
+                   f"keep_system=False) to let those be compacted too.")
+        super().__init__(f"budget={budget} tokens is too small: {what} at least {minimum} tokens. {fix}")
 
 
 class EncodingUnavailableError(DiscourseMemoryError, LookupError):

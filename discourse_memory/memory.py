@@ -80,7 +80,11 @@ class DiscourseMemory:
         """The history compacted to ``budget`` tokens (see :func:`discourse_memory.compact`)."""
         with self._lock:
             snapshot = list(self._messages)
-        return self._compactor.compact(snapshot, budget, self._settings)
+        view = self._compactor.compact(snapshot, budget, self._settings)
+        # The view must not share lists or dicts with the stored history: editing it
+        # (as frameworks do) would otherwise rewrite the history.
+        view.messages[:] = [_detached(msg) for msg in view.messages]
+        return view
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe state; :meth:`from_dict` restores an identical view."""
@@ -137,6 +141,19 @@ class DiscourseMemory:
         except (TypeError, ValueError, LookupError) as exc:
             where = "token_counter" if isinstance(exc, LookupError) else "messages"
             raise StateError(f"invalid state ({where}): {exc}") from exc
+
+
+def _detached(message: dict[str, Any]) -> dict[str, Any]:
+    return {k: _copy(v) if isinstance(v, (list, dict)) else v for k, v in message.items()}
+
+
+def _copy(value: Any) -> Any:
+    """A copy of JSON-like data (faster than copy.deepcopy)."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
 
 
 def _checked_settings(settings: Mapping[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from .tokens import TokenCounter
 __all__ = ["Analyzer", "MeasuredPiece", "Unit", "CLIP_MARK"]
 
 CLIP_MARK = " …"
-_TABLE_SEP_LINE = re.compile(r"\n[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*(?=\n|$)")
+_TABLE_SEP_LINE = re.compile(r"\n[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*(?:\|[ \t]*)?(?=\n|$)")
 _TEXT_CACHE_LIMIT = 50_000
 
 

@@ -243,3 +243,17 @@ def test_relax_protects_less_instead_of_raising():
     roomy = view_tokens(msgs) * 9 // 10
     assert compact(msgs, roomy, relax=True).messages == compact(msgs, roomy).messages
     assert compact(msgs, roomy, relax=True).report.protection == "system + newest turn"
+
+
+def test_calls_and_results_without_ids_are_never_paired():
+    msgs = [
+        {"role": "assistant", "content": None,
+         "tool_calls": [{"id": "", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "user", "content": "filler " * 60},
+        {"role": "tool", "content": "result 4471"},
+        {"role": "user", "content": "next"},
+    ]
+    r = compact(msgs, 80)
+    assert_tool_pairs(r.messages)
+    assert all(m.get("role") != "tool" and not m.get("tool_calls") for m in r.messages)
+    assert r.report.orphan_tool_results == (2,)
