@@ -44,9 +44,10 @@ class Compaction:
     _inputs: Sequence[Any] = field(repr=False, compare=False, default=())
 
     @property
-    def inputs(self) -> Sequence[Any]:
-        """The messages this compaction was made from (as passed in, not copied)."""
-        return self._inputs
+    def inputs(self) -> list[Any]:
+        """Copies of the messages this compaction was made from (editing them changes
+        nothing else)."""
+        return [json_copy(m) for m in self._inputs]
 
     @cached_property
     def report(self) -> Report:
@@ -69,7 +70,7 @@ class Compaction:
         ``original`` defaults to the messages the compaction was made from."""
         from .inspect import render_html
 
-        return render_html(self, original if original is not None else list(self._inputs))
+        return render_html(self, original if original is not None else self._inputs)
 
 
 class Compactor:
@@ -196,6 +197,16 @@ class Compactor:
                           lambda: _report(units, decision, winner, plan.protected, record, dropped,
                                           note_text, orphans, dropped_messages, settings.protection),
                           messages)
+
+
+def json_copy(value: Any) -> Any:
+    """A copy of JSON-like data: dicts and lists copied all the way down (faster than
+    ``copy.deepcopy``); other values shared."""
+    if isinstance(value, dict):
+        return {k: json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_copy(v) for v in value]
+    return value
 
 
 def _identity(message: Any) -> tuple[Any, ...]:

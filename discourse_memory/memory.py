@@ -7,7 +7,7 @@ import json
 import threading
 from typing import Any, Iterable, Mapping
 
-from .compaction import Compaction, Compactor
+from .compaction import Compaction, Compactor, json_copy
 from .errors import StateError
 from .messages import validate_messages
 from .policy import Settings
@@ -83,7 +83,7 @@ class DiscourseMemory:
         view = self._compactor.compact(snapshot, budget, self._settings)
         # The view must not share lists or dicts with the stored history: editing it
         # (as frameworks do) would otherwise rewrite the history.
-        view.messages[:] = [_detached(msg) for msg in view.messages]
+        view.messages[:] = [json_copy(msg) for msg in view.messages]
         return view
 
     def to_dict(self) -> dict[str, Any]:
@@ -141,19 +141,6 @@ class DiscourseMemory:
         except (TypeError, ValueError, LookupError) as exc:
             where = "token_counter" if isinstance(exc, LookupError) else "messages"
             raise StateError(f"invalid state ({where}): {exc}") from exc
-
-
-def _detached(message: dict[str, Any]) -> dict[str, Any]:
-    return {k: _copy(v) if isinstance(v, (list, dict)) else v for k, v in message.items()}
-
-
-def _copy(value: Any) -> Any:
-    """A copy of JSON-like data (faster than copy.deepcopy)."""
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
 
 
 def _checked_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
