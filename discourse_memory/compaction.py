@@ -93,15 +93,23 @@ class Compactor:
     def __deepcopy__(self, memo: dict[int, Any]) -> "Compactor":
         return self  # caches only: sharing them is safe
 
-    def _columns(self, messages: Any) -> tuple[Columns, str]:
-        """Columns for ``messages``, extending the last conversation's when it is a prefix."""
+    def _columns(self, messages: Any, owned: bool = False) -> tuple[Columns, str]:
+        """Columns for ``messages``, extending the last conversation's when it is a prefix.
+
+        ``owned``: the messages are never edited in place (a ``DiscourseMemory``'s own
+        copies), so the same object is the same message."""
         if not isinstance(messages, Sequence) or isinstance(messages, (str, bytes)):
             validate_messages(messages)  # raises the right error
         # Same dict objects with the same content: no need to validate again.
         k = 0
         limit = min(len(messages), len(self._raw))
-        while k < limit and _same_object(messages[k], self._raw[k]):
-            k += 1
+        raw = self._raw
+        if owned:
+            while k < limit and messages[k] is raw[k][0]:
+                k += 1
+        else:
+            while k < limit and _same_object(messages[k], raw[k]):
+                k += 1
         fresh = validate_messages(messages[k:], start=k)
         prints = self._prints[:k] + [_fingerprint(m) for m in fresh]
         j = 0
@@ -127,11 +135,17 @@ class Compactor:
             tag = content_key(tag + "\x00".join(u.key for u in us))
             self._tags.append(tag)
         self._cols = cols
-        self._raw = [_identity(m) for m in messages]
+        if owned:
+            # Only identities are compared next time; a later call that is not owned
+            # sees these short entries as different and validates again.
+            self._raw = raw[:k] + [(m,) for m in messages[k:]] if k == len(raw) else [(m,) for m in messages]
+        else:
+            self._raw = [_identity(m) for m in messages]
         self._prints = prints
         return cols, (self._tags[-1] if self._tags else content_key(""))[:8]
 
-    def compact(self, messages: Any, budget: int, settings: Settings = Settings()) -> Compaction:
+    def compact(self, messages: Any, budget: int, settings: Settings = Settings(), *,
+                _owned: bool = False) -> Compaction:
         if isinstance(budget, bool) or not isinstance(budget, int):
             raise TypeError(f"budget must be an int number of tokens; got {type(budget).__name__}")
         if budget < 0:
@@ -139,7 +153,7 @@ class Compactor:
         if settings.note_role not in ("system", "user", "developer"):
             raise ValueError(f"note_role must be 'system', 'user' or 'developer'; got {settings.note_role!r}")
         with self._lock:
-            cols, tag = self._columns(messages)
+            cols, tag = self._columns(messages, _owned)
             steps = relax_steps(settings)
             for step in steps:
                 try:

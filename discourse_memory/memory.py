@@ -80,7 +80,7 @@ class DiscourseMemory:
         """The history compacted to ``budget`` tokens (see :func:`discourse_memory.compact`)."""
         with self._lock:
             snapshot = list(self._messages)
-        view = self._compactor.compact(snapshot, budget, self._settings)
+        view = self._compactor.compact(snapshot, budget, self._settings, _owned=True)
         # The view must not share lists or dicts with the stored history: editing it
         # (as frameworks do) would otherwise rewrite the history.
         view.messages[:] = [json_copy(msg) for msg in view.messages]
