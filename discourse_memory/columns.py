@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .messages import SYSTEM_ROLES, Message
+from .messages import Message
 from .units import Unit
 
 __all__ = ["Columns", "KIND_WEIGHT", "LITERAL_RANK"]
@@ -59,15 +59,12 @@ class Columns:
         self.msg_start = _Grow(np.int64)
         self.msg_start.extend([0])
         self.msg_cost = _Grow(np.int64)
-        self.msg_is_system = _Grow(np.bool_)
-        self.msg_is_user = _Grow(np.bool_)
         # per unit
         self.u_msg = _Grow(np.int64)
         self.u_tokens = _Grow(np.float64)
         self.u_clip = _Grow(np.float64)
         self.u_clippable = _Grow(np.bool_)
         self.u_head_share = _Grow(np.float64)
-        self.u_info = _Grow(np.float64)
         self.u_kind_weight = _Grow(np.float64)
         self.u_is_call = _Grow(np.bool_)
         self.u_key = _Grow(np.int64)
@@ -177,8 +174,6 @@ class Columns:
         self.units.extend(flat)
         self.msg_start.extend(starts)
         self.msg_cost.extend(costs)
-        self.msg_is_system.extend([m.role in SYSTEM_ROLES for m in messages])
-        self.msg_is_user.extend([m.role == "user" for m in messages])
         # Vocabularies: new entries appended, existing ones updated in place.
         self.key_newest.extend([0] * (len(self._key_ids) - self.key_newest.n))
         if newest:
@@ -207,7 +202,6 @@ class Columns:
         self.u_clip.extend([u.clip_tokens for u in flat])
         self.u_clippable.extend([u.head_end < len(u.text) for u in flat])
         self.u_head_share.extend([u.head_end / max(len(u.text), 1) for u in flat])
-        self.u_info.extend([u.info for u in flat])
         self.u_kind_weight.extend([KIND_WEIGHT.get(u.kind, 1.0) for u in flat])
         self.u_is_call.extend([u.kind == "tool_call" for u in flat])
 

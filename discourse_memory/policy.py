@@ -39,7 +39,6 @@ PLACEHOLDER = "…"
 OPENING = 1.0
 RECENCY = 0.6
 RECORD_SHARE = 0.35
-WORD_RARITY = True
 IDF_POWER = 2.0
 _CALLS, _CLIP, _FULL, _REST, _OPEN = 0, 1, 2, 3, 4
 # Messages this small open as a whole (see decide).
@@ -166,7 +165,7 @@ def decide(cols: Columns, budget: int, fixed_cost: int, settings: Settings,
 
     weight = (1.0 + RECENCY * u_msg / max(n_msgs - 1, 1)) * cols.u_kind_weight.view
     # What a unit says: its literals, and its content words weighted by rarity.
-    info = (np.diff(cols.lit_ptr.view) + cols.word_weights(IDF_POWER)) if WORD_RARITY else cols.u_info.view
+    info = np.diff(cols.lit_ptr.view) + cols.word_weights(IDF_POWER)
 
     # Options: bring back an assistant's calls; or a unit whole, its clip, or the rest after a clip.
     blocked = np.zeros(n_msgs, dtype=bool)

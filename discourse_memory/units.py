@@ -11,7 +11,6 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
 
 from .literals import Literal, find_literals, find_names_by_pattern
 from .messages import Message
@@ -31,7 +30,8 @@ _TEXT_CACHE_LIMIT = 50_000
 class Unit:
     """A source-span unit of a conversation.
 
-    ``source_text(messages, unit) == unit.text``: the span is exact.
+    The span is exact: slicing the message's ``field`` text at ``start:end`` gives
+    ``text`` (for a tool call, its arguments).
     """
 
     id: str
@@ -205,18 +205,3 @@ def _clipped(body: str, head: int, kind: str) -> str:
 
 def render_clipped(unit: Unit) -> str:
     return _clipped(unit.text, unit.head_end, unit.kind)
-
-
-def source_text(messages: list[Any], unit: Unit) -> str:
-    """The exact source text of ``unit`` in the original ``messages``."""
-    msg = messages[unit.message]
-    if unit.field.startswith("tool_calls."):
-        fn = msg["tool_calls"][int(unit.field.split(".")[1])]["function"]
-        args = fn.get("arguments") or ""
-        return args[unit.start:unit.end] if isinstance(args, str) else unit.text
-    content = msg.get("content")
-    if unit.field == "content":
-        return content[unit.start:unit.end]
-    part = content[int(unit.field.split(".")[1])]
-    text = part if isinstance(part, str) else part["text"]
-    return text[unit.start:unit.end]
