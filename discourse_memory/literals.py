@@ -16,7 +16,9 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-__all__ = ["Literal", "Spans", "find_literals", "find_names", "find_names_by_pattern"]
+from .doc_tokens import DocTokens
+
+__all__ = ["Literal", "Spans", "find_literals", "find_names", "find_names_by_pattern", "find_token_names"]
 
 
 class Spans:
@@ -79,8 +81,11 @@ _PATTERNS: list[tuple[str, str]] = [
 ]
 # Every literal starts at the start of a word or at one of a few symbols (currency, path,
 # quote, sign): skip every other position (most of a text, all of a run of punctuation)
-# before trying the alternatives.
-_START = r"(?:(?<![A-Za-z0-9_])(?=\w)|(?=[$€£¥₹/~.\"“`'+\-]))"
+# before trying the alternatives. A plain lower-case word that ends at a space, a
+# comma-like mark or a sentence end starts none of them (each needs a digit, a capital,
+# or one of ``@ / _ - . :`` inside), so most prose words are skipped at once.
+_START = (r"(?:(?<![A-Za-z0-9_])(?=\w)(?![a-z]{1,64}(?:[\s,;!?)\]}]|\.(?:\s|$)|$))"
+          r"|(?=[$€£¥₹/~.\"“`'+\-]))")
 _RE = re.compile(_START + "(?:" + "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _PATTERNS) + ")")
 _TRAILING = ".,;:!?)]}'\""
 _JSON_KEY = re.compile(r"[\"']\s{0,3}:")
@@ -141,72 +146,95 @@ _COMMON_STARTERS = frozenset(
 )
 
 
-def _starts_sentence(doc: Any, tok: Any) -> bool:
-    """A capitalised first word is a name only if the text also capitalises it elsewhere,
-    not first in a sentence (so "Deploy the canary" is not a name, "Mia said" is kept
-    when "Mia" appears mid-sentence too)."""
-    cache = doc.user_data.setdefault("dm_mid_capitals", None)
-    if cache is None:
-        cache = set()
-        first = True
-        for t in doc:
-            if t.is_sent_start:
-                first = True
-            if t.text[:1].isalpha():
-                if not first and t.text[:1].isupper():
-                    cache.add(t.text)
-                first = False
-        doc.user_data["dm_mid_capitals"] = cache
-    return tok.text not in cache
+def _mid_capitals(toks: DocTokens) -> set[str]:
+    """Words the text capitalises somewhere other than first in a sentence."""
+    found: set[str] = set()
+    first = True
+    opens = set(toks.sentence_starts)
+    for k in range(len(toks.starts)):
+        if k in opens:
+            first = True
+        t = toks.token(k)
+        if t[:1].isalpha():
+            if not first and t[:1].isupper():
+                found.add(t)
+            first = False
+    return found
 
 
-def find_names(doc: Any, offset: int = 0, taken: Iterable[tuple[int, int]] = ()) -> list[Literal]:
-    """Names on a spaCy ``Doc``: runs of capitalised, non-stop-word tokens, plus the
-    doc's statistical entities when the pipeline has them. Spans already ``taken``
-    by pattern literals are skipped. Offsets are shifted by ``-offset``."""
+def find_names(doc: Any, offset: int = 0, taken: Iterable[tuple[int, int]] = (),
+               text: str | None = None) -> list[Literal]:
+    """Names on a spaCy ``Doc``: runs of capitalised, non-stop-word tokens (see
+    :func:`find_token_names`), plus the doc's statistical entities when the pipeline
+    has them. Spans already ``taken`` by pattern literals are skipped. Offsets are
+    shifted by ``-offset``. ``text``, if given, is the doc's text (saves rebuilding it)."""
+    text = doc.text if text is None else text
+    ents = [(e.start_char, e.end_char, e.label_.lower()) for e in doc.ents]
+    return find_token_names(DocTokens.of(doc, text), offset, taken, ents)
+
+
+def find_token_names(toks: DocTokens, offset: int = 0, taken: Iterable[tuple[int, int]] = (),
+                     ents: Iterable[tuple[int, int, str]] = ()) -> list[Literal]:
+    """Names on tokens: runs of capitalised, non-stop-word tokens, then the entities
+    ``(start, end, label)`` that no name or ``taken`` span covers.
+
+    A capitalised word that opens its sentence is a name only if it is not a common
+    sentence opener or stop word; after a list, heading or emphasis marker ("- Deploy
+    the canary", "## Rollback") only if the text also capitalises it mid-sentence. A
+    run never starts with a stop word."""
     free = Spans(taken).free
     out: list[Literal] = []
-
-    text = doc.text
-    run: list[Any] = []
+    text = toks.text
+    stops, starts, sentence_starts = toks.stops, toks.starts, toks.sentence_starts
+    mid_capitals: set[str] | None = None
+    run_start = run_end = -1
+    last = -2  # index of the last token added to the run
 
     def flush() -> None:
-        if run:
-            s, e = run[0].idx, run[-1].idx + len(run[-1].text)
-            if free(s, e):
-                out.append(Literal(text[s:e], "name", s - offset, e - offset))
-            run.clear()
+        nonlocal run_start
+        if run_start >= 0 and free(run_start, run_end):
+            out.append(Literal(text[run_start:run_end], "name", run_start - offset, run_end - offset))
+        run_start = -1
 
-    initial = True  # no word yet in this sentence
-    marked = False  # the sentence opens with a list, heading or emphasis marker
-    for tok in doc:
-        t = tok.text
-        if tok.is_sent_start and not initial:
-            initial, marked = True, False
-        capital = t[:1].isupper() and t.isalpha() and len(t) > 1
-        if capital and initial and (t.lower() in _COMMON_STARTERS or tok.is_stop):
-            capital = False
-        # "- Deploy the canary", "## Rollback": a capitalised first word after a
-        # marker is usually an imperative or a label, a name only if used as one elsewhere.
-        if capital and initial and marked and _starts_sentence(doc, tok):
-            capital = False
-        if t[:1].isalpha():
-            initial = False
-        elif initial:
-            marked = True
-        if capital and not run and tok.is_stop:
-            capital = False
-        if capital:
-            run.append(tok)
+    # Only capitalised words can be names: visit those, and look back from each to
+    # the previous word to tell whether it opens its sentence.
+    for k in toks.cased:
+        t = toks.token(k)
+        if not t[:1].isupper():
+            continue
+        j = k - 1
+        while j >= 0 and not toks.starts_with_letter(j):
+            j -= 1
+        # A sentence starting after the previous word (or no previous word) makes
+        # this the opening word; tokens before it in that stretch are markers.
+        opener = -1
+        if j < 0:
+            opener = 0
         else:
-            flush()
+            b = bisect_left(sentence_starts, j + 1)
+            if b < len(sentence_starts) and sentence_starts[b] <= k:
+                opener = sentence_starts[b]
+        capital = True
+        if opener >= 0:
+            if stops[k] or t.lower() in _COMMON_STARTERS:
+                capital = False
+            elif opener < k:
+                if mid_capitals is None:
+                    mid_capitals = _mid_capitals(toks)
+                if t not in mid_capitals:
+                    capital = False
+        if capital and k == last + 1 and run_start >= 0:
+            run_end = starts[k] + len(t)
+            last = k
+            continue
+        flush()
+        if capital and not stops[k]:
+            run_start, run_end, last = starts[k], starts[k] + len(t), k
     flush()
-    if doc.has_annotation("ENT_IOB"):
-        names = {(lit.start, lit.end) for lit in out}
-        for ent in doc.ents:
-            s, e = ent.start_char, ent.end_char
-            if (s - offset, e - offset) not in names and free(s, e):
-                out.append(Literal(ent.text, ent.label_.lower(), s - offset, e - offset))
+    names = {(lit.start, lit.end) for lit in out}
+    for s, e, label in ents:
+        if (s - offset, e - offset) not in names and free(s, e):
+            out.append(Literal(text[s:e], label, s - offset, e - offset))
     return out
 
 

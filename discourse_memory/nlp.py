@@ -1,9 +1,17 @@
 """spaCy pipelines: loaded once per process, never downloaded.
 
-The default is a blank English pipeline with the rule-based ``sentencizer``: no
-model download, ~100k words/s. Naming an installed model package (for example
-``"en_core_web_sm"``) loads it instead, and its statistical entities are added
-to the literals.
+The default is a blank English pipeline (spaCy's English tokenizer): no model
+download. Its sentence boundaries are spaCy's rule-based ``Sentencizer`` rule,
+applied by :mod:`.doc_tokens` to many docs at once rather than as a pipeline
+component (the component walks every token in Python). Naming an installed model
+package (for example ``"en_core_web_sm"``) loads it instead, and its statistical
+entities are added to the literals.
+
+A spaCy vocabulary keeps every distinct word it has seen for the life of the
+pipeline, and chats are full of one-off numbers, ids and hashes: a pipeline whose
+vocabulary passes ``MAX_VOCABULARY`` strings is replaced by a fresh one, so memory
+stays bounded in a long-running process. (spaCy's ``memory_zone`` would bound it too,
+but it also turns off the tokenizer's cache, which made tokenizing ~5x slower here.)
 """
 
 from __future__ import annotations
@@ -18,16 +26,22 @@ DEFAULT_PIPELINE = "blank:en"
 # split into lines before they reach the pipeline.
 MAX_PROSE_CHARS = 100_000
 
+# About 300 bytes per string (with its lexeme): ~60 MB at most per pipeline.
+MAX_VOCABULARY = 200_000
+
 _PIPELINES: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
 def get_pipeline(name: str | None = None) -> Any:
-    """The spaCy ``Language`` for ``name`` (``"blank:en"`` or an installed model package)."""
+    """The spaCy ``Language`` for ``name`` (``"blank:en"`` or an installed model package).
+
+    Loaded once; reloaded when its vocabulary has grown past ``MAX_VOCABULARY``
+    strings (callers still holding the old one can go on using it)."""
     name = name or DEFAULT_PIPELINE
     with _LOCK:
         nlp = _PIPELINES.get(name)
-        if nlp is None:
+        if nlp is None or len(nlp.vocab.strings) > MAX_VOCABULARY:
             nlp = _load(name)
             _PIPELINES[name] = nlp
         return nlp
@@ -38,7 +52,13 @@ def _load(name: str) -> Any:
 
     if name.startswith("blank:"):
         nlp = spacy.blank(name.split(":", 1)[1])
-        nlp.add_pipe("sentencizer")
+        # A blank pipeline's tokens are read only for these flags (discourse_memory.
+        # doc_tokens); computing the other ~20 attributes of every new word is most of
+        # the tokenizer's time on text full of numbers and ids.
+        from spacy.attrs import IS_ALPHA, IS_LOWER, IS_PUNCT, IS_STOP
+
+        getters = nlp.vocab.lex_attr_getters
+        nlp.vocab.lex_attr_getters = {a: getters[a] for a in (IS_STOP, IS_PUNCT, IS_ALPHA, IS_LOWER) if a in getters}
         return nlp
     # spacy.load imports a package by this name: only ever one that registers itself
     # as a spaCy model, so a name from a saved state or a config cannot run other code.

@@ -12,8 +12,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .blocks import split_blocks
+from .doc_tokens import DocTokens
 from .keys import content_key
-from .literals import Literal, Spans, find_literals, find_names, find_names_by_pattern
+from .literals import (
+    Literal,
+    Spans,
+    find_literals,
+    find_names_by_pattern,
+    find_token_names,
+)
 from .nlp import MAX_PROSE_CHARS
 
 __all__ = ["Piece", "segment_texts"]
@@ -78,20 +85,29 @@ def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | None,
-           depth: int = 0) -> Piece:
+           depth: int = 0, memo: dict[Any, tuple[Any, ...]] | None = None) -> Piece:
     body = text[start:end]
-    found = find_literals(body)
-    taken = [(lit.start, lit.end) for lit in found]
-    if names is None:
-        names = find_names_by_pattern(body, taken)
-    if kind == "field":  # the key is a label, not a name
-        colon = body.find(":")
-        names = [n for n in names if n.start > colon]
-    free = Spans(taken).free
-    found.extend(n for n in names if free(n.start, n.end))
-    found.sort(key=lambda lit: (lit.start, lit.end))
-    words = tuple(sorted({w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP))
-    return Piece(kind, start, end, content_key(body), tuple(found), depth, len(words) + len(found), words)
+    # Chats repeat paragraphs and lines (quotes, re-sent instructions, tool output):
+    # what a piece says depends only on its kind, text and names.
+    memo_key = (kind, body, None if names is None else tuple(names))
+    done = memo.get(memo_key) if memo is not None else None
+    if done is None:
+        found = find_literals(body)
+        taken = [(lit.start, lit.end) for lit in found]
+        if names is None:
+            names = find_names_by_pattern(body, taken)
+        if kind == "field":  # the key is a label, not a name
+            colon = body.find(":")
+            names = [n for n in names if n.start > colon]
+        free = Spans(taken).free
+        found.extend(n for n in names if free(n.start, n.end))
+        found.sort(key=lambda lit: (lit.start, lit.end))
+        words = tuple(sorted({w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP))
+        done = (content_key(body), tuple(found), len(words) + len(found), words)
+        if memo is not None:
+            memo[memo_key] = done
+    key, literals, info, words = done
+    return Piece(kind, start, end, key, literals, depth, info, words)
 
 
 def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
@@ -125,10 +141,24 @@ def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
             plan.append((kind, s, e, block.depth))
         plans.append(plan)
 
-    docs: dict[tuple[int, int], Any] = {}
-    if job_texts:
-        for job, doc in zip(jobs, nlp.pipe(job_texts, batch_size=256)):
-            docs[job] = doc
+    # Each distinct text needing the pipeline is parsed once (a blank pipeline is its
+    # tokenizer alone: skip Language.pipe's per-doc overhead).
+    unique = list(dict.fromkeys(job_texts))
+    parsed = list((nlp.pipe if nlp.pipe_names else nlp.tokenizer.pipe)(unique, batch_size=256))
+    ents = [[(e.start_char, e.end_char, e.label_.lower()) for e in d.ents] for d in parsed]
+    analysed = list(zip(DocTokens.of_many(parsed, unique), ents))
+    del parsed
+    by_text = dict(zip(unique, analysed))
+    docs = {job: by_text[t] for job, t in zip(jobs, job_texts)}
+    names_of: dict[str, list[Literal]] = {}  # a repeated paragraph is analysed once
+    memo: dict[Any, tuple[Any, ...]] = {}
+
+    def names(job: tuple[DocTokens, Any]) -> list[Literal]:
+        toks, doc_ents = job
+        found = names_of.get(toks.text)
+        if found is None:
+            found = names_of[toks.text] = find_token_names(toks, ents=doc_ents)
+        return found
 
     out: list[tuple[Piece, ...]] = []
     for ti, (text, plan) in enumerate(zip(texts, plans)):
@@ -137,22 +167,22 @@ def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
             doc = docs.get((ti, pi))
             if kind == "prose":
                 if doc is None:
-                    pieces.append(_piece(text, "sentence", s, e, None))
+                    pieces.append(_piece(text, "sentence", s, e, None, memo=memo))
                     continue
-                all_names = find_names(doc)
-                for sent in doc.sents:
-                    ss, se = _strip_span(text, s + sent.start_char, s + sent.end_char)
+                all_names = names(doc)
+                for sent_start, sent_end in doc[0].sentences():
+                    ss, se = _strip_span(text, s + sent_start, s + sent_end)
                     if se <= ss:
                         continue
                     lo, hi = ss - s, se - s
-                    names = [
+                    sentence_names = [
                         Literal(n.text, n.kind, n.start - lo, n.end - lo)
                         for n in all_names
                         if lo <= n.start and n.end <= hi
                     ]
-                    pieces.append(_piece(text, "sentence", ss, se, names))
+                    pieces.append(_piece(text, "sentence", ss, se, sentence_names, memo=memo))
                 continue
-            names = find_names(doc) if doc is not None else None
-            pieces.append(_piece(text, kind, s, e, names))
+            found = names(doc) if doc is not None else None
+            pieces.append(_piece(text, kind, s, e, found, depth, memo=memo))
         out.append(tuple(pieces))
     return out

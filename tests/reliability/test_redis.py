@@ -45,29 +45,18 @@ BUDGET = 400
 PLAIN = ("llamaindex", "langchain")
 
 
-def _has_stack_modules(url: str) -> bool:
-    import redis
-
-    client = redis.Redis.from_url(url)
-    try:
-        names = {m[b"name"].decode().lower() if isinstance(m, dict) else "" for m in client.module_list()}
-    finally:
-        client.close()
-    return "search" in names and any(n in names for n in ("rejson", "redisjson"))
-
-
 @pytest.fixture(params=["llamaindex", "langchain", "langchain-redis"])
-def adapter(request: pytest.FixtureRequest, redis_server: Any) -> str:
+def adapter(request: pytest.FixtureRequest) -> str:
     if request.param == "langchain-redis":
-        pytest.importorskip("langchain_redis", reason="langchain-redis is not installed")
-        if not _has_stack_modules(redis_server.url):
-            pytest.skip(
-                "langchain-redis's RedisChatMessageHistory stores RedisJSON documents in a "
-                "RediSearch index: it needs a Redis Stack / Redis 8 server; Debian's "
-                "redis-server 7.0 has neither module (the 'langchain' case runs the same "
-                "adapter over a plain Redis list)"
-            )
+        _require("langchain_redis", "langchain-redis")
     return request.param
+
+
+@pytest.fixture()
+def server(adapter: str, request: pytest.FixtureRequest) -> Any:
+    """The Redis the adapter needs: Debian's redis-server, or Redis Stack for langchain-redis
+    (RedisJSON documents in a RediSearch index)."""
+    return request.getfixturevalue("redis_stack_server" if adapter == "langchain-redis" else "redis_server")
 
 
 def _key(tag: str) -> str:
@@ -88,43 +77,54 @@ def _expected_full(writer: str, turns: range) -> list[str]:
     return out
 
 
-def test_second_process_reads_the_same_view(adapter: str, redis_server: Any) -> None:
+def test_second_process_reads_the_same_view(adapter: str, server: Any) -> None:
     key = _key("view")
-    mem = app.memory(adapter, redis_server.url, key, BUDGET)
+    mem = app.memory(adapter, server.url, key, BUDGET)
     for i in range(12):
         app.add_turn(adapter, mem, "w", i)
     here = app.view(adapter, mem)
     assert any("record" in (m["content"] or "") for m in here), "the history must be compacted"
     assert app.view_tokens(adapter, mem, mem.get() if adapter == "llamaindex" else mem.messages) <= BUDGET
-    there = _second_process(["view", adapter, redis_server.url, key, str(BUDGET)])
+    there = _second_process(["view", adapter, server.url, key, str(BUDGET)])
     assert there["view"] == here
     assert [m["content"] for m in there["full"]] == _expected_full("w", range(12))
 
 
-@pytest.mark.parametrize("crash", [True, False], ids=["sigkill", "sigterm"])
-def test_redis_restart_between_turns_loses_nothing(private_redis: Any, crash: bool) -> None:
-    """Both plain-Redis adapters write turns, Redis is killed and restarted between turns,
-    the same objects (the agent loop keeps running) go on; nothing acknowledged is lost."""
-    keys = {a: _key("restart") for a in PLAIN}
-    mems = {a: app.memory(a, private_redis.url, keys[a], BUDGET) for a in PLAIN}
+def _restart_case(server: Any, adapters: tuple[str, ...], crash: bool) -> None:
+    """The adapters write turns, Redis is killed and restarted between turns, the same
+    objects (the agent loop keeps running) go on; nothing acknowledged is lost."""
+    keys = {a: _key("restart") for a in adapters}
+    mems = {a: app.memory(a, server.url, keys[a], BUDGET) for a in adapters}
     views = {}
-    for a in PLAIN:
+    for a in adapters:
         for i in range(6):
             app.add_turn(a, mems[a], "r", i)
         views[a] = app.view(a, mems[a])
-    private_redis.restart(kill=crash)
-    for a in PLAIN:
+    server.restart(kill=crash)
+    for a in adapters:
         # Right after the restart, before any new write: the same view.
         assert app.view(a, mems[a]) == views[a]
         for i in range(6, 10):
             app.add_turn(a, mems[a], "r", i)
-    private_redis.restart(kill=crash)
-    for a in PLAIN:
-        fresh = app.memory(a, private_redis.url, keys[a], BUDGET)
+    server.restart(kill=crash)
+    for a in adapters:
+        fresh = app.memory(a, server.url, keys[a], BUDGET)
         assert [m["content"] for m in app.full(a, fresh)] == _expected_full("r", range(10))
         assert app.view(a, fresh) == app.view(a, mems[a])
-        there = _second_process(["view", a, private_redis.url, keys[a], str(BUDGET)])
+        there = _second_process(["view", a, server.url, keys[a], str(BUDGET)])
         assert there["view"] == app.view(a, fresh)
+
+
+@pytest.mark.parametrize("crash", [True, False], ids=["sigkill", "sigterm"])
+def test_redis_restart_between_turns_loses_nothing(private_redis: Any, crash: bool) -> None:
+    _restart_case(private_redis, PLAIN, crash)
+
+
+@pytest.mark.parametrize("crash", [True, False], ids=["sigkill", "sigterm"])
+def test_redis_stack_restart_between_turns_loses_nothing(private_redis_stack: Any, crash: bool) -> None:
+    """The same through langchain-redis's RedisChatMessageHistory on Redis Stack."""
+    _require("langchain_redis", "langchain-redis")
+    _restart_case(private_redis_stack, ("langchain-redis",), crash)
 
 
 def _check_session(adapter: str, mem: Any, writer: str, turns: int) -> None:
@@ -133,7 +133,7 @@ def _check_session(adapter: str, mem: Any, writer: str, turns: int) -> None:
     assert app.view_tokens(adapter, mem, messages) <= BUDGET
 
 
-def test_many_sessions_in_threads(adapter: str, redis_server: Any) -> None:
+def test_many_sessions_in_threads(adapter: str, server: Any) -> None:
     sessions, turns = 12, 6
     errors: list[BaseException] = []
     over: list[int] = []
@@ -142,11 +142,11 @@ def test_many_sessions_in_threads(adapter: str, redis_server: Any) -> None:
     if adapter == "llamaindex":
         from llama_index.storage.chat_store.redis import RedisChatStore
 
-        shared_store = RedisChatStore(redis_url=redis_server.url)  # one client, many sessions
+        shared_store = RedisChatStore(redis_url=server.url)  # one client, many sessions
 
     def run(s: int) -> None:
         try:
-            mem = app.memory(adapter, redis_server.url, keys[s], BUDGET, store=shared_store)
+            mem = app.memory(adapter, server.url, keys[s], BUDGET, store=shared_store)
             for i in range(turns):
                 app.add_turn(adapter, mem, f"s{s}", i)
                 messages = mem.get() if adapter == "llamaindex" else mem.messages
@@ -164,7 +164,7 @@ def test_many_sessions_in_threads(adapter: str, redis_server: Any) -> None:
     assert not errors, errors[:3]
     assert not over
     for s in range(sessions):
-        _check_session(adapter, app.memory(adapter, redis_server.url, keys[s], BUDGET), f"s{s}", turns)
+        _check_session(adapter, app.memory(adapter, server.url, keys[s], BUDGET), f"s{s}", turns)
 
 
 def test_many_sessions_with_asyncio(redis_server: Any) -> None:
@@ -205,21 +205,21 @@ def test_many_sessions_with_asyncio(redis_server: Any) -> None:
         _check_session("langchain", app.memory("langchain", redis_server.url, lc_keys[s], BUDGET), f"a{s}", turns)
 
 
-def test_two_writer_processes_on_one_session_key(adapter: str, redis_server: Any) -> None:
+def test_two_writer_processes_on_one_session_key(adapter: str, server: Any) -> None:
     """Two processes append turns to the same session key at the same time: every
     message is stored exactly once, each writer's messages keep their order, and the
     view of the interleaved history fits the budget and is the same in both processes."""
     key = _key("two")
     turns = 15
     procs = [
-        subprocess.Popen([sys.executable, str(HERE / "redis_app.py"), "write", adapter, redis_server.url,
+        subprocess.Popen([sys.executable, str(HERE / "redis_app.py"), "write", adapter, server.url,
                           key, writer, "0", str(turns)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for writer in ("A", "B")
     ]
     for p in procs:
         _out, err = p.communicate(timeout=180)
         assert p.returncode == 0, err[-3000:]
-    mem = app.memory(adapter, redis_server.url, key, BUDGET)
+    mem = app.memory(adapter, server.url, key, BUDGET)
     stored = [m["content"] for m in app.full(adapter, mem)]
     expected = _expected_full("A", range(turns)) + _expected_full("B", range(turns))
     counts = Counter(stored)
@@ -230,7 +230,7 @@ def test_two_writer_processes_on_one_session_key(adapter: str, redis_server: Any
         assert mine == _expected_full(writer, range(turns)), f"writer {writer}'s order changed"
     messages = mem.get() if adapter == "llamaindex" else mem.messages
     assert app.view_tokens(adapter, mem, messages) <= BUDGET
-    there = _second_process(["view", adapter, redis_server.url, key, str(BUDGET)])
+    there = _second_process(["view", adapter, server.url, key, str(BUDGET)])
     assert there["view"] == app.view(adapter, mem)
 
 

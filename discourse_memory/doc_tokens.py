@@ -1,0 +1,151 @@
+"""spaCy docs read as plain arrays: token offsets, sentence starts, stop words.
+
+Walking a ``Doc`` in Python builds a ``Token`` object per token, which costs more than
+everything else the segmenter does; ``Doc.to_array`` over many docs at once does not.
+Sentence starts are the doc's own when its pipeline set them (a parser, a senter);
+otherwise spaCy's rule-based ``Sentencizer`` rule is applied to the arrays (the same
+rule with the same punctuation, checked against spaCy's component in the tests).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["DocTokens"]
+
+
+def _punct_hashes() -> np.ndarray:
+    from spacy.pipeline.sentencizer import Sentencizer
+    from spacy.strings import hash_string
+
+    return np.array(sorted(hash_string(c) for c in Sentencizer.default_punct_chars), dtype=np.uint64)
+
+
+_PUNCT: np.ndarray | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DocTokens:
+    """The tokens of one doc: ``text[starts[k]:starts[k] + lengths[k]]`` is token ``k``."""
+
+    text: str
+    starts: list[int]
+    lengths: list[int]
+    sentence_starts: list[int]
+    """Indices of the tokens that start a sentence (0 first, when there are tokens)."""
+    stops: list[bool]
+    """Stop-word flags."""
+    cased: list[int]
+    """Indices of the alphabetic tokens of two or more characters that are not all lower
+    case: the only ones that can be capitalised words."""
+
+    def token(self, k: int) -> str:
+        s = self.starts[k]
+        return self.text[s:s + self.lengths[k]]
+
+    def starts_with_letter(self, k: int) -> bool:
+        s = self.starts[k]
+        return self.text[s:s + 1].isalpha()
+
+    def sentences(self) -> list[tuple[int, int]]:
+        """Character spans of the sentences (as ``Doc.sents``)."""
+        bounds = [*self.sentence_starts, len(self.starts)]
+        return [(self.starts[a], self.starts[b - 1] + self.lengths[b - 1]) for a, b in zip(bounds, bounds[1:])]
+
+    @classmethod
+    def of(cls, doc: Any, text: str | None = None) -> "DocTokens":
+        """The tokens of ``doc``, whose text is ``text`` if given (``Doc.text`` joins
+        every token's text again). Cached on the doc."""
+        cached = doc.user_data.get("dm_tokens")
+        if cached is None:
+            cached = cls.of_many([doc], [doc.text if text is None else text])[0]
+        return cached
+
+    @classmethod
+    def of_many(cls, docs: list[Any], texts: list[str]) -> list["DocTokens"]:
+        """``of`` for many docs at once: one array conversion for all of them (numpy
+        calls per doc would cost more than the tokens)."""
+        sizes = np.array([len(d) for d in docs], dtype=np.int64)
+        arrays = [d.to_array(_ATTRS) for d, n in zip(docs, sizes) if n]
+        raw = np.concatenate(arrays) if arrays else np.zeros((0, len(_ATTRS)), dtype=np.uint64)
+        out = _build(raw, sizes, texts)
+        for doc, tokens in zip(docs, out):
+            doc.user_data["dm_tokens"] = tokens
+        return out
+
+
+def _attrs() -> list[int]:
+    from spacy.attrs import IDX, IS_ALPHA, IS_LOWER, IS_PUNCT, IS_STOP, LENGTH, ORTH, SENT_START
+
+    return [IDX, LENGTH, SENT_START, IS_STOP, ORTH, IS_PUNCT, IS_ALPHA, IS_LOWER]
+
+
+_ATTRS = _attrs()
+
+
+def _build(raw: np.ndarray, sizes: np.ndarray, texts: list[str]) -> list[DocTokens]:
+    """``DocTokens`` of consecutive docs whose ``_ATTRS`` rows are stacked in ``raw``."""
+    global _PUNCT
+    if _PUNCT is None:
+        _PUNCT = _punct_hashes()
+    in_punct = np.isin(raw[:, 4], _PUNCT)
+    table = raw.astype(np.int64)
+    bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    nonempty = sizes > 0
+    first = bounds[:-1][nonempty]
+
+    sent = table[:, 2]
+    # A doc whose pipeline set sentence starts has one on some token after its first.
+    annotated = np.zeros(len(sizes), dtype=bool)
+    if len(table):
+        set_after_first = (sent != 0).astype(np.int64)
+        set_after_first[first] = 0
+        annotated[nonempty] = np.add.reduceat(set_after_first, first) > 0
+    starts_mask = sent == 1
+    rule = _sentencizer_starts(table[:, 5].astype(bool), in_punct, bounds)
+    use_rule = ~annotated[np.repeat(np.arange(len(sizes)), sizes)]
+    starts_mask[use_rule] = rule[use_rule]
+    starts_mask[first] = True
+
+    idx, length = table[:, 0].tolist(), table[:, 1].tolist()
+    stops = table[:, 3].astype(bool).tolist()
+    sent_idx = np.flatnonzero(starts_mask)
+    sent_cuts = np.searchsorted(sent_idx, bounds).tolist()
+    sent_list = sent_idx.tolist()
+    cased_idx = np.flatnonzero((table[:, 6] != 0) & (table[:, 7] == 0) & (table[:, 1] > 1))
+    cased_cuts = np.searchsorted(cased_idx, bounds).tolist()
+    cased_list = cased_idx.tolist()
+    cuts = bounds.tolist()
+    out = []
+    for i, text in enumerate(texts):
+        a, b = cuts[i], cuts[i + 1]
+        out.append(DocTokens(text, idx[a:b], length[a:b],
+                             [k - a for k in sent_list[sent_cuts[i]:sent_cuts[i + 1]]], stops[a:b],
+                             [k - a for k in cased_list[cased_cuts[i]:cased_cuts[i + 1]]]))
+    return out
+
+
+def _sentencizer_starts(is_punct: np.ndarray, in_punct: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """spaCy's ``Sentencizer`` rule over concatenated docs: a token that is neither
+    punctuation nor a sentence-final mark starts a sentence when such a mark appeared
+    since the previous such token of its doc (or since the doc's start). Docs' first
+    tokens are marked by the caller."""
+    n = len(is_punct)
+    out = np.zeros(n, dtype=bool)
+    if not n:
+        return out
+    marks = in_punct.astype(np.int64)
+    after = np.cumsum(marks)  # marks up to and including each token
+    before = after - marks
+    words = np.flatnonzero(~is_punct & ~in_punct)
+    if not len(words):
+        return out
+    doc_of = np.searchsorted(bounds, words, side="right") - 1
+    prev = np.concatenate([[0], words[:-1]])
+    same_doc = np.concatenate([[False], doc_of[1:] == doc_of[:-1]])
+    reference = np.where(same_doc, after[prev], before[bounds[doc_of]])
+    out[words[before[words] > reference]] = True
+    return out

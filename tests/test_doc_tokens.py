@@ -1,0 +1,75 @@
+"""Tokens read from spaCy docs as arrays: the same sentences as spaCy's Sentencizer,
+a model's own sentence starts respected, and the same names as walking the Doc."""
+
+from __future__ import annotations
+
+import spacy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from discourse_memory.doc_tokens import DocTokens
+from discourse_memory.literals import find_names, find_token_names
+from discourse_memory.nlp import get_pipeline
+from discourse_memory.sample import sample_conversation
+
+_REFERENCE = spacy.blank("en")
+_REFERENCE.add_pipe("sentencizer")
+
+# Words, sentence-final marks (ASCII and others the Sentencizer knows), other
+# punctuation, markers, whitespace, abbreviations the tokenizer keeps whole.
+PARTS = ["Mia", "said", "the", "The", "Deploy", "deploy", "Bob", "New", "York", "I", "ok", "U.S.", "Dr.",
+         "May", "12", "v1.2", ".", "!", "?", "...", "?!", "。", "؟", "।", ",", ";", "(", ")", "\"", "'",
+         "-", "*", "##", "**", ">", "\n", "\n\n", "  ", "\t", "e.g.", "3p.m.", "🙂", "—"]
+
+
+def _text(parts: list[str], seps: list[bool]) -> str:
+    return "".join(p + (" " if s else "") for p, s in zip(parts, seps))
+
+
+texts = st.builds(_text, st.lists(st.sampled_from(PARTS), max_size=30), st.lists(st.booleans(), min_size=30, max_size=30))
+
+
+def _reference_sentences(text: str) -> list[tuple[int, int]]:
+    return [(s.start_char, s.end_char) for s in _REFERENCE(text).sents]
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts)
+def test_sentences_are_the_sentencizers(text: str) -> None:
+    doc = get_pipeline().tokenizer(text)
+    assert DocTokens.of(doc, text).sentences() == _reference_sentences(text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(texts, max_size=8))
+def test_many_docs_at_once_match_one_at_a_time(batch: list[str]) -> None:
+    nlp = get_pipeline()
+    together = DocTokens.of_many([nlp.tokenizer(t) for t in batch], batch)
+    alone = [DocTokens.of(nlp.tokenizer(t), t) for t in batch]
+    assert together == alone
+
+
+def test_sentences_of_real_messages_are_the_sentencizers() -> None:
+    nlp = get_pipeline()
+    for m in sample_conversation(20, seed=3):
+        text = m.get("content")
+        if isinstance(text, str) and text.strip():
+            assert DocTokens.of(nlp.tokenizer(text), text).sentences() == _reference_sentences(text)
+
+
+def test_a_pipelines_own_sentence_starts_are_kept() -> None:
+    # As a parser would: "one two three four" split after "two", though no punctuation says so.
+    doc = get_pipeline().tokenizer("one two three four")
+    for i, token in enumerate(doc):
+        token.is_sent_start = i in (0, 2)
+    assert DocTokens.of(doc).sentences() == [(0, 7), (8, 18)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts)
+def test_names_match_a_doc_with_spacys_sentences(text: str) -> None:
+    # The rule-based path (blank tokenizer, starts computed here) and a Doc annotated by
+    # spaCy's own Sentencizer give the same names.
+    via_rule = find_token_names(DocTokens.of(get_pipeline().tokenizer(text), text))
+    via_component = find_names(_REFERENCE(text))
+    assert via_rule == via_component
