@@ -100,7 +100,7 @@ class Analyzer:
         self._lock = threading.Lock()
 
     def _measure(self, text: str, pieces: tuple[Piece, ...],
-                 memo: dict[tuple[str, str, str, str], tuple[Any, ...]]) -> tuple[MeasuredPiece, ...]:
+                 memo: dict[tuple[Any, ...], tuple[Any, ...]]) -> tuple[MeasuredPiece, ...]:
         out = []
         prev = 0
         count = self.counter.count
@@ -114,8 +114,9 @@ class Analyzer:
                 sep = _TABLE_SEP_LINE.match(text, p.end, nxt)
                 if sep:
                     suffix = sep.group()
-            # Repeated pieces (with the same gap before them) measure the same.
-            memo_key = (p.kind, gap, body, suffix)
+            # Repeated pieces (same gap before them, same literals: a sentence's names
+            # depend on its paragraph) measure the same.
+            memo_key = (p.kind, gap, body, suffix, p.literals)
             done = memo.get(memo_key)
             if done is None:
                 tokens = count(gap + body + suffix)
@@ -147,7 +148,7 @@ class Analyzer:
             missing = [t for t, v in found.items() if v is None]
         if missing:
             segmented = segment_texts(missing, get_pipeline(self.pipeline))
-            memo: dict[tuple[str, str, str, str], tuple[Any, ...]] = {}
+            memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
             measured = {t: self._measure(t, pcs, memo) for t, pcs in zip(missing, segmented)}
             with self._lock:
                 for t, v in measured.items():

@@ -42,3 +42,18 @@ def test_content_key_ignores_whitespace_and_is_stable():
     import hashlib
 
     assert content_key(" hello   world ") == hashlib.blake2b(b"hello world", digest_size=8).hexdigest()
+
+
+def test_a_repeated_sentence_keeps_the_names_of_its_own_paragraph():
+    # "Mia" after a marker is a name only where the paragraph also uses it mid-sentence;
+    # analysing both texts in one batch must not carry one's literals over to the other.
+    from discourse_memory.tokens import get_token_counter
+    from discourse_memory.units import Analyzer
+
+    named = "** Mia left early. Later Mia called."
+    unnamed = "** Mia left early. Nothing else happened."
+    for first in Analyzer(get_token_counter()).analyse([named, unnamed]):
+        for mp in first:
+            assert mp.literal_texts == tuple(dict.fromkeys(lit.text for lit in mp.piece.literals))
+    a, b = Analyzer(get_token_counter()).analyse([named, unnamed])
+    assert "Mia" in a[0].literal_texts and "Mia" not in b[0].literal_texts
