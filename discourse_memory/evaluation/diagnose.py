@@ -11,17 +11,23 @@ Prints, per data file and budget:
    sentence openings found in the view (in agent runs that message is the task);
 3. for QA data, per method: of the answers the history states verbatim, how many
    the view keeps; answers lost although all their evidence turns are kept
-   verbatim, and answers lost with their evidence.
+   verbatim, and answers lost with their evidence;
+4. for discourse-memory: the history's literals (by the bench's grader) that its
+   view lost, split by what the library's own extractor makes of them -- a value it
+   records (lost only where the record was cut to fit) or not a literal to it (JSON
+   field names, for instance: it records their values, not the names) -- with the
+   most frequent of each.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from collections.abc import Sequence
 
 from . import baselines
-from .bench import QA_CATEGORIES, _EVIDENCE_SPLIT
+from .bench import QA_CATEGORIES, _EVIDENCE_SPLIT, targets
 from .datasets import Conversation, load
 from .grader import distinct, normalize_space, sentence_openings
 from .metrics import TextIndex, evidence_retention, message_text, share_found, view_text
@@ -72,6 +78,33 @@ def _qa_losses(conv: Conversation, index: TextIndex) -> tuple[int, int]:
     return kept_evidence, lost_evidence
 
 
+def own_literals(conv: Conversation) -> set[str]:
+    """Every literal text the library's own extractor finds in the history (message
+    texts, tool-call names and arguments)."""
+    from ..units import Analyzer
+
+    analyzer = Analyzer(baselines.get_counter())
+    texts: list[str] = []
+    found: set[str] = set()
+    for m in conv.messages:
+        texts.append(message_text(m))
+        for call in m.get("tool_calls") or []:
+            function = call.get("function") or {}
+            found.add(str(function.get("name") or ""))
+            texts.append(str(function.get("arguments") or ""))
+    for pieces in analyzer.analyse([t for t in texts if t]):
+        for mp in pieces:
+            found.update(mp.literal_texts)
+    return found
+
+
+def _lost_literals(conv: Conversation, index: TextIndex, ours: Counter, not_ours: Counter) -> None:
+    own = own_literals(conv)
+    for literal in targets(conv).literals:
+        if literal not in index:
+            (ours if literal in own else not_ours)[literal] += 1
+
+
 def diagnose(path: str, budgets: Sequence[float], methods: Sequence[str], limit: int | None, out=print) -> None:
     counter = baselines.get_counter()
     convs = load(path)[:limit] if limit else load(path)
@@ -93,6 +126,8 @@ def diagnose(path: str, budgets: Sequence[float], methods: Sequence[str], limit:
         n_stated = sum(len(v) for v in stated.values())
         for method in ready:
             task, qa_kept, qa_lost, failed, stated_kept = [], 0, 0, 0, 0
+            lost_ours: Counter = Counter()
+            lost_other: Counter = Counter()
             for conv in convs:
                 try:
                     view = method.run(conv.messages, budgets_of[conv.id], counter)
@@ -108,6 +143,8 @@ def diagnose(path: str, budgets: Sequence[float], methods: Sequence[str], limit:
                 qa_lost += lost
                 lowered = index.text.lower()
                 stated_kept += sum(normalize_space(a).lower() in lowered for a in stated[conv.id])
+                if method.name == "discourse-memory":
+                    _lost_literals(conv, index, lost_ours, lost_other)
             line = f"  {method.name}: task statement openings kept {100 * sum(task) / max(1, len(task)):.1f}%"
             if any(conv.qa for conv in convs):
                 line += (
@@ -116,6 +153,14 @@ def diagnose(path: str, budgets: Sequence[float], methods: Sequence[str], limit:
                     f"; answers lost with evidence kept {qa_kept}, with evidence lost {qa_lost}"
                 )
             out(line + (f" ({failed} failed, scored empty)" if failed else ""))
+            if method.name == "discourse-memory":
+                n_ours, n_other = sum(lost_ours.values()), sum(lost_other.values())
+                out(f"    literals lost: {n_ours + n_other}; values its extractor records (record cut to fit): "
+                    f"{n_ours}; not literals to its extractor: {n_other}")
+                for label, lost in (("records", lost_ours), ("not literals", lost_other)):
+                    top = ", ".join(f"{text} ({n})" for text, n in lost.most_common(12))
+                    if top:
+                        out(f"    most lost, {label}: {top}")
     out("")
 
 

@@ -203,3 +203,28 @@ def test_protected_tokens_counts_system_and_newest_turn():
     system, turn = protected_tokens(Conversation(id="c", messages=messages), counter)
     assert system == counter.count("Be brief.")
     assert turn == counter.count("Second question.") + counter.count("Another answer.")
+
+
+def test_diagnose_splits_lost_literals_by_what_the_library_records():
+    from collections import Counter
+
+    from discourse_memory.evaluation.datasets import Conversation
+    from discourse_memory.evaluation.diagnose import _lost_literals, own_literals
+    from discourse_memory.evaluation.grader import extract_literals
+    from discourse_memory.evaluation.metrics import TextIndex
+
+    result = '{"flight_number": "HAT136", "seats_left": 4, "price": "$250"}'
+    conv = Conversation(id="c", messages=[
+        {"role": "user", "content": "Find a flight."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "1", "type": "function", "function": {"name": "search_flights", "arguments": '{"to": "SEA"}'}}]},
+        {"role": "tool", "tool_call_id": "1", "content": result},
+    ])
+    own = own_literals(conv)
+    assert {"HAT136", "$250", "search_flights", "SEA"} <= own
+    assert "flight_number" not in own  # a JSON field name: the library records values
+    assert "flight_number" in extract_literals(result)  # ... while the grader counts it
+    ours, other = Counter(), Counter()
+    _lost_literals(conv, TextIndex("Find a flight. HAT136"), ours, other)
+    assert "HAT136" not in ours and "$250" in ours and "search_flights" in ours
+    assert "flight_number" in other and not set(other) & own
