@@ -68,26 +68,40 @@ class DocTokens:
     def of_many(cls, docs: list[Any], texts: list[str]) -> list["DocTokens"]:
         """``of`` for many docs at once: one array conversion for all of them (numpy
         calls per doc would cost more than the tokens)."""
+        attrs = _attrs()
         sizes = np.array([len(d) for d in docs], dtype=np.int64)
-        arrays = [d.to_array(_ATTRS) for d, n in zip(docs, sizes) if n]
-        raw = np.concatenate(arrays) if arrays else np.zeros((0, len(_ATTRS)), dtype=np.uint64)
+        arrays = [d.to_array(attrs) for d, n in zip(docs, sizes) if n]
+        raw = np.concatenate(arrays) if arrays else np.zeros((0, len(attrs)), dtype=np.uint64)
         out = _build(raw, sizes, texts)
         for doc, tokens in zip(docs, out):
             doc.user_data["dm_tokens"] = tokens
         return out
 
 
+_ATTRS: tuple[int, ...] = ()
+
+
 def _attrs() -> list[int]:
-    from spacy.attrs import IDX, IS_ALPHA, IS_LOWER, IS_PUNCT, IS_STOP, LENGTH, ORTH, SENT_START
+    """The columns read from each doc (spaCy is imported on first use, not with the library)."""
+    global _ATTRS
+    if not _ATTRS:
+        from spacy.attrs import (
+            IDX,
+            IS_ALPHA,
+            IS_LOWER,
+            IS_PUNCT,
+            IS_STOP,
+            LENGTH,
+            ORTH,
+            SENT_START,
+        )
 
-    return [IDX, LENGTH, SENT_START, IS_STOP, ORTH, IS_PUNCT, IS_ALPHA, IS_LOWER]
-
-
-_ATTRS = _attrs()
+        _ATTRS = (IDX, LENGTH, SENT_START, IS_STOP, ORTH, IS_PUNCT, IS_ALPHA, IS_LOWER)
+    return list(_ATTRS)
 
 
 def _build(raw: np.ndarray, sizes: np.ndarray, texts: list[str]) -> list[DocTokens]:
-    """``DocTokens`` of consecutive docs whose ``_ATTRS`` rows are stacked in ``raw``."""
+    """``DocTokens`` of consecutive docs whose ``_attrs()`` rows are stacked in ``raw``."""
     global _PUNCT
     if _PUNCT is None:
         _PUNCT = _punct_hashes()

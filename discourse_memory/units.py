@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
+from .keys import content_key
 from .literals import Literal, find_literals, find_names_by_pattern
 from .messages import Message
 from .nlp import get_pipeline
 from .segment import Piece, segment_texts
-from .keys import content_key
 from .tokens import TokenCounter
 
 __all__ = ["Analyzer", "MeasuredPiece", "Unit", "CLIP_MARK"]

@@ -25,3 +25,11 @@ def test_core_imports_no_framework():
             "print(bad); sys.exit(1 if bad else 0)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_importing_the_library_does_not_load_spacy():
+    # spaCy takes most of a second to import: only the first analysis should pay it
+    # (a CLI --help, a state load or a framework import stays fast).
+    code = "import sys, discourse_memory; print('spacy' in sys.modules); sys.exit('spacy' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from . import baselines
-from .bench import QA_CATEGORIES, _EVIDENCE_SPLIT, targets
+from .bench import _EVIDENCE_SPLIT, QA_CATEGORIES, targets
 from .datasets import Conversation, load
 from .grader import distinct, normalize_space, sentence_openings
 from .metrics import TextIndex, evidence_retention, message_text, share_found, view_text
