@@ -15,15 +15,20 @@ from .keys import content_key
 from .messages import Message, validate_messages
 from .columns import Columns
 from .policy import (
-    CLIPPED, DECISION_NAMES, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan, Settings, decide,
+    CLIPPED, DECISION_NAMES, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, RECORD_SHARE, Plan, Settings, decide,
     protected_messages, relax_steps, undo_last,
 )
 from .render import render_messages, render_note
 from .report import Report, UnitReport
 from .tokens import TokenCounter, TokenCounterLike, get_token_counter
-from .units import Analyzer, Unit
+from .units import Analyzer, Unit, reclipped
 
 __all__ = ["Compaction", "Compactor", "compact"]
+
+# Room left after the note, in tokens, worth spending on longer heads of clipped units;
+# and how many units get one (each costs a render and a count).
+LENGTHEN_MIN_TOKENS = 16
+LENGTHEN_MAX_UNITS = 8
 
 
 
@@ -195,6 +200,23 @@ class Compactor:
                 break
             if not undo_last(plan, cols, results):
                 raise BudgetTooSmallError(budget, text_cost + frame, settings.protection)
+        # The note fills the room the text left. Up to the record's share of the budget
+        # (policy step 4) that room is the record's; past it, clipped units get it first.
+        longer: dict[int, Unit] = {}
+        record_room = frame + int(RECORD_SHARE * (budget - fixed))
+        room = budget - min(count(note[0]), record_room)
+        if room - text_cost >= LENGTHEN_MIN_TOKENS and bool((plan.decision == CLIPPED).any()):
+            saved = plan.decision.copy()
+            rendered, longer_cost, longer = self._lengthen_clips(
+                cols, plan, results, orphans, messages, room, text_cost, (out, sources, counted))
+            refit = _fit_note(cols, plan, tag, budget - longer_cost, count) if longer_cost != text_cost else None
+            if refit is not None:
+                (out, sources, counted), text_cost, note = rendered, longer_cost, refit
+            else:
+                plan.decision[:] = saved
+                longer = {}
+        if longer:
+            units = [longer.get(i, u) for i, u in enumerate(units)]
         note_text, record, dropped = note
         position = 0
         while position < len(out) and out[position].get("role") in ("system", "developer") \
@@ -211,6 +233,57 @@ class Compactor:
                           lambda: _report(units, decision, winner, plan.protected, record, dropped,
                                           note_text, orphans, dropped_messages, settings.protection),
                           messages)
+
+
+    def _lengthen_clips(self, cols: Columns, plan: Plan, results: dict[int, list[int]], orphans: set[int],
+                        messages: Any, room: int, text_cost: int,
+                        rendered: tuple[list[dict[str, Any]], list[int], list[list[str]]],
+                        ) -> tuple[tuple[list[dict[str, Any]], list[int], list[list[str]]], int, dict[int, Unit]]:
+        """Spend what the budget has left after the note on longer heads for clipped
+        units, newest message first: otherwise a huge unit (a 1 MB log line, a minified
+        JSON result) shows its first dozen tokens however much room is left. Exact: each
+        longer head is rendered and counted, and given up if the view would not fit.
+        Literals a longer head shows may also stay in the record."""
+        count = self.counter.count
+        decision = plan.decision
+        clipped = np.flatnonzero(decision == CLIPPED)
+        order = clipped[np.argsort(-cols.u_msg.view[clipped], kind="stable")]
+        longer: dict[int, Unit] = {}
+        for k in order[:LENGTHEN_MAX_UNITS].tolist():
+            spare = room - text_cost
+            if spare < LENGTHEN_MIN_TOKENS:
+                break
+            unit = cols.units[k]
+            target = count(unit.text[:unit.head_end]) + spare - 4  # the clip mark, seams
+            for _attempt in range(2):
+                head = self._head(unit.text, target)
+                if head <= unit.head_end:
+                    break
+                trial = dict(longer)
+                if head >= len(unit.text):
+                    decision[k] = KEPT
+                    trial.pop(k, None)
+                else:
+                    trial[k] = reclipped(unit, head, count)
+                out = render_messages(cols, plan, results, orphans, messages, trial)
+                cost = sum(count(t) for ts in out[2] for t in ts)
+                if cost <= room:
+                    longer, rendered, text_cost = trial, out, cost
+                    break
+                decision[k] = CLIPPED
+                target -= cost - room + 4
+        return rendered, text_cost, longer
+
+    def _head(self, text: str, tokens: int) -> int:
+        """Where the first ``tokens`` tokens of ``text`` end (at a word start), reading
+        only as much of a huge text as needed."""
+        chars = tokens * 8 + 64
+        while True:
+            prefix = text[:chars]
+            head = self.counter.head(prefix, tokens)
+            if head < len(prefix) or len(prefix) == len(text):
+                return head
+            chars *= 4
 
 
 def json_copy(value: Any) -> Any:

@@ -20,6 +20,10 @@ is :mod:`.render`'s job. Under pressure, in this order:
 4. **Record**: the literals of what is still not shown. If they exceed
    ``RECORD_SHARE`` of the budget left after step 1, the record is cut (most
    generic kinds and oldest first) and the text gets the rest.
+
+Once the plan is rendered and counted, :class:`~.compaction.Compactor` gives room the
+text and the record's share leave to longer heads of clipped units (exact, since it
+needs the rendered text).
 """
 
 from __future__ import annotations

@@ -32,10 +32,12 @@ def render_messages(
     results: dict[int, list[int]],
     orphans: set[int],
     inputs: Any,
+    reclipped: dict[int, Unit] | None = None,
 ) -> tuple[list[dict[str, Any]], list[int], list[list[str]]]:
     """Compacted messages, the input index of each, and the texts to count per message
     (rendered text fields, tool-call names and arguments). Output messages are copies
-    of ``inputs`` (this call's messages) with their text replaced."""
+    of ``inputs`` (this call's messages) with their text replaced. ``reclipped`` maps a
+    unit's index to the same unit clipped at a longer head."""
     result_owner = {r: a for a, rs in results.items() for r in rs}
     decision = plan.decision
     shown = (decision == KEPT) | (decision == CLIPPED)
@@ -60,7 +62,8 @@ def render_messages(
         if not any_shown[i] and not calls_kept and not is_result:
             continue
         s, e = int(starts[i]), int(starts[i + 1])
-        key = (i, decision[s:e].tobytes(), calls_kept, is_result)
+        heads = tuple((k, u.head_end) for k, u in reclipped.items() if s <= k < e) if reclipped else ()
+        key = (i, decision[s:e].tobytes(), calls_kept, is_result, heads)
         hit = cols.rendered.get(key)
         if hit is not None and (hit[0] is None or hit[2] is raw):
             if hit[0] is not None:
@@ -69,6 +72,8 @@ def render_messages(
                 counted.append(hit[1])
             continue
         units = cols.units[s:e]
+        if heads:
+            units = [reclipped[s + j] if (s + j) in reclipped else u for j, u in enumerate(units)]  # type: ignore[index]
         decisions = decision[s:e].tolist()
         by_field: dict[str, tuple[list[Unit], list[int]]] = {}
         for u, d in zip(units, decisions):

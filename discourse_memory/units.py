@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Callable
 
 from .keys import content_key
 from .literals import Literal, find_literals, find_names_by_pattern
@@ -20,7 +20,7 @@ from .nlp import get_pipeline
 from .segment import Piece, segment_texts
 from .tokens import TokenCounter
 
-__all__ = ["Analyzer", "MeasuredPiece", "Unit", "CLIP_MARK"]
+__all__ = ["Analyzer", "MeasuredPiece", "Unit", "CLIP_MARK", "reclipped", "render_clipped"]
 
 CLIP_MARK = " …"
 _TABLE_SEP_LINE = re.compile(r"\n[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*(?:\|[ \t]*)?(?=\n|$)")
@@ -221,3 +221,12 @@ def _clipped(body: str, head: int, kind: str) -> str:
 
 def render_clipped(unit: Unit) -> str:
     return _clipped(unit.text, unit.head_end, unit.kind)
+
+
+def reclipped(unit: Unit, head_end: int, count: Callable[[str], int]) -> Unit:
+    """``unit`` clipped at ``head_end`` instead (a longer head when the budget has room)."""
+    return replace(
+        unit, head_end=head_end,
+        clip_tokens=count(unit.gap + _clipped(unit.text, head_end, unit.kind) + unit.suffix),
+        head_literal_texts=tuple(dict.fromkeys(lit.text for lit in unit.literals if lit.end <= head_end)),
+    )

@@ -106,6 +106,23 @@ def test_long_unit_is_clipped_and_its_tail_literals_recorded():
     assert r.tokens_after <= 80
 
 
+def test_room_left_after_the_note_goes_to_a_longer_head():
+    # One huge line: its clip alone would show a dozen tokens of a 2,000-token budget.
+    line = " ".join(f"host-{i} answered in {i % 97} ms" for i in range(20_000))
+    msgs = [{"role": "user", "content": line}, {"role": "assistant", "content": "Received."},
+            {"role": "user", "content": "Summarise the above."}]
+    r = compact(msgs, 2000)
+    shown = r.messages[r.sources.index(0)]["content"]
+    unit = next(u for u in r.report.units if u.message == 0)
+    assert unit.decision == "clipped" and shown == line[:unit.head_end].rstrip() + " …"
+    assert view_tokens(r.messages) == r.tokens_after <= 2000
+    assert r.tokens_after >= 1900  # the room went to the head
+    assert unit.tokens_after > 1000
+    shown_literals = set(unit.literals_kept)
+    assert "host-100" in shown_literals and "host-19999" not in shown_literals
+    assert "host-19999" in r.report.record or "host-19999" in unit.literals_dropped
+
+
 def test_tool_calls_stay_paired():
     msgs = sample_conversation(4)
     total = view_tokens(msgs)
