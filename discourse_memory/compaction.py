@@ -25,9 +25,11 @@ from .units import Analyzer, Unit, reclipped
 
 __all__ = ["Compaction", "Compactor", "compact"]
 
-# Room left after the note, in tokens, worth spending on longer heads of clipped units;
-# and how many units get one (each costs a render and a count).
+# Room left after the note worth spending on longer heads of clipped units: at least
+# this many tokens and this share of the budget (less is not worth a second render and
+# count on every view); and how many units get one.
 LENGTHEN_MIN_TOKENS = 16
+LENGTHEN_MIN_SHARE = 0.02
 LENGTHEN_MAX_UNITS = 8
 
 
@@ -205,7 +207,8 @@ class Compactor:
         longer: dict[int, Unit] = {}
         record_room = frame + int(RECORD_SHARE * (budget - fixed))
         room = budget - min(count(note[0]), record_room)
-        if room - text_cost >= LENGTHEN_MIN_TOKENS and bool((plan.decision == CLIPPED).any()):
+        enough = max(LENGTHEN_MIN_TOKENS, int(LENGTHEN_MIN_SHARE * budget))
+        if room - text_cost >= enough and bool((plan.decision == CLIPPED).any()):
             saved = plan.decision.copy()
             rendered, longer_cost, longer = self._lengthen_clips(
                 cols, plan, results, orphans, messages, room, text_cost, (out, sources, counted))
@@ -241,37 +244,40 @@ class Compactor:
                         ) -> tuple[tuple[list[dict[str, Any]], list[int], list[list[str]]], int, dict[int, Unit]]:
         """Spend what the budget has left after the note on longer heads for clipped
         units, newest message first: otherwise a huge unit (a 1 MB log line, a minified
-        JSON result) shows its first dozen tokens however much room is left. Exact: each
-        longer head is rendered and counted, and given up if the view would not fit.
-        Literals a longer head shows may also stay in the record."""
+        JSON result) shows its first dozen tokens however much room is left. Heads are
+        sized from the units' own token counts, then the view is rendered and counted
+        once; while it does not fit, the last longer head is given up. Literals a longer
+        head shows may also stay in the record."""
         count = self.counter.count
         decision = plan.decision
         clipped = np.flatnonzero(decision == CLIPPED)
         order = clipped[np.argsort(-cols.u_msg.view[clipped], kind="stable")]
         longer: dict[int, Unit] = {}
+        taken: list[int] = []
+        estimate = text_cost
         for k in order[:LENGTHEN_MAX_UNITS].tolist():
-            spare = room - text_cost
+            spare = room - estimate
             if spare < LENGTHEN_MIN_TOKENS:
                 break
             unit = cols.units[k]
-            target = count(unit.text[:unit.head_end]) + spare - 4  # the clip mark, seams
-            for _attempt in range(2):
-                head = self._head(unit.text, target)
-                if head <= unit.head_end:
-                    break
-                trial = dict(longer)
-                if head >= len(unit.text):
-                    decision[k] = KEPT
-                    trial.pop(k, None)
-                else:
-                    trial[k] = reclipped(unit, head, count)
-                out = render_messages(cols, plan, results, orphans, messages, trial)
-                cost = sum(count(t) for ts in out[2] for t in ts)
-                if cost <= room:
-                    longer, rendered, text_cost = trial, out, cost
-                    break
-                decision[k] = CLIPPED
-                target -= cost - room + 4
+            head = self._head(unit.text, count(unit.text[:unit.head_end]) + spare - 4)  # 4: the mark, seams
+            if head <= unit.head_end:
+                continue
+            if head >= len(unit.text):
+                decision[k] = KEPT
+                estimate += unit.tokens - unit.clip_tokens
+            else:
+                longer[k] = reclipped(unit, head, count)
+                estimate += longer[k].clip_tokens - unit.clip_tokens
+            taken.append(k)
+        while taken:
+            out = render_messages(cols, plan, results, orphans, messages, longer)
+            cost = sum(count(t) for ts in out[2] for t in ts)
+            if cost <= room:
+                return out, cost, longer
+            k = taken.pop()  # token seams made the estimate short: give up the last one
+            decision[k] = CLIPPED
+            longer.pop(k, None)
         return rendered, text_cost, longer
 
     def _head(self, text: str, tokens: int) -> int:
