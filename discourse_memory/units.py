@@ -122,13 +122,13 @@ class Analyzer:
                 tokens = count(gap + body + suffix)
                 head = self._head(body, p.kind)
                 if head < len(body):
-                    clip = count(gap + _clipped(body, head, p.kind) + suffix)
+                    clip = _clip_tokens(count, gap, body, head, p.kind, suffix)
                     if clip >= tokens - 3:
                         head, clip = len(body), tokens
                 else:
                     clip = tokens
                 texts = tuple(dict.fromkeys(lit.text for lit in p.literals))
-                head_texts = tuple(dict.fromkeys(lit.text for lit in p.literals if lit.end <= head))
+                head_texts = _texts_before(p.literals, head)
                 done = memo[memo_key] = (tokens, head, clip, texts, head_texts)
             tokens, head, clip, texts, head_texts = done
             out.append(MeasuredPiece(p, gap, tokens, head, clip, texts, head_texts, suffix))
@@ -227,6 +227,16 @@ def reclipped(unit: Unit, head_end: int, count: Callable[[str], int]) -> Unit:
     """``unit`` clipped at ``head_end`` instead (a longer head when the budget has room)."""
     return replace(
         unit, head_end=head_end,
-        clip_tokens=count(unit.gap + _clipped(unit.text, head_end, unit.kind) + unit.suffix),
-        head_literal_texts=tuple(dict.fromkeys(lit.text for lit in unit.literals if lit.end <= head_end)),
+        clip_tokens=_clip_tokens(count, unit.gap, unit.text, head_end, unit.kind, unit.suffix),
+        head_literal_texts=_texts_before(unit.literals, head_end),
     )
+
+
+def _clip_tokens(count: Callable[[str], int], gap: str, body: str, head: int, kind: str, suffix: str) -> int:
+    """Tokens a unit costs shown clipped at ``head``."""
+    return count(gap + _clipped(body, head, kind) + suffix)
+
+
+def _texts_before(literals: tuple[Literal, ...], end: int) -> tuple[str, ...]:
+    """Distinct texts of the literals that end by ``end`` (those a clip shows)."""
+    return tuple(dict.fromkeys(lit.text for lit in literals if lit.end <= end))

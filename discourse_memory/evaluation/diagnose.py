@@ -98,9 +98,9 @@ def own_literals(conv: Conversation) -> set[str]:
     return found
 
 
-def _lost_literals(conv: Conversation, index: TextIndex, ours: Counter, not_ours: Counter) -> None:
-    own = own_literals(conv)
-    for literal in targets(conv).literals:
+def _lost_literals(literals: Sequence[str], own: set[str], index: TextIndex, ours: Counter,
+                   not_ours: Counter) -> None:
+    for literal in literals:
         if literal not in index:
             (ours if literal in own else not_ours)[literal] += 1
 
@@ -114,6 +114,7 @@ def diagnose(path: str, budgets: Sequence[float], methods: Sequence[str], limit:
     totals = {c.id: baselines.view_tokens(counter, c.messages) for c in convs}
     protected = {c.id: protected_tokens(c, counter) for c in convs}
     out(f"## {path}: {len(convs)} conversations\n")
+    literal_sets: dict[str, tuple[list[str], set[str]]] = {}
     for fraction in budgets:
         budgets_of = {cid: int(fraction * n) for cid, n in totals.items()}
         system_over = sum(protected[cid][0] > b for cid, b in budgets_of.items())
@@ -144,7 +145,9 @@ def diagnose(path: str, budgets: Sequence[float], methods: Sequence[str], limit:
                 lowered = index.text.lower()
                 stated_kept += sum(normalize_space(a).lower() in lowered for a in stated[conv.id])
                 if method.name == "discourse-memory":
-                    _lost_literals(conv, index, lost_ours, lost_other)
+                    if conv.id not in literal_sets:  # the same at every budget: once per conversation
+                        literal_sets[conv.id] = (targets(conv).literals, own_literals(conv))
+                    _lost_literals(*literal_sets[conv.id], index, lost_ours, lost_other)
             line = f"  {method.name}: task statement openings kept {100 * sum(task) / max(1, len(task)):.1f}%"
             if any(conv.qa for conv in convs):
                 line += (

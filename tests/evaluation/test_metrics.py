@@ -208,6 +208,7 @@ def test_protected_tokens_counts_system_and_newest_turn():
 def test_diagnose_splits_lost_literals_by_what_the_library_records():
     from collections import Counter
 
+    from discourse_memory.evaluation.bench import targets
     from discourse_memory.evaluation.datasets import Conversation
     from discourse_memory.evaluation.diagnose import _lost_literals, own_literals
     from discourse_memory.evaluation.grader import extract_literals
@@ -225,6 +226,6 @@ def test_diagnose_splits_lost_literals_by_what_the_library_records():
     assert "flight_number" not in own  # a JSON field name: the library records values
     assert "flight_number" in extract_literals(result)  # ... while the grader counts it
     ours, other = Counter(), Counter()
-    _lost_literals(conv, TextIndex("Find a flight. HAT136"), ours, other)
+    _lost_literals(targets(conv).literals, own, TextIndex("Find a flight. HAT136"), ours, other)
     assert "HAT136" not in ours and "$250" in ours and "search_flights" in ours
     assert "flight_number" in other and not set(other) & own
