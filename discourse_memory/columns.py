@@ -148,7 +148,8 @@ class Columns:
                     kid = self._key_ids[u.key] = len(self._key_ids)
                 newest[kid] = index
                 key_rows.append(kid)
-                kinds = {lit.text: lit.kind for lit in reversed(u.literals)}
+                # A text's rank comes from the kind it first appears as.
+                kinds = {lit.text: lit.kind for lit in reversed(u.literals)} if u.literals else {}
                 for t in u.literal_texts:
                     lid = self.lit_ids.get(t)
                     if lid is None:
@@ -161,7 +162,8 @@ class Columns:
                     last_msg[lid] = m.index
                     lit_rows.append(lid)
                 lit_ptrs.append(n_lit + len(lit_rows))
-                head_rows.extend(self.lit_ids[t] for t in u.head_literal_texts)
+                if u.head_literal_texts:
+                    head_rows.extend([self.lit_ids[t] for t in u.head_literal_texts])
                 head_ptrs.append(n_head + len(head_rows))
                 for w in u.words:
                     wid = self._word_ids.get(w)

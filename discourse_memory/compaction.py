@@ -11,6 +11,7 @@ from functools import cached_property
 from typing import Any, Callable, Sequence
 
 from .errors import BudgetTooSmallError
+from .gc_pause import gc_paused, is_bulk
 from .keys import content_key
 from .messages import Message, validate_messages
 from .columns import Columns
@@ -20,7 +21,7 @@ from .policy import (
 )
 from .render import render_messages, render_note
 from .report import Report, UnitReport
-from .tokens import TokenCounter, TokenCounterLike, get_token_counter
+from .tokens import TokenCounter, TokenCounterLike, get_token_counter, head_of
 from .units import Analyzer, Unit, reclipped
 
 __all__ = ["Compaction", "Compactor", "compact"]
@@ -134,8 +135,9 @@ class Compactor:
             msgs = cols.messages[:j] + validate_messages(messages[j:], start=j)
         new = msgs[j:]
         seen = dict(cols.key_count)
-        units = self.analyzer.units(new, seen)
-        cols.extend(new, units)
+        with gc_paused(is_bulk([tf.text for m in new for tf in m.texts])):
+            units = self.analyzer.units(new, seen)
+            cols.extend(new, units)
         cols.key_count = seen
         tag = self._tags[-1] if self._tags else ""
         for us in units:
@@ -260,7 +262,7 @@ class Compactor:
             if spare < LENGTHEN_MIN_TOKENS:
                 break
             unit = cols.units[k]
-            head = self._head(unit.text, count(unit.text[:unit.head_end]) + spare - 4)  # 4: the mark, seams
+            head = head_of(self.counter, unit.text, count(unit.text[:unit.head_end]) + spare - 4)  # 4: the mark, seams
             if head <= unit.head_end:
                 continue
             if head >= len(unit.text):
@@ -279,17 +281,6 @@ class Compactor:
             decision[k] = CLIPPED
             longer.pop(k, None)
         return rendered, text_cost, longer
-
-    def _head(self, text: str, tokens: int) -> int:
-        """Where the first ``tokens`` tokens of ``text`` end (at a word start), reading
-        only as much of a huge text as needed."""
-        chars = tokens * 8 + 64
-        while True:
-            prefix = text[:chars]
-            head = self.counter.head(prefix, tokens)
-            if head < len(prefix) or len(prefix) == len(text):
-                return head
-            chars *= 4
 
 
 def json_copy(value: Any) -> Any:

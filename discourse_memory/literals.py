@@ -81,10 +81,13 @@ _PATTERNS: list[tuple[str, str]] = [
 ]
 # Every literal starts at the start of a word or at one of a few symbols (currency, path,
 # quote, sign): skip every other position (most of a text, all of a run of punctuation)
-# before trying the alternatives. A plain lower-case word that ends at a space, a
-# comma-like mark or a sentence end starts none of them (each needs a digit, a capital,
-# or one of ``@ / _ - . :`` inside), so most prose words are skipped at once.
-_START = (r"(?:(?<![A-Za-z0-9_])(?=\w)(?![a-z]{1,64}(?:[\s,;!?)\]}]|\.(?:\s|$)|$))"
+# before trying the alternatives. A plain word, lower-case or capitalised, that ends at a
+# space, a comma-like mark or a sentence end starts none of them (each needs a digit, a
+# second capital, or one of ``@ / _ - . :`` inside), unless it may be a month (a date),
+# so most prose words are skipped at once.
+_PLAIN_END = r"(?:[\s,;!?)\]}]|\.(?:\s|$)|$)"
+_START = (r"(?:(?<![A-Za-z0-9_])(?=\w)(?![a-z]{1,64}" + _PLAIN_END + ")"
+          r"(?!(?!Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[A-Z][a-z]{1,63}" + _PLAIN_END + ")"
           r"|(?=[$€£¥₹/~.\"“`'+\-]))")
 _RE = re.compile(_START + "(?:" + "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _PATTERNS) + ")")
 _TRAILING = ".,;:!?)]}'\""

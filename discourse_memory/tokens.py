@@ -116,6 +116,9 @@ class TiktokenCounter(_Shared):
     def head(self, text: str, max_tokens: int) -> int:
         if max_tokens <= 0:
             return 0
+        known = self._cache.get(text)
+        if known is not None and known <= max_tokens:
+            return len(text)
         enc = self._enc
         tokens = enc.encode_ordinary(text)  # type: ignore[attr-defined]
         if len(tokens) <= max_tokens:
@@ -161,6 +164,19 @@ class CallableCounter(_Shared):
 
     def head(self, text: str, max_tokens: int) -> int:
         return _head_by_search(self.count, text, max_tokens)
+
+
+def head_of(counter: TokenCounter, text: str, max_tokens: int) -> int:
+    """``counter.head(text, max_tokens)``, reading only as much of a long text as the head
+    needs: a prefix of ~8 characters per token, grown 4x until the head ends inside it
+    (tokenizing a whole 1 MB line to keep its first dozen tokens is most of the work)."""
+    chars = max_tokens * 8 + 64
+    while True:
+        prefix = text[:chars]
+        head = counter.head(prefix, max_tokens)
+        if head < len(prefix) or len(prefix) == len(text):
+            return head
+        chars *= 4
 
 
 def _head_by_search(count: Callable[[str], int], text: str, max_tokens: int) -> int:

@@ -13,12 +13,13 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
+from .gc_pause import gc_paused, is_bulk
 from .keys import content_key
 from .literals import Literal, find_literals, find_names_by_pattern
 from .messages import Message
 from .nlp import get_pipeline
 from .segment import Piece, segment_texts
-from .tokens import TokenCounter
+from .tokens import TokenCounter, head_of
 
 __all__ = ["Analyzer", "MeasuredPiece", "Unit", "CLIP_MARK", "reclipped", "render_clipped"]
 
@@ -139,7 +140,7 @@ class Analyzer:
         limit = self.clip_tokens * (2 if kind in ("code", "table_row") else 1)
         if len(body) <= limit * 2:  # too short to be worth clipping
             return len(body)
-        return self.counter.head(body, limit)
+        return head_of(self.counter, body, limit)
 
     def analyse(self, texts: list[str]) -> list[tuple[MeasuredPiece, ...]]:
         """Measured pieces of each text (cached)."""
@@ -147,9 +148,10 @@ class Analyzer:
             found = {t: self._cache.get(t) for t in set(texts)}
             missing = [t for t, v in found.items() if v is None]
         if missing:
-            segmented = segment_texts(missing, get_pipeline(self.pipeline))
-            memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-            measured = {t: self._measure(t, pcs, memo) for t, pcs in zip(missing, segmented)}
+            with gc_paused(is_bulk(missing)):
+                segmented = segment_texts(missing, get_pipeline(self.pipeline))
+                memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+                measured = {t: self._measure(t, pcs, memo) for t, pcs in zip(missing, segmented)}
             with self._lock:
                 for t, v in measured.items():
                     found[t] = v

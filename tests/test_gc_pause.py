@@ -1,0 +1,113 @@
+"""The collector pause around bulk analysis: scoped, nested, never leaves the
+program's own setting changed."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+import pytest
+
+from discourse_memory import Compactor
+from discourse_memory.gc_pause import BULK_TEXTS, gc_paused, is_bulk
+
+
+@pytest.fixture(autouse=True)
+def _restore_gc():
+    was = gc.isenabled()
+    yield
+    (gc.enable if was else gc.disable)()
+
+
+def _bulk_history() -> list[dict]:
+    msgs = [{"role": "system", "content": "You are terse."}]
+    for i in range(BULK_TEXTS + 10):
+        msgs.append({"role": "user" if i % 2 else "assistant", "content": f"Step {i}: moved ticket OPS-{i} to done."})
+    return msgs
+
+
+def test_pause_disables_then_restores():
+    gc.enable()
+    with gc_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_inactive_pause_changes_nothing():
+    gc.enable()
+    with gc_paused(False):
+        assert gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_nested_pauses_reenable_only_at_the_outermost_end():
+    gc.enable()
+    with gc_paused():
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_a_program_that_disabled_the_collector_keeps_it_disabled():
+    gc.disable()
+    with gc_paused():
+        pass
+    assert not gc.isenabled()
+    Compactor().compact(_bulk_history(), 300)
+    assert not gc.isenabled()
+
+
+def test_an_exception_inside_restores_the_collector():
+    gc.enable()
+    with pytest.raises(RuntimeError):
+        with gc_paused():
+            raise RuntimeError("boom")
+    assert gc.isenabled()
+
+
+def test_bulk_compaction_leaves_the_collector_enabled():
+    gc.enable()
+    history = _bulk_history()
+    assert is_bulk([m["content"] for m in history])
+    paused: list[bool] = []
+    compactor = Compactor()
+    analyse = compactor.analyzer.analyse
+
+    def spy(texts):
+        paused.append(not gc.isenabled())
+        return analyse(texts)
+
+    compactor.analyzer.analyse = spy  # type: ignore[method-assign]
+    result = compactor.compact(history, 300)
+    assert paused == [True]
+    assert result.tokens_after <= 300
+    assert gc.isenabled()
+
+
+def test_small_batches_never_pause():
+    assert not is_bulk(["one short message", "and another"])
+
+
+def test_concurrent_pauses_end_enabled():
+    gc.enable()
+    barrier = threading.Barrier(4)
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            barrier.wait()
+            for _ in range(200):
+                with gc_paused():
+                    # Another thread ending its pause must not end this one's.
+                    assert not gc.isenabled()
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert gc.isenabled()
