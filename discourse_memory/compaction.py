@@ -17,7 +17,7 @@ from .messages import Message, validate_messages
 from .columns import Columns
 from .policy import (
     CLIPPED, DECISION_NAMES, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, RECORD_SHARE, Plan, Settings, decide,
-    protected_messages, relax_steps, undo_last,
+    protected_messages, relax_steps, top_up, undo_last,
 )
 from .render import render_messages, render_note
 from .report import Report, UnitReport
@@ -32,6 +32,7 @@ __all__ = ["Compaction", "Compactor", "compact"]
 LENGTHEN_MIN_TOKENS = 16
 LENGTHEN_MIN_SHARE = 0.02
 LENGTHEN_MAX_UNITS = 8
+TOP_UP_TRIES = 4
 
 
 
@@ -204,12 +205,32 @@ class Compactor:
                 break
             if not undo_last(plan, cols, results):
                 raise BudgetTooSmallError(budget, text_cost + frame, settings.protection)
+        # The plan estimated the record; the rendered one may still leave room (at least
+        # the longer heads' threshold): more options at full cost, the last ones given up
+        # if token seams overflow (all of them after a few tries).
+        unused = budget - text_cost - count(note[0]) - margin
+        enough = max(LENGTHEN_MIN_TOKENS, int(LENGTHEN_MIN_SHARE * budget))
+        if unused >= enough and not note[2]:
+            added = top_up(plan, cols, results, unused)
+            for _ in range(TOP_UP_TRIES):
+                if not added:
+                    break
+                rendered = render_messages(cols, plan, results, orphans, messages)
+                cost = sum(count(t) for ts in rendered[2] for t in ts)
+                refit = _fit_note(cols, plan, tag, budget - cost, count)
+                if refit is not None and not refit[2]:
+                    (out, sources, counted), text_cost, note = rendered, cost, refit
+                    added = 0
+                    break
+                undo_last(plan, cols, results)
+                added -= 1
+            for _ in range(added):
+                undo_last(plan, cols, results)
         # The note fills the room the text left. Up to the record's share of the budget
         # (policy step 4) that room is the record's; past it, clipped units get it first.
         longer: dict[int, Unit] = {}
         record_room = frame + int(RECORD_SHARE * (budget - fixed))
         room = budget - min(count(note[0]), record_room)
-        enough = max(LENGTHEN_MIN_TOKENS, int(LENGTHEN_MIN_SHARE * budget))
         if room - text_cost >= enough and bool((plan.decision == CLIPPED).any()):
             saved = plan.decision.copy()
             rendered, longer_cost, longer = self._lengthen_clips(

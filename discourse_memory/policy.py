@@ -17,13 +17,17 @@ is :mod:`.render`'s job. Under pressure, in this order:
    less what the record saves (a literal's record cost is shared among the units
    that state it). An assistant's tool calls come back with a placeholder for each
    result, and a result's text only after its call.
-4. **Record**: the literals of what is still not shown. If they exceed
+4. **Top up**: the record is estimated again from what is now shown (shown literals
+   leave it); the room it no longer needs takes more options in the same order, at
+   their full cost.
+5. **Record**: the literals of what is still not shown. If they exceed
    ``RECORD_SHARE`` of the budget left after step 1, the record is cut (most
    generic kinds and oldest first) and the text gets the rest.
 
-Once the plan is rendered and counted, :class:`~.compaction.Compactor` gives room the
-text and the record's share leave to longer heads of clipped units (exact, since it
-needs the rendered text).
+Once the plan is rendered and counted, :class:`~.compaction.Compactor` spends room the
+exact count still leaves on one more top-up (:func:`top_up`), then room the text and the
+record's share leave on longer heads of clipped units (exact, since it needs the
+rendered text).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import numpy as np
 from .columns import Columns
 from .messages import SYSTEM_ROLES, Message
 
-__all__ = ["Plan", "Settings", "decide", "protected_messages", "relax_steps"]
+__all__ = ["Plan", "Settings", "decide", "protected_messages", "relax_steps", "top_up", "undo_last"]
 
 OMITTED, CLIPPED, KEPT, DEDUPLICATED = 0, 1, 2, 3
 DECISION_NAMES = ("omitted", "clipped", "kept", "deduplicated")
@@ -44,6 +48,11 @@ OPENING = 1.0
 RECENCY = 0.6
 RECORD_SHARE = 0.35
 IDF_POWER = 2.0
+# Literals cost a little more inside the note than alone (separators merge differently).
+NOTE_OVERHEAD = 1.06
+# Room the record turns out not to need is worth a top-up from this share of the budget.
+TOP_UP_MIN_SHARE = 0.01
+TOP_UP_ROUNDS = 3
 _CALLS, _CLIP, _FULL, _REST, _OPEN = 0, 1, 2, 3, 4
 # Messages this small open as a whole (see decide).
 SHORT_UNITS = 12
@@ -106,6 +115,22 @@ class Plan:
     """Units that open with their (short) message."""
     accepted: list[tuple[int, int]] = field(default_factory=list)
     """(option kind, unit or message index) in the order taken, so the last can be undone."""
+    options: "_Options | None" = None
+    """Every option the plan ranked."""
+
+
+@dataclass(frozen=True)
+class _Options:
+    """The options :func:`decide` ranked, best value per token first."""
+
+    kinds: np.ndarray
+    targets: np.ndarray
+    order: np.ndarray
+    full_costs: np.ndarray
+    """Each option's tokens shown, with no credit for what it takes out of the record."""
+    full_call_cost: dict[int, float]
+    owner_of_msg: np.ndarray
+    owner_u: np.ndarray
 
 
 def protected_messages(messages: list[Message], settings: Settings) -> frozenset[int]:
@@ -243,6 +268,15 @@ def decide(cols: Columns, budget: int, fixed_cost: int, settings: Settings,
     tier = (kinds != _CALLS).astype(np.int64) + (kinds == _OPEN) + 2 * (kinds == _REST)
     order = np.lexsort((targets, tier, -ratios))
 
+    # The same options at their full cost, for topping up once the real record is known.
+    full_msg_cost = np.bincount(call_rows, weights=tokens[is_call], minlength=n_msgs)
+    full_call_cost = {a: float(full_msg_cost[a]) + len(results[a]) for a in call_msgs}
+    open_full_u = np.where(split, cols.u_clip.view, tokens)
+    open_full = np.bincount(u_msg[in_short], weights=open_full_u[in_short], minlength=n_msgs)
+    full_costs = np.concatenate([np.array([full_call_cost[a] for a in call_msgs]), open_full[open_msgs],
+                                 cols.u_clip.view[idx_clip], (tokens - cols.u_clip.view)[idx_rest],
+                                 tokens[idx_whole]])
+
     # Take options in order while every running total fits; then fill what is left.
     running = np.cumsum(costs[order])
     over = np.flatnonzero(running > slack)
@@ -250,40 +284,83 @@ def decide(cols: Columns, budget: int, fixed_cost: int, settings: Settings,
     taken = order[:p]
     left = slack - (float(running[p - 1]) if p else 0.0)
     plan = Plan(decision, winner, calls_present, protected, opening=np.where(split, CLIPPED, KEPT).astype(np.int8),
-                candidate=in_short)
+                candidate=in_short,
+                options=_Options(kinds, targets, order, full_costs, full_call_cost, owner_of_msg, owner_u))
     _apply(plan, cols, kinds[taken], targets[taken], results)
     plan.accepted.extend(zip(kinds[taken].tolist(), targets[taken].tolist()))
+    shown_cost = float(full_costs[taken].sum())
+    shown_cost += _fill(plan, cols, results, order[p:], left, costs, call_cost)
 
-    rest_order = order[p:]
-    fits = rest_order[costs[rest_order] <= left]
+    # The record was set aside for the literals of every unit omitted at the start, and
+    # each unit brought back was credited only a share of the literals it shows; with
+    # them shown the record is often much shorter. Top up: the room the record no longer
+    # needs goes to more options, at their full cost; what they show leaves the record
+    # too, so repeat while that frees enough.
+    for _ in range(TOP_UP_ROUNDS):
+        shown = cols.literal_counts(decision == KEPT, head_mask=decision == CLIPPED) > 0
+        record_now = min(float(lit_cost[~shown].sum()) * NOTE_OVERHEAD, cap)
+        spare = budget - fixed_cost - shown_cost - record_now
+        if spare < TOP_UP_MIN_SHARE * budget:
+            break
+        shown_cost += _fill(plan, cols, results, order, spare, full_costs, full_call_cost)
+    return plan
+
+
+def top_up(plan: Plan, cols: Columns, results: dict[int, list[int]], room: float) -> int:
+    """After rendering: take more of the plan's options, in its order, while their full
+    token cost fits ``room``. Returns how many were taken; :func:`undo_last` takes them
+    back, newest first."""
+    if plan.options is None or room <= 0:
+        return 0
+    before = len(plan.accepted)
+    _fill(plan, cols, results, plan.options.order, room, plan.options.full_costs, plan.options.full_call_cost)
+    return len(plan.accepted) - before
+
+
+def _fill(plan: Plan, cols: Columns, results: dict[int, list[int]], candidates: np.ndarray, left: float,
+          costs: np.ndarray, call_cost: dict[int, float]) -> float:
+    """Take each of ``candidates`` (option rows, best first) that still fits ``left``;
+    returns the full token cost of what was taken."""
+    o = plan.options
+    assert o is not None
+    spent = 0.0
+    decision = plan.decision
     clipped_now = decision == CLIPPED
-    for o in fits.tolist():
-        cost = float(costs[o])
+    opened = {t for k, t in plan.accepted if k == _OPEN}
+    for row in candidates[costs[candidates] <= left].tolist():
+        cost = float(costs[row])
         if cost > left:
             continue
-        kind, target = int(kinds[o]), int(targets[o])
+        kind, target = int(o.kinds[row]), int(o.targets[row])
         if kind == _CALLS:
             if target in plan.calls_present:
                 continue
         else:
             if kind == _REST and not clipped_now[target]:
-                continue  # its clip did not fit: the rest alone means nothing
-            owner = int(owner_of_msg[target]) if kind == _OPEN else int(owner_u[target])
+                continue  # its clip is not shown: the rest alone means nothing
+            if kind in (_CLIP, _FULL) and decision[target] != OMITTED:
+                continue  # already taken
+            if kind == _OPEN and target in opened:
+                continue
+            owner = int(o.owner_of_msg[target]) if kind == _OPEN else int(o.owner_u[target])
             if owner >= 0 and owner not in plan.calls_present:
                 extra = call_cost.get(owner)
                 if extra is None or cost + extra > left:
                     continue
                 left -= extra
+                spent += o.full_call_cost[owner]
                 _apply(plan, cols, np.array([_CALLS]), np.array([owner]), results)
                 plan.accepted.append((_CALLS, owner))
         left -= cost
+        spent += float(o.full_costs[row])
         _apply(plan, cols, np.array([kind]), np.array([target]), results)
         plan.accepted.append((kind, target))
         if kind == _CLIP:
             clipped_now[target] = True
         elif kind == _OPEN:
+            opened.add(target)
             clipped_now[:] = decision == CLIPPED
-    return plan
+    return spent
 
 
 def _apply(plan: Plan, cols: Columns, kinds: np.ndarray, targets: np.ndarray,

@@ -274,3 +274,33 @@ def test_calls_and_results_without_ids_are_never_paired():
     assert_tool_pairs(r.messages)
     assert all(m.get("role") != "tool" and not m.get("tool_calls") for m in r.messages)
     assert r.report.orphan_tool_results == (2,)
+
+
+def test_room_the_record_did_not_need_brings_more_text_back(monkeypatch):
+    # Tool results full of ids: the plan sets the record's share aside, but showing
+    # units takes their ids out of the record, which ends up much shorter. That room
+    # brings more units back; nothing that was shown is taken away.
+    from discourse_memory import Compactor, compaction, policy
+
+    def shown(r):
+        return {(u.id, u.decision) for u in r.report.units if u.decision in ("kept", "clipped")}
+
+    msgs = sample_conversation(8, seed=3)
+    gained = 0
+    for budget in (1500, 2500, 4000, 6000):
+        with_top_up = Compactor().compact(msgs, budget)
+        monkeypatch.setattr(policy, "TOP_UP_ROUNDS", 0)  # in the plan
+        monkeypatch.setattr(compaction, "top_up", lambda *args: 0)  # after rendering
+        without = Compactor().compact(msgs, budget)
+        monkeypatch.undo()
+        for r in (with_top_up, without):
+            assert view_tokens(r.messages) == r.tokens_after <= budget
+            assert_tool_pairs(r.messages)
+        assert with_top_up.tokens_after >= without.tokens_after
+        # (A clip that longer heads made whole without the top-up may stay a clip: that
+        # room went to other units.)
+        assert {i for i, _ in shown(without)} <= {i for i, _ in shown(with_top_up)}
+        if not without.report.dropped:
+            assert not with_top_up.report.dropped  # the record stays whole
+        gained += len(shown(with_top_up) - shown(without))
+    assert gained > 0
