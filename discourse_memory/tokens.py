@@ -34,6 +34,7 @@ __all__ = [
     "TokenCounter",
     "TokenCounterLike",
     "get_token_counter",
+    "head_of",
 ]
 
 DEFAULT_ENCODING = "cl100k_base"

@@ -1,8 +1,11 @@
 """Offline token counting."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from discourse_memory import EncodingUnavailableError, get_token_counter
+from discourse_memory.tokens import head_of
 
 
 def test_default_counts_offline_like_cl100k():
@@ -50,3 +53,19 @@ def test_head_fits_and_ends_on_a_word(spec):
         i = c.head(text, limit)
         assert c.count(text[:i]) <= limit
         assert i == len(text) or text[i] == " "
+
+
+_PIECES = ["alpha", "Beta", "42", "v1.2.3", "x/y/z.py", "  ", "\n", "a" * 300, "ÿ" * 50, "🙂", "OPS-1", "the",
+           ",", ".", "-" * 40, "7" * 90]
+
+
+@pytest.mark.parametrize("spec", [None, "words"])
+@settings(max_examples=300, deadline=None)
+@given(text=st.lists(st.sampled_from(_PIECES), max_size=80).map(" ".join), limit=st.integers(1, 40))
+def test_head_of_reads_a_prefix_but_cuts_where_head_does(spec, text, limit):
+    # head_of reads only a prefix of a long text; the cut must be the one the whole
+    # text gives, and must fit.
+    c = get_token_counter(None if spec is None else (lambda s: len(s.split())))
+    cut = head_of(c, text, limit)
+    assert cut == c.head(text, limit)
+    assert c.count(text[:cut]) <= limit
