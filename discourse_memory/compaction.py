@@ -150,7 +150,8 @@ class Compactor:
             # sees these short entries as different and validates again.
             self._raw = raw[:k] + [(m,) for m in messages[k:]] if k == len(raw) else [(m,) for m in messages]
         else:
-            self._raw = [_identity(m) for m in messages]
+            # The first k were just checked to be the same objects with the same parts.
+            self._raw = raw[:k] + [_identity(m) for m in messages[k:]]
         self._prints = prints
         return cols, (self._tags[-1] if self._tags else content_key(""))[:8]
 
