@@ -9,7 +9,8 @@ same reason.
 
 The pause is scoped and reference counted: the collector is re-enabled when the
 last pause ends, and only if it was enabled when the first one began (a program
-that turned it off keeps it off). Nothing is freed later than it would have been
+that turned it off keeps it off; one that turns it off from another thread while a
+pause is running finds it on again when the pause ends). Nothing is freed later than it would have been
 except objects in reference cycles, which wait until the pause ends. Small batches
 (appending a message or two) never pause it.
 """
