@@ -340,7 +340,9 @@ def _same_object(message: Any, old: tuple[Any, ...]) -> bool:
 
 
 def _fingerprint(m: Message) -> tuple[Any, ...]:
-    return (m.role, m.tool_call_id, tuple(tf.text for tf in m.texts),
+    # Field names too: "x" as a string and as the text part of a list are different
+    # messages to render, though their units are the same.
+    return (m.role, m.tool_call_id, tuple((tf.field, tf.text) for tf in m.texts),
             tuple((c.id, c.name, c.arguments) for c in m.tool_calls))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import json
 
-from discourse_memory import DiscourseMemory, compact, get_token_counter
+from discourse_memory import Compactor, DiscourseMemory, compact, get_token_counter
 
 COUNTER = get_token_counter()
 
@@ -86,3 +86,26 @@ def test_editing_a_views_inputs_does_not_change_the_history() -> None:
     inputs = memory.view(100).inputs
     inputs[0]["content"][0]["text"] = "TAMPERED"
     assert memory.messages == before, "editing view().inputs rewrote the stored history"
+
+
+def test_the_same_text_as_a_string_after_a_part_list_is_rendered_as_a_string() -> None:
+    # Found by the atheris fuzzer: the cache matched conversations by their texts alone,
+    # so a message that came back with the same text as a string instead of a text part
+    # reused the analysis of the part, and rendering it raised KeyError('content').
+    text = "The order ORD-7 shipped on 2024-05-01 with UPS. " * 3
+
+    def conversation(content: object) -> list[dict]:
+        return [{"role": "user", "content": "Where is my order? " * 30},
+                {"role": "assistant", "content": content},
+                {"role": "user", "content": "ok"}]
+
+    as_parts = conversation([{"type": "text", "text": text}])
+    as_string = conversation(text)
+    for first, second in ((as_parts, as_string), (as_string, as_parts)):
+        compactor = Compactor()
+        compactor.compact(first, 150)
+        result = compactor.compact(second, 150)
+        shown = result.messages[result.sources.index(1)]
+        assert type(shown["content"]) is type(second[1]["content"])
+        assert _tokens(result.messages) <= 150
+        assert result.tokens_before == _tokens(second)
