@@ -6,7 +6,8 @@ Run by ``test_fuzz_atheris.py`` in a subprocess. The seeded loops and hypothesis
 ``test_fuzz.py`` draw inputs blindly; atheris (libFuzzer for Python) keeps the inputs that
 reach new lines of ``discourse_memory`` and mutates those, so it digs into branches a
 random draw rarely meets (a fence inside a list item inside a table, a literal cut by a
-surrogate). Each input is either one text, through every text-level function, or a whole
+surrogate). Each input is one text, through every text-level function; a saved
+``DiscourseMemory`` state with hostile settings, loaded and viewed; or a whole
 conversation, through ``compact`` at a budget read from the input. The outcome must be a
 correct result or a documented error, checked as in ``test_fuzz.py``; anything else is a
 crash, which libFuzzer reports with the input that caused it (written to ``crash-*``).
@@ -82,11 +83,42 @@ def _conversation(fdp: atheris.FuzzedDataProvider) -> list[dict[str, Any]]:
     return msgs
 
 
+SETTING_VALUES: list[Any] = [None, True, False, 0, -1, 12, 10**9, "", "system", "user", "critic", "cl100k_base",
+                             "o200k_base", "no_such_encoding", "blank:en", "en_core_web_sm", "os", [], {}, 1.5]
+SETTING_KEYS = ["token_counter", "token_counter_is_callable", "keep_system", "keep_last_turn", "note_role",
+                "pipeline", "clip_tokens", "relax", "unknown"]
+
+
+def _state(fdp: atheris.FuzzedDataProvider) -> dict[str, Any]:
+    """A saved state, mostly well-formed, with hostile settings and messages."""
+    settings = {SETTING_KEYS[fdp.ConsumeIntInRange(0, len(SETTING_KEYS) - 1)]:
+                SETTING_VALUES[fdp.ConsumeIntInRange(0, len(SETTING_VALUES) - 1)]
+                for _ in range(fdp.ConsumeIntInRange(0, 4))}
+    return {"schema": "discourse-memory/state" if fdp.ConsumeIntInRange(0, 7) else fdp.ConsumeUnicode(20),
+            "version": fdp.ConsumeIntInRange(-1, 3), "settings": settings, "messages": _conversation(fdp)}
+
+
 def one_input(data: bytes) -> None:
     fdp = atheris.FuzzedDataProvider(data)
-    if fdp.ConsumeBool():
+    mode = fdp.ConsumeIntInRange(0, 3)
+    if mode == 0:
         # Text-level: the splitter, both literal extractors, content keys.
         checks.check_text(fdp.ConsumeUnicode(2000))
+        return
+    if mode == 1:
+        # A saved state: loads, or StateError; a loaded memory gives a view or a documented error.
+        try:
+            memory = discourse_memory.DiscourseMemory.from_dict(_state(fdp))
+        except discourse_memory.StateError as exc:
+            assert str(exc)
+            return
+        budget = fdp.ConsumeIntInRange(0, 600)
+        try:
+            view = memory.view(budget)
+        except discourse_memory.BudgetTooSmallError as exc:
+            assert exc.minimum > budget
+            return
+        assert checks.text_tokens(view.messages) <= budget
         return
     budget = fdp.ConsumeIntInRange(0, 600)
     keep_last_turn = fdp.ConsumeBool()
