@@ -26,9 +26,10 @@ from .units import Analyzer, Unit, reclipped
 
 __all__ = ["Compaction", "Compactor", "compact"]
 
-# Room left after the note worth spending on longer heads of clipped units: at least
+# Room left after the note worth a top-up or longer heads of clipped units: at least
 # this many tokens and this share of the budget (less is not worth a second render and
-# count on every view); and how many units get one.
+# count on every view); how many units get a longer head; how many renders a top-up
+# may take before it is given up.
 LENGTHEN_MIN_TOKENS = 16
 LENGTHEN_MIN_SHARE = 0.02
 LENGTHEN_MAX_UNITS = 8
@@ -199,8 +200,7 @@ class Compactor:
         margin = max(2, budget // 200)
         plan = decide(cols, budget - margin, fixed, settings, protected, results, orphans, unanswered)
         while True:
-            out, sources, counted = render_messages(cols, plan, results, orphans, messages)
-            text_cost = sum(count(t) for ts in counted for t in ts)
+            (out, sources, counted), text_cost = self._render(cols, plan, results, orphans, messages)
             note = _fit_note(cols, plan, tag, budget - text_cost, count)
             if note is not None:
                 break
@@ -216,8 +216,7 @@ class Compactor:
             for _ in range(TOP_UP_TRIES):
                 if not added:
                     break
-                rendered = render_messages(cols, plan, results, orphans, messages)
-                cost = sum(count(t) for ts in rendered[2] for t in ts)
+                rendered, cost = self._render(cols, plan, results, orphans, messages)
                 refit = _fit_note(cols, plan, tag, budget - cost, count)
                 if refit is not None and not refit[2]:
                     (out, sources, counted), text_cost, note = rendered, cost, refit
@@ -262,6 +261,13 @@ class Compactor:
                           messages)
 
 
+    def _render(self, cols: Columns, plan: Plan, results: dict[int, list[int]], orphans: set[int],
+                messages: Any, longer: dict[int, Unit] | None = None,
+                ) -> tuple[tuple[list[dict[str, Any]], list[int], list[list[str]]], int]:
+        """The plan rendered (see :func:`render_messages`), and the exact tokens of its texts."""
+        rendered = render_messages(cols, plan, results, orphans, messages, longer)
+        return rendered, sum(self.counter.count(t) for ts in rendered[2] for t in ts)
+
     def _lengthen_clips(self, cols: Columns, plan: Plan, results: dict[int, list[int]], orphans: set[int],
                         messages: Any, room: int, text_cost: int,
                         rendered: tuple[list[dict[str, Any]], list[int], list[list[str]]],
@@ -295,8 +301,7 @@ class Compactor:
                 estimate += longer[k].clip_tokens - unit.clip_tokens
             taken.append(k)
         while taken:
-            out = render_messages(cols, plan, results, orphans, messages, longer)
-            cost = sum(count(t) for ts in out[2] for t in ts)
+            out, cost = self._render(cols, plan, results, orphans, messages, longer)
             if cost <= room:
                 return out, cost, longer
             k = taken.pop()  # token seams made the estimate short: give up the last one

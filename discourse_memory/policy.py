@@ -263,8 +263,13 @@ def decide(cols: Columns, budget: int, fixed_cost: int, settings: Settings,
         np.minimum(rest_gain[idx_rest] / np.maximum(rest_cost[idx_rest], 0.5), cap_ratio[idx_rest]),
         np.minimum(full_gain[idx_whole] / np.maximum(full_cost[idx_whole], 0.5), cap_ratio[idx_whole]),
     ])
-    costs = np.concatenate([np.array([call_cost[a] for a in call_msgs]), open_cost[open_msgs],
-                            clip_cost[idx_clip], rest_cost[idx_rest], full_cost[idx_whole]])
+    def option_costs(calls: dict[int, float], opening: np.ndarray, clip: np.ndarray,
+                     full: np.ndarray) -> np.ndarray:
+        """Per option (in ``kinds`` order), from per-message and per-unit costs."""
+        return np.concatenate([np.array([calls[a] for a in call_msgs]), opening[open_msgs], clip[idx_clip],
+                               (full - clip)[idx_rest], full[idx_whole]])
+
+    costs = option_costs(call_cost, open_cost, clip_cost, full_cost)
     tier = (kinds != _CALLS).astype(np.int64) + (kinds == _OPEN) + 2 * (kinds == _REST)
     order = np.lexsort((targets, tier, -ratios))
 
@@ -273,9 +278,7 @@ def decide(cols: Columns, budget: int, fixed_cost: int, settings: Settings,
     full_call_cost = {a: float(full_msg_cost[a]) + len(results[a]) for a in call_msgs}
     open_full_u = np.where(split, cols.u_clip.view, tokens)
     open_full = np.bincount(u_msg[in_short], weights=open_full_u[in_short], minlength=n_msgs)
-    full_costs = np.concatenate([np.array([full_call_cost[a] for a in call_msgs]), open_full[open_msgs],
-                                 cols.u_clip.view[idx_clip], (tokens - cols.u_clip.view)[idx_rest],
-                                 tokens[idx_whole]])
+    full_costs = option_costs(full_call_cost, open_full, cols.u_clip.view, tokens)
 
     # Take options in order while every running total fits; then fill what is left.
     running = np.cumsum(costs[order])
