@@ -115,7 +115,7 @@ class Plan:
     """Units that open with their (short) message."""
     accepted: list[tuple[int, int]] = field(default_factory=list)
     """(option kind, unit or message index) in the order taken, so the last can be undone."""
-    options: "_Options | None" = None
+    options: _Options | None = None
     """Every option the plan ranked."""
 
 

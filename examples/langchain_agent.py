@@ -6,7 +6,8 @@ Run (from the repository root, after `pip install -e . -e integrations/langchain
 
 A real `langchain.agents.create_agent` loop with two tools, a checkpointer and
 `DiscourseCompactionMiddleware`. The chat model is LangChain's
-`GenericFakeChatModel` following a script (a tiny subclass adds `bind_tools`), so
+`GenericFakeChatModel` following a script (`langchain_discourse_memory.testing.
+ScriptedToolChatModel` adds `bind_tools`), so
 the example runs offline. Each turn the agent looks an order up and answers; the
 history soon outgrows the 700-token budget. The script prints, per model call,
 how many tokens the agent state holds and how many the model was sent, then the
@@ -16,36 +17,18 @@ record note of the last call. The checkpointed state keeps every message.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 from langchain.agents import create_agent
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langchain_core.outputs import ChatResult
+from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 from langchain_discourse_memory import DiscourseCompactionMiddleware
 from langchain_discourse_memory._counting import resolve_token_counter
+from langchain_discourse_memory.testing import ScriptedToolChatModel
 from langgraph.checkpoint.memory import InMemorySaver
-from pydantic import Field
 
 BUDGET = 700
 TURNS = 6
-
-
-class ScriptedChatModel(GenericFakeChatModel):
-    """Replies from a script; accepts tools; remembers what it was sent."""
-
-    received: list[list[BaseMessage]] = Field(default_factory=list)
-
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> ScriptedChatModel:
-        return self
-
-    def _generate(
-        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
-    ) -> ChatResult:
-        self.received.append(list(messages))
-        return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
 
 
 def order(order_id: str) -> dict[str, Any]:
@@ -90,7 +73,7 @@ def script() -> list[AIMessage]:
 
 def main() -> dict[str, Any]:
     count = resolve_token_counter(None).messages  # offline cl100k_base, the middleware's default
-    model = ScriptedChatModel(messages=iter(script()))
+    model = ScriptedToolChatModel(messages=iter(script()))
     agent = create_agent(
         model,
         tools=[get_order, refund],

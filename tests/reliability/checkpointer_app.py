@@ -3,9 +3,9 @@
 second process (``python checkpointer_app.py next-turn URL THREAD_ID TURN BUDGET``).
 
 The agent is the order desk of ``integrations/langchain/tests/integration_tests/
-test_agent_loop.py``: two tools, a scripted ``GenericFakeChatModel`` that records every
-input it gets, and ``DiscourseCompactionMiddleware(keep=("tokens", budget))``. Each turn
-is a question, a model call asking for both tools, the two tool results and an answer.
+test_agent_loop.py``: two tools, a scripted model that records every input it gets
+(``langchain_discourse_memory.testing.ScriptedToolChatModel``), and
+``DiscourseCompactionMiddleware(keep=("tokens", budget))``. Each turn is a question, a model call asking for both tools, the two tool results and an answer.
 """
 
 from __future__ import annotations
@@ -17,18 +17,16 @@ from contextlib import contextmanager
 from typing import Any
 
 from langchain.agents import create_agent
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import (
     AIMessage,
     BaseMessage,
     HumanMessage,
     messages_to_dict,
 )
-from langchain_core.outputs import ChatResult
 from langchain_core.tools import tool
 from langchain_discourse_memory import DiscourseCompactionMiddleware
+from langchain_discourse_memory.testing import ScriptedToolChatModel
 from langgraph.checkpoint.redis import RedisSaver
-from pydantic import Field
 
 SYSTEM = "You are the order desk. Use tools to look orders up."
 MESSAGES_PER_TURN = 5  # human, AI (2 tool calls), 2 tool results, AI answer
@@ -82,21 +80,6 @@ def script_for_turn(t: int) -> list[AIMessage]:
         ),
         AIMessage(f"Order {oid} is shipped with UPS; total {order_record(oid)['total']}."),
     ]
-
-
-class ScriptedToolChatModel(GenericFakeChatModel):
-    """``GenericFakeChatModel`` that accepts ``bind_tools`` and records every input it gets."""
-
-    received: list[list[BaseMessage]] = Field(default_factory=list)
-
-    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> ScriptedToolChatModel:
-        return self
-
-    def _generate(
-        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
-    ) -> ChatResult:
-        self.received.append(list(messages))
-        return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
 
 
 def scripted_model(turns: Sequence[int]) -> ScriptedToolChatModel:

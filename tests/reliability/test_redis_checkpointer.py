@@ -56,7 +56,6 @@ from langgraph.checkpoint.memory import InMemorySaver
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("dm_reliability_checkpointer_app", HERE / "checkpointer_app.py")
 app = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
-sys.modules[_spec.name] = app  # pydantic resolves the fake model's annotations through it
 _spec.loader.exec_module(app)  # type: ignore[union-attr]
 
 COUNT = resolve_token_counter(None).messages  # the middleware's default counter (cl100k_base)

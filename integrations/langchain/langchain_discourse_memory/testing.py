@@ -16,6 +16,9 @@ collects the inherited tests.
   once. Provide `compacting_history` (new, empty, small budget), `max_tokens`,
   `count_tokens` (the history's own counter over a list of messages) and
   `full_messages` (a function returning the backing store's messages).
+* `ScriptedToolChatModel`: a chat model that replies from a script, accepts
+  `bind_tools` and records every input it gets, to run a real `create_agent`
+  loop (with `DiscourseCompactionMiddleware`) without an LLM.
 
 Example:
     ```python
@@ -40,17 +43,37 @@ from typing import Any
 
 import pytest
 from langchain_core.chat_history import BaseChatMessageHistory
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.outputs import ChatResult
 from langchain_core.runnables import RunnableLambda
+from pydantic import Field
 
 from langchain_discourse_memory._convert import orphan_tool_messages
 
 __all__ = [
     "ChatMessageHistoryTests",
     "CompactingChatMessageHistoryTests",
+    "ScriptedToolChatModel",
     "orphan_tool_messages",
     "sample_conversation",
 ]
+
+
+class ScriptedToolChatModel(GenericFakeChatModel):
+    """`GenericFakeChatModel` that accepts `bind_tools` and records every input it gets
+    (`received`): `ScriptedToolChatModel(messages=iter([AIMessage(...), ...]))`."""
+
+    received: list[list[BaseMessage]] = Field(default_factory=list)
+
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> ScriptedToolChatModel:
+        return self
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        self.received.append(list(messages))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
 
 
 def sample_conversation(turns: int = 8) -> list[BaseMessage]:
