@@ -6,12 +6,17 @@ same budget in tokens of the same counter (content + tool-call name + arguments
 per message, no per-message overhead: the core's rule), and every view is scored
 with that counter, so budgets and violations are comparable.
 
-- ``discourse-memory``: :func:`discourse_memory.compact` with its defaults;
-  ``discourse-memory-nosys`` (not run by default) with ``keep_system=False``.
-- ``full-history`` (not run by default, not a baseline): the whole history, over
-  budget by design; its scores are the ceilings (what the history itself contains).
+- ``discourse-memory``: :func:`discourse_memory.compact` with its defaults (the
+  system prompt kept verbatim) and ``relax=True``; ``discourse-memory-nosys`` with
+  ``keep_system=False`` too (the system prompt may be compacted like the rest).
+- ``full-history`` (not a baseline): the whole history, over budget by design; its
+  scores are the ceilings (what the history itself contains).
 - ``trim-last``: LangChain ``trim_messages(strategy="last")`` with its other
-  options at their defaults, and a list token counter that counts as above.
+  options at their defaults (so the system prompt is dropped when it does not fit
+  among the newest messages), and a list token counter that counts as above;
+  ``trim-last-system`` (not run by default) the same with ``include_system=True``: it
+  keeps the system message even when that alone is over the budget, so on tau-bench
+  it is over budget in most views below 50%.
 - ``llamaindex-buffer``: LlamaIndex ``ChatMemoryBuffer.get()`` over the whole
   history, ``token_limit`` = budget, ``tokenizer_fn`` counting with the same
   counter. LlamaIndex counts ``str(content)`` only, not tool-call arguments: that
@@ -125,10 +130,11 @@ def discourse_memory_view(messages, budget, counter):
 
 
 def discourse_memory_nosys_view(messages, budget, counter):
-    """Diagnostic variant: system messages may be compacted too (``keep_system=False``)."""
+    """System messages may be compacted too (``keep_system=False``): the setting to
+    compare with memories that drop the system prompt to make room."""
     from discourse_memory import compact
 
-    return noted_view(compact(messages, budget=budget, token_counter=counter, keep_system=False))
+    return noted_view(compact(messages, budget=budget, token_counter=counter.name, keep_system=False, relax=True))
 
 
 # -- LangChain ----------------------------------------------------------------
@@ -165,7 +171,7 @@ def _to_langchain(messages: Sequence[dict]):
     return out
 
 
-def trim_last_view(messages, budget, counter):
+def trim_last_view(messages, budget, counter, include_system=False):
     from langchain_core.messages import trim_messages
 
     per_message = [message_tokens(counter, m) for m in messages]
@@ -178,8 +184,15 @@ def trim_last_view(messages, budget, counter):
         max_tokens=budget,
         token_counter=count_list,
         strategy="last",
+        include_system=include_system,
     )
     return [messages[int(m.id)] for m in trimmed]
+
+
+def trim_last_system_view(messages, budget, counter):
+    """``trim_messages(strategy="last", include_system=True)``: what an agent that must
+    keep its instructions would call."""
+    return trim_last_view(messages, budget, counter, include_system=True)
 
 
 # -- LlamaIndex -----------------------------------------------------------------
@@ -371,6 +384,11 @@ class Method:
     name: str
     run: Callable
     check: Callable[[], None]  # raises MethodUnavailable with the reason
+    drops_system: bool = False
+    """The view may leave the system prompt out to make room for the conversation
+    (LangChain's ``include_system=False`` default, ChatMemoryBuffer's suffix). The bars
+    compare such a method with ``discourse-memory-nosys``, which may too: the same
+    budget buys the same conversation."""
 
 
 def _needs(module: str, method: str, package: str) -> Callable[[], None]:
@@ -385,12 +403,21 @@ METHODS: dict[str, Method] = {
     m.name: m
     for m in (
         Method("discourse-memory", discourse_memory_view, lambda: None),
-        Method("discourse-memory-nosys", discourse_memory_nosys_view, lambda: None),
-        Method("trim-last", trim_last_view, _needs("langchain_core.messages", "trim-last", "langchain-core")),
+        Method("discourse-memory-nosys", discourse_memory_nosys_view, lambda: None, drops_system=True),
+        Method(
+            "trim-last", trim_last_view, _needs("langchain_core.messages", "trim-last", "langchain-core"),
+            drops_system=True,
+        ),
+        Method(
+            "trim-last-system",
+            trim_last_system_view,
+            _needs("langchain_core.messages", "trim-last-system", "langchain-core"),
+        ),
         Method(
             "llamaindex-buffer",
             llamaindex_buffer_view,
             _needs("llama_index.core", "llamaindex-buffer", "llama-index-core"),
+            drops_system=True,
         ),
         Method("head-tail", head_tail_view, lambda: None),
         Method("full-history", full_history_view, lambda: None),
@@ -398,7 +425,10 @@ METHODS: dict[str, Method] = {
         Method("llm-summary", llm_summary_view, _llm_summary_check),
     )
 }
-DEFAULT_METHODS = ("discourse-memory", "trim-last", "llamaindex-buffer", "head-tail", "llmlingua2", "llm-summary")
+DEFAULT_METHODS = (
+    "discourse-memory", "discourse-memory-nosys", "trim-last", "llamaindex-buffer", "head-tail",
+    "llmlingua2", "llm-summary", "full-history",
+)
 
 
 def resolve_methods(names: Sequence[str]) -> tuple[list[Method], list[str]]:

@@ -40,19 +40,58 @@ def test_check_bars_compares_with_the_best_baseline():
         row("discourse-memory", 0.25, 0.80, gold=0.9),
         row("trim-last", 0.25, 0.50, gold=0.85),
         row("head-tail", 0.25, 0.61, gold=0.5),
-        row("discourse-memory-nosys", 0.25, 0.99, gold=1.0),  # a variant, not a baseline
         row("full-history", 0.25, 1.0, gold=1.0, out=400),  # the ceiling, not a baseline
         row("discourse-memory", 0.5, 0.9, out=150),  # over budget
         row("head-tail", 0.5, 0.6),
         row("discourse-memory", 0.1, 0.0),  # not a bar budget
     ]
     lines = check_bars(summarize(rows))
-    assert "PASS d @ 0.25: budget violations 0, failures 0 (bar: 0)" in lines
+    assert "PASS d @ 0.25: discourse-memory budget violations 0, failures 0 (bar: 0)" in lines
     # 80.0 vs head-tail 61.0: +19 points, short of +20
     assert "FAIL d @ 0.25: literal recall 80.0 vs best baseline head-tail 61.0 (bar: +20 points)" in lines
     # 90.0 vs trim-last 85.0: +5, short of +10
     assert "FAIL d @ 0.25: gold-argument recall 90.0 vs best baseline trim-last 85.0 (bar: +10 points)" in lines
     assert "PASS d @ 0.25: sentence openings kept 50.0 vs best baseline trim-last 50.0 (bar: not below)" in lines
-    assert "FAIL d @ 0.5: budget violations 1, failures 0 (bar: 0)" in lines
+    assert "FAIL d @ 0.5: discourse-memory budget violations 1, failures 0 (bar: 0)" in lines
     assert "PASS d @ 0.5: literal recall 90.0 vs best baseline head-tail 60.0 (bar: +20 points)" in lines
     assert not any("@ 0.1" in line for line in lines)
+    assert not any("full-history" in line for line in lines)
+
+
+def test_check_bars_compares_like_with_like_on_the_system_prompt():
+    # trim-last and llamaindex-buffer may drop the system prompt: they face the
+    # variant that may compact it; head-tail and trim-last-system face the default.
+    rows = [
+        row("discourse-memory", 0.5, 0.70, gold=0.95),
+        row("discourse-memory-nosys", 0.5, 0.88, gold=0.99, error="BudgetTooSmallError: ..."),
+        row("trim-last", 0.5, 0.67, gold=0.92),
+        row("llamaindex-buffer", 0.5, 0.60, gold=0.80),
+        row("trim-last-system", 0.5, 0.30, gold=0.40),
+        row("head-tail", 0.5, 0.45, gold=0.81),
+    ]
+    lines = check_bars(summarize(rows))
+    assert "PASS d @ 0.5: literal recall 70.0 vs best baseline head-tail 45.0 (bar: +20 points)" in lines
+    assert "PASS d @ 0.5: gold-argument recall 95.0 vs best baseline head-tail 81.0 (bar: +10 points)" in lines
+    suffix = " (keep_system=False, as these baselines may drop the system prompt)"
+    assert f"PASS d @ 0.5: literal recall 88.0 vs best baseline trim-last 67.0{suffix} (bar: +20 points)" in lines
+    # 99.0 is short of the ceiling (100.0) that caps the +10 asked over 92.0
+    assert (f"FAIL d @ 0.5: gold-argument recall 99.0 vs best baseline trim-last 92.0{suffix} "
+            "(bar: +10 points, or the ceiling 100.0)") in lines
+    # the variant's own failures are a bar of their own
+    assert "FAIL d @ 0.5: discourse-memory-nosys budget violations 0, failures 1 (bar: 0)" in lines
+    assert "PASS d @ 0.5: discourse-memory budget violations 0, failures 0 (bar: 0)" in lines
+    # every baseline is compared exactly once per metric
+    assert sum("literal recall " in line and "outside" not in line for line in lines) == 2
+
+
+def test_check_bars_asks_for_a_lead_only_up_to_the_ceiling():
+    rows = [
+        row("discourse-memory", 0.5, 0.96, gold=1.0),
+        row("trim-last", 0.5, 0.90, gold=0.95),
+        row("full-history", 0.5, 0.97, gold=1.0, out=400),
+    ]
+    lines = check_bars(summarize(rows))
+    # +5 points on gold arguments, but at the ceiling: no method can be 10 ahead
+    assert "PASS d @ 0.5: gold-argument recall 100.0 vs best baseline trim-last 95.0 (bar: +10 points, or the ceiling 100.0)" in lines
+    # the full history itself states 97% of these literals: 96% is short of it
+    assert "FAIL d @ 0.5: literal recall 96.0 vs best baseline trim-last 90.0 (bar: +20 points, or the ceiling 97.0)" in lines
