@@ -1,0 +1,150 @@
+"""Where a cold compaction of the 10,000-message history goes, against the parts of it
+that any analysis of that history must pay, and how deep in it the view reaches.
+
+    python benchmarks/bench_cold_parts.py [--repeat 3]
+
+1. **Cold compaction**: ``tests/reliability/large_case.py 10k_messages`` in fresh
+   processes (pipeline loaded, nothing of the history cached), median of ``--repeat``.
+2. **Floor**: on the same history, in this process, the work that stays whatever the
+   Python around it does -- spaCy's tokenizer over the paragraphs the analysis sends it
+   (a fresh pipeline, so its vocabulary is as cold as in 1.), one tiktoken encode of
+   each distinct text, the literal pattern over each distinct unit, block splitting of
+   each text, and creating the unit objects. Their sum against 1. is what a rewrite of
+   the analysis in Python could at best remove.
+3. **Depth**: at the case's budget, where the messages the view shows lie, in multiples
+   of the budget counted back from the newest message. An analysis that skipped
+   messages deeper than k budgets (treating them as omitted) would change every view
+   with shown messages beyond k.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "reliability"))
+
+import large_case  # noqa: E402
+
+
+class _Recorder:
+    """Stands in for the pipeline to record the paragraphs the analysis tokenizes."""
+
+    def __init__(self, nlp: Any) -> None:
+        self._nlp = nlp
+        self.pipe_names = nlp.pipe_names
+        self.seen: list[str] = []
+        recorder = self
+
+        class _Tokenizer:
+            def pipe(self, texts: Any, batch_size: int = 256) -> Any:
+                texts = list(texts)
+                recorder.seen.extend(texts)
+                return nlp.tokenizer.pipe(texts, batch_size=batch_size)
+
+        self.tokenizer = _Tokenizer()
+
+
+def cold_seconds(repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        line = subprocess.run(
+            [sys.executable, str(ROOT / "tests" / "reliability" / "large_case.py"), "10k_messages"],
+            capture_output=True, text=True, check=True,
+        ).stdout
+        out.append(json.loads(line)["seconds"])
+    return out
+
+
+def floor_parts(messages: list[dict[str, Any]]) -> dict[str, float]:
+    import spacy
+
+    from discourse_memory import Compactor, get_token_counter
+    from discourse_memory.blocks import split_blocks
+    from discourse_memory.gc_pause import gc_paused
+    from discourse_memory.literals import _RE
+    from discourse_memory.nlp import get_pipeline
+    from discourse_memory.segment import segment_texts
+    from discourse_memory.units import Unit
+
+    texts = list(dict.fromkeys(m["content"] for m in messages if isinstance(m.get("content"), str) and m["content"]))
+    recorder = _Recorder(get_pipeline())
+    pieces = segment_texts(texts, recorder)
+    bodies = list(dict.fromkeys(t[p.start:p.end] for t, ps in zip(texts, pieces) for p in ps))
+    paragraphs = list(dict.fromkeys(recorder.seen))
+    units = [u for us in Compactor().analyzer.units(_validated(messages)) for u in us]
+    encoding = get_token_counter()._enc  # the tiktoken Encoding behind the default counter
+
+    fields = Unit.__slots__
+    unit_args = [tuple(getattr(u, f) for f in fields) for u in units]
+
+    def timed(fn: Any) -> float:
+        # Collector paused, as the analysis pauses it for a batch this large.
+        with gc_paused():
+            start = time.perf_counter()
+            fn()
+            return time.perf_counter() - start
+
+    fresh = spacy.blank("en")
+    return {
+        "spaCy tokenizer over the paragraphs": timed(lambda: list(fresh.tokenizer.pipe(paragraphs, batch_size=256))),
+        "one tiktoken encode per text": timed(lambda: [encoding.encode_ordinary(t) for t in texts]),
+        "literal pattern over each unit": timed(lambda: [list(_RE.finditer(b)) for b in bodies]),
+        "block splitting": timed(lambda: [list(split_blocks(t)) for t in texts]),
+        "creating the unit objects": timed(lambda: [Unit(*args) for args in unit_args]),
+        "_sizes": {"texts": len(texts), "paragraphs": len(paragraphs), "units": len(units), "distinct bodies": len(bodies)},
+    }
+
+
+def _validated(messages: list[dict[str, Any]]) -> Any:
+    from discourse_memory.messages import validate_messages
+
+    return validate_messages(messages)
+
+
+def depth(messages: list[dict[str, Any]], budget: int) -> dict[str, Any]:
+    from discourse_memory import compact, get_token_counter
+
+    count = get_token_counter().count
+    shown = [s for s in compact(messages, budget).sources if s is not None]
+    after, total = [0] * len(messages), 0
+    for i in range(len(messages) - 1, -1, -1):
+        total += count(messages[i].get("content") or "")
+        after[i] = total
+    deep = [after[s] / budget for s in shown]
+    return {"shown": len(shown), **{f"beyond {k}x": sum(d > k for d in deep) for k in (4, 8, 16)},
+            "deepest x": round(max(deep), 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    cold = cold_seconds(args.repeat)
+    from discourse_memory import compact
+
+    compact([{"role": "user", "content": "Warm up: the pipeline loads once."}], 100)
+    build, budget = large_case.CASES["10k_messages"]
+    messages = build()
+    parts = floor_parts(messages)
+    sizes = parts.pop("_sizes")
+    floor = sum(parts.values())
+    median = statistics.median(cold)
+    print(f"10,000-message history: {sizes}")
+    print(f"cold compaction, fresh processes: {', '.join(f'{s:.2f}' for s in cold)} s (median {median:.2f} s)")
+    print("floor, same history, this process:")
+    for name, seconds in parts.items():
+        print(f"  {name:40} {seconds:.3f} s")
+    print(f"  {'sum':40} {floor:.3f} s = {floor / median:.0%} of the cold compaction")
+    print(f"depth of the view at budget {budget:,}: {depth(messages, budget)}")
+
+
+if __name__ == "__main__":
+    main()
