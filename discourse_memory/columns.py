@@ -135,40 +135,45 @@ class Columns:
         n_words_before = len(self._word_ids)
         flat: list[Unit] = []
         owners: list[int] = []
+        # Locals: this loop runs once per unit, literal and word of the batch.
+        key_ids, lit_ids, lit_text, word_ids = self._key_ids, self.lit_ids, self.lit_text, self._word_ids
         for m, us in zip(messages, units):
             self.messages.append(m)
             self._pair(m)
             flat.extend(us)
-            owners.extend([m.index] * len(us))
+            mi = m.index
+            owners.extend([mi] * len(us))
             costs.append(sum(count(tf.text) for tf in m.texts)
                          + sum(count(c.name) + count(c.arguments) for c in m.tool_calls))
             for u in us:
-                kid = self._key_ids.get(u.key)
+                kid = key_ids.get(u.key)
                 if kid is None:
-                    kid = self._key_ids[u.key] = len(self._key_ids)
+                    kid = key_ids[u.key] = len(key_ids)
                 newest[kid] = index
                 key_rows.append(kid)
-                # A text's rank comes from the kind it first appears as.
-                kinds = {lit.text: lit.kind for lit in reversed(u.literals)} if u.literals else {}
-                for t in u.literal_texts:
-                    lid = self.lit_ids.get(t)
-                    if lid is None:
-                        lid = self.lit_ids[t] = len(self.lit_text)
-                        self.lit_text.append(t)
-                        new_lits.append(t)
-                    rank = LITERAL_RANK.get(kinds.get(t, ""), 1)
-                    if rank < rank_of.get(lid, 9):
-                        rank_of[lid] = rank
-                    last_msg[lid] = m.index
-                    lit_rows.append(lid)
+                texts = u.literal_texts
+                if texts:
+                    # A text's rank comes from the kind it first appears as.
+                    kinds = {lit.text: lit.kind for lit in reversed(u.literals)} if u.literals else {}
+                    for t in texts:
+                        lid = lit_ids.get(t)
+                        if lid is None:
+                            lid = lit_ids[t] = len(lit_text)
+                            lit_text.append(t)
+                            new_lits.append(t)
+                        rank = LITERAL_RANK.get(kinds.get(t, ""), 1)
+                        if rank < rank_of.get(lid, 9):
+                            rank_of[lid] = rank
+                        last_msg[lid] = mi
+                        lit_rows.append(lid)
                 lit_ptrs.append(n_lit + len(lit_rows))
                 if u.head_literal_texts:
-                    head_rows.extend([self.lit_ids[t] for t in u.head_literal_texts])
+                    head_rows.extend([lit_ids[t] for t in u.head_literal_texts])
                 head_ptrs.append(n_head + len(head_rows))
                 for w in u.words:
-                    wid = self._word_ids.get(w)
+                    wid = word_ids.get(w)
                     if wid is None:
-                        wid = self._word_ids[w] = len(self._word_ids)
+                        wid = word_ids[w] = len(word_ids)
                     word_rows.append(wid)
                 word_ptrs.append(n_word + len(word_rows))
                 index += 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import threading
 
 import numpy as np
@@ -143,7 +144,8 @@ class Compactor:
         cols.key_count = seen
         tag = self._tags[-1] if self._tags else ""
         for us in units:
-            tag = content_key(tag + "\x00".join(u.key for u in us))
+            # content_key of hex keys joined by NULs (normalising them changes nothing).
+            tag = hashlib.blake2b((tag + "\x00".join(u.key for u in us)).encode(), digest_size=8).hexdigest()
             self._tags.append(tag)
         self._cols = cols
         if owned:

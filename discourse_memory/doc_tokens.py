@@ -105,7 +105,10 @@ def _build(raw: np.ndarray, sizes: np.ndarray, texts: list[str]) -> list[DocToke
     global _PUNCT
     if _PUNCT is None:
         _PUNCT = _punct_hashes()
-    in_punct = np.isin(raw[:, 4], _PUNCT)
+    # Membership in the few punctuation hashes by binary search (np.isin sorts the column).
+    orth = raw[:, 4]
+    at = np.minimum(np.searchsorted(_PUNCT, orth), len(_PUNCT) - 1)
+    in_punct = _PUNCT[at] == orth
     table = raw.astype(np.int64)
     bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     nonempty = sizes > 0
@@ -128,18 +131,23 @@ def _build(raw: np.ndarray, sizes: np.ndarray, texts: list[str]) -> list[DocToke
     stops = table[:, 3].astype(bool).tolist()
     sent_idx = np.flatnonzero(starts_mask)
     sent_cuts = np.searchsorted(sent_idx, bounds).tolist()
-    sent_list = sent_idx.tolist()
+    sent_list = _within_doc(sent_idx, bounds)
     cased_idx = np.flatnonzero((table[:, 6] != 0) & (table[:, 7] == 0) & (table[:, 1] > 1))
     cased_cuts = np.searchsorted(cased_idx, bounds).tolist()
-    cased_list = cased_idx.tolist()
+    cased_list = _within_doc(cased_idx, bounds)
     cuts = bounds.tolist()
     out = []
     for i, text in enumerate(texts):
         a, b = cuts[i], cuts[i + 1]
-        out.append(DocTokens(text, idx[a:b], length[a:b],
-                             [k - a for k in sent_list[sent_cuts[i]:sent_cuts[i + 1]]], stops[a:b],
-                             [k - a for k in cased_list[cased_cuts[i]:cased_cuts[i + 1]]]))
+        out.append(DocTokens(text, idx[a:b], length[a:b], sent_list[sent_cuts[i]:sent_cuts[i + 1]], stops[a:b],
+                             cased_list[cased_cuts[i]:cased_cuts[i + 1]]))
     return out
+
+
+def _within_doc(rows: np.ndarray, bounds: np.ndarray) -> list[int]:
+    """Rows of the stacked docs as token indices within their own doc."""
+    doc = np.searchsorted(bounds, rows, side="right") - 1
+    return (rows - bounds[doc]).tolist()
 
 
 def _sentencizer_starts(is_punct: np.ndarray, in_punct: np.ndarray, bounds: np.ndarray) -> np.ndarray:

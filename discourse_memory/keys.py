@@ -18,6 +18,8 @@ _SPACE = re.compile(r"\s+")
 
 def normalise(text: str) -> str:
     """NFC-normalise and collapse runs of whitespace, so re-wrapped copies match."""
+    if text.isascii() and text.isprintable() and "  " not in text:
+        return text.strip()  # already normal: single spaces are its only whitespace
     return _SPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
 
 

@@ -8,8 +8,7 @@ without fences, tool output) into lines. Each piece carries its literals.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .blocks import split_blocks
 from .doc_tokens import DocTokens
@@ -37,9 +36,9 @@ _STOP = frozenset(
 _NLP_KINDS = frozenset({"heading", "list_item", "field", "table_row", "sentence"})
 
 
-@dataclass(frozen=True, slots=True)
-class Piece:
-    """One unit of one text: ``text[start:end]``."""
+class Piece(NamedTuple):
+    """One unit of one text: ``text[start:end]``. (A named tuple, not a frozen dataclass:
+    a long history makes tens of thousands, and a tuple is built twice as fast.)"""
 
     kind: str
     start: int
@@ -102,7 +101,10 @@ def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | No
         free = Spans(taken).free
         found.extend(n for n in names if free(n.start, n.end))
         found.sort(key=lambda lit: (lit.start, lit.end))
-        words = tuple(sorted({w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP))
+        if body.isascii():
+            words = tuple(sorted(set(_CONTENT_WORD.findall(body.lower())) - _STOP))
+        else:  # lower() may turn a non-ASCII letter into ASCII ones
+            words = tuple(sorted({w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP))
         done = (content_key(body), tuple(found), len(words) + len(found), words)
         if memo is not None:
             memo[memo_key] = done

@@ -22,7 +22,9 @@ import importlib.util
 import os
 import re
 import threading
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
+from itertools import chain
 from pathlib import Path
 from typing import Protocol, Union, runtime_checkable
 
@@ -33,6 +35,7 @@ __all__ = [
     "TiktokenCounter",
     "TokenCounter",
     "TokenCounterLike",
+    "TokenMap",
     "get_token_counter",
     "head_of",
 ]
@@ -86,6 +89,58 @@ class _Shared:
         return self
 
 
+class TokenMap:
+    """Where the tokens of one text start, from one encoding of the whole text: the
+    tokens of any span of it are counted, and a span's head is cut, without encoding
+    the span again.
+
+    A span's count is the number of tokens that overlap it. It can differ by a token at
+    either edge from encoding the span alone (where a token crosses the span's edge, the
+    span alone would split it differently): the compactor uses it to rank and estimate,
+    and counts what it renders exactly."""
+
+    __slots__ = ("starts", "spaced")
+
+    def __init__(self, starts: list[int], spaced: list[bool]) -> None:
+        self.starts = starts
+        """Character offset where each token starts (non-decreasing)."""
+        self.spaced = spaced
+        """Whether each token starts with whitespace (a word start)."""
+
+    def count(self, start: int, end: int) -> int:
+        """Tokens of ``text[start:end]``: those that overlap it (a token that began before
+        it counts too, as the span encoded alone would have its own), at least 1."""
+        if end <= start:
+            return 0
+        return max(1, bisect_left(self.starts, end) - self._holding(start))
+
+    def _holding(self, start: int) -> int:
+        """Index of the token that holds character ``start``."""
+        starts = self.starts
+        i = bisect_right(starts, start) - 1
+        if i <= 0:
+            return 0
+        return bisect_left(starts, starts[i])  # the first of tokens starting in one character
+
+    def head(self, start: int, end: int, max_tokens: int) -> int:
+        """How many characters of ``text[start:end]`` a head of ``max_tokens`` tokens keeps
+        (all of them if the span has no more tokens than that). The cut backs off to the
+        last token in the head's second half that starts with whitespace, so no word is
+        split, as :meth:`TiktokenCounter.head` does."""
+        if max_tokens <= 0:
+            return 0
+        starts = self.starts
+        first = self._holding(start)
+        cut = first + max_tokens
+        if cut >= len(starts) or starts[cut] >= end:
+            return end - start
+        for k in range(cut, first + max_tokens // 2 - 1, -1):
+            if self.spaced[k]:
+                cut = k
+                break
+        return max(starts[cut] - start, 0)
+
+
 class TiktokenCounter(_Shared):
     """Counts with a tiktoken ``Encoding``; special-token text counts as plain text."""
 
@@ -93,6 +148,27 @@ class TiktokenCounter(_Shared):
         self._enc = encoding
         self.name = name or getattr(encoding, "name", "tiktoken")
         self._cache = _CountCache()
+        self._tables: tuple[object, object] | None = None
+
+    def _token_tables(self) -> tuple[object, object]:
+        """Per token id: its length in bytes, and whether its first byte is whitespace.
+        Built once per encoding (~100,000 lookups)."""
+        if self._tables is None:
+            import numpy as np
+
+            enc = self._enc
+            n = int(enc.n_vocab)  # type: ignore[attr-defined]
+            lengths = np.zeros(n, dtype=np.int64)
+            spaced = np.zeros(n, dtype=bool)
+            for t in range(n):
+                try:
+                    b = enc.decode_single_token_bytes(t)  # type: ignore[attr-defined]
+                except KeyError:  # ids the encoding does not use
+                    continue
+                lengths[t] = len(b)
+                spaced[t] = b[:1] in (b" ", b"\n", b"\t", b"\r")
+            self._tables = (lengths, spaced)
+        return self._tables
 
     def count(self, text: str) -> int:
         if not text:
@@ -139,6 +215,62 @@ class TiktokenCounter(_Shared):
         if self.count(text[:index]) > max_tokens:
             return _head_by_search(self.count, text, max_tokens)
         return index
+
+    def token_maps(self, texts: list[str]) -> list[TokenMap | None]:
+        """The :class:`TokenMap` of each text (their counts are cached too); ``None`` for a
+        text with unpaired surrogates, which tiktoken re-encodes before counting, so its
+        byte offsets would not match the text's. One numpy pass over all of them."""
+        import numpy as np
+
+        encode = self._enc.encode_ordinary  # type: ignore[attr-defined]
+        lengths, spaced = self._token_tables()
+        encoded: list[list[int]] = []
+        ascii_only: list[bool] = []
+        for text in texts:
+            try:
+                size = len(text.encode("utf-8"))
+            except UnicodeEncodeError:
+                encoded.append([])
+                ascii_only.append(False)
+                continue
+            tokens = encode(text)
+            encoded.append(tokens)
+            ascii_only.append(size == len(text))
+            if self._cache.get(text) is None:
+                self._cache.put(text, len(tokens))
+        sizes = np.array([len(t) for t in encoded], dtype=np.int64)
+        ids = np.fromiter(chain.from_iterable(encoded), dtype=np.int64, count=int(sizes.sum()))
+        widths = lengths[ids]  # type: ignore[index]
+        ends = np.cumsum(widths)
+        # Byte offset of each token within its own text.
+        text_begins = np.concatenate(([0], ends))[np.cumsum(sizes) - sizes]
+        starts = ends - widths - np.repeat(text_begins, sizes)
+        starts_list = starts.tolist()
+        flags = spaced[ids].tolist()  # type: ignore[index]
+        out: list[TokenMap | None] = []
+        at = 0
+        for text, n, plain in zip(texts, sizes.tolist(), ascii_only):
+            if n == 0 and text and not plain and not _encodable(text):
+                out.append(None)
+                continue
+            mine = starts_list[at:at + n]
+            if not plain and n:
+                # Byte offsets to character offsets (a token may start inside a
+                # character: it is placed at that character).
+                points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+                char_widths = 1 + (points >= 0x80) + (points >= 0x800) + (points >= 0x10000)
+                mine = (np.searchsorted(np.cumsum(char_widths) - char_widths, mine, side="right") - 1).tolist()
+            out.append(TokenMap(mine, flags[at:at + n]))
+            at += n
+        return out
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class CallableCounter(_Shared):

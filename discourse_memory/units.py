@@ -11,7 +11,7 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from .gc_pause import gc_paused, is_bulk
 from .keys import content_key
@@ -19,7 +19,7 @@ from .literals import Literal, find_literals, find_names_by_pattern
 from .messages import Message
 from .nlp import get_pipeline
 from .segment import Piece, segment_texts
-from .tokens import TokenCounter, head_of
+from .tokens import TokenCounter, TokenMap, head_of
 
 __all__ = ["Analyzer", "MeasuredPiece", "Unit", "CLIP_MARK", "reclipped", "render_clipped"]
 
@@ -76,8 +76,10 @@ class Unit:
     """Source text shown right after the unit when it is shown (a table header's separator row)."""
 
 
-@dataclass(frozen=True, slots=True)
-class MeasuredPiece:
+class MeasuredPiece(NamedTuple):
+    """A piece with its measures, before it is placed in a conversation (a named tuple:
+    built once per piece of a long history)."""
+
     piece: Piece
     gap: str
     tokens: int
@@ -100,21 +102,17 @@ class Analyzer:
         self._cached_pieces = 0
         self._lock = threading.Lock()
 
-    def _measure(self, text: str, pieces: tuple[Piece, ...],
-                 memo: dict[tuple[Any, ...], tuple[Any, ...]]) -> tuple[MeasuredPiece, ...]:
+    def _measure(self, text: str, pieces: tuple[Piece, ...], memo: dict[tuple[Any, ...], tuple[Any, ...]],
+                 tmap: TokenMap | None = None) -> tuple[MeasuredPiece, ...]:
+        if tmap is not None:
+            return self._measure_mapped(text, pieces, tmap)
         out = []
         prev = 0
         count = self.counter.count
         for i, p in enumerate(pieces):
             gap = text[prev:p.start]
             body = text[p.start:p.end]
-            suffix = ""
-            if p.kind == "table_row":
-                # A table's separator row belongs with its header row: shown when it is.
-                nxt = pieces[i + 1].start if i + 1 < len(pieces) else len(text)
-                sep = _TABLE_SEP_LINE.match(text, p.end, nxt)
-                if sep:
-                    suffix = sep.group()
+            suffix = _suffix(text, pieces, i)
             # Repeated pieces (same gap before them, same literals: a sentence's names
             # depend on its paragraph) measure the same.
             memo_key = (p.kind, gap, body, suffix, p.literals)
@@ -136,6 +134,39 @@ class Analyzer:
             prev = p.end + len(suffix)
         return tuple(out)
 
+    def _measure_mapped(self, text: str, pieces: tuple[Piece, ...], tmap: TokenMap) -> tuple[MeasuredPiece, ...]:
+        """``_measure`` from one encoding of the whole text (see :class:`TokenMap`)
+        instead of encoding each piece, its head and its clipped rendering apart."""
+        out = []
+        prev = 0
+        count, span, cut = self.counter.count, tmap.count, tmap.head
+        mark_tokens = count(CLIP_MARK)
+        for i, p in enumerate(pieces):
+            kind, start, stop, literals = p.kind, p.start, p.end, p.literals
+            suffix = _suffix(text, pieces, i) if kind == "table_row" else ""
+            end = stop + len(suffix)
+            size = stop - start
+            tokens = span(prev, end)
+            limit = self.clip_tokens * (2 if kind in ("code", "table_row") else 1)
+            head = size if size <= limit * 2 else cut(start, stop, limit)
+            if head < size:
+                body = text[start:stop]
+                kept = len(body[:head].rstrip())
+                marked = count(_clipped(body, head, kind)[kept:]) if kind == "code" else mark_tokens
+                clip = span(prev, start + kept) + marked + (span(stop, end) if suffix else 0)
+                if clip >= tokens - 3:
+                    head, clip = size, tokens
+            else:
+                clip = tokens
+            if literals:
+                texts = tuple(dict.fromkeys(lit.text for lit in literals))
+                head_texts = texts if head == size else _texts_before(literals, head)
+            else:
+                texts = head_texts = ()
+            out.append(MeasuredPiece(p, text[prev:start], tokens, head, clip, texts, head_texts, suffix))
+            prev = end
+        return tuple(out)
+
     def _head(self, body: str, kind: str) -> int:
         limit = self.clip_tokens * (2 if kind in ("code", "table_row") else 1)
         if len(body) <= limit * 2:  # too short to be worth clipping
@@ -151,7 +182,10 @@ class Analyzer:
             with gc_paused(is_bulk(missing)):
                 segmented = segment_texts(missing, get_pipeline(self.pipeline))
                 memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-                measured = {t: self._measure(t, pcs, memo) for t, pcs in zip(missing, segmented)}
+                # One encoding per text (tiktoken counters) instead of one per piece and head.
+                token_maps = getattr(self.counter, "token_maps", None)
+                maps = token_maps(missing) if token_maps is not None else [None] * len(missing)
+                measured = {t: self._measure(t, pcs, memo, m) for t, pcs, m in zip(missing, segmented, maps)}
             with self._lock:
                 for t, v in measured.items():
                     found[t] = v
@@ -185,12 +219,11 @@ class Analyzer:
                     p = mp.piece
                     occ = seen.get(p.key, 0)
                     seen[p.key] = occ + 1
+                    # Positional, in field order: a long history makes tens of thousands.
                     units.append(Unit(
-                        id=f"{p.key}#{occ}", kind=p.kind, message=m.index, field=tf.field,
-                        start=p.start, end=p.end, text=tf.text[p.start:p.end], key=p.key,
-                        occurrence=occ, literals=p.literals, depth=p.depth, tokens=mp.tokens,
-                        head_end=mp.head_end, clip_tokens=mp.clip_tokens, gap=mp.gap, info=p.info, words=p.words,
-                        literal_texts=mp.literal_texts, head_literal_texts=mp.head_literal_texts, suffix=mp.suffix,
+                        f"{p.key}#{occ}", p.kind, m.index, tf.field, p.start, p.end, tf.text[p.start:p.end],
+                        p.key, occ, p.literals, p.depth, mp.tokens, mp.head_end, mp.clip_tokens, mp.gap, p.info,
+                        p.words, mp.literal_texts, mp.head_literal_texts, mp.suffix,
                     ))
             for c, call in enumerate(m.tool_calls):
                 key = content_key(f"{call.name}\x00{call.arguments}")
@@ -232,6 +265,16 @@ def reclipped(unit: Unit, head_end: int, count: Callable[[str], int]) -> Unit:
         clip_tokens=_clip_tokens(count, unit.gap, unit.text, head_end, unit.kind, unit.suffix),
         head_literal_texts=_texts_before(unit.literals, head_end),
     )
+
+
+def _suffix(text: str, pieces: tuple[Piece, ...], i: int) -> str:
+    """A table's separator row belongs with its header row: shown when it is."""
+    p = pieces[i]
+    if p.kind != "table_row":
+        return ""
+    nxt = pieces[i + 1].start if i + 1 < len(pieces) else len(text)
+    sep = _TABLE_SEP_LINE.match(text, p.end, nxt)
+    return sep.group() if sep else ""
 
 
 def _clip_tokens(count: Callable[[str], int], gap: str, body: str, head: int, kind: str, suffix: str) -> int:

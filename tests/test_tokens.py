@@ -69,3 +69,77 @@ def test_head_of_reads_a_prefix_but_cuts_where_head_does(spec, text, limit):
     cut = head_of(c, text, limit)
     assert cut == c.head(text, limit)
     assert c.count(text[:cut]) <= limit
+
+
+# -- TokenMap: one encoding of a whole text, spans counted from it ------------------
+
+_MAP_TEXT = st.lists(
+    st.one_of(st.sampled_from(_PIECES + [" ", "\n\n", "é", "中文", "👨‍👩‍👧", "\u200b", "\u202e"]),
+              st.characters(blacklist_categories=("Cs",))),
+    max_size=40,
+).map("".join)
+
+
+def _map(text):
+    return get_token_counter().token_maps([text])[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_MAP_TEXT, data=st.data())
+def test_token_map_counts_spans_of_the_whole_encoding(text, data):
+    c = get_token_counter()
+    tmap = _map(text)
+    n = len(text)
+    assert len(tmap.starts) == c.count(text) == len(tmap.spaced)
+    assert tmap.starts == sorted(tmap.starts) and all(0 <= s <= max(n - 1, 0) for s in tmap.starts)
+    assert tmap.count(0, n) == c.count(text)
+    k = data.draw(st.integers(0, n))
+    # Overlap counting: a token across the cut counts on both sides, nothing is lost.
+    if 0 < k < n:
+        assert c.count(text) <= tmap.count(0, k) + tmap.count(k, n) <= c.count(text) + 1
+    a = data.draw(st.integers(0, n))
+    b = data.draw(st.integers(a, n))
+    limit = data.draw(st.integers(1, 8))
+    h = tmap.head(a, b, limit)
+    assert 0 <= h <= b - a
+    if h < b - a and h > 0:
+        assert tmap.count(a, a + h) <= limit
+
+
+def test_token_map_is_none_for_unpaired_surrogates_and_analysis_still_works():
+    from discourse_memory import compact
+
+    assert _map("ok \ud800 then") is None
+    text = "Deploy \ud800 v1.2.3 to eu-west-1. " * 40
+    view = compact([{"role": "user", "content": text}, {"role": "user", "content": "And now?"}], 120)
+    assert view.tokens_after <= 120 and view.report.counts["clipped"] + view.report.counts["omitted"] > 0
+
+
+def test_token_map_estimates_match_exact_counts_on_the_sample():
+    # The analysis ranks units by these estimates; what it renders is counted exactly.
+    from discourse_memory.sample import sample_conversation
+    from discourse_memory.units import Analyzer, _clip_tokens
+
+    c = get_token_counter()
+    texts = list(dict.fromkeys(m["content"] for m in sample_conversation() if isinstance(m.get("content"), str)))
+    pieces = [(t, mp) for t, mps in zip(texts, Analyzer(c).analyse(texts)) for mp in mps]
+    diffs = [mp.tokens - c.count(mp.gap + t[mp.piece.start:mp.piece.end] + mp.suffix) for t, mp in pieces]
+    clips = [mp.clip_tokens - _clip_tokens(c.count, mp.gap, t[mp.piece.start:mp.piece.end], mp.head_end,
+                                           mp.piece.kind, mp.suffix)
+             for t, mp in pieces if mp.head_end < mp.piece.end - mp.piece.start]
+    assert len(pieces) > 100 and clips
+    assert sum(d == 0 for d in diffs) >= 0.9 * len(diffs) and max(map(abs, diffs)) <= 3
+    assert sum(d == 0 for d in clips) >= 0.9 * len(clips) and max(map(abs, clips)) <= 3
+
+
+def test_a_text_measures_the_same_alone_and_in_a_batch():
+    # Measures are a function of the text alone: a warm memory (texts analysed one by one)
+    # and a cold one (all at once) must rank the same units the same way.
+    from discourse_memory.units import Analyzer
+
+    c = get_token_counter()
+    texts = ["Intro.\n\n- item one is here\n- item two, v2.0.1\n\nThe end. The very end of it all, really.",
+             "Intro.\n\n- item one is here\n\n| a | b |\n|---|---|\n| 1 | 2 |", "中文 text. 🙂 more text here, and more."]
+    together = Analyzer(c).analyse(texts)
+    alone = [Analyzer(c).analyse([t])[0] for t in texts]
+    assert together == alone
