@@ -82,7 +82,7 @@ def floor_parts(messages: list[dict[str, Any]]) -> dict[str, float]:
     units = [u for us in Compactor().analyzer.units(_validated(messages)) for u in us]
     encoding = get_token_counter()._enc  # the tiktoken Encoding behind the default counter
 
-    fields = Unit.__slots__
+    fields = Unit._fields
     unit_args = [tuple(getattr(u, f) for f in fields) for u in units]
 
     def timed(fn: Any) -> float:

@@ -27,7 +27,7 @@ paragraph  other consecutive non-blank lines; split later into sentences (prose)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["Block", "split_blocks"]
 
@@ -44,9 +44,9 @@ _FIELD = re.compile(
 _MULTI_SENTENCE = re.compile(r"[.!?][\"')\]]?\s+[A-Z\"'(\[]")
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
-    """A block of a text: ``text[start:end]`` is the block, without its final newline."""
+class Block(NamedTuple):
+    """A block of a text: ``text[start:end]`` is the block, without its final newline.
+    (A named tuple: one per block of every message of a long history.)"""
 
     kind: str
     start: int
