@@ -84,11 +84,13 @@ def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | None,
-           depth: int = 0, memo: dict[Any, tuple[Any, ...]] | None = None) -> Piece:
+           depth: int = 0, memo: dict[Any, tuple[Any, ...]] | None = None, own_names: bool = False) -> Piece:
+    """``own_names``: ``names`` were found on this very text (not on a paragraph around
+    it), so the text alone decides them."""
     body = text[start:end]
     # Chats repeat paragraphs and lines (quotes, re-sent instructions, tool output):
     # what a piece says depends only on its kind, text and names.
-    memo_key = (kind, body, None if names is None else tuple(names))
+    memo_key = (kind, body, True if own_names else None if names is None else tuple(names))
     done = memo.get(memo_key) if memo is not None else None
     if done is None:
         found = find_literals(body)
@@ -147,7 +149,9 @@ def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
     # tokenizer alone: skip Language.pipe's per-doc overhead).
     unique = list(dict.fromkeys(job_texts))
     parsed = list((nlp.pipe if nlp.pipe_names else nlp.tokenizer.pipe)(unique, batch_size=256))
-    ents = [[(e.start_char, e.end_char, e.label_.lower()) for e in d.ents] for d in parsed]
+    # A blank pipeline has no entity recogniser: no need to ask each doc.
+    ents = ([[(e.start_char, e.end_char, e.label_.lower()) for e in d.ents] for d in parsed]
+            if nlp.pipe_names else [[] for _ in parsed])
     analysed = list(zip(DocTokens.of_many(parsed, unique), ents))
     del parsed
     by_text = dict(zip(unique, analysed))
@@ -184,7 +188,9 @@ def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
                     ]
                     pieces.append(_piece(text, "sentence", ss, se, sentence_names, memo=memo))
                 continue
-            found = names(doc) if doc is not None else None
-            pieces.append(_piece(text, kind, s, e, found, depth, memo=memo))
+            if doc is None:
+                pieces.append(_piece(text, kind, s, e, None, depth, memo=memo))
+            else:  # the job's text is this piece's: its names depend on that text alone
+                pieces.append(_piece(text, kind, s, e, names(doc), depth, memo=memo, own_names=True))
         out.append(tuple(pieces))
     return out
