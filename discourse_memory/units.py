@@ -56,11 +56,13 @@ class Unit(NamedTuple):
     literals: tuple[Literal, ...]
     depth: int = 0
     tokens: int = 0
-    """Tokens of the unit with the whitespace before it."""
+    """Tokens of the unit with the whitespace before it (with a tiktoken counter, read
+    from one encoding of its whole text: :class:`~discourse_memory.tokens.TokenMap`)."""
     head_end: int = 0
     """Where a clip cuts (character index into ``text``); ``len(text)`` if never clipped."""
     clip_tokens: int = 0
-    """Tokens of the clipped rendering (whitespace before + head + clip mark)."""
+    """Tokens of the clipped rendering (whitespace before + head + clip mark), estimated
+    the same way."""
     gap: str = ""
     """The source text between the previous unit and this one."""
     info: int = 0
