@@ -196,23 +196,11 @@ class TiktokenCounter(_Shared):
         known = self._cache.get(text)
         if known is not None and known <= max_tokens:
             return len(text)
-        enc = self._enc
-        tokens = enc.encode_ordinary(text)  # type: ignore[attr-defined]
-        if len(tokens) <= max_tokens:
-            return len(text)
-        # Token boundaries in bytes (a token may end inside a multi-byte character).
-        starts = [0]
-        for tok in tokens[:max_tokens]:
-            starts.append(starts[-1] + len(enc.decode_single_token_bytes(tok)))  # type: ignore[attr-defined]
-        data = text.encode("utf-8")
-        cut = starts[max_tokens]
-        # Back off to the last token that starts a new word, so no word is split.
-        for k in range(max_tokens, max(0, max_tokens // 2) - 1, -1):
-            if data[starts[k]:starts[k] + 1] in (b" ", b"\n", b"\t", b"\r"):
-                cut = starts[k]
-                break
-        index = len(data[:cut].decode("utf-8", "ignore"))
-        if self.count(text[:index]) > max_tokens:
+        # The cut and its back-off to a word start are the token map's, so a head is the
+        # same whether it is taken from the text alone or from its place in a message.
+        tmap = self.token_maps([text])[0]
+        index = tmap.head(0, len(text), max_tokens) if tmap is not None else 0
+        if tmap is None or (index < len(text) and self.count(text[:index]) > max_tokens):
             return _head_by_search(self.count, text, max_tokens)
         return index
 
@@ -224,13 +212,13 @@ class TiktokenCounter(_Shared):
 
         encode = self._enc.encode_ordinary  # type: ignore[attr-defined]
         lengths, spaced = self._token_tables()
-        encoded: list[list[int]] = []
+        encoded: list[list[int] | None] = []  # None: not encodable as UTF-8
         ascii_only: list[bool] = []
         for text in texts:
             try:
                 size = len(text.encode("utf-8"))
             except UnicodeEncodeError:
-                encoded.append([])
+                encoded.append(None)
                 ascii_only.append(False)
                 continue
             tokens = encode(text)
@@ -238,8 +226,8 @@ class TiktokenCounter(_Shared):
             ascii_only.append(size == len(text))
             if self._cache.get(text) is None:
                 self._cache.put(text, len(tokens))
-        sizes = np.array([len(t) for t in encoded], dtype=np.int64)
-        ids = np.fromiter(chain.from_iterable(encoded), dtype=np.int64, count=int(sizes.sum()))
+        sizes = np.array([len(t or ()) for t in encoded], dtype=np.int64)
+        ids = np.fromiter(chain.from_iterable(t or () for t in encoded), dtype=np.int64, count=int(sizes.sum()))
         widths = lengths[ids]  # type: ignore[index]
         ends = np.cumsum(widths)
         # Byte offset of each token within its own text.
@@ -249,8 +237,8 @@ class TiktokenCounter(_Shared):
         flags = spaced[ids].tolist()  # type: ignore[index]
         out: list[TokenMap | None] = []
         at = 0
-        for text, n, plain in zip(texts, sizes.tolist(), ascii_only):
-            if n == 0 and text and not plain and not _encodable(text):
+        for text, tokens, n, plain in zip(texts, encoded, sizes.tolist(), ascii_only):
+            if tokens is None:
                 out.append(None)
                 continue
             mine = starts_list[at:at + n]
@@ -263,14 +251,6 @@ class TiktokenCounter(_Shared):
             out.append(TokenMap(mine, flags[at:at + n]))
             at += n
         return out
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 class CallableCounter(_Shared):
