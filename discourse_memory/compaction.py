@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import hashlib
 import threading
 
 import numpy as np
@@ -13,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 from .errors import BudgetTooSmallError
 from .gc_pause import gc_paused, is_bulk
-from .keys import content_key
+from .keys import content_key, digest
 from .messages import Message, validate_messages
 from .columns import Columns
 from .policy import (
@@ -144,8 +143,8 @@ class Compactor:
         cols.key_count = seen
         tag = self._tags[-1] if self._tags else ""
         for us in units:
-            # content_key of hex keys joined by NULs (normalising them changes nothing).
-            tag = hashlib.blake2b((tag + "\x00".join(u.key for u in us)).encode(), digest_size=8).hexdigest()
+            # Hex keys joined by NULs: normalising them (content_key) would change nothing.
+            tag = digest(tag + "\x00".join(u.key for u in us))
             self._tags.append(tag)
         self._cols = cols
         if owned:

@@ -11,7 +11,7 @@ import hashlib
 import re
 import unicodedata
 
-__all__ = ["content_key", "normalise"]
+__all__ = ["content_key", "digest", "normalise"]
 
 _SPACE = re.compile(r"\s+")
 
@@ -23,7 +23,11 @@ def normalise(text: str) -> str:
     return _SPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
 
 
+def digest(text: str) -> str:
+    """16-hex-digit BLAKE2b of ``text`` exactly as given."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
 def content_key(text: str) -> str:
     """16-hex-digit stable key of ``text`` after :func:`normalise`."""
-    data = normalise(text).encode("utf-8", "surrogatepass")
-    return hashlib.blake2b(data, digest_size=8).hexdigest()
+    return digest(normalise(text))
