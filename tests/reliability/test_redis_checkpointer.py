@@ -44,13 +44,12 @@ from langchain_core.messages import (
     AIMessage,
     BaseMessage,
     HumanMessage,
-    SystemMessage,
     ToolMessage,
     messages_from_dict,
 )
 from langchain_discourse_memory._convert import NOTE_SOURCE_TAG
 from langchain_discourse_memory._counting import resolve_token_counter
-from langchain_discourse_memory.testing import orphan_tool_messages
+from langchain_discourse_memory.testing import check_agent_requests
 from langgraph.checkpoint.memory import InMemorySaver
 
 HERE = Path(__file__).resolve().parent
@@ -116,18 +115,7 @@ def _check_requests(received: Sequence[Sequence[BaseMessage]]) -> int:
     """Every model request: the system prompt first, the conversation within the budget,
     no tool result without its call and no call without its result. Returns how many
     requests were compacted (carry the record note)."""
-    compacted = 0
-    for inputs in received:
-        assert isinstance(inputs[0], SystemMessage) and inputs[0].content == app.SYSTEM
-        conversation = list(inputs[1:])
-        assert COUNT(conversation) <= BUDGET
-        assert orphan_tool_messages(conversation) == []
-        results = {m.tool_call_id for m in conversation if isinstance(m, ToolMessage)}
-        for m in conversation:
-            if isinstance(m, AIMessage):
-                assert {c["id"] for c in m.tool_calls} <= results, "a tool call without its result"
-        compacted += any(m.additional_kwargs.get("lc_source") == NOTE_SOURCE_TAG for m in conversation)
-    return compacted
+    return check_agent_requests(received, system=app.SYSTEM, budget=BUDGET, count_tokens=COUNT)
 
 
 def _second_process(command: list[str]) -> dict[str, Any]:

@@ -18,7 +18,8 @@ collects the inherited tests.
   `full_messages` (a function returning the backing store's messages).
 * `ScriptedToolChatModel`: a chat model that replies from a script, accepts
   `bind_tools` and records every input it gets, to run a real `create_agent`
-  loop (with `DiscourseCompactionMiddleware`) without an LLM.
+  loop (with `DiscourseCompactionMiddleware`) without an LLM;
+  `check_agent_requests` asserts what every request such a loop sent must hold.
 
 Example:
     ```python
@@ -49,12 +50,13 @@ from langchain_core.outputs import ChatResult
 from langchain_core.runnables import RunnableLambda
 from pydantic import Field
 
-from langchain_discourse_memory._convert import orphan_tool_messages
+from langchain_discourse_memory._convert import NOTE_SOURCE_TAG, orphan_tool_messages
 
 __all__ = [
     "ChatMessageHistoryTests",
     "CompactingChatMessageHistoryTests",
     "ScriptedToolChatModel",
+    "check_agent_requests",
     "orphan_tool_messages",
     "sample_conversation",
 ]
@@ -74,6 +76,32 @@ class ScriptedToolChatModel(GenericFakeChatModel):
     ) -> ChatResult:
         self.received.append(list(messages))
         return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+
+
+def check_agent_requests(
+    received: Sequence[Sequence[BaseMessage]],
+    *,
+    system: str,
+    budget: int,
+    count_tokens: Callable[[Sequence[BaseMessage]], int],
+) -> int:
+    """Assert what every model request of an agent loop with `DiscourseCompactionMiddleware`
+    must hold (`received`: e.g. `ScriptedToolChatModel.received`): the system prompt
+    `system` first, the conversation after it within `budget` tokens by `count_tokens`,
+    no tool result without its call and no call without its result. Returns how many
+    requests were compacted (carry the record note)."""
+    compacted = 0
+    for inputs in received:
+        assert isinstance(inputs[0], SystemMessage) and inputs[0].content == system
+        conversation = list(inputs[1:])
+        assert count_tokens(conversation) <= budget
+        assert orphan_tool_messages(conversation) == []
+        results = {m.tool_call_id for m in conversation if isinstance(m, ToolMessage)}
+        for m in conversation:
+            if isinstance(m, AIMessage):
+                assert {c["id"] for c in m.tool_calls} <= results, "a tool call without its result"
+        compacted += any(m.additional_kwargs.get("lc_source") == NOTE_SOURCE_TAG for m in conversation)
+    return compacted
 
 
 def sample_conversation(turns: int = 8) -> list[BaseMessage]:

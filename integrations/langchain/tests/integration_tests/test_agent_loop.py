@@ -13,7 +13,7 @@ from langchain_core.tools import tool
 from langchain_discourse_memory import DiscourseCompactionMiddleware
 from langchain_discourse_memory._convert import NOTE_SOURCE_TAG
 from langchain_discourse_memory._counting import resolve_token_counter
-from langchain_discourse_memory.testing import orphan_tool_messages
+from langchain_discourse_memory.testing import check_agent_requests, orphan_tool_messages
 from langgraph.checkpoint.memory import InMemorySaver
 
 COUNT = resolve_token_counter(None).messages
@@ -64,18 +64,7 @@ def script_for_turn(t: int) -> list[AIMessage]:
 def check_model_inputs(received: list[list[BaseMessage]], budget: int) -> int:
     """Every model call: system prompt first, conversation within budget, tool calls paired.
     Returns how many calls got a compacted view (with a record note)."""
-    compacted = 0
-    for inputs in received:
-        assert isinstance(inputs[0], SystemMessage) and inputs[0].content == SYSTEM
-        conversation = inputs[1:]
-        assert COUNT(conversation) <= budget
-        assert orphan_tool_messages(conversation) == []
-        results = {m.tool_call_id for m in conversation if isinstance(m, ToolMessage)}
-        for m in conversation:
-            if isinstance(m, AIMessage):
-                assert {c["id"] for c in m.tool_calls} <= results, "a tool call without its result"
-        compacted += any(m.additional_kwargs.get("lc_source") == NOTE_SOURCE_TAG for m in conversation)
-    return compacted
+    return check_agent_requests(received, system=SYSTEM, budget=budget, count_tokens=COUNT)
 
 
 def check_state_is_complete(messages: list[BaseMessage], turns: int) -> None:
