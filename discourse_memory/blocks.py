@@ -19,6 +19,12 @@ code       fenced blocks (```````` or ``~~~``, closed by a fence of the same
 field      a ``key: value`` line, the key being 1-5 words (optionally quoted) and
            the value a single sentence
 rule       a thematic break (``---``, ``***``, ``___``): skipped, not a unit
+diff       a unified diff outside a fence (``git diff`` in a tool result, an
+           agent's patch): from a ``diff --git``/``diff -`` line, a ``---``/``+++``
+           header pair or an ``@@ -a,b +c,d @@`` hunk header, over its file headers
+           and hunks (a hunk runs for the lines its header counts, blank context
+           lines included); split later into lines, so that ``+ added`` or
+           ``- removed`` lines are not read as list items
 paragraph  other consecutive non-blank lines; split later into sentences (prose)
            or lines (logs, code without fences, tool output)
 ========== ===================================================================
@@ -42,6 +48,11 @@ _FIELD = re.compile(
     r"""^[ \t]*["']?[A-Za-z_][\w.\-/()# ]{0,40}?["']?[ \t]*:[ \t]+\S"""
 )
 _MULTI_SENTENCE = re.compile(r"[.!?][\"')\]]?\s+[A-Z\"'(\[]")
+_HUNK = re.compile(r"@@ -\d{1,9}(?:,(\d{1,9}))? \+\d{1,9}(?:,(\d{1,9}))? @@")
+_DIFF_HEADER = (
+    "diff ", "index ", "--- ", "+++ ", "new file mode", "deleted file mode", "old mode", "new mode",
+    "similarity index", "dissimilarity index", "rename from", "rename to", "copy from", "copy to", "Binary files",
+)
 
 
 class Block(NamedTuple):
@@ -84,6 +95,45 @@ def _is_field(line: str) -> bool:
     return not _MULTI_SENTENCE.search(value)
 
 
+def _diff_starts(lines: list[str], i: int) -> bool:
+    line = lines[i]
+    return (line.startswith(("diff --git ", "diff -")) or _HUNK.match(line) is not None
+            or line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "))
+
+
+def _diff_end(lines: list[str], i: int) -> int:
+    """Index of the first line after the diff that starts at line ``i``."""
+    n = len(lines)
+    j = i
+    while j < n:
+        line = lines[j]
+        hunk = _HUNK.match(line)
+        if hunk:
+            # The header counts the hunk's lines: old (context and removed) and new
+            # (context and added); a blank line is context whose space was trimmed.
+            old = int(hunk.group(1) or 1)
+            new = int(hunk.group(2) or 1)
+            j += 1
+            while j < n and (old > 0 or new > 0):
+                mark = lines[j][:1]
+                if mark in (" ", ""):
+                    old, new = old - 1, new - 1
+                elif mark == "-":
+                    old -= 1
+                elif mark == "+":
+                    new -= 1
+                elif mark != "\\":  # "\ No newline at end of file"
+                    break  # a cut or edited hunk: it ends here
+                j += 1
+            while j < n and lines[j].startswith("\\"):
+                j += 1
+            continue
+        if j > i and not line.startswith(_DIFF_HEADER) or j == i and not _diff_starts(lines, j):
+            break
+        j += 1
+    return j
+
+
 def split_blocks(text: str) -> list[Block]:
     """Split ``text`` into blocks (see the module docstring for the rules)."""
     spans = _lines(text)
@@ -97,6 +147,13 @@ def split_blocks(text: str) -> list[Block]:
         stripped = line.strip()
         if not stripped:
             i += 1
+            continue
+        if line[:1] in "d-@" and _diff_starts(lines, i):
+            j = _diff_end(lines, i)
+            while j > i + 1 and not lines[j - 1].strip():
+                j -= 1  # trailing blank context lines are blank lines
+            blocks.append(Block("diff", start, spans[j - 1][1]))
+            i = j
             continue
         fence = _FENCE.match(line)
         if fence:
@@ -130,7 +187,7 @@ def split_blocks(text: str) -> list[Block]:
                         continue
                     break
                 if _LIST.match(nxt) or _FENCE.match(nxt) or _ATX.match(nxt) or _RULE.match(nxt) \
-                        or "|" in nxt and nxt.lstrip().startswith("|"):
+                        or "|" in nxt and nxt.lstrip().startswith("|") or nxt[:1] in "d-@" and _diff_starts(lines, j):
                     break
                 j += 1
             blocks.append(Block("list_item", start, spans[j - 1][1], depth=base // 2))
@@ -160,7 +217,8 @@ def split_blocks(text: str) -> list[Block]:
         while j < n:
             nxt = lines[j]
             if not nxt.strip() or _FENCE.match(nxt) or _ATX.match(nxt) or _LIST.match(nxt) \
-                    or nxt.lstrip().startswith("|") or _SETEXT.match(nxt) and j == i + 1:
+                    or nxt.lstrip().startswith("|") or _SETEXT.match(nxt) and j == i + 1 \
+                    or nxt[:1] in "d-@" and _diff_starts(lines, j):
                 break
             if _RULE.match(nxt):
                 break

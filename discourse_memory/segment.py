@@ -2,7 +2,7 @@
 
 ``text -> blocks -> pieces``: blocks come from :mod:`.blocks`; prose paragraphs
 are split into sentences by spaCy, paragraphs that are not prose (logs, code
-without fences, tool output) into lines. Each piece carries its literals.
+without fences, tool output) and unified diffs into lines. Each piece carries its literals.
 """
 
 from __future__ import annotations
@@ -123,15 +123,15 @@ def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
         plan: list[tuple[str, int, int, int]] = []
         for block in split_blocks(text):
             kind, start, end = block.kind, block.start, block.end
+            if kind == "diff" or kind == "paragraph" and _paragraph_mode(text, start, end) == "lines":
+                pos = start
+                for line in text[start:end].split("\n"):
+                    s, e = _strip_span(text, pos, pos + len(line))
+                    if e > s:
+                        plan.append(("line", s, e, 0))
+                    pos += len(line) + 1
+                continue
             if kind == "paragraph":
-                if _paragraph_mode(text, start, end) == "lines":
-                    pos = start
-                    for line in text[start:end].split("\n"):
-                        s, e = _strip_span(text, pos, pos + len(line))
-                        if e > s:
-                            plan.append(("line", s, e, 0))
-                        pos += len(line) + 1
-                    continue
                 kind = "prose"
             s, e = _strip_span(text, start, end)
             if e <= s:

@@ -1,10 +1,14 @@
 """Segmentation into units, against hand-written expectations."""
 
+import difflib
 import json
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
+from discourse_memory.blocks import split_blocks
 from discourse_memory.nlp import get_pipeline
 from discourse_memory.segment import segment_texts
 
@@ -57,3 +61,28 @@ def test_a_repeated_sentence_keeps_the_names_of_its_own_paragraph():
             assert mp.literal_texts == tuple(dict.fromkeys(lit.text for lit in mp.piece.literals))
     a, b = Analyzer(get_token_counter()).analyse([named, unnamed])
     assert "Mia" in a[0].literal_texts and "Mia" not in b[0].literal_texts
+
+
+_DIFF_LINE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"), max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_DIFF_LINE, max_size=12), st.lists(_DIFF_LINE, max_size=12), st.integers(0, 3))
+def test_a_unified_diff_from_difflib_is_one_block_split_into_lines(old, new, context):
+    # The diff comes from the standard library, not from this code: every line of it,
+    # headers and hunks, belongs to one diff block, and the text around it does not.
+    diff = "\n".join(difflib.unified_diff(old, new, "a/pool.py", "b/pool.py", n=context, lineterm=""))
+    assume(diff)
+    text = "The patch:\n\n" + diff + "\nThat is the whole change."
+    blocks = split_blocks(text)
+    diffs = [b for b in blocks if b.kind == "diff"]
+    assert len(diffs) == 1
+    lines = diff.split("\n")
+    while not lines[-1].strip():  # trailing blank context lines count as blank lines
+        lines.pop()
+    assert text[diffs[0].start:diffs[0].end] == "\n".join(lines)
+    assert [text[b.start:b.end] for b in blocks if b.kind != "diff"] == ["The patch:", "That is the whole change."]
+    (pieces,) = segment_texts([text], get_pipeline())
+    inside = [p for p in pieces if diffs[0].start <= p.start < diffs[0].end]
+    assert {p.kind for p in inside} == {"line"}
+    assert [text[p.start:p.end] for p in inside] == [line.strip() for line in lines if line.strip()]

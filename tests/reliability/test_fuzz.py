@@ -50,7 +50,7 @@ COUNTER = get_token_counter()
 SEED = int(os.environ.get("DM_FUZZ_SEED", "20261130"))
 TEXT_CASES = int(os.environ.get("DM_FUZZ_TEXT_CASES", "100000"))
 CASES: dict[str, int] = {}
-BLOCK_KINDS = {"heading", "list_item", "table_row", "code", "field", "paragraph"}
+BLOCK_KINDS = {"heading", "list_item", "table_row", "code", "field", "paragraph", "diff"}
 
 
 # ---- checks -------------------------------------------------------------------------
