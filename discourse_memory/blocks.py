@@ -9,9 +9,10 @@ paragraph):
 heading    ATX (``# Title`` .. ``###### Title``) and setext (a single text line
            underlined by ``===`` or ``---``)
 list_item  ``-``, ``*``, ``+`` or ``1.``/``1)`` items at any indent; an item runs
-           over its continuation lines (indented, or lazy non-blank lines) and
-           stops at the next item, a blank line followed by unindented text, or
-           another block; nested items are items of their own
+           over its continuation lines (indented past its marker, or lazy lines
+           that read as running text) and stops at the next item, a blank line
+           followed by unindented text, a lazy line that is not text (code, output)
+           or another block; nested items are items of their own
 table_row  lines of a pipe table (``| a | b |``, or a header row with pipes
            followed by a ``---|---`` separator); the separator row is not a unit
 code       fenced blocks (```````` or ``~~~``, closed by a fence of the same
@@ -35,7 +36,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["Block", "split_blocks"]
+__all__ = ["Block", "is_prose_line", "split_blocks"]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
@@ -48,6 +49,7 @@ _FIELD = re.compile(
     r"""^[ \t]*["']?[A-Za-z_][\w.\-/()# ]{0,40}?["']?[ \t]*:[ \t]+\S"""
 )
 _MULTI_SENTENCE = re.compile(r"[.!?][\"')\]]?\s+[A-Z\"'(\[]")
+_WORD = re.compile(r"[A-Za-z]{2,}")
 _HUNK = re.compile(r"@@ -\d{1,9}(?:,(\d{1,9}))? \+\d{1,9}(?:,(\d{1,9}))? @@")
 _DIFF_HEADER = (
     "diff ", "index ", "--- ", "+++ ", "new file mode", "deleted file mode", "old mode", "new mode",
@@ -93,6 +95,21 @@ def _is_field(line: str) -> bool:
     if len(key.split()) > 5 or "://" in line[: len(key) + 3]:
         return False
     return not _MULTI_SENTENCE.search(value)
+
+
+def is_prose_line(line: str) -> bool:
+    """Whether a line reads as running text (blank lines do): three or more words, or a
+    shorter sentence, mostly letters, not indented as code."""
+    stripped = line.strip()
+    if not stripped:
+        return True
+    if line[:2] in ("  ", "\t ") or line.startswith("\t"):
+        return False
+    words = _WORD.findall(stripped)
+    if len(words) < 3 and not (words and stripped[-1] in ".!?"):
+        return False
+    letters = sum(len(w) for w in words)
+    return letters >= 0.6 * len(stripped)
 
 
 def _diff_starts(lines: list[str], i: int) -> bool:
@@ -188,6 +205,10 @@ def split_blocks(text: str) -> list[Block]:
                     break
                 if _LIST.match(nxt) or _FENCE.match(nxt) or _ATX.match(nxt) or _RULE.match(nxt) \
                         or "|" in nxt and nxt.lstrip().startswith("|") or nxt[:1] in "d-@" and _diff_starts(lines, j):
+                    break
+                # A lazy line (not indented past the marker) continues the item only as
+                # wrapped text: code or output after an item in a docstring is not part of it.
+                if _indent(nxt.replace("\t", "    ")) <= base and not is_prose_line(nxt.lstrip()):
                     break
                 j += 1
             blocks.append(Block("list_item", start, spans[j - 1][1], depth=base // 2))

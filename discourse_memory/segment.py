@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from .blocks import split_blocks
+from .blocks import is_prose_line, split_blocks
 from .doc_tokens import DocTokens
 from .keys import content_key
 from .literals import (
@@ -24,7 +24,6 @@ from .nlp import MAX_PROSE_CHARS
 
 __all__ = ["Piece", "segment_texts"]
 
-_WORD = re.compile(r"[A-Za-z]{2,}")
 _CONTENT_WORD = re.compile(r"[A-Za-z]{4,}")
 _STOP = frozenset(
     "that this with have from they their there what when which would could should about "
@@ -52,26 +51,13 @@ class Piece(NamedTuple):
     """Its distinct content words (lower case), for weighting rare words higher."""
 
 
-def _is_prose_line(line: str) -> bool:
-    stripped = line.strip()
-    if not stripped:
-        return True
-    if line[:2] in ("  ", "\t ") or line.startswith("\t"):
-        return False
-    words = _WORD.findall(stripped)
-    if len(words) < 3 and not (words and stripped[-1] in ".!?"):
-        return False
-    letters = sum(len(w) for w in words)
-    return letters >= 0.6 * len(stripped)
-
-
 def _paragraph_mode(text: str, start: int, end: int) -> str:
     """'prose' (split into sentences) or 'lines'."""
     if end - start > MAX_PROSE_CHARS:
         return "lines"
     segment = text[start:end]
     lines = segment.split("\n")
-    prose = sum(1 for line in lines if _is_prose_line(line))
+    prose = sum(1 for line in lines if is_prose_line(line))
     return "prose" if prose * 2 > len(lines) else "lines"
 
 
