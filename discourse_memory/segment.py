@@ -131,15 +131,16 @@ def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
             plan.append((kind, s, e, block.depth))
         plans.append(plan)
 
-    # Each distinct text needing the pipeline is parsed once (a blank pipeline is its
-    # tokenizer alone: skip Language.pipe's per-doc overhead).
+    # Each distinct text needing the pipeline is parsed once. A blank pipeline is its
+    # tokenizer alone: many texts go through it per Doc, and there are no entities.
     unique = list(dict.fromkeys(job_texts))
-    parsed = list((nlp.pipe if nlp.pipe_names else nlp.tokenizer.pipe)(unique, batch_size=256))
-    # A blank pipeline has no entity recogniser: no need to ask each doc.
-    ents = ([[(e.start_char, e.end_char, e.label_.lower()) for e in d.ents] for d in parsed]
-            if nlp.pipe_names else [[] for _ in parsed])
-    analysed = list(zip(DocTokens.of_many(parsed, unique), ents))
-    del parsed
+    if nlp.pipe_names:
+        parsed = list(nlp.pipe(unique, batch_size=256))
+        ents = [[(e.start_char, e.end_char, e.label_.lower()) for e in d.ents] for d in parsed]
+        analysed = list(zip(DocTokens.of_many(parsed, unique), ents))
+        del parsed
+    else:
+        analysed = [(toks, []) for toks in DocTokens.of_texts(nlp.tokenizer, unique)]
     by_text = dict(zip(unique, analysed))
     docs = {job: by_text[t] for job, t in zip(jobs, job_texts)}
     names_of: dict[str, list[Literal]] = {}  # a repeated paragraph is analysed once

@@ -49,6 +49,18 @@ def test_many_docs_at_once_match_one_at_a_time(batch: list[str]) -> None:
     assert together == alone
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(texts, st.integers(1, 60)), max_size=14))
+def test_texts_tokenized_several_per_doc_match_one_doc_each(batch: list[tuple[str, int]]) -> None:
+    # Short texts share a doc, long ones (repeated up to 60 times) go alone: either way
+    # each text gets exactly the tokens, flags and sentences it gets in a doc of its own.
+    nlp = get_pipeline()
+    alone_texts = [(text * times).strip() for text, times in batch]
+    alone_texts = [t for t in alone_texts if t]
+    shared = DocTokens.of_texts(nlp.tokenizer, alone_texts)
+    assert shared == [DocTokens.of(nlp.tokenizer(t), t) for t in alone_texts]
+
+
 def test_sentences_of_real_messages_are_the_sentencizers() -> None:
     nlp = get_pipeline()
     for m in sample_conversation(20, seed=3):
