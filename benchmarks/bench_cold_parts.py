@@ -6,8 +6,9 @@ that any analysis of that history must pay, and how deep in it the view reaches.
 1. **Cold compaction**: ``tests/reliability/large_case.py 10k_messages`` in fresh
    processes (pipeline loaded, nothing of the history cached), median of ``--repeat``.
 2. **Floor**: on the same history, in this process, the work that stays whatever the
-   Python around it does -- spaCy's tokenizer over the paragraphs the analysis sends it
-   (a fresh pipeline, so its vocabulary is as cold as in 1.), one tiktoken encode of
+   Python around it does -- spaCy's tokenizer over the paragraphs the analysis sends it,
+   several per doc as the analysis joins them (a fresh pipeline, so its vocabulary is as
+   cold as in 1.), one tiktoken encode of
    each distinct text, the literal pattern over each distinct unit, block splitting of
    each text, and creating the unit objects. Their sum against 1. is what a rewrite of
    the analysis in Python could at best remove.
@@ -34,24 +35,6 @@ sys.path.insert(0, str(ROOT / "tests" / "reliability"))
 import large_case  # noqa: E402
 
 
-class _Recorder:
-    """Stands in for the pipeline to record the paragraphs the analysis tokenizes."""
-
-    def __init__(self, nlp: Any) -> None:
-        self._nlp = nlp
-        self.pipe_names = nlp.pipe_names
-        self.seen: list[str] = []
-        recorder = self
-
-        class _Tokenizer:
-            def pipe(self, texts: Any, batch_size: int = 256) -> Any:
-                texts = list(texts)
-                recorder.seen.extend(texts)
-                return nlp.tokenizer.pipe(texts, batch_size=batch_size)
-
-        self.tokenizer = _Tokenizer()
-
-
 def cold_seconds(repeat: int) -> list[float]:
     out = []
     for _ in range(repeat):
@@ -74,11 +57,20 @@ def floor_parts(messages: list[dict[str, Any]]) -> dict[str, float]:
     from discourse_memory.segment import segment_texts
     from discourse_memory.units import Unit
 
+    from discourse_memory import doc_tokens
+
     texts = list(dict.fromkeys(m["content"] for m in messages if isinstance(m.get("content"), str) and m["content"]))
-    recorder = _Recorder(get_pipeline())
-    pieces = segment_texts(texts, recorder)
+    # Record the paragraphs the analysis sends to the tokenizer.
+    seen: list[str] = []
+    original, of_texts = doc_tokens.DocTokens.__dict__["of_texts"], doc_tokens.DocTokens.of_texts
+    doc_tokens.DocTokens.of_texts = lambda tokenizer, batch: (seen.extend(batch), of_texts(tokenizer, batch))[1]
+    try:
+        pieces = segment_texts(texts, get_pipeline())
+    finally:
+        doc_tokens.DocTokens.of_texts = original
     bodies = list(dict.fromkeys(t[p.start:p.end] for t, ps in zip(texts, pieces) for p in ps))
-    paragraphs = list(dict.fromkeys(recorder.seen))
+    paragraphs = list(dict.fromkeys(seen))
+    joined = doc_tokens.doc_texts(paragraphs)
     units = [u for us in Compactor().analyzer.units(_validated(messages)) for u in us]
     encoding = get_token_counter()._enc  # the tiktoken Encoding behind the default counter
 
@@ -94,7 +86,7 @@ def floor_parts(messages: list[dict[str, Any]]) -> dict[str, float]:
 
     fresh = spacy.blank("en")
     return {
-        "spaCy tokenizer over the paragraphs": timed(lambda: list(fresh.tokenizer.pipe(paragraphs, batch_size=256))),
+        "spaCy tokenizer over the paragraphs": timed(lambda: [fresh.tokenizer(t) for t in joined]),
         "one tiktoken encode per text": timed(lambda: [encoding.encode_ordinary(t) for t in texts]),
         "literal pattern over each unit": timed(lambda: [list(_RE.finditer(b)) for b in bodies]),
         "block splitting": timed(lambda: [list(split_blocks(t)) for t in texts]),

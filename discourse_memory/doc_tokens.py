@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["DocTokens"]
+__all__ = ["DocTokens", "doc_texts"]
 
 
 def _punct_hashes() -> np.ndarray:
@@ -95,20 +95,14 @@ class DocTokens:
         arrays: list[np.ndarray] = []
         shifts: list[int] = []
         sizes: list[int] = []
-        group: list[str] = []
-        chars = base = 0
-        for k, text in enumerate(texts):
-            group.append(text)
-            chars += len(text) + len(_SEPARATOR)
-            nxt = len(texts[k + 1]) if k + 1 < len(texts) else -1
-            if nxt < 0 or len(group) >= _PER_DOC or chars + nxt > _DOC_CHARS:
-                doc = tokenizer(_SEPARATOR.join(group))
-                if len(doc):
-                    arrays.append(doc.to_array(attrs))
-                    shifts.append(base)
-                    sizes.append(len(doc))
-                base += chars
-                group, chars = [], 0
+        base = 0
+        for joined in doc_texts(texts):
+            doc = tokenizer(joined)
+            if len(doc):
+                arrays.append(doc.to_array(attrs))
+                shifts.append(base)
+                sizes.append(len(doc))
+            base += len(joined) + len(_SEPARATOR)
         if not arrays:
             return _build(np.zeros((0, len(attrs)), dtype=np.uint64), np.zeros(len(texts), dtype=np.int64), texts)
         raw = np.concatenate(arrays)
@@ -127,6 +121,24 @@ _SEPARATOR = "\n\n"
 # as fast as one per doc; 64 per doc, or docs of 4,000+ characters, are slower again.
 _PER_DOC = 8
 _DOC_CHARS = 2_000
+
+
+def doc_texts(texts: list[str]) -> list[str]:
+    """The texts :meth:`DocTokens.of_texts` hands the tokenizer: ``texts`` in order, up
+    to ``_PER_DOC`` of them and ``_DOC_CHARS`` characters joined per doc."""
+    out: list[str] = []
+    group: list[str] = []
+    chars = 0
+    for k, text in enumerate(texts):
+        group.append(text)
+        chars += len(text) + len(_SEPARATOR)
+        nxt = len(texts[k + 1]) if k + 1 < len(texts) else -1
+        if nxt < 0 or len(group) >= _PER_DOC or chars + nxt > _DOC_CHARS:
+            out.append(_SEPARATOR.join(group))
+            group, chars = [], 0
+    return out
+
+
 _ATTRS: tuple[int, ...] = ()
 
 
