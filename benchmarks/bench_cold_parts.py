@@ -49,15 +49,13 @@ def cold_seconds(repeat: int) -> list[float]:
 def floor_parts(messages: list[dict[str, Any]]) -> dict[str, float]:
     import spacy
 
-    from discourse_memory import Compactor, get_token_counter
+    from discourse_memory import Compactor, doc_tokens, get_token_counter
     from discourse_memory.blocks import split_blocks
     from discourse_memory.gc_pause import gc_paused
     from discourse_memory.literals import _RE
     from discourse_memory.nlp import get_pipeline
     from discourse_memory.segment import segment_texts
     from discourse_memory.units import Unit
-
-    from discourse_memory import doc_tokens
 
     texts = list(dict.fromkeys(m["content"] for m in messages if isinstance(m.get("content"), str) and m["content"]))
     # Record the paragraphs the analysis sends to the tokenizer.

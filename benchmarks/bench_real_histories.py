@@ -55,7 +55,12 @@ def history(source: str, limit: int) -> list[dict[str, Any]]:
 
 
 def _to_langchain(msgs: list[dict[str, Any]]) -> list[Any]:
-    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+    from langchain_core.messages import (
+        AIMessage,
+        HumanMessage,
+        SystemMessage,
+        ToolMessage,
+    )
 
     out: list[Any] = []
     for m in msgs:

@@ -77,7 +77,6 @@ class DocTokens:
             doc.user_data["dm_tokens"] = tokens
         return out
 
-
     @classmethod
     def of_texts(cls, tokenizer: Any, texts: list[str]) -> list["DocTokens"]:
         """``of_many`` of ``texts`` tokenized by a tokenizer alone, several short texts per
