@@ -8,14 +8,16 @@ that any analysis of that history must pay, and how deep in it the view reaches.
 2. **Floor**: on the same history, in this process, the work that stays whatever the
    Python around it does -- spaCy's tokenizer over the paragraphs the analysis sends it,
    several per doc as the analysis joins them (a fresh pipeline, so its vocabulary is as
-   cold as in 1.), one tiktoken encode of
-   each distinct text, the literal pattern over each distinct unit, block splitting of
-   each text, and creating the unit objects. Their sum against 1. is what a rewrite of
-   the analysis in Python could at best remove.
+   cold as in 1.), one tiktoken encode of each distinct text, the literal pattern over
+   each distinct unit, and block splitting of each text (unit objects are built only for
+   what a view shows). Their sum against 1. is what a rewrite of the analysis in Python
+   could at best remove.
 3. **Depth**: at the case's budget, where the messages the view shows lie, in multiples
    of the budget counted back from the newest message. An analysis that skipped
    messages deeper than k budgets (treating them as omitted) would change every view
    with shown messages beyond k.
+4. **Memory**: what a fresh ``Compactor`` holds after compacting the history (its
+   analysis cache and columns), and the peak during the call, by ``tracemalloc``.
 """
 
 from __future__ import annotations
@@ -55,7 +57,6 @@ def floor_parts(messages: list[dict[str, Any]]) -> dict[str, float]:
     from discourse_memory.literals import _RE
     from discourse_memory.nlp import get_pipeline
     from discourse_memory.segment import segment_texts
-    from discourse_memory.units import Unit
 
     texts = list(dict.fromkeys(m["content"] for m in messages if isinstance(m.get("content"), str) and m["content"]))
     # Record the paragraphs the analysis sends to the tokenizer.
@@ -69,11 +70,8 @@ def floor_parts(messages: list[dict[str, Any]]) -> dict[str, float]:
     bodies = list(dict.fromkeys(t[p.start:p.end] for t, ps in zip(texts, pieces) for p in ps))
     paragraphs = list(dict.fromkeys(seen))
     joined = doc_tokens.doc_texts(paragraphs)
-    units = [u for us in Compactor().analyzer.units(_validated(messages)) for u in us]
+    units = [u for us in Compactor().analyzer.units(_validated(messages)) for u in us]  # counted only
     encoding = get_token_counter()._enc  # the tiktoken Encoding behind the default counter
-
-    fields = Unit._fields
-    unit_args = [tuple(getattr(u, f) for f in fields) for u in units]
 
     def timed(fn: Any) -> float:
         # Collector paused, as the analysis pauses it for a batch this large.
@@ -88,7 +86,6 @@ def floor_parts(messages: list[dict[str, Any]]) -> dict[str, float]:
         "one tiktoken encode per text": timed(lambda: [encoding.encode_ordinary(t) for t in texts]),
         "literal pattern over each unit": timed(lambda: [list(_RE.finditer(b)) for b in bodies]),
         "block splitting": timed(lambda: [list(split_blocks(t)) for t in texts]),
-        "creating the unit objects": timed(lambda: [Unit(*args) for args in unit_args]),
         "_sizes": {"texts": len(texts), "paragraphs": len(paragraphs), "units": len(units), "distinct bodies": len(bodies)},
     }
 
@@ -113,6 +110,23 @@ def depth(messages: list[dict[str, Any]], budget: int) -> dict[str, Any]:
             "deepest x": round(max(deep), 1)}
 
 
+def memory(messages: list[dict[str, Any]], budget: int) -> str:
+    import gc
+    import tracemalloc
+
+    from discourse_memory import Compactor
+
+    gc.collect()
+    tracemalloc.start()
+    compactor = Compactor()
+    compactor.compact(messages, budget)
+    gc.collect()
+    held, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del compactor
+    return f"held after the call {held / 1e6:.1f} MB, peak during it {peak / 1e6:.1f} MB"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -134,6 +148,7 @@ def main() -> None:
         print(f"  {name:40} {seconds:.3f} s")
     print(f"  {'sum':40} {floor:.3f} s = {floor / median:.0%} of the cold compaction")
     print(f"depth of the view at budget {budget:,}: {depth(messages, budget)}")
+    print(f"memory of a fresh Compactor (tracemalloc): {memory(messages, budget)}")
 
 
 if __name__ == "__main__":

@@ -8,14 +8,16 @@ the record's chronological order.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import overload
 
 import numpy as np
 
 from .messages import Message
-from .units import Unit
+from .units import Field, Unit
 
-__all__ = ["Columns", "KIND_WEIGHT", "LITERAL_RANK"]
+__all__ = ["Columns", "KIND_WEIGHT", "LITERAL_RANK", "Units"]
 
 KIND_WEIGHT = {"heading": 1.5, "tool_call": 3.0, "field": 1.2, "table_row": 1.1}
 # Literal kinds, most worth keeping in a cut record first.
@@ -49,12 +51,69 @@ class _Grow:
         return self._a[: self.n]
 
 
+class Units(Sequence[Unit]):
+    """The first ``n`` units of a conversation, built from its fields when looked at (a
+    view shows a few of the tens of thousands a long history has), with some replaced.
+    The fields only ever grow, so a view stays valid as the conversation does."""
+
+    def __init__(self, fields: list[Field], firsts: list[int], occurrences: list[int], n: int,
+                 replaced: Mapping[int, Unit] | None = None) -> None:
+        self._fields = fields
+        self._firsts = firsts  # index of each field's first unit
+        self._occurrences = occurrences
+        self._n = n
+        self._replaced = replaced or {}
+
+    def replaced(self, units: Mapping[int, Unit]) -> "Units":
+        """This view with unit ``i`` replaced by ``units[i]``."""
+        return Units(self._fields, self._firsts, self._occurrences, self._n, {**self._replaced, **units})
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> Unit: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Unit]: ...
+
+    def __getitem__(self, i: int | slice) -> Unit | list[Unit]:
+        if isinstance(i, slice):
+            return list(self._range(*i.indices(self._n)))
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        return next(self._range(i, i + 1, 1))
+
+    def __iter__(self) -> Iterator[Unit]:
+        return self._range(0, self._n, 1)
+
+    def _range(self, start: int, stop: int, step: int) -> Iterator[Unit]:
+        if step != 1:
+            yield from (self[i] for i in range(start, stop, step))
+            return
+        firsts, fields, occurrences, replaced = self._firsts, self._fields, self._occurrences, self._replaced
+        k = bisect_right(firsts, start) - 1
+        i = start
+        while i < stop:
+            field, first = fields[k], firsts[k]
+            last = min(stop, first + len(field.units))
+            for i in range(i, last):
+                got = replaced.get(i) if replaced else None
+                yield got if got is not None else field.unit(i - first, occurrences[i])
+            i = last
+            k += 1
+
+
 class Columns:
     """Columns of the units of messages ``0..len(self)-1``."""
 
     def __init__(self, count: Callable[[str], int]) -> None:
         self._count = count
-        self.units: list[Unit] = []
+        self._fields: list[Field] = []
+        self._firsts: list[int] = []
+        self._occurrences: list[int] = []
         self.messages: list[Message] = []
         self.msg_start = _Grow(np.int64)
         self.msg_start.extend([0])
@@ -82,7 +141,7 @@ class Columns:
         """Per content word, how many units state it."""
         # per key: the newest unit with that key
         self._key_ids: dict[str, int] = {}
-        self.key_count: dict[str, int] = {}
+        self.key_total = _Grow(np.int64)
         """How many units of each key the conversation has (for occurrence numbers)."""
         self.key_newest = _Grow(np.int64)
         # per literal
@@ -114,14 +173,21 @@ class Columns:
     def __len__(self) -> int:
         return len(self.messages)
 
-    def extend(self, messages: list[Message], units: list[list[Unit]]) -> None:
-        """Append messages (numbered from ``len(self)``) and their units, in one batch."""
+    @property
+    def units(self) -> Units:
+        """The units so far (built when looked at)."""
+        return Units(self._fields, self._firsts, self._occurrences, len(self._occurrences))
+
+    def extend(self, messages: list[Message], fields: list[list[Field]]) -> list[list[str]]:
+        """Append messages (numbered from ``len(self)``) and their fields, in one batch;
+        returns the keys of each message's units."""
         count = self._count
-        index = len(self.units)
+        first = len(self._occurrences)
+        index = first
         starts: list[int] = []
         costs: list[int] = []
+        keys_of: list[list[str]] = []
         key_rows: list[int] = []
-        newest: dict[int, int] = {}
         lit_rows: list[int] = []
         lit_ptrs: list[int] = []
         head_rows: list[int] = []
@@ -131,61 +197,94 @@ class Columns:
         last_msg: dict[int, int] = {}
         rank_of: dict[int, int] = {}
         new_lits: list[str] = []
+        tokens: list[float] = []
+        clips: list[float] = []
+        clippable: list[bool] = []
+        head_share: list[float] = []
+        kind_weight: list[float] = []
+        is_call: list[bool] = []
+        owners: list[int] = []
         n_lit, n_head, n_word = self.lit_idx.n, self.head_idx.n, self.word_idx.n
         n_words_before = len(self._word_ids)
-        flat: list[Unit] = []
-        owners: list[int] = []
         # Locals: this loop runs once per unit, literal and word of the batch.
         key_ids, lit_ids, lit_text, word_ids = self._key_ids, self.lit_ids, self.lit_text, self._word_ids
-        for m, us in zip(messages, units):
+        for m, fs in zip(messages, fields):
             self.messages.append(m)
             self._pair(m)
-            flat.extend(us)
             mi = m.index
-            owners.extend([mi] * len(us))
             costs.append(sum(count(tf.text) for tf in m.texts)
                          + sum(count(c.name) + count(c.arguments) for c in m.tool_calls))
-            for u in us:
-                kid = key_ids.get(u.key)
-                if kid is None:
-                    kid = key_ids[u.key] = len(key_ids)
-                newest[kid] = index
-                key_rows.append(kid)
-                texts = u.literal_texts
-                if texts:
-                    # A text's rank comes from the kind it first appears as.
-                    kinds = {lit.text: lit.kind for lit in reversed(u.literals)} if u.literals else {}
-                    for t in texts:
-                        lid = lit_ids.get(t)
-                        if lid is None:
-                            lid = lit_ids[t] = len(lit_text)
-                            lit_text.append(t)
-                            new_lits.append(t)
-                        rank = LITERAL_RANK.get(kinds.get(t, ""), 1)
-                        if rank < rank_of.get(lid, 9):
-                            rank_of[lid] = rank
-                        last_msg[lid] = mi
-                        lit_rows.append(lid)
-                lit_ptrs.append(n_lit + len(lit_rows))
-                if u.head_literal_texts:
-                    head_rows.extend([lit_ids[t] for t in u.head_literal_texts])
-                head_ptrs.append(n_head + len(head_rows))
-                for w in u.words:
-                    wid = word_ids.get(w)
-                    if wid is None:
-                        wid = word_ids[w] = len(word_ids)
-                    word_rows.append(wid)
-                word_ptrs.append(n_word + len(word_rows))
-                index += 1
+            keys: list[str] = []
+            for f in fs:
+                self._fields.append(f)
+                self._firsts.append(index)
+                for u in f.units:
+                    if isinstance(u, Unit):  # a tool call
+                        kind, key, literals, words = u.kind, u.key, u.literals, u.words
+                        size, head_end = len(u.text), u.head_end
+                        utokens, uclip, texts, heads = u.tokens, u.clip_tokens, u.literal_texts, u.head_literal_texts
+                    else:
+                        (kind, start, end, key, literals, _, _, words), _, utokens, head_end, uclip, texts, heads, _ \
+                            = u
+                        size = end - start
+                    keys.append(key)
+                    kid = key_ids.get(key)
+                    if kid is None:
+                        kid = key_ids[key] = len(key_ids)
+                    key_rows.append(kid)
+                    if texts:
+                        # A text's rank comes from the kind it first appears as.
+                        kinds = {lit.text: lit.kind for lit in reversed(literals)} if literals else {}
+                        for t in texts:
+                            lid = lit_ids.get(t)
+                            if lid is None:
+                                lid = lit_ids[t] = len(lit_text)
+                                lit_text.append(t)
+                                new_lits.append(t)
+                            rank = LITERAL_RANK.get(kinds.get(t, ""), 1)
+                            if rank < rank_of.get(lid, 9):
+                                rank_of[lid] = rank
+                            last_msg[lid] = mi
+                            lit_rows.append(lid)
+                    lit_ptrs.append(n_lit + len(lit_rows))
+                    if heads:
+                        head_rows.extend([lit_ids[t] for t in heads])
+                    head_ptrs.append(n_head + len(head_rows))
+                    for w in words:
+                        wid = word_ids.get(w)
+                        if wid is None:
+                            wid = word_ids[w] = len(word_ids)
+                        word_rows.append(wid)
+                    word_ptrs.append(n_word + len(word_rows))
+                    tokens.append(utokens)
+                    clips.append(uclip)
+                    clippable.append(head_end < size)
+                    head_share.append(head_end / max(size, 1))
+                    kind_weight.append(KIND_WEIGHT.get(kind, 1.0))
+                    is_call.append(kind == "tool_call")
+                    owners.append(mi)
+                    index += 1
+            keys_of.append(keys)
             starts.append(index)
-        self.units.extend(flat)
+        # Occurrence numbers: earlier units of the same key, in this conversation.
+        self.key_total.extend([0] * (len(key_ids) - self.key_total.n))
+        rows = np.asarray(key_rows, dtype=np.int64)
+        if len(rows):
+            order = np.argsort(rows, kind="stable")
+            ranked = rows[order]
+            group = np.flatnonzero(np.concatenate(([True], ranked[1:] != ranked[:-1])))
+            within = np.arange(len(rows)) - np.repeat(group, np.diff(np.append(group, len(rows))))
+            occurrences = np.empty(len(rows), dtype=np.int64)
+            occurrences[order] = self.key_total.view[ranked] + within
+            self._occurrences.extend(occurrences.tolist())
+            np.add.at(self.key_total.view, rows, 1)
         self.msg_start.extend(starts)
         self.msg_cost.extend(costs)
-        # Vocabularies: new entries appended, existing ones updated in place.
-        self.key_newest.extend([0] * (len(self._key_ids) - self.key_newest.n))
-        if newest:
-            self.key_newest.view[np.fromiter(newest.keys(), np.int64, len(newest))] = \
-                np.fromiter(newest.values(), np.int64, len(newest))
+        # Vocabularies: new entries appended, existing ones updated in place (units are
+        # numbered in order, so a key's newest unit is its largest index).
+        self.key_newest.extend([0] * (len(key_ids) - self.key_newest.n))
+        if len(rows):
+            np.maximum.at(self.key_newest.view, rows, np.arange(first, index, dtype=np.int64))
         self.lit_cost.extend([count(t) + 1 for t in new_lits])
         self.lit_rank.extend([9] * len(new_lits))
         self.lit_last_msg.extend([0] * len(new_lits))
@@ -205,12 +304,13 @@ class Columns:
         self.head_ptr.extend(head_ptrs)
         self.u_key.extend(key_rows)
         self.u_msg.extend(owners)
-        self.u_tokens.extend([u.tokens for u in flat])
-        self.u_clip.extend([u.clip_tokens for u in flat])
-        self.u_clippable.extend([u.head_end < len(u.text) for u in flat])
-        self.u_head_share.extend([u.head_end / max(len(u.text), 1) for u in flat])
-        self.u_kind_weight.extend([KIND_WEIGHT.get(u.kind, 1.0) for u in flat])
-        self.u_is_call.extend([u.kind == "tool_call" for u in flat])
+        self.u_tokens.extend(tokens)
+        self.u_clip.extend(clips)
+        self.u_clippable.extend(clippable)
+        self.u_head_share.extend(head_share)
+        self.u_kind_weight.extend(kind_weight)
+        self.u_is_call.extend(is_call)
+        return keys_of
 
     def _pair(self, m: Message) -> None:
         """Pair calls with results (a result answers the latest earlier call with its id)."""
@@ -247,8 +347,8 @@ class Columns:
         that the mean word weighs 1."""
         df = self.word_df.view
         if len(df) == 0:
-            return np.zeros(len(self.units))
-        idf = np.log((len(self.units) + 1.0) / df) ** power
+            return np.zeros(len(self._occurrences))
+        idf = np.log((len(self._occurrences) + 1.0) / df) ** power
         idf /= max(float(idf.mean()), 1e-9)
         idx = self.word_idx.view
         ptr = self.word_ptr.view

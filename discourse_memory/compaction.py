@@ -136,15 +136,12 @@ class Compactor:
         if len(msgs) < len(messages):  # messages j..k-1 were reused objects, not revalidated
             msgs = cols.messages[:j] + validate_messages(messages[j:], start=j)
         new = msgs[j:]
-        seen = dict(cols.key_count)
         with gc_paused(is_bulk([tf.text for m in new for tf in m.texts])):
-            units = self.analyzer.units(new, seen)
-            cols.extend(new, units)
-        cols.key_count = seen
+            keys = cols.extend(new, self.analyzer.fields(new))
         tag = self._tags[-1] if self._tags else ""
-        for us in units:
+        for ks in keys:
             # Hex keys joined by NULs: normalising them (content_key) would change nothing.
-            tag = digest(tag + "\x00".join(u.key for u in us))
+            tag = digest(tag + "\x00".join(ks))
             self._tags.append(tag)
         self._cols = cols
         if owned:
@@ -180,7 +177,7 @@ class Compactor:
     def _compact(self, cols: Columns, tag: str, messages: Any, budget: int,
                  settings: Settings) -> Compaction:
         msgs = list(cols.messages)
-        units = list(cols.units)
+        units: Sequence[Unit] = cols.units
         count = self.counter.count
         costs = cols.msg_cost.view
         before = int(costs.sum())
@@ -243,7 +240,7 @@ class Compactor:
                 plan.decision[:] = saved
                 longer = {}
         if longer:
-            units = [longer.get(i, u) for i, u in enumerate(units)]
+            units = cols.units.replaced(longer)
         note_text, record, dropped = note
         position = 0
         while position < len(out) and out[position].get("role") in ("system", "developer") \
@@ -396,7 +393,7 @@ def _fit_note(cols: Columns, plan: Plan, tag: str, room: int, count: Any
     return note_for(keep), record, dropped
 
 
-def _unchanged(msgs: list[Message], units: list[Unit], before: int, budget: int,
+def _unchanged(msgs: list[Message], units: Sequence[Unit], before: int, budget: int,
                inputs: Any) -> Compaction:
     def report() -> Report:
         reports = tuple(
@@ -410,9 +407,10 @@ def _unchanged(msgs: list[Message], units: list[Unit], before: int, budget: int,
                       before, before, budget, None, report, inputs)
 
 
-def _report(units: list[Unit], decision: np.ndarray, winner: np.ndarray, protected: frozenset[int],
+def _report(units: Sequence[Unit], decision: np.ndarray, winner: np.ndarray, protected: frozenset[int],
             record: tuple[str, ...], dropped: tuple[str, ...], note: str, orphans: set[int],
             dropped_messages: tuple[int, ...], protection: str) -> Report:
+    units = list(units)  # built once: read twice below
     recorded = set(record)
     shown: set[str] = set()
     for u, d in zip(units, decision.tolist()):

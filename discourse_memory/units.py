@@ -20,7 +20,7 @@ from .nlp import get_pipeline
 from .segment import Piece, segment_texts
 from .tokens import TokenCounter, TokenMap, head_of
 
-__all__ = ["Analyzer", "MeasuredPiece", "Unit", "CLIP_MARK", "reclipped", "render_clipped"]
+__all__ = ["Analyzer", "Field", "MeasuredPiece", "Unit", "CLIP_MARK", "reclipped", "render_clipped"]
 
 CLIP_MARK = " …"
 _TABLE_SEP_LINE = re.compile(r"\n[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*(?:\|[ \t]*)?(?=\n|$)")
@@ -202,47 +202,77 @@ class Analyzer:
                     self._cache.move_to_end(t)
         return [found[t] for t in texts]  # type: ignore[misc]
 
+    def fields(self, messages: list[Message]) -> list[list[Field]]:
+        """The fields of each of ``messages`` with their analysed units (not yet numbered):
+        texts in order, then one field per tool call (a unit of kind ``tool_call``)."""
+        texts = [tf.text for m in messages for tf in m.texts]
+        analysed = iter(self.analyse(texts))
+        count = self.counter.count
+        out: list[list[Field]] = []
+        for m in messages:
+            fields = [Field(m.index, tf.field, tf.text, next(analysed)) for tf in m.texts]
+            for c, call in enumerate(m.tool_calls):
+                key = content_key(f"{call.name}\x00{call.arguments}")
+                lits = find_literals(call.arguments)
+                lits += find_names_by_pattern(call.arguments, [(x.start, x.end) for x in lits])
+                lits.sort(key=lambda x: (x.start, x.end))
+                n = count(call.name) + count(call.arguments)
+                template = Unit(
+                    id="", kind="tool_call", message=m.index, field=f"tool_calls.{c}",
+                    start=0, end=len(call.arguments), text=call.arguments, key=key, occurrence=0,
+                    literals=tuple(lits), tokens=n, head_end=len(call.arguments), clip_tokens=n,
+                    info=len(lits), literal_texts=tuple(dict.fromkeys([call.name, *(x.text for x in lits)])),
+                )
+                fields.append(Field(m.index, template.field, call.arguments, (template,)))
+            out.append(fields)
+        return out
+
     def units(self, messages: list[Message], seen: dict[str, int] | None = None) -> list[list[Unit]]:
         """Units of each of ``messages``, in order; tool calls are units of kind ``tool_call``.
 
         ``seen`` counts the units of each key in the messages before these (so
         occurrence numbers count the earlier copies); it is updated.
         """
-        texts = [tf.text for m in messages for tf in m.texts]
-        analysed = iter(self.analyse(texts))
         if seen is None:
             seen = {}
         out: list[list[Unit]] = []
-        count = self.counter.count
-        for m in messages:
+        for fields in self.fields(messages):
             units: list[Unit] = []
-            for tf in m.texts:
-                for mp in next(analysed):
-                    p = mp.piece
-                    occ = seen.get(p.key, 0)
-                    seen[p.key] = occ + 1
-                    # Positional, in field order: a long history makes tens of thousands.
-                    units.append(Unit(
-                        f"{p.key}#{occ}", p.kind, m.index, tf.field, p.start, p.end, tf.text[p.start:p.end],
-                        p.key, occ, p.literals, p.depth, mp.tokens, mp.head_end, mp.clip_tokens, mp.gap, p.info,
-                        p.words, mp.literal_texts, mp.head_literal_texts, mp.suffix,
-                    ))
-            for c, call in enumerate(m.tool_calls):
-                key = content_key(f"{call.name}\x00{call.arguments}")
-                occ = seen.get(key, 0)
-                seen[key] = occ + 1
-                lits = find_literals(call.arguments)
-                lits += find_names_by_pattern(call.arguments, [(x.start, x.end) for x in lits])
-                lits.sort(key=lambda x: (x.start, x.end))
-                n = count(call.name) + count(call.arguments)
-                units.append(Unit(
-                    id=f"{key}#{occ}", kind="tool_call", message=m.index, field=f"tool_calls.{c}",
-                    start=0, end=len(call.arguments), text=call.arguments, key=key, occurrence=occ,
-                    literals=tuple(lits), tokens=n, head_end=len(call.arguments), clip_tokens=n,
-                    info=len(lits), literal_texts=tuple(dict.fromkeys([call.name, *(x.text for x in lits)])),
-                ))
+            for f in fields:
+                for j in range(len(f.units)):
+                    key = f.key(j)
+                    occ = seen.get(key, 0)
+                    seen[key] = occ + 1
+                    units.append(f.unit(j, occ))
             out.append(units)
         return out
+
+
+class Field(NamedTuple):
+    """One field of one message with its analysed units, numbered later: each unit is
+    built (:meth:`unit`) only when it is looked at, since a long history has tens of
+    thousands and a view shows a few."""
+
+    message: int
+    field: str
+    text: str
+    units: tuple[MeasuredPiece, ...] | tuple[Unit]
+    """The measured pieces of a text, or the one unit of a tool call (numbered 0)."""
+
+    def key(self, j: int) -> str:
+        u = self.units[j]
+        return u.key if isinstance(u, Unit) else u.piece.key
+
+    def unit(self, j: int, occurrence: int) -> Unit:
+        """Unit ``j`` of this field, the ``occurrence``-th of its key in the conversation."""
+        u = self.units[j]
+        if isinstance(u, Unit):
+            return u._replace(id=f"{u.key}#{occurrence}", occurrence=occurrence)
+        (kind, start, end, key, literals, depth, info, words), gap, tokens, head_end, clip_tokens, \
+            literal_texts, head_literal_texts, suffix = u
+        return Unit(f"{key}#{occurrence}", kind, self.message, self.field, start, end, self.text[start:end], key,
+                    occurrence, literals, depth, tokens, head_end, clip_tokens, gap, info, words, literal_texts,
+                    head_literal_texts, suffix)
 
 
 def _clipped(body: str, head: int, kind: str) -> str:

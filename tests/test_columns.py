@@ -1,0 +1,85 @@
+"""A conversation's units are built on demand from its fields: the view must give the same
+units, numbered the same way, as building them all at once (``Analyzer.units``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from discourse_memory.columns import Columns
+from discourse_memory.messages import validate_messages
+from discourse_memory.tokens import get_token_counter
+from discourse_memory.units import Analyzer
+
+COUNTER = get_token_counter()
+REPEATED = "The pool size is 50. Dana owns OPS-4411."
+
+
+def _conversation() -> list[dict]:
+    call = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": json.dumps({"id": "OPS-4411"})}}
+    return [
+        {"role": "system", "content": "You are careful."},
+        {"role": "user", "content": REPEATED + "\n\n- item one\n- item two"},
+        {"role": "assistant", "content": "", "tool_calls": [call, {**call, "id": "c2"}]},
+        {"role": "tool", "tool_call_id": "c1", "content": '{"owner": "Dana", "size": 50}'},
+        {"role": "tool", "tool_call_id": "c2", "content": '{"owner": "Dana", "size": 50}'},
+        {"role": "user", "content": [{"type": "text", "text": REPEATED}, {"type": "image_url", "image_url": {"url": "x"}},
+                                     "Second part, v1.2.3."]},
+        {"role": "assistant", "content": REPEATED},
+    ]
+
+
+def _eager(messages: list[dict]) -> list:
+    return [u for us in Analyzer(COUNTER).units(validate_messages(messages)) for u in us]
+
+
+def _columns(messages: list[dict], cut: int) -> Columns:
+    """Columns grown in two batches, split before message ``cut``."""
+    validated = validate_messages(messages)
+    analyzer = Analyzer(COUNTER)
+    cols = Columns(COUNTER.count)
+    for batch in (validated[:cut], validated[cut:]):
+        cols.extend(batch, analyzer.fields(batch))
+    return cols
+
+
+@pytest.mark.parametrize("cut", range(8))
+def test_units_on_demand_equal_units_built_at_once(cut: int) -> None:
+    messages = _conversation()
+    eager = _eager(messages)
+    units = _columns(messages, cut).units
+    assert len(units) == len(eager)
+    assert list(units) == eager
+    assert [units[i] for i in range(len(eager))] == eager
+    assert units[-1] == eager[-1]
+    assert units[2:9] == eager[2:9] and units[5:5] == [] and units[::3] == eager[::3]
+    # Repeats are numbered in order across the two batches.
+    assert [u.id.split("#")[1] for u in units if u.text == "The pool size is 50."] == ["0", "1", "2"]
+    with pytest.raises(IndexError):
+        units[len(eager)]
+
+
+def test_a_view_keeps_its_length_and_replacements_as_the_conversation_grows() -> None:
+    messages = _conversation()
+    validated = validate_messages(messages)
+    analyzer = Analyzer(COUNTER)
+    cols = Columns(COUNTER.count)
+    cols.extend(validated[:4], analyzer.fields(validated[:4]))
+    before = cols.units
+    n = len(before)
+    changed = before.replaced({1: before[1]._replace(head_end=3)})
+    cols.extend(validated[4:], analyzer.fields(validated[4:]))
+    assert len(before) == n == len(changed) < len(cols.units)
+    assert changed[1].head_end == 3 and before[1].head_end != 3
+    assert list(changed)[2:] == list(before)[2:]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["", REPEATED, "- a\n- b", "x: 1\ny: 2", "One. Two. One."]), min_size=1, max_size=12),
+       st.integers(0, 12))
+def test_any_split_into_batches_numbers_units_as_one_batch(texts: list[str], cut: int) -> None:
+    messages = [{"role": "user" if i % 2 else "assistant", "content": t} for i, t in enumerate(texts)]
+    assert list(_columns(messages, min(cut, len(messages))).units) == _eager(messages)
