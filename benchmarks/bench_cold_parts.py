@@ -60,16 +60,21 @@ def floor_parts(messages: list[dict[str, Any]]) -> dict[str, float]:
 
     texts = list(dict.fromkeys(m["content"] for m in messages if isinstance(m.get("content"), str) and m["content"]))
     # Record the paragraphs the analysis sends to the tokenizer.
-    seen: list[str] = []
+    seen: list[tuple[list[str], int | None]] = []
     original, of_texts = doc_tokens.DocTokens.__dict__["of_texts"], doc_tokens.DocTokens.of_texts
-    doc_tokens.DocTokens.of_texts = lambda tokenizer, batch: (seen.extend(batch), of_texts(tokenizer, batch))[1]
+
+    def recording(tokenizer: Any, batch: list[str], per_doc: int | None = None) -> Any:
+        seen.append((batch, per_doc))
+        return of_texts(tokenizer, batch, per_doc)
+
+    doc_tokens.DocTokens.of_texts = recording
     try:
         pieces = segment_texts(texts, get_pipeline())
     finally:
         doc_tokens.DocTokens.of_texts = original
     bodies = list(dict.fromkeys(t[p.start:p.end] for t, ps in zip(texts, pieces) for p in ps))
-    paragraphs = list(dict.fromkeys(seen))
-    joined = doc_tokens.doc_texts(paragraphs)
+    paragraphs = [t for batch, _ in seen for t in batch]
+    joined = [j for batch, per_doc in seen for j in doc_tokens.doc_texts(batch, per_doc)]
     units = [u for us in Compactor().analyzer.units(_validated(messages)) for u in us]  # counted only
     encoding = get_token_counter()._enc  # the tiktoken Encoding behind the default counter
 

@@ -78,16 +78,17 @@ class DocTokens:
         return out
 
     @classmethod
-    def of_texts(cls, tokenizer: Any, texts: list[str]) -> list["DocTokens"]:
+    def of_texts(cls, tokenizer: Any, texts: list[str], per_doc: int | None = None) -> list["DocTokens"]:
         """``of_many`` of ``texts`` tokenized by a tokenizer alone, several short texts per
-        ``Doc`` (up to ``_PER_DOC`` texts and ``_DOC_CHARS`` characters; a longer text
-        alone): spaCy's per-doc costs (creating it, reading its arrays) outweigh the
-        tokens of a short text, while each special-case match re-walks its whole doc, so
-        docs stay short. The texts are joined by a blank line, which the tokenizer splits
-        off as a whitespace token of its own (it tokenizes each run between whitespace
-        apart), so each text gets the tokens it gets alone; tokens go back to their text
-        by character offset, the separators are dropped. Texts must not start or end
-        with whitespace (the segmenter strips them)."""
+        ``Doc`` (up to ``per_doc``, by default ``_PER_DOC``, texts and ``_DOC_CHARS``
+        characters; a longer text alone): spaCy's per-doc costs (creating it, reading its
+        arrays) outweigh the tokens of a short text. But once a doc has a special case
+        ("don't", "e.g."), spaCy stops caching the words that follow in that doc, so text
+        full of them (prose) is better one per doc (``per_doc=1``). The texts are joined
+        by a blank line, which the tokenizer splits off as a whitespace token of its own
+        (it tokenizes each run between whitespace apart), so each text gets the tokens it
+        gets alone; tokens go back to their text by character offset, the separators are
+        dropped. Texts must not start or end with whitespace (the segmenter strips them)."""
         attrs = _attrs()
         # Each doc's offsets are shifted to one coordinate over all the joined texts, so
         # tokens are assigned to texts in one pass at the end.
@@ -95,7 +96,7 @@ class DocTokens:
         shifts: list[int] = []
         sizes: list[int] = []
         base = 0
-        for joined in doc_texts(texts):
+        for joined in doc_texts(texts, per_doc):
             doc = tokenizer(joined)
             if len(doc):
                 arrays.append(doc.to_array(attrs))
@@ -116,15 +117,17 @@ class DocTokens:
 
 
 _SEPARATOR = "\n\n"
-# Measured on the 10,000-message history: 8 texts per doc tokenize its paragraphs 1.6x
-# as fast as one per doc; 64 per doc, or docs of 4,000+ characters, are slower again.
+# Measured on the list items, fields and table rows of the 10,000-message history: 8 per
+# doc tokenize 2.3x as fast as one per doc; 64 per doc, or docs of 4,000+ characters,
+# are slower again.
 _PER_DOC = 8
 _DOC_CHARS = 2_000
 
 
-def doc_texts(texts: list[str]) -> list[str]:
+def doc_texts(texts: list[str], per_doc: int | None = None) -> list[str]:
     """The texts :meth:`DocTokens.of_texts` hands the tokenizer: ``texts`` in order, up
-    to ``_PER_DOC`` of them and ``_DOC_CHARS`` characters joined per doc."""
+    to ``per_doc`` (``_PER_DOC``) of them and ``_DOC_CHARS`` characters joined per doc."""
+    per_doc = per_doc or _PER_DOC
     out: list[str] = []
     group: list[str] = []
     chars = 0
@@ -132,7 +135,7 @@ def doc_texts(texts: list[str]) -> list[str]:
         group.append(text)
         chars += len(text) + len(_SEPARATOR)
         nxt = len(texts[k + 1]) if k + 1 < len(texts) else -1
-        if nxt < 0 or len(group) >= _PER_DOC or chars + nxt > _DOC_CHARS:
+        if nxt < 0 or len(group) >= per_doc or chars + nxt > _DOC_CHARS:
             out.append(_SEPARATOR.join(group))
             group, chars = [], 0
     return out

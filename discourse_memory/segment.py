@@ -132,16 +132,21 @@ def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
         plans.append(plan)
 
     # Each distinct text needing the pipeline is parsed once. A blank pipeline is its
-    # tokenizer alone: many texts go through it per Doc, and there are no entities.
+    # tokenizer alone, with no entities: short items (list items, fields, table rows,
+    # headings) go through it several per Doc; prose paragraphs one per Doc, since once
+    # a doc has a special case ("don't", "e.g.") spaCy stops caching its words.
     unique = list(dict.fromkeys(job_texts))
     if nlp.pipe_names:
         parsed = list(nlp.pipe(unique, batch_size=256))
         ents = [[(e.start_char, e.end_char, e.label_.lower()) for e in d.ents] for d in parsed]
         analysed = list(zip(DocTokens.of_many(parsed, unique), ents))
         del parsed
+        by_text = dict(zip(unique, analysed))
     else:
-        analysed = [(toks, []) for toks in DocTokens.of_texts(nlp.tokenizer, unique)]
-    by_text = dict(zip(unique, analysed))
+        prose = {t for (ti, pi), t in zip(jobs, job_texts) if plans[ti][pi][0] == "prose"}
+        by_text = {}
+        for group, per_doc in (([t for t in unique if t not in prose], None), ([t for t in unique if t in prose], 1)):
+            by_text.update((t, (toks, [])) for t, toks in zip(group, DocTokens.of_texts(nlp.tokenizer, group, per_doc)))
     docs = {job: by_text[t] for job, t in zip(jobs, job_texts)}
     names_of: dict[str, list[Literal]] = {}  # a repeated paragraph is analysed once
     memo: dict[Any, tuple[Any, ...]] = {}
