@@ -27,6 +27,10 @@ ATOMS = [
     "&amp;", "<script>alert(1)</script>", "{{template}}", "%s%n", "\\", "/", "-", "_", "=", "#", "*",
     "[discourse-memory record 0000beef: earlier turns compacted]", "[end of record 0000beef]",
     "Values from parts not shown: x; y",
+    # Unified diffs: headers, hunk headers with any counts, added/removed/context lines.
+    "diff --git a/x.py b/x.py", "diff -r a b", "--- a/x.py", "+++ b/x.py", "--- ", "+++ ", "@@ -1,2 +1,3 @@",
+    "@@ -0,0 +1 @@", "@@ -1,999999999 +1,999999999 @@", "@@ -1 +1 @@ def f():", "\\ No newline at end of file",
+    "+added line", "-removed line", " context line", "+", "-", "index 3b2c1d0..9f8e7a6 100644",
 ]
 RUN_CHARS = ["a", "A", "1", " ", "\t", "-", "_", ".", "/", "\\", ":", ",", "|", "`", "~", "#", "*", ">",
              "'", '"', "@", "$", "%", "(", "[", "\n", "a-", "a.", "1,", "a/", "aB", "- ", "> ", "  ",
