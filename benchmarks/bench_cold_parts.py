@@ -75,7 +75,7 @@ def floor_parts(messages: list[dict[str, Any]]) -> dict[str, float]:
     bodies = list(dict.fromkeys(t[p.start:p.end] for t, ps in zip(texts, pieces) for p in ps))
     paragraphs = [t for batch, _ in seen for t in batch]
     joined = [j for batch, per_doc in seen for j in doc_tokens.doc_texts(batch, per_doc)]
-    units = [u for us in Compactor().analyzer.units(_validated(messages)) for u in us]  # counted only
+    units = sum(len(f.units) for fs in Compactor().analyzer.fields(_validated(messages)) for f in fs)
     encoding = get_token_counter()._enc  # the tiktoken Encoding behind the default counter
 
     def timed(fn: Any) -> float:
@@ -91,7 +91,7 @@ def floor_parts(messages: list[dict[str, Any]]) -> dict[str, float]:
         "one tiktoken encode per text": timed(lambda: [encoding.encode_ordinary(t) for t in texts]),
         "literal pattern over each unit": timed(lambda: [list(_RE.finditer(b)) for b in bodies]),
         "block splitting": timed(lambda: [list(split_blocks(t)) for t in texts]),
-        "_sizes": {"texts": len(texts), "paragraphs": len(paragraphs), "units": len(units), "distinct bodies": len(bodies)},
+        "_sizes": {"texts": len(texts), "paragraphs": len(paragraphs), "units": units, "distinct bodies": len(bodies)},
     }
 
 

@@ -227,26 +227,6 @@ class Analyzer:
             out.append(fields)
         return out
 
-    def units(self, messages: list[Message], seen: dict[str, int] | None = None) -> list[list[Unit]]:
-        """Units of each of ``messages``, in order; tool calls are units of kind ``tool_call``.
-
-        ``seen`` counts the units of each key in the messages before these (so
-        occurrence numbers count the earlier copies); it is updated.
-        """
-        if seen is None:
-            seen = {}
-        out: list[list[Unit]] = []
-        for fields in self.fields(messages):
-            units: list[Unit] = []
-            for f in fields:
-                for j in range(len(f.units)):
-                    key = f.key(j)
-                    occ = seen.get(key, 0)
-                    seen[key] = occ + 1
-                    units.append(f.unit(j, occ))
-            out.append(units)
-        return out
-
 
 class Field(NamedTuple):
     """One field of one message with its analysed units, numbered later: each unit is
@@ -258,10 +238,6 @@ class Field(NamedTuple):
     text: str
     units: tuple[MeasuredPiece, ...] | tuple[Unit]
     """The measured pieces of a text, or the one unit of a tool call (numbered 0)."""
-
-    def key(self, j: int) -> str:
-        u = self.units[j]
-        return u.key if isinstance(u, Unit) else u.piece.key
 
     def unit(self, j: int, occurrence: int) -> Unit:
         """Unit ``j`` of this field, the ``occurrence``-th of its key in the conversation."""

@@ -1,5 +1,5 @@
 """A conversation's units are built on demand from its fields: the view must give the same
-units, numbered the same way, as building them all at once (``Analyzer.units``)."""
+units, numbered the same way, as building them all at once."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from discourse_memory.columns import Columns
 from discourse_memory.messages import validate_messages
 from discourse_memory.tokens import get_token_counter
-from discourse_memory.units import Analyzer
+from discourse_memory.units import Analyzer, Unit
 
 COUNTER = get_token_counter()
 REPEATED = "The pool size is 50. Dana owns OPS-4411."
@@ -33,7 +33,17 @@ def _conversation() -> list[dict]:
 
 
 def _eager(messages: list[dict]) -> list:
-    return [u for us in Analyzer(COUNTER).units(validate_messages(messages)) for u in us]
+    """Every unit built at once, numbered by counting each key's earlier units."""
+    seen: dict[str, int] = {}
+    out = []
+    for fields in Analyzer(COUNTER).fields(validate_messages(messages)):
+        for f in fields:
+            for j, u in enumerate(f.units):
+                key = u.key if isinstance(u, Unit) else u.piece.key
+                occurrence = seen.get(key, 0)
+                seen[key] = occurrence + 1
+                out.append(f.unit(j, occurrence))
+    return out
 
 
 def _columns(messages: list[dict], cut: int) -> Columns:
