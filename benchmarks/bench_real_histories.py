@@ -54,34 +54,6 @@ def history(source: str, limit: int) -> list[dict[str, Any]]:
     return msgs
 
 
-def _to_langchain(msgs: list[dict[str, Any]]) -> list[Any]:
-    from langchain_core.messages import (
-        AIMessage,
-        HumanMessage,
-        SystemMessage,
-        ToolMessage,
-    )
-
-    out: list[Any] = []
-    for m in msgs:
-        text = m.get("content") if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
-        if m["role"] == "tool":
-            out.append(ToolMessage(text or "", tool_call_id=m.get("tool_call_id") or "?"))
-        elif m["role"] == "assistant":
-            calls = []
-            for c in m.get("tool_calls") or []:
-                try:
-                    args = json.loads(c["function"]["arguments"] or "{}")
-                except ValueError:
-                    args = {"raw": c["function"]["arguments"]}
-                calls.append({"id": c.get("id") or "?", "name": c["function"]["name"],
-                              "args": args if isinstance(args, dict) else {"value": args}})
-            out.append(AIMessage(content=text or "", tool_calls=calls))
-        else:
-            out.append((SystemMessage if m["role"] == "system" else HumanMessage)(text or ""))
-    return out
-
-
 def child(source: str, limit: int, budget: int) -> dict[str, Any]:
     from discourse_memory import DiscourseMemory, compact, get_token_counter
     from discourse_memory.nlp import get_pipeline
@@ -107,19 +79,10 @@ def child(source: str, limit: int, budget: int) -> dict[str, Any]:
         from langchain_core.messages import trim_messages
     except ImportError:
         return row
-    import tiktoken
+    from langchain_anchor import tiktoken_message_counter, to_langchain
 
-    enc = tiktoken.get_encoding(get_token_counter().name + "_offline")
-
-    def lc_count(messages: list[Any]) -> int:
-        total = 0
-        for m in messages:
-            total += len(enc.encode_ordinary(m.content if isinstance(m.content, str) else str(m.content)))
-            for call in getattr(m, "tool_calls", None) or []:
-                total += len(enc.encode_ordinary(call["name"] + str(call["args"])))
-        return total
-
-    lc = _to_langchain(msgs)
+    lc_count = tiktoken_message_counter(get_token_counter().name)
+    lc = to_langchain(msgs)
     start = time.perf_counter()
     trim_messages(lc, max_tokens=budget, token_counter=lc_count, strategy="last")
     row["trim_s"] = round(time.perf_counter() - start, 3)
