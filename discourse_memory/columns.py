@@ -9,13 +9,16 @@ the record's chronological order.
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import accumulate, chain, repeat
+from operator import itemgetter, lt, sub, truediv
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import overload
 
 import numpy as np
 
 from .messages import Message
-from .units import Field, Unit
+from .segment import Piece
+from .units import Field, MeasuredPiece, Unit
 
 __all__ = ["Columns", "KIND_WEIGHT", "LITERAL_RANK", "Units"]
 
@@ -183,133 +186,98 @@ class Columns:
         returns the keys of each message's units."""
         count = self._count
         first = len(self._occurrences)
-        index = first
+        rows: list[MeasuredPiece] = []  # every unit of the batch, a tool call as a measured piece
+        owners: list[int] = []
         starts: list[int] = []
         costs: list[int] = []
-        keys_of: list[list[str]] = []
-        key_rows: list[int] = []
-        lit_rows: list[int] = []
-        lit_ptrs: list[int] = []
-        head_rows: list[int] = []
-        head_ptrs: list[int] = []
-        word_rows: list[int] = []
-        word_ptrs: list[int] = []
-        last_msg: dict[int, int] = {}
-        rank_of: dict[int, int] = {}
-        new_lits: list[str] = []
-        tokens: list[float] = []
-        clips: list[float] = []
-        clippable: list[bool] = []
-        head_share: list[float] = []
-        kind_weight: list[float] = []
-        is_call: list[bool] = []
-        owners: list[int] = []
-        n_lit, n_head, n_word = self.lit_idx.n, self.head_idx.n, self.word_idx.n
-        n_words_before = len(self._word_ids)
-        # Locals: this loop runs once per unit, literal and word of the batch.
-        key_ids, lit_ids, lit_text, word_ids = self._key_ids, self.lit_ids, self.lit_text, self._word_ids
         for m, fs in zip(messages, fields):
             self.messages.append(m)
             self._pair(m)
-            mi = m.index
             costs.append(sum(count(tf.text) for tf in m.texts)
                          + sum(count(c.name) + count(c.arguments) for c in m.tool_calls))
-            keys: list[str] = []
+            before = len(rows)
             for f in fs:
                 self._fields.append(f)
-                self._firsts.append(index)
-                for u in f.units:
-                    if isinstance(u, Unit):  # a tool call
-                        kind, key, literals, words = u.kind, u.key, u.literals, u.words
-                        size, head_end = len(u.text), u.head_end
-                        utokens, uclip, texts, heads = u.tokens, u.clip_tokens, u.literal_texts, u.head_literal_texts
-                    else:
-                        (kind, start, end, key, literals, _, _, words), _, utokens, head_end, uclip, texts, heads, _ \
-                            = u
-                        size = end - start
-                    keys.append(key)
-                    kid = key_ids.get(key)
-                    if kid is None:
-                        kid = key_ids[key] = len(key_ids)
-                    key_rows.append(kid)
-                    if texts:
-                        # A text's rank comes from the kind it first appears as.
-                        kinds = {lit.text: lit.kind for lit in reversed(literals)} if literals else {}
-                        for t in texts:
-                            lid = lit_ids.get(t)
-                            if lid is None:
-                                lid = lit_ids[t] = len(lit_text)
-                                lit_text.append(t)
-                                new_lits.append(t)
-                            rank = LITERAL_RANK.get(kinds.get(t, ""), 1)
-                            if rank < rank_of.get(lid, 9):
-                                rank_of[lid] = rank
-                            last_msg[lid] = mi
-                            lit_rows.append(lid)
-                    lit_ptrs.append(n_lit + len(lit_rows))
-                    if heads:
-                        head_rows.extend([lit_ids[t] for t in heads])
-                    head_ptrs.append(n_head + len(head_rows))
-                    for w in words:
-                        wid = word_ids.get(w)
-                        if wid is None:
-                            wid = word_ids[w] = len(word_ids)
-                        word_rows.append(wid)
-                    word_ptrs.append(n_word + len(word_rows))
-                    tokens.append(utokens)
-                    clips.append(uclip)
-                    clippable.append(head_end < size)
-                    head_share.append(head_end / max(size, 1))
-                    kind_weight.append(KIND_WEIGHT.get(kind, 1.0))
-                    is_call.append(kind == "tool_call")
-                    owners.append(mi)
-                    index += 1
-            keys_of.append(keys)
-            starts.append(index)
+                self._firsts.append(first + len(rows))
+                if f.units and isinstance(f.units[0], Unit):
+                    rows.extend(map(_call_row, f.units))  # type: ignore[arg-type]
+                else:
+                    rows.extend(f.units)  # type: ignore[arg-type]
+            owners.extend([m.index] * (len(rows) - before))
+            starts.append(first + len(rows))
+        index = first + len(rows)
+        # Columns of the batch taken with C-level maps: a long history has tens of
+        # thousands of units, and a Python statement per unit and column added up.
+        pieces = list(map(_PIECE, rows))
+        kinds = list(map(_KIND, pieces))
+        keys = list(map(_KEY, pieces))
+        sizes = list(map(sub, map(_END, pieces), map(_START, pieces)))
+        head_ends = list(map(_HEAD_END, rows))
+        texts_of = list(map(_TEXTS, rows))
+        heads_of = list(map(_HEADS, rows))
+        words_of = list(map(_WORDS, pieces))
+        keys_of = [keys[a - first:b - first] for a, b in zip([first, *starts], starts)]
+
+        key_rows = _number(self._key_ids, keys)
+        all_texts = list(chain.from_iterable(texts_of))
+        n_lits = len(self.lit_text)
+        new_lits = _new_entries(self.lit_ids, all_texts)
+        self.lit_text.extend(new_lits)
+        lit_rows = list(map(self.lit_ids.__getitem__, all_texts))
+        # A text's rank comes from the kind it first appears as in a unit.
+        ranks = list(map(LITERAL_RANK.get, chain.from_iterable(map(_KINDS, pieces)), repeat(1)))
+        head_rows = list(map(self.lit_ids.__getitem__, chain.from_iterable(heads_of)))
+        n_words_before = len(self._word_ids)
+        all_words = list(chain.from_iterable(words_of))
+        _new_entries(self._word_ids, all_words)
+        word_rows = list(map(self._word_ids.__getitem__, all_words))
+
         # Occurrence numbers: earlier units of the same key, in this conversation.
-        self.key_total.extend([0] * (len(key_ids) - self.key_total.n))
-        rows = np.asarray(key_rows, dtype=np.int64)
-        if len(rows):
-            order = np.argsort(rows, kind="stable")
-            ranked = rows[order]
+        self.key_total.extend([0] * (len(self._key_ids) - self.key_total.n))
+        krows = np.asarray(key_rows, dtype=np.int64)
+        if len(krows):
+            order = np.argsort(krows, kind="stable")
+            ranked = krows[order]
             group = np.flatnonzero(np.concatenate(([True], ranked[1:] != ranked[:-1])))
-            within = np.arange(len(rows)) - np.repeat(group, np.diff(np.append(group, len(rows))))
-            occurrences = np.empty(len(rows), dtype=np.int64)
+            within = np.arange(len(krows)) - np.repeat(group, np.diff(np.append(group, len(krows))))
+            occurrences = np.empty(len(krows), dtype=np.int64)
             occurrences[order] = self.key_total.view[ranked] + within
             self._occurrences.extend(occurrences.tolist())
-            np.add.at(self.key_total.view, rows, 1)
+            np.add.at(self.key_total.view, krows, 1)
         self.msg_start.extend(starts)
         self.msg_cost.extend(costs)
         # Vocabularies: new entries appended, existing ones updated in place (units are
-        # numbered in order, so a key's newest unit is its largest index).
-        self.key_newest.extend([0] * (len(key_ids) - self.key_newest.n))
-        if len(rows):
-            np.maximum.at(self.key_newest.view, rows, np.arange(first, index, dtype=np.int64))
+        # numbered in order, so a key's newest unit is its largest index, and a
+        # literal's last message its largest).
+        self.key_newest.extend([0] * (len(self._key_ids) - self.key_newest.n))
+        if len(krows):
+            np.maximum.at(self.key_newest.view, krows, np.arange(first, index, dtype=np.int64))
         self.lit_cost.extend([count(t) + 1 for t in new_lits])
         self.lit_rank.extend([9] * len(new_lits))
         self.lit_last_msg.extend([0] * len(new_lits))
-        if last_msg:
-            ids = np.fromiter(last_msg.keys(), np.int64, len(last_msg))
-            self.lit_last_msg.view[ids] = np.fromiter(last_msg.values(), np.int64, len(last_msg))
-            ranks = np.fromiter((rank_of[i] for i in last_msg), np.int64, len(last_msg))
-            self.lit_rank.view[ids] = np.minimum(self.lit_rank.view[ids], ranks)
+        if lit_rows:
+            lrows = np.asarray(lit_rows, dtype=np.int64)
+            per_unit = np.fromiter(map(len, texts_of), np.int64, len(texts_of))
+            np.maximum.at(self.lit_last_msg.view, lrows, np.repeat(np.asarray(owners, dtype=np.int64), per_unit))
+            np.minimum.at(self.lit_rank.view, lrows, np.asarray(ranks, dtype=np.int64))
+        assert len(self.lit_text) == n_lits + len(new_lits)
         self.word_df.extend([0.0] * (len(self._word_ids) - n_words_before))
         if word_rows:
             np.add.at(self.word_df.view, np.asarray(word_rows, dtype=np.int64), 1.0)
         self.word_idx.extend(word_rows)
-        self.word_ptr.extend(word_ptrs)
+        self.word_ptr.extend(_ends(self.word_idx.n - len(word_rows), words_of))
         self.lit_idx.extend(lit_rows)
-        self.lit_ptr.extend(lit_ptrs)
+        self.lit_ptr.extend(_ends(self.lit_idx.n - len(lit_rows), texts_of))
         self.head_idx.extend(head_rows)
-        self.head_ptr.extend(head_ptrs)
+        self.head_ptr.extend(_ends(self.head_idx.n - len(head_rows), heads_of))
         self.u_key.extend(key_rows)
         self.u_msg.extend(owners)
-        self.u_tokens.extend(tokens)
-        self.u_clip.extend(clips)
-        self.u_clippable.extend(clippable)
-        self.u_head_share.extend(head_share)
-        self.u_kind_weight.extend(kind_weight)
-        self.u_is_call.extend(is_call)
+        self.u_tokens.extend(list(map(_TOKENS, rows)))
+        self.u_clip.extend(list(map(_CLIP, rows)))
+        self.u_clippable.extend(list(map(lt, head_ends, sizes)))
+        self.u_head_share.extend(list(map(truediv, head_ends, map(max, sizes, repeat(1)))))
+        self.u_kind_weight.extend(list(map(KIND_WEIGHT.get, kinds, repeat(1.0))))
+        self.u_is_call.extend(list(map("tool_call".__eq__, kinds)))
         return keys_of
 
     def _pair(self, m: Message) -> None:
@@ -366,3 +334,37 @@ class Columns:
             hrows = np.repeat(head_mask, np.diff(hptr))
             out += np.bincount(self.head_idx.view[hrows], minlength=len(self.lit_text))
         return out
+
+
+_PIECE, _KIND, _START, _END, _KEY, _WORDS, _KINDS = (
+    itemgetter(0), itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3), itemgetter(7), itemgetter(9))
+_TOKENS, _HEAD_END, _CLIP, _TEXTS, _HEADS = itemgetter(2), itemgetter(3), itemgetter(4), itemgetter(5), itemgetter(6)
+
+
+def _call_row(u: Unit) -> MeasuredPiece:
+    """A tool call's unit in the shape of a measured piece (its name is a literal text
+    of no kind)."""
+    kinds: dict[str, str] = {}
+    for lit in u.literals:
+        kinds.setdefault(lit.text, lit.kind)
+    piece = Piece(u.kind, 0, len(u.text), u.key, u.literals, u.depth, u.info, u.words, u.literal_texts,
+                  tuple(kinds.get(t, "") for t in u.literal_texts))
+    return MeasuredPiece(piece, u.gap, u.tokens, u.head_end, u.clip_tokens, u.literal_texts, u.head_literal_texts)
+
+
+def _new_entries(ids: dict[str, int], items: list[str]) -> list[str]:
+    """Number the items not yet in ``ids`` in order of first appearance; returns them."""
+    new = [t for t in dict.fromkeys(items) if t not in ids]
+    ids.update(zip(new, range(len(ids), len(ids) + len(new))))
+    return new
+
+
+def _number(ids: dict[str, int], items: list[str]) -> list[int]:
+    """The number of each item, numbering new ones in order of first appearance."""
+    _new_entries(ids, items)
+    return list(map(ids.__getitem__, items))
+
+
+def _ends(base: int, groups: list[tuple[str, ...]]) -> list[int]:
+    """CSR pointers: where each group ends, counting from ``base``."""
+    return list(accumulate(map(len, groups), initial=base))[1:]

@@ -49,6 +49,10 @@ class Piece(NamedTuple):
     """Distinct content words plus literals: how much the piece says."""
     words: tuple[str, ...] = ()
     """Its distinct content words (lower case), for weighting rare words higher."""
+    literal_texts: tuple[str, ...] = ()
+    """Its distinct literal texts, in order of first appearance."""
+    literal_kinds: tuple[str, ...] = ()
+    """The kind of each of ``literal_texts`` where it first appears."""
 
 
 def _paragraph_mode(text: str, start: int, end: int) -> str:
@@ -93,11 +97,15 @@ def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | No
             words = tuple(sorted(set(_CONTENT_WORD.findall(body.lower())) - _STOP))
         else:  # lower() may turn a non-ASCII letter into ASCII ones
             words = tuple(sorted({w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP))
-        done = (content_key(body), tuple(found), len(words) + len(found), words)
+        first_kinds: dict[str, str] = {}
+        for lit in found:
+            first_kinds.setdefault(lit.text, lit.kind)
+        done = (content_key(body), tuple(found), len(words) + len(found), words,
+                tuple(first_kinds), tuple(first_kinds.values()))
         if memo is not None:
             memo[memo_key] = done
-    key, literals, info, words = done
-    return Piece(kind, start, end, key, literals, depth, info, words)
+    key, literals, info, words, texts, kinds = done
+    return Piece(kind, start, end, key, literals, depth, info, words, texts, kinds)
 
 
 def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:

@@ -128,7 +128,7 @@ class Analyzer:
                         head, clip = len(body), tokens
                 else:
                     clip = tokens
-                texts = tuple(dict.fromkeys(lit.text for lit in p.literals))
+                texts = p.literal_texts
                 head_texts = _texts_before(p.literals, head)
                 done = memo[memo_key] = (tokens, head, clip, texts, head_texts)
             tokens, head, clip, texts, head_texts = done
@@ -160,11 +160,8 @@ class Analyzer:
                     head, clip = size, tokens
             else:
                 clip = tokens
-            if literals:
-                texts = tuple(dict.fromkeys(lit.text for lit in literals))
-                head_texts = texts if head == size else _texts_before(literals, head)
-            else:
-                texts = head_texts = ()
+            texts = p.literal_texts
+            head_texts = texts if head == size or not texts else _texts_before(literals, head)
             out.append(MeasuredPiece(p, text[prev:start], tokens, head, clip, texts, head_texts, suffix))
             prev = end
         return tuple(out)
@@ -244,7 +241,7 @@ class Field(NamedTuple):
         u = self.units[j]
         if isinstance(u, Unit):
             return u._replace(id=f"{u.key}#{occurrence}", occurrence=occurrence)
-        (kind, start, end, key, literals, depth, info, words), gap, tokens, head_end, clip_tokens, \
+        (kind, start, end, key, literals, depth, info, words, _, _), gap, tokens, head_end, clip_tokens, \
             literal_texts, head_literal_texts, suffix = u
         return Unit(f"{key}#{occurrence}", kind, self.message, self.field, start, end, self.text[start:end], key,
                     occurrence, literals, depth, tokens, head_end, clip_tokens, gap, info, words, literal_texts,
