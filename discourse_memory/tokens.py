@@ -26,9 +26,12 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from itertools import chain
 from pathlib import Path
-from typing import Protocol, Union, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 
 from .errors import EncodingUnavailableError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "CallableCounter",
@@ -36,6 +39,7 @@ __all__ = [
     "TokenCounter",
     "TokenCounterLike",
     "TokenMap",
+    "TokenTable",
     "get_token_counter",
     "head_of",
 ]
@@ -207,7 +211,13 @@ class TiktokenCounter(_Shared):
     def token_maps(self, texts: list[str]) -> list[TokenMap | None]:
         """The :class:`TokenMap` of each text (their counts are cached too); ``None`` for a
         text with unpaired surrogates, which tiktoken re-encodes before counting, so its
-        byte offsets would not match the text's. One numpy pass over all of them."""
+        byte offsets would not match the text's."""
+        table = self.token_table(texts)
+        return [table.map(i) for i in range(len(texts))]
+
+    def token_table(self, texts: list[str]) -> "TokenTable":
+        """The :class:`TokenTable` of ``texts`` (their counts are cached too): one encoding
+        per text, one numpy pass over all of them."""
         import numpy as np
 
         encode = self._enc.encode_ordinary  # type: ignore[attr-defined]
@@ -233,24 +243,81 @@ class TiktokenCounter(_Shared):
         # Byte offset of each token within its own text.
         text_begins = np.concatenate(([0], ends))[np.cumsum(sizes) - sizes]
         starts = ends - widths - np.repeat(text_begins, sizes)
-        starts_list = starts.tolist()
-        flags = spaced[ids].tolist()  # type: ignore[index]
-        out: list[TokenMap | None] = []
-        at = 0
-        for text, tokens, n, plain in zip(texts, encoded, sizes.tolist(), ascii_only):
-            if tokens is None:
-                out.append(None)
-                continue
-            mine = starts_list[at:at + n]
-            if not plain and n:
-                # Byte offsets to character offsets (a token may start inside a
-                # character: it is placed at that character).
-                points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-                char_widths = 1 + (points >= 0x80) + (points >= 0x800) + (points >= 0x10000)
-                mine = (np.searchsorted(np.cumsum(char_widths) - char_widths, mine, side="right") - 1).tolist()
-            out.append(TokenMap(mine, flags[at:at + n]))
-            at += n
+        bounds = np.concatenate(([0], np.cumsum(sizes)))
+        for i in np.flatnonzero(~np.array(ascii_only, dtype=bool) & (sizes > 0)).tolist():
+            # Byte offsets to character offsets (a token may start inside a character:
+            # it is placed at that character).
+            points = np.frombuffer(texts[i].encode("utf-32-le"), dtype=np.uint32)
+            char_widths = 1 + (points >= 0x80) + (points >= 0x800) + (points >= 0x10000)
+            a, b = bounds[i], bounds[i + 1]
+            starts[a:b] = np.searchsorted(np.cumsum(char_widths) - char_widths, starts[a:b], side="right") - 1
+        # Character c of text i is at bases[i] + c; one past each text's end is a gap, so
+        # no position of one text sorts among another's tokens.
+        bases = np.concatenate(([0], np.cumsum(np.array([len(t) + 1 for t in texts], dtype=np.int64))))[:-1]
+        return TokenTable(starts + np.repeat(bases, sizes), spaced[ids], bases, bounds,  # type: ignore[index]
+                          [t is not None for t in encoded])
+
+
+class TokenTable:
+    """The token starts of many texts (from one encoding of each) in one coordinate, so
+    that spans of all of them are counted and cut in a few numpy calls: the same answers
+    as each text's :class:`TokenMap`, without a Python call per span."""
+
+    __slots__ = ("starts", "spaced", "bases", "bounds", "mapped", "_last_spaced")
+
+    def __init__(self, starts: "np.ndarray", spaced: "np.ndarray", bases: "np.ndarray", bounds: "np.ndarray",
+                 mapped: list[bool]) -> None:
+        import numpy as np
+
+        self.starts = starts
+        """Where each token starts: character ``c`` of text ``i`` is at ``bases[i] + c``."""
+        self.spaced = spaced
+        self.bases = bases
+        self.bounds = bounds
+        """Text ``i``'s tokens are ``bounds[i]:bounds[i + 1]``."""
+        self.mapped = mapped
+        """Whether each text has a map (``False``: unpaired surrogates, see ``token_maps``)."""
+        index = np.arange(len(spaced), dtype=np.int64)
+        self._last_spaced = np.maximum.accumulate(np.where(spaced, index, -1)) if len(spaced) else index
+
+    def map(self, i: int) -> TokenMap | None:
+        """Text ``i``'s :class:`TokenMap`."""
+        if not self.mapped[i]:
+            return None
+        a, b = int(self.bounds[i]), int(self.bounds[i + 1])
+        return TokenMap((self.starts[a:b] - self.bases[i]).tolist(), self.spaced[a:b].tolist())
+
+    def _holding(self, at: "np.ndarray", first: "np.ndarray") -> "np.ndarray":
+        import numpy as np
+
+        i = np.searchsorted(self.starts, at, side="right") - 1
+        inner = i > first
+        out = first.copy()
+        out[inner] = np.searchsorted(self.starts, self.starts[i[inner]], side="left")
         return out
+
+    def counts(self, text: "np.ndarray", start: "np.ndarray", end: "np.ndarray") -> "np.ndarray":
+        """``TokenMap.count(start, end)`` of text ``text[k]``, for each ``k``."""
+        import numpy as np
+
+        base = self.bases[text]
+        n = np.searchsorted(self.starts, base + end, side="left") - self._holding(base + start, self.bounds[text])
+        return np.where(end <= start, 0, np.maximum(n, 1))
+
+    def heads(self, text: "np.ndarray", start: "np.ndarray", end: "np.ndarray", max_tokens: "np.ndarray") -> "np.ndarray":
+        """``TokenMap.head(start, end, max_tokens)`` of text ``text[k]``, for each ``k``."""
+        import numpy as np
+
+        base = self.bases[text]
+        first = self._holding(base + start, self.bounds[text])
+        cut = first + max_tokens
+        at = np.minimum(cut, max(len(self.starts) - 1, 0))
+        whole = (cut >= self.bounds[text + 1]) | (self.starts[at] >= base + end) if len(self.starts) else cut >= 0
+        back = self._last_spaced[at] if len(self.starts) else at
+        cut = np.where(back >= first + max_tokens // 2, back, cut)
+        head = np.maximum(self.starts[np.minimum(cut, max(len(self.starts) - 1, 0))] - base - start, 0) \
+            if len(self.starts) else np.zeros_like(cut)
+        return np.where(max_tokens <= 0, 0, np.where(whole, end - start, head))
 
 
 class CallableCounter(_Shared):

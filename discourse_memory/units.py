@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import re
 import threading
+from operator import itemgetter
 from collections import OrderedDict
 from typing import Any, Callable, NamedTuple
+
+import numpy as np
 
 from .gc_pause import gc_paused, is_bulk
 from .keys import content_key
@@ -18,7 +21,7 @@ from .literals import Literal, find_literals, find_names_by_pattern
 from .messages import Message
 from .nlp import get_pipeline
 from .segment import Piece, segment_texts
-from .tokens import TokenCounter, TokenMap, head_of
+from .tokens import TokenCounter, TokenTable, head_of
 
 __all__ = ["Analyzer", "Field", "MeasuredPiece", "Unit", "CLIP_MARK", "reclipped", "render_clipped"]
 
@@ -28,6 +31,8 @@ _TABLE_SEP_LINE = re.compile(r"\n[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?
 # literals): a long-running process keeps at most ~150 MB of it.
 _TEXT_CACHE_LIMIT = 50_000
 _PIECE_CACHE_LIMIT = 100_000
+_KIND, _START, _END = itemgetter(0), itemgetter(1), itemgetter(2)
+_WIDE = frozenset({"code", "table_row"})  # kinds whose clipped head keeps twice the tokens
 
 
 class Unit(NamedTuple):
@@ -57,7 +62,7 @@ class Unit(NamedTuple):
     depth: int = 0
     tokens: int = 0
     """Tokens of the unit with the whitespace before it (with a tiktoken counter, read
-    from one encoding of its whole text: :class:`~discourse_memory.tokens.TokenMap`)."""
+    from one encoding of its whole text: :class:`~discourse_memory.tokens.TokenTable`)."""
     head_end: int = 0
     """Where a clip cuts (character index into ``text``); ``len(text)`` if never clipped."""
     clip_tokens: int = 0
@@ -104,10 +109,10 @@ class Analyzer:
         self._cached_pieces = 0
         self._lock = threading.Lock()
 
-    def _measure(self, text: str, pieces: tuple[Piece, ...], memo: dict[tuple[Any, ...], tuple[Any, ...]],
-                 tmap: TokenMap | None = None) -> tuple[MeasuredPiece, ...]:
-        if tmap is not None:
-            return self._measure_mapped(text, pieces, tmap)
+    def _measure(self, text: str, pieces: tuple[Piece, ...],
+                 memo: dict[tuple[Any, ...], tuple[Any, ...]]) -> tuple[MeasuredPiece, ...]:
+        """Tokens of each piece, where a clip cuts it and what the clip costs, counting
+        each apart (counters without a :class:`TokenTable`)."""
         out = []
         prev = 0
         count = self.counter.count
@@ -136,35 +141,70 @@ class Analyzer:
             prev = p.end + len(suffix)
         return tuple(out)
 
-    def _measure_mapped(self, text: str, pieces: tuple[Piece, ...], tmap: TokenMap) -> tuple[MeasuredPiece, ...]:
-        """``_measure`` from one encoding of the whole text (see :class:`TokenMap`)
-        instead of encoding each piece, its head and its clipped rendering apart."""
-        out = []
-        prev = 0
-        count, span, cut = self.counter.count, tmap.count, tmap.head
-        mark_tokens = count(CLIP_MARK)
-        for i, p in enumerate(pieces):
-            kind, start, stop, literals = p.kind, p.start, p.end, p.literals
-            suffix = _suffix(text, pieces, i) if kind == "table_row" else ""
-            end = stop + len(suffix)
-            size = stop - start
-            tokens = span(prev, end)
-            limit = self.clip_tokens * (2 if kind in ("code", "table_row") else 1)
-            head = size if size <= limit * 2 else cut(start, stop, limit)
-            if head < size:
-                body = text[start:stop]
-                kept = len(body[:head].rstrip())
-                marked = count(_clipped(body, head, kind)[kept:]) if kind == "code" else mark_tokens
-                clip = span(prev, start + kept) + marked + (span(stop, end) if suffix else 0)
-                if clip >= tokens - 3:
-                    head, clip = size, tokens
-            else:
-                clip = tokens
-            texts = p.literal_texts
-            head_texts = texts if head == size or not texts else _texts_before(literals, head)
-            out.append(MeasuredPiece(p, text[prev:start], tokens, head, clip, texts, head_texts, suffix))
-            prev = end
-        return tuple(out)
+    def _measure_table(self, texts: list[str], pieces: list[tuple[Piece, ...]],
+                       table: TokenTable) -> list[tuple[MeasuredPiece, ...] | None]:
+        """``_measure`` of each text from one encoding of it (see :class:`TokenTable`)
+        instead of encoding each piece, its head and its clipped rendering apart; the
+        spans of all texts are counted at once. ``None`` for a text without a map."""
+        owner_list = [i for i, pcs in enumerate(pieces) if table.mapped[i] for _ in pcs]
+        flat = [p for i, pcs in enumerate(pieces) if table.mapped[i] for p in pcs]
+        owner = np.asarray(owner_list, dtype=np.int64)
+        kinds = list(map(_KIND, flat))
+        start = np.fromiter(map(_START, flat), np.int64, len(flat))
+        stop = np.fromiter(map(_END, flat), np.int64, len(flat))
+        # A table's separator row goes with its header row (shown when it is).
+        suffixes = [""] * len(flat)
+        for k in [k for k, kind in enumerate(kinds) if kind == "table_row"]:
+            text = texts[owner_list[k]]
+            nxt = int(start[k + 1]) if k + 1 < len(flat) and owner_list[k + 1] == owner_list[k] else len(text)
+            sep = _TABLE_SEP_LINE.match(text, int(stop[k]), nxt)
+            suffixes[k] = sep.group() if sep else ""
+        end = stop + np.fromiter(map(len, suffixes), np.int64, len(flat))
+        # Each piece's tokens run from the previous piece's end (the gap before it is its own).
+        new_text = np.ones(len(flat), dtype=bool)
+        new_text[1:] = owner[1:] != owner[:-1]
+        prev = np.where(new_text, 0, np.roll(end, 1))
+        tokens = table.counts(owner, prev, end)
+        size = stop - start
+        limit = self.clip_tokens * np.where(np.fromiter(map(_WIDE.__contains__, kinds), bool, len(flat)), 2, 1)
+        head = size.copy()
+        long = np.flatnonzero(size > limit * 2)
+        head[long] = table.heads(owner[long], start[long], stop[long], limit[long])
+        clip = tokens.copy()
+        cut = np.flatnonzero(head < size)
+        if len(cut):
+            kept = np.empty(len(cut), dtype=np.int64)
+            marked = np.full(len(cut), self.counter.count(CLIP_MARK), dtype=np.int64)
+            for j, k in enumerate(cut.tolist()):
+                text, a, h = texts[owner_list[k]], int(start[k]), int(head[k])
+                body_head = text[a:a + h].rstrip()
+                kept[j] = len(body_head)
+                if kinds[k] == "code":
+                    body = text[a:int(stop[k])]
+                    marked[j] = self.counter.count(_clipped(body, h, "code")[len(body_head):])
+            o = owner[cut]
+            c = table.counts(o, prev[cut], start[cut] + kept) + marked
+            c += np.where(end[cut] > stop[cut], table.counts(o, stop[cut], end[cut]), 0)
+            whole = c >= tokens[cut] - 3
+            clip[cut] = np.where(whole, tokens[cut], c)
+            head[cut] = np.where(whole, size[cut], head[cut])
+        tokens_l, head_l, clip_l, start_l, prev_l = tokens.tolist(), head.tolist(), clip.tolist(), start.tolist(), prev.tolist()
+        out: list[tuple[MeasuredPiece, ...] | None] = [None] * len(texts)
+        k = 0
+        for i, pcs in enumerate(pieces):
+            if not table.mapped[i]:
+                continue
+            text = texts[i]
+            rows = []
+            for p in pcs:
+                texts_of = p.literal_texts
+                h = head_l[k]
+                heads = texts_of if not texts_of or h == p.end - p.start else _texts_before(p.literals, h)
+                rows.append(MeasuredPiece(p, text[prev_l[k]:start_l[k]], tokens_l[k], h, clip_l[k], texts_of, heads,
+                                          suffixes[k]))
+                k += 1
+            out[i] = tuple(rows)
+        return out
 
     def _head(self, body: str, kind: str) -> int:
         limit = self.clip_tokens * (2 if kind in ("code", "table_row") else 1)
@@ -182,9 +222,14 @@ class Analyzer:
                 segmented = segment_texts(missing, get_pipeline(self.pipeline))
                 memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
                 # One encoding per text (tiktoken counters) instead of one per piece and head.
-                token_maps = getattr(self.counter, "token_maps", None)
-                maps = token_maps(missing) if token_maps is not None else [None] * len(missing)
-                measured = {t: self._measure(t, pcs, memo, m) for t, pcs, m in zip(missing, segmented, maps)}
+                token_table = getattr(self.counter, "token_table", None)
+                if token_table is not None:
+                    table = token_table(missing)
+                    done = self._measure_table(missing, segmented, table)
+                    measured = {t: v if v is not None else self._measure(t, pcs, memo)
+                                for t, pcs, v in zip(missing, segmented, done)}
+                else:
+                    measured = {t: self._measure(t, pcs, memo) for t, pcs in zip(missing, segmented)}
             with self._lock:
                 for t, v in measured.items():
                     found[t] = v

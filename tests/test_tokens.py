@@ -143,3 +143,27 @@ def test_a_text_measures_the_same_alone_and_in_a_batch():
     together = Analyzer(c).analyse(texts)
     alone = [Analyzer(c).analyse([t])[0] for t in texts]
     assert together == alone
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(_MAP_TEXT, min_size=1, max_size=6), data=st.data())
+def test_token_table_answers_as_each_texts_token_map(texts, data):
+    # The analysis counts and cuts the spans of all texts at once from one table; it must
+    # give what each text's own map gives (a broken coordinate shift or a token of the
+    # next text counted in would show here).
+    import numpy as np
+
+    texts = texts + ["ok \ud800 then"]  # a text without a map: the others must not shift
+    table = get_token_counter().token_table(texts)
+    assert table.mapped == [True] * (len(texts) - 1) + [False]
+    spans = []
+    for i, text in enumerate(texts[:-1]):
+        for _ in range(3):
+            a = data.draw(st.integers(0, len(text)))
+            b = data.draw(st.integers(a, len(text)))
+            spans.append((i, a, b, data.draw(st.integers(0, 8))))
+    idx, a, b, limit = (np.array(col, dtype=np.int64) for col in zip(*spans))
+    maps = [_map(t) for t in texts[:-1]]
+    assert table.counts(idx, a, b).tolist() == [maps[i].count(s, e) for i, s, e, _ in spans]
+    assert table.counts(idx, b, b).tolist() == [0] * len(spans)
+    assert table.heads(idx, a, b, limit).tolist() == [maps[i].head(s, e, n) for i, s, e, n in spans]
