@@ -187,6 +187,7 @@ class Columns:
         count = self._count
         first = len(self._occurrences)
         rows: list[MeasuredPiece] = []  # every unit of the batch, a tool call as a measured piece
+        call_rows: dict[tuple[str, str], MeasuredPiece] = {}
         owners: list[int] = []
         starts: list[int] = []
         costs: list[int] = []
@@ -200,7 +201,11 @@ class Columns:
                 self._fields.append(f)
                 self._firsts.append(first + len(rows))
                 if f.units and isinstance(f.units[0], Unit):
-                    rows.extend(map(_call_row, f.units))  # type: ignore[arg-type]
+                    for u in f.units:
+                        row = call_rows.get((u.key, u.text))  # type: ignore[union-attr]
+                        if row is None:
+                            row = call_rows[u.key, u.text] = _call_row(u)  # type: ignore[union-attr,arg-type]
+                        rows.append(row)
                 else:
                     rows.extend(f.units)  # type: ignore[arg-type]
             owners.extend([m.index] * (len(rows) - before))

@@ -251,19 +251,26 @@ class Analyzer:
         analysed = iter(self.analyse(texts))
         count = self.counter.count
         out: list[list[Field]] = []
+        calls: dict[tuple[str, str], tuple[Any, ...]] = {}  # agents repeat calls (polling, retries)
         for m in messages:
             fields = [Field(m.index, tf.field, tf.text, next(analysed)) for tf in m.texts]
             for c, call in enumerate(m.tool_calls):
-                key = content_key(f"{call.name}\x00{call.arguments}")
-                lits = find_literals(call.arguments)
-                lits += find_names_by_pattern(call.arguments, [(x.start, x.end) for x in lits])
-                lits.sort(key=lambda x: (x.start, x.end))
-                n = count(call.name) + count(call.arguments)
+                done = calls.get((call.name, call.arguments))
+                if done is None:
+                    lits = find_literals(call.arguments)
+                    lits += find_names_by_pattern(call.arguments, [(x.start, x.end) for x in lits])
+                    lits.sort(key=lambda x: (x.start, x.end))
+                    done = calls[call.name, call.arguments] = (
+                        content_key(f"{call.name}\x00{call.arguments}"), tuple(lits),
+                        count(call.name) + count(call.arguments),
+                        tuple(dict.fromkeys([call.name, *(x.text for x in lits)])),
+                    )
+                key, literals, n, literal_texts = done
                 template = Unit(
                     id="", kind="tool_call", message=m.index, field=f"tool_calls.{c}",
                     start=0, end=len(call.arguments), text=call.arguments, key=key, occurrence=0,
-                    literals=tuple(lits), tokens=n, head_end=len(call.arguments), clip_tokens=n,
-                    info=len(lits), literal_texts=tuple(dict.fromkeys([call.name, *(x.text for x in lits)])),
+                    literals=literals, tokens=n, head_end=len(call.arguments), clip_tokens=n,
+                    info=len(literals), literal_texts=literal_texts,
                 )
                 fields.append(Field(m.index, template.field, call.arguments, (template,)))
             out.append(fields)
