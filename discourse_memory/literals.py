@@ -148,22 +148,6 @@ _COMMON_STARTERS = frozenset(
 )
 
 
-def _mid_capitals(toks: DocTokens) -> set[str]:
-    """Words the text capitalises somewhere other than first in a sentence."""
-    found: set[str] = set()
-    first = True
-    opens = set(toks.sentence_starts)
-    for k in range(len(toks.starts)):
-        if k in opens:
-            first = True
-        t = toks.token(k)
-        if t[:1].isalpha():
-            if not first and t[:1].isupper():
-                found.add(t)
-            first = False
-    return found
-
-
 def find_names(doc: Any, offset: int = 0, taken: Iterable[tuple[int, int]] = (),
                text: str | None = None) -> list[Literal]:
     """Names on a spaCy ``Doc``: runs of capitalised, non-stop-word tokens (see
@@ -188,7 +172,28 @@ def find_token_names(toks: DocTokens, offset: int = 0, taken: Iterable[tuple[int
     out: list[Literal] = []
     text = toks.text
     stops, starts, sentence_starts = toks.stops, toks.starts, toks.sentence_starts
-    mid_capitals: set[str] | None = None
+    # Only capitalised words can be names: visit those, and look back from each to
+    # the previous word to tell whether it opens its sentence (a sentence starting
+    # after the previous word, or no previous word, makes it the opening word; tokens
+    # before it in that stretch are markers).
+    capitals: list[tuple[int, str, int]] = []  # (token, its text, its sentence's first token or -1)
+    for k in toks.cased:
+        t = toks.token(k)
+        if not t[:1].isupper():
+            continue
+        j = k - 1
+        while j >= 0 and not toks.starts_with_letter(j):
+            j -= 1
+        opener = -1
+        if j < 0:
+            opener = 0
+        else:
+            b = bisect_left(sentence_starts, j + 1)
+            if b < len(sentence_starts) and sentence_starts[b] <= k:
+                opener = sentence_starts[b]
+        capitals.append((k, t, opener))
+    # Words the text capitalises somewhere other than first in a sentence.
+    mid_capitals = {t for _, t, opener in capitals if opener < 0}
     run_start = run_end = -1
     last = -2  # index of the last token added to the run
 
@@ -198,33 +203,13 @@ def find_token_names(toks: DocTokens, offset: int = 0, taken: Iterable[tuple[int
             out.append(Literal(text[run_start:run_end], "name", run_start - offset, run_end - offset))
         run_start = -1
 
-    # Only capitalised words can be names: visit those, and look back from each to
-    # the previous word to tell whether it opens its sentence.
-    for k in toks.cased:
-        t = toks.token(k)
-        if not t[:1].isupper():
-            continue
-        j = k - 1
-        while j >= 0 and not toks.starts_with_letter(j):
-            j -= 1
-        # A sentence starting after the previous word (or no previous word) makes
-        # this the opening word; tokens before it in that stretch are markers.
-        opener = -1
-        if j < 0:
-            opener = 0
-        else:
-            b = bisect_left(sentence_starts, j + 1)
-            if b < len(sentence_starts) and sentence_starts[b] <= k:
-                opener = sentence_starts[b]
+    for k, t, opener in capitals:
         capital = True
         if opener >= 0:
             if stops[k] or t.lower() in _COMMON_STARTERS:
                 capital = False
-            elif opener < k:
-                if mid_capitals is None:
-                    mid_capitals = _mid_capitals(toks)
-                if t not in mid_capitals:
-                    capital = False
+            elif opener < k and t not in mid_capitals:
+                capital = False
         if capital and k == last + 1 and run_start >= 0:
             run_end = starts[k] + len(t)
             last = k
