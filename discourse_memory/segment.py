@@ -90,9 +90,10 @@ def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | No
         if kind == "field":  # the key is a label, not a name
             colon = body.find(":")
             names = [n for n in names if n.start > colon]
-        free = Spans(taken).free
-        found.extend(n for n in names if free(n.start, n.end))
-        found.sort(key=lambda lit: (lit.start, lit.end))
+        if names:  # (the pattern's literals come in order, without overlaps)
+            free = Spans(taken).free
+            found.extend(n for n in names if free(n.start, n.end))
+            found.sort(key=lambda lit: (lit.start, lit.end))
         if body.isascii():
             words = tuple(sorted(set(_CONTENT_WORD.findall(body.lower())) - _STOP))
         else:  # lower() may turn a non-ASCII letter into ASCII ones
