@@ -225,7 +225,6 @@ class Columns:
 
         key_rows = _number(self._key_ids, keys)
         all_texts = list(chain.from_iterable(texts_of))
-        n_lits = len(self.lit_text)
         new_lits = _new_entries(self.lit_ids, all_texts)
         self.lit_text.extend(new_lits)
         lit_rows = list(map(self.lit_ids.__getitem__, all_texts))
@@ -265,7 +264,6 @@ class Columns:
             per_unit = np.fromiter(map(len, texts_of), np.int64, len(texts_of))
             np.maximum.at(self.lit_last_msg.view, lrows, np.repeat(np.asarray(owners, dtype=np.int64), per_unit))
             np.minimum.at(self.lit_rank.view, lrows, np.asarray(ranks, dtype=np.int64))
-        assert len(self.lit_text) == n_lits + len(new_lits)
         self.word_df.extend([0.0] * (len(self._word_ids) - n_words_before))
         if word_rows:
             np.add.at(self.word_df.view, np.asarray(word_rows, dtype=np.int64), 1.0)
@@ -341,9 +339,15 @@ class Columns:
         return out
 
 
-_PIECE, _KIND, _START, _END, _KEY, _WORDS, _KINDS = (
-    itemgetter(0), itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3), itemgetter(7), itemgetter(9))
-_TOKENS, _HEAD_END, _CLIP, _TEXTS, _HEADS = itemgetter(2), itemgetter(3), itemgetter(4), itemgetter(5), itemgetter(6)
+def _getter(tuple_type: type, name: str) -> itemgetter:
+    return itemgetter(tuple_type._fields.index(name))  # type: ignore[attr-defined]
+
+
+_KIND, _START, _END, _KEY, _WORDS, _KINDS = (
+    _getter(Piece, name) for name in ("kind", "start", "end", "key", "words", "literal_kinds"))
+_PIECE, _TOKENS, _HEAD_END, _CLIP, _TEXTS, _HEADS = (
+    _getter(MeasuredPiece, name)
+    for name in ("piece", "tokens", "head_end", "clip_tokens", "literal_texts", "head_literal_texts"))
 
 
 def _call_row(u: Unit) -> MeasuredPiece:

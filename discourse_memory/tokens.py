@@ -308,15 +308,17 @@ class TokenTable:
         """``TokenMap.head(start, end, max_tokens)`` of text ``text[k]``, for each ``k``."""
         import numpy as np
 
+        if not len(self.starts):  # no text has a token: no span has one to cut at
+            return np.where(max_tokens <= 0, 0, end - start)
         base = self.bases[text]
         first = self._holding(base + start, self.bounds[text])
         cut = first + max_tokens
-        at = np.minimum(cut, max(len(self.starts) - 1, 0))
-        whole = (cut >= self.bounds[text + 1]) | (self.starts[at] >= base + end) if len(self.starts) else cut >= 0
-        back = self._last_spaced[at] if len(self.starts) else at
-        cut = np.where(back >= first + max_tokens // 2, back, cut)
-        head = np.maximum(self.starts[np.minimum(cut, max(len(self.starts) - 1, 0))] - base - start, 0) \
-            if len(self.starts) else np.zeros_like(cut)
+        at = np.minimum(cut, len(self.starts) - 1)
+        whole = (cut >= self.bounds[text + 1]) | (self.starts[at] >= base + end)
+        # Back off to the last token in the head's second half that starts with whitespace.
+        spaced = self._last_spaced[at]
+        cut = np.where(spaced >= first + max_tokens // 2, spaced, at)
+        head = np.maximum(self.starts[cut] - base - start, 0)
         return np.where(max_tokens <= 0, 0, np.where(whole, end - start, head))
 
 

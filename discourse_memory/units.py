@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 import threading
-from operator import itemgetter
 from collections import OrderedDict
+from operator import itemgetter
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -157,8 +157,7 @@ class Analyzer:
         for k in [k for k, kind in enumerate(kinds) if kind == "table_row"]:
             text = texts[owner_list[k]]
             nxt = int(start[k + 1]) if k + 1 < len(flat) and owner_list[k + 1] == owner_list[k] else len(text)
-            sep = _TABLE_SEP_LINE.match(text, int(stop[k]), nxt)
-            suffixes[k] = sep.group() if sep else ""
+            suffixes[k] = _separator_row(text, int(stop[k]), nxt)
         end = stop + np.fromiter(map(len, suffixes), np.int64, len(flat))
         # Each piece's tokens run from the previous piece's end (the gap before it is its own).
         new_text = np.ones(len(flat), dtype=bool)
@@ -329,8 +328,12 @@ def _suffix(text: str, pieces: tuple[Piece, ...], i: int) -> str:
     p = pieces[i]
     if p.kind != "table_row":
         return ""
-    nxt = pieces[i + 1].start if i + 1 < len(pieces) else len(text)
-    sep = _TABLE_SEP_LINE.match(text, p.end, nxt)
+    return _separator_row(text, p.end, pieces[i + 1].start if i + 1 < len(pieces) else len(text))
+
+
+def _separator_row(text: str, end: int, limit: int) -> str:
+    """The table separator row right after a row ending at ``end`` (before ``limit``), or ''."""
+    sep = _TABLE_SEP_LINE.match(text, end, limit)
     return sep.group() if sep else ""
 
 
