@@ -141,9 +141,7 @@ def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
         plans.append(plan)
 
     # Each distinct text needing the pipeline is parsed once. A blank pipeline is its
-    # tokenizer alone, with no entities: short items (list items, fields, table rows,
-    # headings) go through it several per Doc; prose paragraphs one per Doc, since once
-    # a doc has a special case ("don't", "e.g.") spaCy stops caching its words.
+    # tokenizer alone, with no entities: the texts go through it several per Doc.
     unique = list(dict.fromkeys(job_texts))
     if nlp.pipe_names:
         parsed = list(nlp.pipe(unique, batch_size=256))
@@ -152,10 +150,7 @@ def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
         del parsed
         by_text = dict(zip(unique, analysed))
     else:
-        prose = {t for (ti, pi), t in zip(jobs, job_texts) if plans[ti][pi][0] == "prose"}
-        by_text = {}
-        for group, per_doc in (([t for t in unique if t not in prose], None), ([t for t in unique if t in prose], 1)):
-            by_text.update((t, (toks, [])) for t, toks in zip(group, DocTokens.of_texts(nlp.tokenizer, group, per_doc)))
+        by_text = {t: (toks, []) for t, toks in zip(unique, DocTokens.of_texts(nlp.tokenizer, unique))}
     docs = {job: by_text[t] for job, t in zip(jobs, job_texts)}
     names_of: dict[str, list[Literal]] = {}  # a repeated paragraph is analysed once
     memo: dict[Any, tuple[Any, ...]] = {}

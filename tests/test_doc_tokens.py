@@ -61,6 +61,35 @@ def test_texts_tokenized_several_per_doc_match_one_doc_each(batch: list[tuple[st
     assert shared == [DocTokens.of(nlp.tokenizer(t), t) for t in alone_texts]
 
 
+# Two tokenizers that never share a cache: one only ever sees each text alone, the other
+# only through ``of_texts``, which primes its cache with the texts' words first.
+_ALONE = spacy.blank("en").tokenizer
+_PRIMED = spacy.blank("en").tokenizer
+SPECIAL_PARTS = PARTS + ["don't", "Don't", "can't", "(don't)", "dont", "cant", "im", "I'm", "it's", "'s", "’s",
+                         "Mr.", "(Mr.", "etc.", "a.m.", "vs.", ":)", "<3", ":-(", "n't", "gonna", "5km", "$5",
+                         "10:30", "https://x.io/a.b", "e.g.,", "U.S.A.", "o'clock", "rock'n'roll", "'90s"]
+special_texts = st.builds(_text, st.lists(st.sampled_from(SPECIAL_PARTS), max_size=30),
+                          st.lists(st.booleans(), min_size=30, max_size=30))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(special_texts, max_size=12))
+def test_priming_the_tokenizer_cache_changes_no_token(batch: list[str]) -> None:
+    # spaCy caches a word's tokens only until a doc meets a special case; of_texts primes
+    # the cache with each distinct word in docs of their own. A cached word must get what
+    # tokenizing it in place gives, however the two caches were filled.
+    batch = [t.strip() for t in batch if t.strip()]
+    primed = DocTokens.of_texts(_PRIMED, batch)
+    assert primed == [DocTokens.of(_ALONE(t), t) for t in batch]
+
+
+def test_priming_changes_no_token_of_real_messages() -> None:
+    texts = [m["content"].strip() for m in sample_conversation(60, seed=11)
+             if isinstance(m.get("content"), str) and m["content"].strip()]
+    fresh_primed, fresh_alone = spacy.blank("en").tokenizer, spacy.blank("en").tokenizer
+    assert DocTokens.of_texts(fresh_primed, texts) == [DocTokens.of(fresh_alone(t), t) for t in texts]
+
+
 def test_sentences_of_real_messages_are_the_sentencizers() -> None:
     nlp = get_pipeline()
     for m in sample_conversation(20, seed=3):
