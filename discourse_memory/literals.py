@@ -78,16 +78,23 @@ _PATTERNS: list[tuple[str, str]] = [
     ("number", r"(?<![\w.])[+\-]?\d{1,3}(?:,\d{3}){1,6}(?:\.\d{1,12})?(?![\d,])"
                r"|(?<![\w.])[+\-]?\d{1,40}(?:\.\d{1,40})?(?![\w])"),
 ]
-# Every literal starts at the start of a word or at one of a few symbols (currency, path,
-# quote, sign): skip every other position (most of a text, all of a run of punctuation)
-# before trying the alternatives. A plain word, lower-case or capitalised, that ends at a
-# space, a comma-like mark or a sentence end starts none of them (each needs a digit, a
-# second capital, or one of ``@ / _ - . :`` inside), unless it may be a month (a date),
-# so most prose words are skipped at once.
-_PLAIN_END = r"(?:[\s,;!?)\]}]|\.(?:\s|$)|$)"
+# Every literal starts at the start of a word or at one of a few symbols: skip every other
+# position (most of a text, all of a run of punctuation) before trying the alternatives.
+# A plain word, lower-case or capitalised, starts none of them when what follows it
+# cannot continue one (a space, a closing or comma-like mark, a quote, a sentence end, a
+# colon that opens no ``://`` or ``:\``): each needs a digit, a second capital, or one
+# of ``@ / _ - . : % +`` inside, unless the word may be a month (a date). A symbol is
+# tried only where an alternative can start with it: a sign before a digit, a quote
+# that follows no word, an e-mail's or a path's first character, ``./`` and ``../``.
+# So most prose words and marks are skipped at once (``tests/test_literals.py`` checks
+# that the skip changes no match).
+_END_MARK = r"""[\s,;!?)\]}"'’`*=<>&#|(\[{]"""
+_PLAIN_END = r"(?:" + _END_MARK + r"|:(?![/\\])|\.(?=" + _END_MARK + r"|$)|$)"
 _START = (r"(?:(?<![A-Za-z0-9_])(?=\w)(?![a-z]{1,64}" + _PLAIN_END + ")"
           r"(?!(?!Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[A-Z][a-z]{1,63}" + _PLAIN_END + ")"
-          r"|(?=[$€£¥₹/~.\"“`'+\-]))")
+          r"|(?=[$€£¥₹/~“\"'`+\-.])(?:(?=[$€£¥₹/~“])"
+          r"|(?=\")(?<![\w\"])|(?=')(?<![\w'])|(?=`[^`\s])"
+          r"|(?=[+\-]\d)|(?=[.+\-])(?<![A-Za-z0-9._%+\-])|(?=-)(?<![\w\-])|(?=\.\.?/)))")
 _RE = re.compile(_START + "(?:" + "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _PATTERNS) + ")")
 _TRAILING = ".,;:!?)]}'\""
 _JSON_KEY = re.compile(r"[\"']\s{0,3}:")

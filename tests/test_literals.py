@@ -74,8 +74,8 @@ def test_json_keys_are_schema_not_literals():
 
 
 def test_the_prose_word_skip_changes_no_match():
-    # The pattern skips plain words (lower-case or capitalised, not months) before trying the alternatives; it must
-    # find exactly what the pattern without that skip finds.
+    # The pattern skips plain words (lower-case or capitalised, not months) and symbols no alternative can start
+    # with there before trying the alternatives; it must find exactly what the pattern without that skip finds.
     import random
     import re
 
@@ -88,9 +88,14 @@ def test_the_prose_word_skip_changes_no_match():
              "$5", "5", "%", "am", "pm", "c:\\x", "\"", "'", "`", "(", ")", "OPS-12", "camelCase", "USD",
              " ", "\n", "é", "naïve", "x1", "e.g.", "1st", "March", "http", "https:", "www", "+", "}", "]",
              "Dana", "Deploy", "Sept", "June", "Mark", "Jan.", "Mayor", "OK", "Ab", "Dec", "Q3", "Kubernetes",
-             "MyClass", "Zed", "I", "Octavia", "!", "?", ";", "\t", "_", "@x.io", "Foo.bar"]
+             "MyClass", "Zed", "I", "Octavia", "!", "?", ";", "\t", "_", "@x.io", "Foo.bar",
+             # what may follow a skipped word, and the symbols tried only in some places
+             "*", "=", "<", ">", "&", "#", "|", "[", "{", "’", "..", "./", "../", "~/", "-5", "+3", "%x@y.io",
+             "ftp:", "//", "\\", "C:", "mailto:", "“", "”", "a.", ".b", "o'", "rock'n", "x%", "x+", "-x", "“q”",
+             ".-a/b.py", "%-a/b.py", "+-a/b.py", ".b@x.io", "+b@x.io", "-b@x.io", "'q w'", "\"q w\"", "`q w`",
+             "./a/b", "../a/b", "~/a/b", "/a/b"]
     rng = random.Random(7)
-    for _ in range(20_000):
+    for _ in range(40_000):
         text = "".join(rng.choice(parts) + rng.choice(["", " "]) for _ in range(rng.randint(0, 12)))
         got = [(m.span(), m.lastgroup) for m in literals._RE.finditer(text)]
         assert got == [(m.span(), m.lastgroup) for m in unskipped.finditer(text)], text
