@@ -9,6 +9,7 @@ rule with the same punctuation, checked against spaCy's component in the tests).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -126,7 +127,7 @@ _SUSPECT_PER_DOC = 8
 
 
 def prime_cache(tokenizer: Any, texts: list[str]) -> None:
-    """Put the distinct words of ``texts`` (runs between whitespace, which spaCy's
+    """Put the words repeated in ``texts`` (runs between whitespace, which spaCy's
     tokenizer splits apart and caches by text) through ``tokenizer`` in docs of their own.
 
     Once a doc meets a special case ("don't", "e.g.", "Mr."), spaCy caches none of the
@@ -138,7 +139,9 @@ def prime_cache(tokenizer: Any, texts: list[str]) -> None:
     rules = getattr(tokenizer, "rules", None)
     if rules is None:
         return
-    words = [w for w in dict.fromkeys(chain.from_iterable(map(str.split, texts))) if w not in rules]
+    # A word met once is tokenized once either way: only repeated words gain.
+    counts = Counter(chain.from_iterable(map(str.split, texts)))
+    words = [w for w, n in counts.items() if n > 1 and w not in rules]
     plain = [w for w in words if "'" not in w and "’" not in w and "." not in w]
     suspects = [w for w in words if "'" in w or "’" in w or "." in w]
     for group, size in ((plain, _PRIME_PER_DOC), (suspects, _SUSPECT_PER_DOC)):
