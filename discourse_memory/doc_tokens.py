@@ -123,6 +123,7 @@ _SEPARATOR = "\n\n"
 # (an apostrophe or a period: "don't", "e.g.") a few per doc, since one stops the caching
 # of the rest of its doc.
 _PRIME_PER_DOC = 64
+_PRIME_MIN_TEXTS = 64
 _SUSPECT_PER_DOC = 8
 
 
@@ -137,8 +138,8 @@ def prime_cache(tokenizer: Any, texts: list[str]) -> None:
     word alone gives, which is what it gets in any doc, so the tokens are unchanged
     (``tests/test_doc_tokens.py``). Whole special cases are left to the texts' docs."""
     rules = getattr(tokenizer, "rules", None)
-    if rules is None:
-        return
+    if rules is None or len(texts) < _PRIME_MIN_TEXTS:
+        return  # a chat turn's few texts fill a doc or two: nothing to gain
     # A word met once is tokenized once either way: only repeated words gain.
     counts = Counter(chain.from_iterable(map(str.split, texts)))
     words = [w for w, n in counts.items() if n > 1 and w not in rules]

@@ -3,10 +3,13 @@ a model's own sentence starts respected, and the same names as walking the Doc."
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import spacy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from discourse_memory import doc_tokens
 from discourse_memory.doc_tokens import DocTokens
 from discourse_memory.literals import find_names, find_token_names
 from discourse_memory.nlp import get_pipeline
@@ -79,13 +82,15 @@ def test_priming_the_tokenizer_cache_changes_no_token(batch: list[str]) -> None:
     # the cache with each distinct word in docs of their own. A cached word must get what
     # tokenizing it in place gives, however the two caches were filled.
     batch = [t.strip() for t in batch if t.strip()]
-    primed = DocTokens.of_texts(_PRIMED, batch)
+    with patch.object(doc_tokens, "_PRIME_MIN_TEXTS", 1):  # prime small batches too
+        primed = DocTokens.of_texts(_PRIMED, batch)
     assert primed == [DocTokens.of(_ALONE(t), t) for t in batch]
 
 
 def test_priming_changes_no_token_of_real_messages() -> None:
     texts = [m["content"].strip() for m in sample_conversation(60, seed=11)
              if isinstance(m.get("content"), str) and m["content"].strip()]
+    assert len(texts) >= doc_tokens._PRIME_MIN_TEXTS
     fresh_primed, fresh_alone = spacy.blank("en").tokenizer, spacy.blank("en").tokenizer
     assert DocTokens.of_texts(fresh_primed, texts) == [DocTokens.of(fresh_alone(t), t) for t in texts]
 
