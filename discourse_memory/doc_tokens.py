@@ -121,10 +121,10 @@ class DocTokens:
 _SEPARATOR = "\n\n"
 # Words per priming doc: runs of plain words, then words that may hold a special case
 # (an apostrophe or a period: "don't", "e.g.") a few per doc, since one stops the caching
-# of the rest of its doc.
+# of the rest of its doc. Batches of fewer texts than _PRIME_MIN_TEXTS are not primed.
 _PRIME_PER_DOC = 64
-_PRIME_MIN_TEXTS = 64
 _SUSPECT_PER_DOC = 8
+_PRIME_MIN_TEXTS = 64
 
 
 def prime_cache(tokenizer: Any, texts: list[str]) -> None:
