@@ -114,6 +114,8 @@ def is_prose_line(line: str) -> bool:
 
 def _diff_starts(lines: list[str], i: int) -> bool:
     line = lines[i]
+    if line[:1] not in ("d", "-", "@"):  # most lines: no diff header can start here
+        return False
     return (line.startswith(("diff --git ", "diff -")) or _HUNK.match(line) is not None
             or line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "))
 
@@ -165,7 +167,7 @@ def split_blocks(text: str) -> list[Block]:
         if not stripped:
             i += 1
             continue
-        if line[:1] in "d-@" and _diff_starts(lines, i):
+        if _diff_starts(lines, i):
             j = _diff_end(lines, i)
             while j > i + 1 and not lines[j - 1].strip():
                 j -= 1  # trailing blank context lines are blank lines
@@ -204,7 +206,7 @@ def split_blocks(text: str) -> list[Block]:
                         continue
                     break
                 if _LIST.match(nxt) or _FENCE.match(nxt) or _ATX.match(nxt) or _RULE.match(nxt) \
-                        or "|" in nxt and nxt.lstrip().startswith("|") or nxt[:1] in "d-@" and _diff_starts(lines, j):
+                        or "|" in nxt and nxt.lstrip().startswith("|") or _diff_starts(lines, j):
                     break
                 # A lazy line (not indented past the marker) continues the item only as
                 # wrapped text: code or output after an item in a docstring is not part of it.
@@ -239,7 +241,7 @@ def split_blocks(text: str) -> list[Block]:
             nxt = lines[j]
             if not nxt.strip() or _FENCE.match(nxt) or _ATX.match(nxt) or _LIST.match(nxt) \
                     or nxt.lstrip().startswith("|") or _SETEXT.match(nxt) and j == i + 1 \
-                    or nxt[:1] in "d-@" and _diff_starts(lines, j):
+                    or _diff_starts(lines, j):
                 break
             if _RULE.match(nxt):
                 break
