@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from itertools import accumulate, chain, repeat
-from operator import itemgetter, lt, sub, truediv
+from operator import lt, sub, truediv
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import overload
 
 import numpy as np
 
+from .literals import first_kinds
 from .messages import Message
 from .segment import Piece
-from .units import Field, MeasuredPiece, Unit
+from .units import Field, MeasuredPiece, Unit, field_getter
 
 __all__ = ["Columns", "KIND_WEIGHT", "LITERAL_RANK", "Units"]
 
@@ -339,23 +340,17 @@ class Columns:
         return out
 
 
-def _getter(tuple_type: type, name: str) -> itemgetter:
-    return itemgetter(tuple_type._fields.index(name))  # type: ignore[attr-defined]
-
-
 _KIND, _START, _END, _KEY, _WORDS, _KINDS = (
-    _getter(Piece, name) for name in ("kind", "start", "end", "key", "words", "literal_kinds"))
+    field_getter(Piece, name) for name in ("kind", "start", "end", "key", "words", "literal_kinds"))
 _PIECE, _TOKENS, _HEAD_END, _CLIP, _TEXTS, _HEADS = (
-    _getter(MeasuredPiece, name)
+    field_getter(MeasuredPiece, name)
     for name in ("piece", "tokens", "head_end", "clip_tokens", "literal_texts", "head_literal_texts"))
 
 
 def _call_row(u: Unit) -> MeasuredPiece:
     """A tool call's unit in the shape of a measured piece (its name is a literal text
     of no kind)."""
-    kinds: dict[str, str] = {}
-    for lit in u.literals:
-        kinds.setdefault(lit.text, lit.kind)
+    kinds = first_kinds(u.literals)
     piece = Piece(u.kind, 0, len(u.text), u.key, u.literals, u.depth, u.info, u.words, u.literal_texts,
                   tuple(kinds.get(t, "") for t in u.literal_texts))
     return MeasuredPiece(piece, u.gap, u.tokens, u.head_end, u.clip_tokens, u.literal_texts, u.head_literal_texts)

@@ -17,7 +17,8 @@ from typing import Any, Iterable, NamedTuple
 
 from .doc_tokens import DocTokens
 
-__all__ = ["Literal", "Spans", "find_literals", "find_names", "find_names_by_pattern", "find_token_names"]
+__all__ = ["Literal", "Spans", "find_literals", "find_names", "find_names_by_pattern", "find_token_names",
+           "first_kinds"]
 
 
 class Spans:
@@ -41,6 +42,15 @@ class Literal(NamedTuple):
     kind: str
     start: int
     end: int
+
+
+def first_kinds(literals: Iterable[Literal]) -> dict[str, str]:
+    """Each distinct literal text, in order of first appearance, with the kind it first
+    appears as."""
+    out: dict[str, str] = {}
+    for lit in literals:
+        out.setdefault(lit.text, lit.kind)
+    return out
 
 
 _MONTH = (

@@ -19,6 +19,7 @@ from .literals import (
     find_literals,
     find_names_by_pattern,
     find_token_names,
+    first_kinds,
 )
 from .nlp import MAX_PROSE_CHARS
 
@@ -98,11 +99,8 @@ def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | No
             words = tuple(sorted(set(_CONTENT_WORD.findall(body.lower())) - _STOP))
         else:  # lower() may turn a non-ASCII letter into ASCII ones
             words = tuple(sorted({w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP))
-        first_kinds: dict[str, str] = {}
-        for lit in found:
-            first_kinds.setdefault(lit.text, lit.kind)
-        done = (content_key(body), tuple(found), len(words) + len(found), words,
-                tuple(first_kinds), tuple(first_kinds.values()))
+        kinds = first_kinds(found)
+        done = (content_key(body), tuple(found), len(words) + len(found), words, tuple(kinds), tuple(kinds.values()))
         if memo is not None:
             memo[memo_key] = done
     key, literals, info, words, texts, kinds = done

@@ -31,8 +31,16 @@ _TABLE_SEP_LINE = re.compile(r"\n[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?
 # literals): a long-running process keeps at most ~150 MB of it.
 _TEXT_CACHE_LIMIT = 50_000
 _PIECE_CACHE_LIMIT = 100_000
-_KIND, _START, _END = itemgetter(0), itemgetter(1), itemgetter(2)
 _WIDE = frozenset({"code", "table_row"})  # kinds whose clipped head keeps twice the tokens
+
+
+def field_getter(tuple_type: type, name: str) -> itemgetter:
+    """An ``itemgetter`` for the field ``name`` of a named tuple type (for C-level maps
+    over tens of thousands of pieces)."""
+    return itemgetter(tuple_type._fields.index(name))  # type: ignore[attr-defined]
+
+
+_KIND, _START, _END = (field_getter(Piece, name) for name in ("kind", "start", "end"))
 
 
 class Unit(NamedTuple):
@@ -206,7 +214,7 @@ class Analyzer:
         return out
 
     def _head(self, body: str, kind: str) -> int:
-        limit = self.clip_tokens * (2 if kind in ("code", "table_row") else 1)
+        limit = self.clip_tokens * (2 if kind in _WIDE else 1)
         if len(body) <= limit * 2:  # too short to be worth clipping
             return len(body)
         return head_of(self.counter, body, limit)
