@@ -7,10 +7,10 @@ that any analysis of that history must pay, and how deep in it the view reaches.
    processes (pipeline loaded, nothing of the history cached), median of ``--repeat``.
 2. **Floor**: on the same history, in this process, the work that stays whatever the
    Python around it does -- spaCy's tokenizer over the paragraphs the analysis sends it,
-   several per doc as the analysis joins them (a fresh pipeline, so its vocabulary is as
-   cold as in 1.), one tiktoken encode of each distinct text, the literal pattern over
-   each distinct unit, and block splitting of each text (unit objects are built only for
-   what a view shows). Their sum against 1. is what a rewrite of the analysis in Python
+   several per doc as the analysis joins them, its cache primed as the analysis primes
+   it (a fresh pipeline, so its vocabulary is as cold as in 1.), one tiktoken encode of
+   each distinct text, the literal pattern over each distinct unit, and block splitting
+   of each text (unit objects are built only for what a view shows). Their sum against 1. is what a rewrite of the analysis in Python
    could at best remove.
 3. **Depth**: at the case's budget, where the messages the view shows lie, in multiples
    of the budget counted back from the newest message. An analysis that skipped
