@@ -1,6 +1,6 @@
 """Benchmark the HTML inspector on the largest conversation of a JSONL data set.
 
-    python benchmarks/bench_inspect.py /work/shared/data/agents/swe_dev.jsonl [--share 0.25] [--runs 3]
+    python benchmarks/bench_inspect.py ../shared/data/agents/swe_dev.jsonl [--share 0.25] [--runs 3]
 
 Each line of the data set is ``{"id": ..., "messages": [{"role", "content"}, ...]}``.
 Picks the conversation with the most characters, compacts it to ``--share`` of its
@@ -88,7 +88,7 @@ def chromium(args: list[str], url: str, profile: str) -> tuple[float, str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("data", help="JSONL of conversations, e.g. /work/shared/data/agents/swe_dev.jsonl")
+    ap.add_argument("data", help="JSONL of conversations, e.g. ../shared/data/agents/swe_dev.jsonl")
     ap.add_argument("--share", type=float, default=0.25, help="budget as a share of the tokens (default 0.25)")
     ap.add_argument("--runs", type=int, default=3, help="Chromium runs per measurement (median)")
     ap.add_argument("--keep", help="also write the page here")
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     data = Path(args.data)
     if not data.is_file():
         print(f"bench_inspect: data file {data} not found; pass the path of a JSONL of "
-              '{"id", "messages"} rows (e.g. /work/shared/data/agents/swe_dev.jsonl)', file=sys.stderr)
+              '{"id", "messages"} rows (e.g. ../shared/data/agents/swe_dev.jsonl)', file=sys.stderr)
         return 2
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_real_histories.py [DATA ...] [--messages 10000] [--budget 20000]
 
-DATA are files ``discourse-memory bench`` reads (default: the LoCoMo, tau-bench and
+DATA are files ``discourse-memory-eval bench`` reads (default: the LoCoMo, tau-bench and
 SWE-bench files under ``../shared/data``). Each file's conversations are joined, each
 once and in order (so no text repeats by construction, and nothing is cached), into one
 history of at most ``--messages`` messages, cut at a conversation boundary, keeping the
@@ -41,7 +41,7 @@ def history(source: str, limit: int) -> list[dict[str, Any]]:
         import large_case
 
         return large_case.conversation_10k()
-    from discourse_memory.evaluation import datasets
+    from discourse_memory_evaluation import datasets
 
     msgs: list[dict[str, Any]] = []
     for conv in datasets.load(source):

@@ -1,9 +1,9 @@
-"""The ``discourse-memory`` command: compact a conversation, run the demo, evaluate.
+"""The ``discourse-memory`` command: compact a conversation, inspect it, run the demo.
+
+(The evaluation against baselines is a separate distribution: ``discourse-memory-eval``.)
 
     discourse-memory compact FILE --budget N [--encoding NAME] [--format json|text] [--report]
     discourse-memory demo [--sessions N] [--budget-share F]
-    discourse-memory bench DATA --budgets 0.1,0.25,0.5 [--methods ...]
-    discourse-memory replay FILE --context-limit 65536
     discourse-memory inspect FILE --budget N -o view.html
 """
 
@@ -160,13 +160,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", default="view.html")
     p.set_defaults(func=_cmd_inspect)
 
-    try:
-        from .evaluation import cli as evaluation_cli
-    except ImportError:  # the evaluation extras are optional
-        evaluation_cli = None
-    if evaluation_cli is not None:
-        evaluation_cli.add_bench_parser(sub)
-        evaluation_cli.add_replay_parser(sub)
     return parser
 
 

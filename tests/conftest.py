@@ -3,11 +3,36 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from discourse_memory import get_token_counter
 
 COUNTER = get_token_counter()
+CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+# The evaluation data, relative to the repository (override with DISCOURSE_MEMORY_DATA).
+SHARED_DATA = Path(os.environ.get("DISCOURSE_MEMORY_DATA", Path(__file__).resolve().parents[1] / ".." / "shared" / "data"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "required_in_ci(what): a skip of this test whose reason names `what` (a browser, a model) "
+                   "is a failure when CI is set, so a CI run cannot pass without what it needs")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    outcome = yield
+    report = outcome.get_result()
+    marker = item.get_closest_marker("required_in_ci")
+    if CI and report.skipped and marker is not None:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        if marker.args[0] in reason:
+            report.outcome = "failed"
+            report.longrepr = f"skipped in CI, where it is required: {reason}"
 
 
 def view_tokens(messages: list[dict[str, Any]]) -> int:

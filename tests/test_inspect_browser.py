@@ -24,6 +24,7 @@ from discourse_memory import compact
 from discourse_memory.inspect import DECISIONS, render_html
 from discourse_memory.sample import sample_conversation
 
+from .conftest import SHARED_DATA
 from .html_tree import parse
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -32,13 +33,13 @@ FLAGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-extensions", "--mute-audio", "--host-resolver-rules=MAP * ~NOTFOUND",
 ]
-SWE_DEV = Path(os.environ.get("DM_SWE_DEV", "/work/shared/data/agents/swe_dev.jsonl"))
+SWE_DEV = Path(os.environ.get("DM_SWE_DEV", SHARED_DATA / "agents" / "swe_dev.jsonl"))
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.required_in_ci("Chromium is not installed"), pytest.mark.skipif(
     not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)),
     reason=f"Chromium is not installed at {CHROMIUM} (Debian: apt-get install -y chromium, as .ci/run does); "
            "the end-to-end browser test of the HTML inspector cannot run here",
-)
+)]
 
 # Added to a copy of a page to time it (the page itself has no script): a forced
 # layout at the load event, and the time since navigation start, into the DOM.

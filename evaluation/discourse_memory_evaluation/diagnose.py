@@ -1,6 +1,6 @@
 """Diagnostics behind the bench numbers: where a memory loses, and why.
 
-    python -m discourse_memory.evaluation.diagnose DATA [DATA ...] [--budgets 0.25,0.5]
+    python -m discourse_memory_evaluation.diagnose DATA [DATA ...] [--budgets 0.25,0.5]
 
 Prints, per data file and budget:
 
@@ -80,22 +80,12 @@ def _qa_losses(conv: Conversation, index: TextIndex) -> tuple[int, int]:
 
 def own_literals(conv: Conversation) -> set[str]:
     """Every literal text the library's own extractor finds in the history (message
-    texts, tool-call names and arguments)."""
-    from ..units import Analyzer
+    texts, tool-call names and arguments), read off the report of a compaction that
+    keeps everything."""
+    from discourse_memory import compact
 
-    analyzer = Analyzer(baselines.get_counter())
-    texts: list[str] = []
-    found: set[str] = set()
-    for m in conv.messages:
-        texts.append(message_text(m))
-        for call in m.get("tool_calls") or []:
-            function = call.get("function") or {}
-            found.add(str(function.get("name") or ""))
-            texts.append(str(function.get("arguments") or ""))
-    for pieces in analyzer.analyse([t for t in texts if t]):
-        for mp in pieces:
-            found.update(mp.literal_texts)
-    return found
+    report = compact(conv.messages, budget=10**12, relax=True).report
+    return {text for unit in report.units for text in unit.literals_kept}
 
 
 def _lost_literals(literals: Sequence[str], own: set[str], index: TextIndex, ours: Counter,
@@ -168,7 +158,7 @@ def diagnose(path: str, budgets: Sequence[float], methods: Sequence[str], limit:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m discourse_memory.evaluation.diagnose", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m discourse_memory_evaluation.diagnose", description=__doc__.split("\n")[0])
     parser.add_argument("data", nargs="+")
     parser.add_argument("--budgets", default="0.25,0.5")
     parser.add_argument("--methods", default="discourse-memory,trim-last,head-tail")

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from discourse_memory.evaluation.cli import main, main_bench, main_replay
+from discourse_memory_evaluation.cli import main, main_bench, main_replay
 
 
 def run_line(i):

@@ -1,4 +1,4 @@
-"""``discourse-memory bench`` and ``discourse-memory replay``.
+"""``discourse-memory-eval bench`` and ``discourse-memory-eval replay``.
 
 Wire into a parent CLI with :func:`add_bench_parser` / :func:`add_replay_parser`
 (each sets ``func`` on its sub-parser: call ``args.func(args)``), or call
@@ -97,10 +97,10 @@ def _run_bench(args: argparse.Namespace) -> int:
     try:
         rows, skipped = bench.run_bench(args.data, config, progress=not args.quiet, log=log)
     except (FileNotFoundError, DataFormatError, ValueError) as exc:
-        print(f"discourse-memory bench: error: {exc}", file=sys.stderr)
+        print(f"discourse-memory-eval bench: error: {exc}", file=sys.stderr)
         return 2
     if not rows:
-        print("discourse-memory bench: no conversation selected (check --limit/--min-tokens/--max-tokens)", file=sys.stderr)
+        print("discourse-memory-eval bench: no conversation selected (check --limit/--min-tokens/--max-tokens)", file=sys.stderr)
         return 2
     summary = bench.summarize(rows)
     table = bench.markdown(summary)
@@ -172,7 +172,7 @@ def _run_replay(args: argparse.Namespace) -> int:
         ready, skipped = baselines.resolve_methods(args.methods)
         convs = load(args.file)
     except (FileNotFoundError, DataFormatError, ValueError) as exc:
-        print(f"discourse-memory replay: error: {exc}", file=sys.stderr)
+        print(f"discourse-memory-eval replay: error: {exc}", file=sys.stderr)
         return 2
     for message in skipped:
         print(message, file=sys.stderr)
@@ -210,22 +210,22 @@ def add_replay_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def main_bench(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="discourse-memory bench", description="Score memories at several budgets.")
+    parser = argparse.ArgumentParser(prog="discourse-memory-eval bench", description="Score memories at several budgets.")
     _bench_arguments(parser)
     args = parser.parse_args(argv)
     return args.func(args)
 
 
 def main_replay(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="discourse-memory replay", description="Replay sessions at a context limit.")
+    parser = argparse.ArgumentParser(prog="discourse-memory-eval replay", description="Replay sessions at a context limit.")
     _replay_arguments(parser)
     args = parser.parse_args(argv)
     return args.func(args)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m discourse_memory.evaluation {bench,replay} ...``"""
-    parser = argparse.ArgumentParser(prog="python -m discourse_memory.evaluation")
+    """``discourse-memory-eval {bench,replay} ...`` (also ``python -m discourse_memory_evaluation``)."""
+    parser = argparse.ArgumentParser(prog="discourse-memory-eval")
     subparsers = parser.add_subparsers(dest="command", required=True)
     add_bench_parser(subparsers)
     add_replay_parser(subparsers)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from discourse_memory.evaluation.datasets import DataFormatError, load, load_locomo, load_runs
+from discourse_memory_evaluation.datasets import DataFormatError, load, load_locomo, load_runs
 
 LOCOMO = [
     {

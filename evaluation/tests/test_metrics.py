@@ -2,8 +2,8 @@
 
 import pytest
 
-from discourse_memory.evaluation.grader import extract_literals, sentence_openings
-from discourse_memory.evaluation.metrics import (
+from discourse_memory_evaluation.grader import extract_literals, sentence_openings
+from discourse_memory_evaluation.metrics import (
     TextIndex,
     answer_containment,
     evidence_retention,
@@ -151,8 +151,8 @@ def test_extraction_is_per_message_not_across():
 
 
 def test_bench_targets_count_only_gold_values_the_history_states():
-    from discourse_memory.evaluation.bench import targets
-    from discourse_memory.evaluation.datasets import QA, Conversation
+    from discourse_memory_evaluation.bench import targets
+    from discourse_memory_evaluation.datasets import QA, Conversation
 
     conv = Conversation(
         id="c",
@@ -171,9 +171,9 @@ def test_bench_targets_count_only_gold_values_the_history_states():
 
 
 def test_bench_score_separates_the_record_note():
-    from discourse_memory.evaluation.baselines import NotedView
-    from discourse_memory.evaluation.bench import targets, score
-    from discourse_memory.evaluation.datasets import Conversation
+    from discourse_memory_evaluation.baselines import NotedView
+    from discourse_memory_evaluation.bench import targets, score
+    from discourse_memory_evaluation.datasets import Conversation
 
     conv = Conversation(id="c", messages=HISTORY)
     note = {"role": "system", "content": "Left out: HAT136; Seattle; 2024-05-20; $250."}
@@ -188,9 +188,9 @@ def test_bench_score_separates_the_record_note():
 
 
 def test_protected_tokens_counts_system_and_newest_turn():
-    from discourse_memory.evaluation.baselines import get_counter
-    from discourse_memory.evaluation.datasets import Conversation
-    from discourse_memory.evaluation.diagnose import protected_tokens
+    from discourse_memory_evaluation.baselines import get_counter
+    from discourse_memory_evaluation.datasets import Conversation
+    from discourse_memory_evaluation.diagnose import protected_tokens
 
     counter = get_counter()
     messages = [
@@ -208,11 +208,11 @@ def test_protected_tokens_counts_system_and_newest_turn():
 def test_diagnose_splits_lost_literals_by_what_the_library_records():
     from collections import Counter
 
-    from discourse_memory.evaluation.bench import targets
-    from discourse_memory.evaluation.datasets import Conversation
-    from discourse_memory.evaluation.diagnose import _lost_literals, own_literals
-    from discourse_memory.evaluation.grader import extract_literals
-    from discourse_memory.evaluation.metrics import TextIndex
+    from discourse_memory_evaluation.bench import targets
+    from discourse_memory_evaluation.datasets import Conversation
+    from discourse_memory_evaluation.diagnose import _lost_literals, own_literals
+    from discourse_memory_evaluation.grader import extract_literals
+    from discourse_memory_evaluation.metrics import TextIndex
 
     result = '{"flight_number": "HAT136", "seats_left": 4, "price": "$250"}'
     conv = Conversation(id="c", messages=[

@@ -5,13 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from discourse_memory.evaluation.grader import (
+from discourse_memory_evaluation.grader import (
     extract_literals,
     sentence_openings,
     split_sentences,
 )
 
-EVALUATION = Path(__file__).resolve().parents[2] / "discourse_memory" / "evaluation"
+EVALUATION = Path(__file__).resolve().parents[1] / "discourse_memory_evaluation"
 
 
 @pytest.mark.parametrize(
@@ -76,7 +76,7 @@ def test_grader_is_independent_of_the_compactor():
                 imported.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):
                 imported.add(("." * node.level) + (node.module or ""))
-        offenders = {m for m in imported if m.startswith("discourse_memory") or m.startswith("..")}
+        offenders = {m for m in imported if m == "discourse_memory" or m.startswith(("discourse_memory.", ".."))}
         assert not offenders, f"{name} imports {offenders}"
 
 

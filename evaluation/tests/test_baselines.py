@@ -2,7 +2,7 @@
 
 import pytest
 
-from discourse_memory.evaluation.baselines import (
+from discourse_memory_evaluation.baselines import (
     HEAD_TAIL_SEPARATOR,
     METHODS,
     get_counter,
