@@ -3,23 +3,22 @@ exactly what was left out.
 
     >>> from discourse_memory import compact
     >>> view = compact(messages, budget=4000)
-    >>> view.messages, view.report
+    >>> view.messages, view.note, view.report
 """
 
-from .compaction import Compaction, Compactor, compact
+from .compaction import Compaction, Compactor, compact, count_messages
 from .errors import (
     BudgetTooSmallError,
     DiscourseMemoryError,
     EncodingUnavailableError,
     InvalidMessageError,
+    InvalidOptionError,
     StateError,
 )
-from .literals import Literal
 from .memory import DiscourseMemory
-from .policy import Settings
-from .report import Report, UnitReport
+from .options import NEWEST_TURN, Options
+from .report import RecordEntry, Report, UnitReport
 from .tokens import TokenCounter, get_token_counter
-from .units import Unit
 
 __all__ = [
     "BudgetTooSmallError",
@@ -29,14 +28,16 @@ __all__ = [
     "DiscourseMemoryError",
     "EncodingUnavailableError",
     "InvalidMessageError",
-    "Literal",
+    "InvalidOptionError",
+    "NEWEST_TURN",
+    "Options",
+    "RecordEntry",
     "Report",
-    "Settings",
     "StateError",
     "TokenCounter",
-    "Unit",
     "UnitReport",
     "compact",
+    "count_messages",
     "get_token_counter",
 ]
 

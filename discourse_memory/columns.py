@@ -1,13 +1,17 @@
 """A conversation's units as columns (numpy arrays), grown message by message.
 
-The policy runs on these arrays, so a view of a long history costs a few array
-operations instead of a Python loop per unit, and appending a message only
-appends its rows. Literals are numbered in order of first appearance, which is
-the record's chronological order.
+Storage and vocabularies only: the fitting stage (:mod:`.fit`) reads these arrays and
+holds every weight of the policy, so a view of a long history costs a few array
+operations instead of a Python loop per unit, and appending a message only appends
+its rows. Literals are numbered in order of first appearance (the record's
+chronological order); content words and literals carry their document frequencies
+(how many units state them), which the fitting stage turns into rarity and focus
+scores.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from itertools import accumulate, chain, repeat
 from operator import lt, sub, truediv
@@ -16,19 +20,22 @@ from typing import overload
 
 import numpy as np
 
-from .literals import first_kinds
+from .literals import PATTERN_KINDS, first_kinds
 from .messages import Message
 from .segment import Piece
+from .tool_pairs import ToolPairs
 from .units import Field, MeasuredPiece, Unit, field_getter
 
-__all__ = ["Columns", "KIND_WEIGHT", "LITERAL_RANK", "Units"]
+__all__ = ["Columns", "UNIT_KINDS", "Units"]
 
-KIND_WEIGHT = {"heading": 1.5, "tool_call": 3.0, "field": 1.2, "table_row": 1.1}
-# Literal kinds, most worth keeping in a cut record first.
-LITERAL_RANK = {
-    "identifier": 0, "email": 0, "url": 0, "path": 0, "amount": 0, "datetime": 0, "date": 0,
-    "version": 0, "time": 1, "percent": 1, "quoted": 1, "name": 1, "number": 2,
-}
+UNIT_KINDS = ("heading", "list_item", "field", "table_row", "code", "sentence", "line", "tool_call")
+_KIND_CODE = {k: i for i, k in enumerate(UNIT_KINDS)}
+# A name-like literal opens its sentence when nothing but marks, or a speaker label
+# ("Caroline: "), stands between it and the start of its unit or the end of the
+# previous sentence: "Really" in "Really? I loved it." or in "Oh no. Really?"
+_LABEL = re.compile(r"\s*[\w .'\-]{1,40}:\s+")
+_ALNUM = re.compile(r"[^\W_]")
+_SENTENCE_END = re.compile(r"(?:[.!?…]+[\"'’”)\]]*|\n)\W*$")
 
 
 class _Grow:
@@ -119,17 +126,18 @@ class Columns:
         self._firsts: list[int] = []
         self._occurrences: list[int] = []
         self.messages: list[Message] = []
+        self.pairs = ToolPairs()
         self.msg_start = _Grow(np.int64)
         self.msg_start.extend([0])
         self.msg_cost = _Grow(np.int64)
         # per unit
         self.u_msg = _Grow(np.int64)
+        self.u_kind = _Grow(np.int8)
+        """Index into :data:`UNIT_KINDS`."""
         self.u_tokens = _Grow(np.float64)
         self.u_clip = _Grow(np.float64)
         self.u_clippable = _Grow(np.bool_)
         self.u_head_share = _Grow(np.float64)
-        self.u_kind_weight = _Grow(np.float64)
-        self.u_is_call = _Grow(np.bool_)
         self.u_key = _Grow(np.int64)
         self.lit_ptr = _Grow(np.int64)
         self.lit_ptr.extend([0])
@@ -140,7 +148,7 @@ class Columns:
         self.word_ptr = _Grow(np.int64)
         self.word_ptr.extend([0])
         self.word_idx = _Grow(np.int64)
-        self._word_ids: dict[str, int] = {}
+        self.word_ids: dict[str, int] = {}
         self.word_df = _Grow(np.float64)
         """Per content word, how many units state it."""
         # per key: the newest unit with that key
@@ -151,28 +159,23 @@ class Columns:
         # per literal
         self.lit_ids: dict[str, int] = {}
         self.lit_text: list[str] = []
+        self.lit_kind_names: list[str] = []
+        self._lit_kind_codes: dict[str, int] = {}
+        self.lit_kind = _Grow(np.int16)
+        """Index into ``lit_kind_names``: the kind the literal first appears as."""
         self.lit_cost = _Grow(np.float64)
-        self.lit_rank = _Grow(np.int64)
+        """Tokens of the literal alone, plus one (a separator)."""
+        self.lit_df = _Grow(np.float64)
+        """How many units state the literal."""
         self.lit_last_msg = _Grow(np.int64)
-        # (message, its decisions, calls shown, is a result) -> (rendered message, texts to count)
-        self.rendered: dict[tuple, tuple[dict | None, list[str], object]] = {}
-        self._call_owner: dict[str, int] = {}
-        self._pending: dict[int, set[str]] = {}
-        self._results: dict[int, list[int]] = {}
-        self._orphans: set[int] = set()
-        self._unanswered: set[int] = set()
-
-    def remember_render(self, key: tuple, message: dict | None, texts: list[str], raw: object) -> None:
-        """Cache a message's rendering for a given set of decisions (bounded); valid
-        while the input message is the same object ``raw``."""
-        if len(self.rendered) > 20_000:
-            self.rendered.clear()
-        self.rendered[key] = (message, texts, raw)
+        self.lit_mid = _Grow(np.bool_)
+        """Whether the literal ever stands after a word of its unit (a capitalised word
+        only ever seen opening a sentence is an opener, not a name)."""
 
     def tool_groups(self) -> tuple[dict[int, list[int]], set[int], set[int]]:
         """(assistant message -> its result messages, orphan results, assistant messages
         with a call that has no result), kept up to date as messages are appended."""
-        return self._results, self._orphans, self._unanswered
+        return self.pairs.results, self.pairs.orphans, self.pairs.unanswered
 
     def __len__(self) -> int:
         return len(self.messages)
@@ -188,13 +191,14 @@ class Columns:
         count = self._count
         first = len(self._occurrences)
         rows: list[MeasuredPiece] = []  # every unit of the batch, a tool call as a measured piece
+        row_texts: list[str] = []  # the text each row's span is in
         call_rows: dict[tuple[str, str], MeasuredPiece] = {}
         owners: list[int] = []
         starts: list[int] = []
         costs: list[int] = []
         for m, fs in zip(messages, fields):
             self.messages.append(m)
-            self._pair(m)
+            self.pairs.add(m)
             costs.append(sum(count(tf.text) for tf in m.texts)
                          + sum(count(c.name) + count(c.arguments) for c in m.tool_calls))
             before = len(rows)
@@ -209,6 +213,7 @@ class Columns:
                         rows.append(row)
                 else:
                     rows.extend(f.units)  # type: ignore[arg-type]
+                row_texts.extend([f.text] * (len(rows) - len(row_texts)))
             owners.extend([m.index] * (len(rows) - before))
             starts.append(first + len(rows))
         index = first + len(rows)
@@ -229,13 +234,13 @@ class Columns:
         new_lits = _new_entries(self.lit_ids, all_texts)
         self.lit_text.extend(new_lits)
         lit_rows = list(map(self.lit_ids.__getitem__, all_texts))
-        # A text's rank comes from the kind it first appears as in a unit.
-        ranks = list(map(LITERAL_RANK.get, chain.from_iterable(map(_KINDS, pieces)), repeat(1)))
+        # A literal's kind is the kind it first appears as in a unit.
+        kind_names = list(map(self._kind_code, chain.from_iterable(map(_KINDS, pieces))))
         head_rows = list(map(self.lit_ids.__getitem__, chain.from_iterable(heads_of)))
-        n_words_before = len(self._word_ids)
+        n_words_before = len(self.word_ids)
         all_words = list(chain.from_iterable(words_of))
-        _new_entries(self._word_ids, all_words)
-        word_rows = list(map(self._word_ids.__getitem__, all_words))
+        _new_entries(self.word_ids, all_words)
+        word_rows = list(map(self.word_ids.__getitem__, all_words))
 
         # Occurrence numbers: earlier units of the same key, in this conversation.
         self.key_total.extend([0] * (len(self._key_ids) - self.key_total.n))
@@ -257,15 +262,25 @@ class Columns:
         self.key_newest.extend([0] * (len(self._key_ids) - self.key_newest.n))
         if len(krows):
             np.maximum.at(self.key_newest.view, krows, np.arange(first, index, dtype=np.int64))
+        n_new = len(new_lits)
         self.lit_cost.extend([count(t) + 1 for t in new_lits])
-        self.lit_rank.extend([9] * len(new_lits))
-        self.lit_last_msg.extend([0] * len(new_lits))
+        self.lit_kind.extend([0] * n_new)
+        self.lit_df.extend([0.0] * n_new)
+        self.lit_last_msg.extend([0] * n_new)
+        self.lit_mid.extend([False] * n_new)
         if lit_rows:
             lrows = np.asarray(lit_rows, dtype=np.int64)
             per_unit = np.fromiter(map(len, texts_of), np.int64, len(texts_of))
             np.maximum.at(self.lit_last_msg.view, lrows, np.repeat(np.asarray(owners, dtype=np.int64), per_unit))
-            np.minimum.at(self.lit_rank.view, lrows, np.asarray(ranks, dtype=np.int64))
-        self.word_df.extend([0.0] * (len(self._word_ids) - n_words_before))
+            np.add.at(self.lit_df.view, lrows, 1.0)
+            fresh = lrows >= len(self.lit_text) - n_new
+            if fresh.any():  # first appearance wins: the last write of a reversed scatter
+                codes = np.asarray(kind_names, dtype=np.int16)
+                self.lit_kind.view[lrows[fresh][::-1]] = codes[fresh][::-1]
+            mid = _mid_literals(pieces, row_texts, self.lit_ids)
+            if mid:
+                self.lit_mid.view[mid] = True
+        self.word_df.extend([0.0] * (len(self.word_ids) - n_words_before))
         if word_rows:
             np.add.at(self.word_df.view, np.asarray(word_rows, dtype=np.int64), 1.0)
         self.word_idx.extend(word_rows)
@@ -276,33 +291,28 @@ class Columns:
         self.head_ptr.extend(_ends(self.head_idx.n - len(head_rows), heads_of))
         self.u_key.extend(key_rows)
         self.u_msg.extend(owners)
+        self.u_kind.extend(list(map(_KIND_CODE.__getitem__, kinds)))
         self.u_tokens.extend(list(map(_TOKENS, rows)))
         self.u_clip.extend(list(map(_CLIP, rows)))
         self.u_clippable.extend(list(map(lt, head_ends, sizes)))
         self.u_head_share.extend(list(map(truediv, head_ends, map(max, sizes, repeat(1)))))
-        self.u_kind_weight.extend(list(map(KIND_WEIGHT.get, kinds, repeat(1.0))))
-        self.u_is_call.extend(list(map("tool_call".__eq__, kinds)))
         return keys_of
 
-    def _pair(self, m: Message) -> None:
-        """Pair calls with results (a result answers the latest earlier call with its id)."""
-        if m.tool_calls:
-            # A call without an id can never be answered: it keeps its message unanswered.
-            self._pending[m.index] = {c.id or f"\x00missing-{k}" for k, c in enumerate(m.tool_calls)}
-            self._unanswered.add(m.index)
-            for call in m.tool_calls:
-                if call.id:
-                    self._call_owner[call.id] = m.index
-        if m.role == "tool":
-            a = self._call_owner.get(m.tool_call_id) if m.tool_call_id else None
-            if a is None:
-                self._orphans.add(m.index)
-                return
-            self._results.setdefault(a, []).append(m.index)
-            pending = self._pending.get(a, set())
-            pending.discard(m.tool_call_id or "")
-            if not pending:
-                self._unanswered.discard(a)
+    def _kind_code(self, kind: str) -> int:
+        code = self._lit_kind_codes.get(kind)
+        if code is None:
+            code = self._lit_kind_codes[kind] = len(self.lit_kind_names)
+            self.lit_kind_names.append(kind)
+        return code
+
+    def kind_code(self, kind: str) -> int:
+        """The code of literal kind ``kind`` (-1 if no literal of that kind was seen)."""
+        return self._lit_kind_codes.get(kind, -1)
+
+    def unit_owner(self, ptr: np.ndarray) -> np.ndarray:
+        """For each entry of a CSR index with pointers ``ptr`` (``lit_ptr``,
+        ``word_ptr``), the unit it belongs to."""
+        return np.repeat(np.arange(len(ptr) - 1), np.diff(ptr))
 
     def per_unit_sum(self, values: np.ndarray, head: bool = False) -> np.ndarray:
         """For each unit, the sum of ``values`` over its (head) literals."""
@@ -338,6 +348,29 @@ class Columns:
             hrows = np.repeat(head_mask, np.diff(hptr))
             out += np.bincount(self.head_idx.view[hrows], minlength=len(self.lit_text))
         return out
+
+
+def _mid_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) -> list[int]:
+    """Name-like literals of these pieces (names and entities, not pattern kinds) that
+    some piece states after a word of its own: not as its opening word, nor right
+    after a speaker label."""
+    out: list[int] = []
+    seen: set[tuple[str, int]] = set()
+    for p, text in zip(pieces, texts):
+        for lit in p.literals:
+            if lit.start == 0 or lit.kind in PATTERN_KINDS:
+                continue
+            memo = (p.key, lit.start)  # the same piece states it the same way
+            if memo in seen:
+                continue
+            seen.add(memo)
+            before = text[p.start:p.start + lit.start]
+            label = _LABEL.match(before)
+            if label is not None and label.end() == len(before):
+                continue
+            if _ALNUM.search(before) and not _SENTENCE_END.search(before[-12:]):
+                out.append(ids[lit.text])
+    return out
 
 
 _KIND, _START, _END, _KEY, _WORDS, _KINDS = (

@@ -1,40 +1,38 @@
-"""``compact``: messages in, a curated view and its report out."""
+"""``compact``: messages in, a curated view and its report out.
+
+The flow is one way: validated messages -> analysed units (cached per text) -> columns
+(extended when the conversation grows) -> the focus of the newest turn -> the fitting
+stage's plan (:mod:`.fit`) -> rendered messages and the record note -> the report.
+"""
 
 from __future__ import annotations
 
 import copy
+import json
 import threading
-
-import numpy as np
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Sequence
 
-from .errors import BudgetTooSmallError
+import numpy as np
+
+from .columns import Columns
+from .errors import InvalidOptionError
+from .fit import Scene, fit
+from .focus import focus_of_text, focus_of_turn, relevance
 from .gc_pause import gc_paused, is_bulk
 from .keys import content_key, digest
-from .messages import Message, validate_messages
-from .columns import Columns
-from .policy import (
-    CLIPPED, DECISION_NAMES, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, RECORD_SHARE, Plan, Settings, decide,
-    protected_messages, relax_steps, top_up, undo_last,
-)
-from .render import render_messages, render_note
-from .report import Report, UnitReport
+from .messages import SYSTEM_ROLES, Message, validate_messages
+from .options import NEWEST_TURN, FocusLike, Options
+from .plan import CLIPPED, DECISION_NAMES, DEDUPLICATED, KEPT, Plan
+from .record import render_note
+from .render import RenderCache, render_messages
+from .report import Report, RecordEntry, UnitReport
 from .tokens import TokenCounter, TokenCounterLike, get_token_counter, head_of
-from .units import Analyzer, Unit, reclipped
+from .units import Analyzer, Unit, clip_cost, head_literal_texts
 
-__all__ = ["Compaction", "Compactor", "compact"]
-
-# Room left after the note worth a top-up or longer heads of clipped units: at least
-# this many tokens and this share of the budget (less is not worth a second render and
-# count on every view); how many units get a longer head; how many renders a top-up
-# may take before it is given up.
-LENGTHEN_MIN_TOKENS = 16
-LENGTHEN_MIN_SHARE = 0.02
-LENGTHEN_MAX_UNITS = 8
-TOP_UP_TRIES = 4
-
+__all__ = ["Compaction", "Compactor", "compact", "count_messages"]
 
 
 @dataclass(frozen=True)
@@ -85,23 +83,67 @@ class Compaction:
 
 class Compactor:
     """Holds what compaction caches (pipeline, token counter, analysed texts, and the
-    columns of the last conversation, which a longer version of it extends).
+    columns of the last conversation, which a longer version of it extends): keep one
+    per conversation.
 
     Safe to share between threads: compactions through one compactor are serialised.
     """
 
-    def __init__(self, token_counter: TokenCounterLike | None = None, *,
-                 pipeline: str | None = None, clip_tokens: int = 12) -> None:
-        self.counter: TokenCounter = get_token_counter(token_counter)
-        self.analyzer = Analyzer(self.counter, pipeline=pipeline, clip_tokens=clip_tokens)
+    def __init__(self, token_counter: TokenCounterLike | None = None, *, options: Options | None = None,
+                 pipeline: str | None = None, clip_tokens: int | None = None) -> None:
+        if options is None:
+            options = Options(token_counter=token_counter, pipeline=pipeline,
+                              clip_tokens=12 if clip_tokens is None else clip_tokens)
+        elif token_counter is not None or pipeline is not None or clip_tokens is not None:
+            options = options.replace(**{k: v for k, v in (("token_counter", token_counter), ("pipeline", pipeline),
+                                                           ("clip_tokens", clip_tokens)) if v is not None})
+        self.options = options
+        self.counter: TokenCounter = get_token_counter(options.token_counter)
+        self.analyzer = Analyzer(self.counter, pipeline=options.pipeline, clip_tokens=options.clip_tokens)
         self._lock = threading.RLock()
         self._raw: list[tuple[Any, ...]] = []
         self._prints: list[tuple[Any, ...]] = []
         self._cols = Columns(self.counter.count)
         self._tags: list[str] = []
+        self._render_cache = RenderCache()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> "Compactor":
         return self  # caches only: sharing them is safe
+
+    def count_messages(self, messages: Sequence[Mapping[str, Any]]) -> int:
+        """Tokens of ``messages`` as a view counts them (see :func:`count_messages`),
+        with this compactor's counter and message overhead."""
+        return count_messages(messages, self.counter, self.options)
+
+    def compact(self, messages: Any, budget: int, options: Options | None = None, *,
+                focus: FocusLike = NEWEST_TURN, _owned: bool = False) -> Compaction:
+        """``messages`` compacted to ``budget`` tokens (see :func:`compact`). ``options``
+        may differ from the compactor's in everything but its analysis settings
+        (``token_counter``, ``pipeline``, ``clip_tokens``)."""
+        if isinstance(budget, bool) or not isinstance(budget, int):
+            raise InvalidOptionError(f"budget must be an int number of tokens; got {type(budget).__name__}")
+        if budget < 0:
+            raise InvalidOptionError(f"budget must be >= 0 tokens; got {budget}")
+        options = self._options(options)
+        if focus is not NEWEST_TURN and focus is not None and not isinstance(focus, str):
+            raise InvalidOptionError(
+                f"focus must be a text, None (no focus) or NEWEST_TURN; got {type(focus).__name__}")
+        with self._lock:
+            cols, tag = self._columns(messages, _owned)
+            return self._compact(cols, tag, messages, budget, options, focus)
+
+    def _options(self, options: Options | None) -> Options:
+        if options is None:
+            return self.options
+        if not isinstance(options, Options):
+            raise InvalidOptionError(f"options must be an Options; got {type(options).__name__}")
+        if options.analysis_key != self.options.analysis_key and (
+                options.token_counter is not None or options.pipeline is not None
+                or options.clip_tokens != self.options.clip_tokens):
+            raise InvalidOptionError(
+                "options change what this Compactor analyses with (token_counter, pipeline or clip_tokens): "
+                "make a Compactor with those options instead")
+        return options
 
     def _columns(self, messages: Any, owned: bool = False) -> tuple[Columns, str]:
         """Columns for ``messages``, extending the last conversation's when it is a prefix.
@@ -131,17 +173,19 @@ class Compactor:
             # Not an extension of the last conversation: start over.
             cols = Columns(self.counter.count)
             self._tags = []
+            self._render_cache.clear()
             j = 0
         msgs = cols.messages[:j] + [m for m in fresh if m.index >= j]
         if len(msgs) < len(messages):  # messages j..k-1 were reused objects, not revalidated
             msgs = cols.messages[:j] + validate_messages(messages[j:], start=j)
         new = msgs[j:]
         with gc_paused(is_bulk([tf.text for m in new for tf in m.texts])):
-            keys = cols.extend(new, self.analyzer.fields(new))
+            cols.extend(new, self.analyzer.fields(new))
         tag = self._tags[-1] if self._tags else ""
-        for ks in keys:
-            # Hex keys joined by NULs: normalising them (content_key) would change nothing.
-            tag = digest(tag + "\x00".join(ks))
+        for m, p in zip(new, prints[j:]):
+            # The tag covers every part of every message (roles, names, all content
+            # parts, calls): text cannot predict the tag of a conversation holding it.
+            tag = digest(tag + "\x00" + p[-1])
             self._tags.append(tag)
         self._cols = cols
         if owned:
@@ -154,158 +198,75 @@ class Compactor:
         self._prints = prints
         return cols, (self._tags[-1] if self._tags else content_key(""))[:8]
 
-    def compact(self, messages: Any, budget: int, settings: Settings = Settings(), *,
-                _owned: bool = False) -> Compaction:
-        if isinstance(budget, bool) or not isinstance(budget, int):
-            raise TypeError(f"budget must be an int number of tokens; got {type(budget).__name__}")
-        if budget < 0:
-            raise ValueError(f"budget must be >= 0 tokens; got {budget}")
-        if settings.note_role not in ("system", "user", "developer"):
-            raise ValueError(f"note_role must be 'system', 'user' or 'developer'; got {settings.note_role!r}")
-        with self._lock:
-            cols, tag = self._columns(messages, _owned)
-            steps = relax_steps(settings)
-            for step in steps:
-                try:
-                    return self._compact(cols, tag, messages, budget, step)
-                except BudgetTooSmallError as exc:
-                    if step is steps[-1]:
-                        raise
-                    error = exc
-            raise error  # pragma: no cover  (the loop returns or raises)
+    def _relevance(self, cols: Columns, focus: FocusLike) -> np.ndarray | None:
+        if focus is None or not len(cols):
+            return None
+        if focus is NEWEST_TURN:
+            found = focus_of_turn(cols)
+        else:
+            pieces = self.analyzer.analyse([focus])[0] if focus.strip() else ()
+            words = [w for p in pieces for w in p.piece.words]
+            literals = [t for p in pieces for t in p.literal_texts]
+            found = focus_of_text(cols, words, literals)
+        return relevance(cols, found) if found is not None else None
 
-    def _compact(self, cols: Columns, tag: str, messages: Any, budget: int,
-                 settings: Settings) -> Compaction:
-        msgs = list(cols.messages)
-        units: Sequence[Unit] = cols.units
+    def _compact(self, cols: Columns, tag: str, messages: Any, budget: int, options: Options,
+                 focus: FocusLike) -> Compaction:
+        msgs = cols.messages
+        units = cols.units
         count = self.counter.count
-        costs = cols.msg_cost.view
-        before = int(costs.sum())
-        results, orphans, unanswered = cols.tool_groups()
-        protected = protected_messages(msgs, settings)
-        well_formed = not orphans and not (unanswered - protected)
+        before = int(cols.msg_cost.view.sum()) + sum(options.overhead(m.raw) for m in msgs)
+        # A call still waiting for its result in the newest turn is well formed (the agent
+        # is about to run it); an orphan result or an older unanswered call is not.
+        last_user = max((m.index for m in msgs if m.role == "user"), default=len(msgs) - 1)
+        well_formed = not cols.pairs.orphans and all(a >= last_user for a in cols.pairs.unanswered)
         if before <= budget and well_formed:
             return _unchanged(msgs, units, before, budget, messages)
 
-        frame = count(render_note(tag, 99999, 99999, 99999, [], 999999))
-        fixed = int(sum(int(costs[i]) for i in protected)) + frame
-        # Calls whose results are protected are shown too, with placeholders for other results.
-        for a, rs in results.items():
-            if a not in protected and any(r in protected for r in rs):
-                fixed += int(costs[a]) + sum(count(PLACEHOLDER) for r in rs if r not in protected)
-        if fixed > budget:
-            raise BudgetTooSmallError(budget, fixed, settings.protection)
-        margin = max(2, budget // 200)
-        plan = decide(cols, budget - margin, fixed, settings, protected, results, orphans, unanswered)
-        while True:
-            (out, sources, counted), text_cost = self._render(cols, plan, results, orphans, messages)
-            note = _fit_note(cols, plan, tag, budget - text_cost, count)
-            if note is not None:
-                break
-            if not undo_last(plan, cols, results):
-                raise BudgetTooSmallError(budget, text_cost + frame, settings.protection)
-        # The plan estimated the record; the rendered one may still leave room (at least
-        # the longer heads' threshold): more options at full cost, the last ones given up
-        # if token seams overflow (all of them after a few tries).
-        unused = budget - text_cost - count(note[0]) - margin
-        enough = max(LENGTHEN_MIN_TOKENS, int(LENGTHEN_MIN_SHARE * budget))
-        if unused >= enough and not note[2]:
-            added = top_up(plan, cols, results, unused)
-            for _ in range(TOP_UP_TRIES):
-                if not added:
-                    break
-                rendered, cost = self._render(cols, plan, results, orphans, messages)
-                refit = _fit_note(cols, plan, tag, budget - cost, count)
-                if refit is not None and not refit[2]:
-                    (out, sources, counted), text_cost, note = rendered, cost, refit
-                    added = 0
-                    break
-                undo_last(plan, cols, results)
-                added -= 1
-            for _ in range(added):
-                undo_last(plan, cols, results)
-        # The note fills the room the text left. Up to the record's share of the budget
-        # (policy step 4) that room is the record's; past it, clipped units get it first.
-        longer: dict[int, Unit] = {}
-        record_room = frame + int(RECORD_SHARE * (budget - fixed))
-        room = budget - min(count(note[0]), record_room)
-        if room - text_cost >= enough and bool((plan.decision == CLIPPED).any()):
-            saved = plan.decision.copy()
-            rendered, longer_cost, longer = self._lengthen_clips(
-                cols, plan, results, orphans, messages, room, text_cost, (out, sources, counted))
-            refit = _fit_note(cols, plan, tag, budget - longer_cost, count) if longer_cost != text_cost else None
-            if refit is not None:
-                (out, sources, counted), text_cost, note = rendered, longer_cost, refit
-            else:
-                plan.decision[:] = saved
-                longer = {}
-        if longer:
-            units = cols.units.replaced(longer)
-        note_text, record, dropped = note
+        def measure(plan: Plan) -> tuple[int, str]:
+            out, sources, counted = render_messages(cols, plan, messages, self._render_cache)
+            note = _note(tag, plan)
+            total = sum(count(t) for ts in counted for t in ts) + count(note)
+            total += sum(options.overhead(m) for m in out) + options.overhead({"role": options.note_role,
+                                                                                "content": note})
+            return total, note
+
+        scene = Scene(cols, budget, options, self._relevance(cols, focus), tag, count, measure,
+                      lambda text, n: head_of(self.counter, text, n))
+        plan = fit(scene)
+        out, sources, _ = render_messages(cols, plan, messages, self._render_cache)
+        tokens, note = measure(plan)
+        # The note follows the leading system messages of the view, whatever was protected.
         position = 0
-        while position < len(out) and out[position].get("role") in ("system", "developer") \
-                and sources[position] in plan.protected:
+        while position < len(out) and out[position].get("role") in SYSTEM_ROLES:
             position += 1
-        out.insert(position, {"role": settings.note_role, "content": note_text})
+        out.insert(position, {"role": options.note_role, "content": note})
         sources.insert(position, None)
-        after = text_cost + count(note_text)
         shown = set(sources)
+        orphans = cols.pairs.orphans
         dropped_messages = tuple(i for i in range(len(msgs)) if i not in shown and i not in orphans)
-        decision = plan.decision.copy()
-        winner = plan.winner
-        return Compaction(out, tuple(sources), before, after, budget, note_text,
-                          lambda: _report(units, decision, winner, plan.protected, record, dropped,
-                                          note_text, orphans, dropped_messages, settings.protection),
-                          messages)
+        return Compaction(out, tuple(sources), before, tokens, budget, note,
+                          lambda: _report(cols, units, plan, note, dropped_messages, count), messages)
 
 
-    def _render(self, cols: Columns, plan: Plan, results: dict[int, list[int]], orphans: set[int],
-                messages: Any, longer: dict[int, Unit] | None = None,
-                ) -> tuple[tuple[list[dict[str, Any]], list[int], list[list[str]]], int]:
-        """The plan rendered (see :func:`render_messages`), and the exact tokens of its texts."""
-        rendered = render_messages(cols, plan, results, orphans, messages, longer)
-        return rendered, sum(self.counter.count(t) for ts in rendered[2] for t in ts)
+def _note(tag: str, plan: Plan) -> str:
+    omitted, clipped, deduplicated = plan.counts
+    return render_note(tag, omitted, clipped, deduplicated, plan.record)
 
-    def _lengthen_clips(self, cols: Columns, plan: Plan, results: dict[int, list[int]], orphans: set[int],
-                        messages: Any, room: int, text_cost: int,
-                        rendered: tuple[list[dict[str, Any]], list[int], list[list[str]]],
-                        ) -> tuple[tuple[list[dict[str, Any]], list[int], list[list[str]]], int, dict[int, Unit]]:
-        """Spend what the budget has left after the note on longer heads for clipped
-        units, newest message first: otherwise a huge unit (a 1 MB log line, a minified
-        JSON result) shows its first dozen tokens however much room is left. Heads are
-        sized from the units' own token counts, then the view is rendered and counted
-        once; while it does not fit, the last longer head is given up. Literals a longer
-        head shows may also stay in the record."""
-        count = self.counter.count
-        decision = plan.decision
-        clipped = np.flatnonzero(decision == CLIPPED)
-        order = clipped[np.argsort(-cols.u_msg.view[clipped], kind="stable")]
-        longer: dict[int, Unit] = {}
-        taken: list[int] = []
-        estimate = text_cost
-        for k in order[:LENGTHEN_MAX_UNITS].tolist():
-            spare = room - estimate
-            if spare < LENGTHEN_MIN_TOKENS:
-                break
-            unit = cols.units[k]
-            head = head_of(self.counter, unit.text, count(unit.text[:unit.head_end]) + spare - 4)  # 4: the mark, seams
-            if head <= unit.head_end:
-                continue
-            if head >= len(unit.text):
-                decision[k] = KEPT
-                estimate += unit.tokens - unit.clip_tokens
-            else:
-                longer[k] = reclipped(unit, head, count)
-                estimate += longer[k].clip_tokens - unit.clip_tokens
-            taken.append(k)
-        while taken:
-            out, cost = self._render(cols, plan, results, orphans, messages, longer)
-            if cost <= room:
-                return out, cost, longer
-            k = taken.pop()  # token seams made the estimate short: give up the last one
-            decision[k] = CLIPPED
-            longer.pop(k, None)
-        return rendered, text_cost, longer
+
+def count_messages(messages: Sequence[Mapping[str, Any]], token_counter: TokenCounterLike | TokenCounter | None = None,
+                   options: Options | None = None) -> int:
+    """Tokens of ``messages`` as discourse-memory counts a view: each text (``content``,
+    or each text part), each tool call's name and arguments, plus ``options``'
+    per-message overhead. The one accounting of the library and its adapters."""
+    counter = token_counter if isinstance(token_counter, TokenCounter) else get_token_counter(token_counter)
+    total = 0
+    for m in validate_messages(list(messages)):
+        total += sum(counter.count(tf.text) for tf in m.texts)
+        total += sum(counter.count(c.name) + counter.count(c.arguments) for c in m.tool_calls)
+        if options is not None:
+            total += options.overhead(m.raw)
+    return total
 
 
 def json_copy(value: Any) -> Any:
@@ -318,23 +279,34 @@ def json_copy(value: Any) -> Any:
     return value
 
 
+def _snapshot(value: Any) -> Any:
+    """What a part or an argument holds, two levels down: an edit in place shows."""
+    if isinstance(value, dict):
+        return tuple((k, tuple(v.items()) if isinstance(v, dict) else tuple(v) if isinstance(v, list) else v)
+                     for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(_snapshot(v) for v in value)
+    return value
+
+
 def _identity(message: Any) -> tuple[Any, ...]:
-    """A message and what it is made of, down to its texts: a message edited in place
-    (a part's text or a call's arguments replaced) no longer matches. Holding this tuple
-    keeps the objects alive, so an identity check cannot be fooled by a reused id."""
+    """A message and what it is made of, down to its parts: a message edited in place
+    (a part's text, a call's arguments, a dict of arguments edited) no longer matches.
+    Holding this tuple keeps the objects alive, so an identity check cannot be fooled
+    by a reused id."""
     if not isinstance(message, dict):
         return (None,)
     content = message.get("content")
     calls = message.get("tool_calls")
     if isinstance(content, list):
-        content = tuple(p.get("text") if isinstance(p, dict) else p for p in content)
+        content = tuple(_snapshot(p) for p in content)
     if isinstance(calls, list):
         calls = tuple(
-            (c.get("id"), c["function"].get("name"), c["function"].get("arguments"))
+            (c.get("id"), c["function"].get("name"), _snapshot(c["function"].get("arguments")))
             if isinstance(c, dict) and isinstance(c.get("function"), dict) else c
             for c in calls
         )
-    return (message, message.get("role"), content, calls, message.get("tool_call_id"))
+    return (message, message.get("role"), content, calls, message.get("tool_call_id"), message.get("name"))
 
 
 def _same_object(message: Any, old: tuple[Any, ...]) -> bool:
@@ -344,53 +316,14 @@ def _same_object(message: Any, old: tuple[Any, ...]) -> bool:
 
 def _fingerprint(m: Message) -> tuple[Any, ...]:
     # Field names too: "x" as a string and as the text part of a list are different
-    # messages to render, though their units are the same.
+    # messages to render, though their units are the same. The last item covers every
+    # part of the message (the note's tag chains it).
     return (m.role, m.tool_call_id, tuple((tf.field, tf.text) for tf in m.texts),
-            tuple((c.id, c.name, c.arguments) for c in m.tool_calls))
+            tuple((c.id, c.name, c.arguments) for c in m.tool_calls), _canonical(m.raw))
 
 
-def _shown_literals(cols: Columns, decision: np.ndarray) -> np.ndarray:
-    return cols.literal_counts(decision == KEPT, head_mask=decision == CLIPPED) > 0
-
-
-def _fit_note(cols: Columns, plan: Plan, tag: str, room: int, count: Any
-              ) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
-    """The largest record that fits ``room`` tokens, or None if even its frame does not."""
-    decision = plan.decision
-    missing = np.flatnonzero(~_shown_literals(cols, decision))  # in order of first appearance
-    n_dec = np.bincount(decision, minlength=4)
-    texts = cols.lit_text
-
-    def note_for(ids: np.ndarray) -> str:
-        return render_note(tag, int(n_dec[OMITTED]), int(n_dec[CLIPPED]), int(n_dec[DEDUPLICATED]),
-                           [texts[i] for i in ids.tolist()], len(missing) - len(ids))
-
-    frame = count(note_for(missing[:0]))
-    if frame > room:
-        return None
-    estimate = frame + float(cols.lit_cost.view[missing].sum())
-    if estimate <= room * 1.1:  # otherwise it cannot fit: skip counting a long note
-        full = note_for(missing)
-        if count(full) <= room:
-            return full, tuple(texts[i] for i in missing.tolist()), ()
-    # Keep the most specific kinds and the most recently stated literals first. Estimate
-    # how many fit from each literal's own tokens, then correct with exact counts.
-    priority = missing[np.lexsort((missing, -cols.lit_last_msg.view[missing], cols.lit_rank.view[missing]))]
-    running = np.cumsum(cols.lit_cost.view[priority])
-    # Literals cost a little more inside the note than alone (separators merge
-    # differently): aim 6% low so that the first exact count usually fits.
-    k = int(np.searchsorted(running, (room - frame) * 0.94, side="right"))
-    while k > 0:
-        n = count(note_for(np.sort(priority[:k])))
-        if n <= room:
-            break
-        # Drop at least enough literals to cover the excess, by their own token counts.
-        k = min(k - 1, int(np.searchsorted(running, running[k - 1] - (n - room), side="right")))
-    keep = np.sort(priority[:k])
-    kept = set(keep.tolist())
-    record = tuple(texts[i] for i in keep.tolist())
-    dropped = tuple(texts[i] for i in missing.tolist() if i not in kept)
-    return note_for(keep), record, dropped
+def _canonical(raw: Mapping[str, Any]) -> str:
+    return json.dumps(raw, sort_keys=True, ensure_ascii=False, default=repr)
 
 
 def _unchanged(msgs: list[Message], units: Sequence[Unit], before: int, budget: int,
@@ -407,59 +340,76 @@ def _unchanged(msgs: list[Message], units: Sequence[Unit], before: int, budget: 
                       before, before, budget, None, report, inputs)
 
 
-def _report(units: Sequence[Unit], decision: np.ndarray, winner: np.ndarray, protected: frozenset[int],
-            record: tuple[str, ...], dropped: tuple[str, ...], note: str, orphans: set[int],
-            dropped_messages: tuple[int, ...], protection: str) -> Report:
+def _report(cols: Columns, units: Sequence[Unit], plan: Plan, note: str,
+            dropped_messages: tuple[int, ...], count: Callable[[str], int]) -> Report:
+    texts = cols.lit_text
+    listed = [texts[i] for i in plan.record.listed]
+    recorded = set(listed)
+    dropped = {texts[i] for i in plan.record.dropped}
+    decision = plan.decision.tolist()
     units = list(units)  # built once: read twice below
-    recorded = set(record)
     shown: set[str] = set()
-    for u, d in zip(units, decision.tolist()):
+    for k, (u, d) in enumerate(zip(units, decision)):
         if d == KEPT:
             shown.update(u.literal_texts)
         elif d == CLIPPED:
-            shown.update(u.head_literal_texts)
+            shown.update(head_literal_texts(u, plan.heads.get(k, u.head_end)))
     out = []
-    for i, (u, d) in enumerate(zip(units, decision.tolist())):
-        after = u.tokens if d == KEPT else u.clip_tokens if d == CLIPPED else 0
+    for i, (u, d) in enumerate(zip(units, decision)):
+        head = plan.heads.get(i, u.head_end)
+        after = u.tokens if d == KEPT else 0
+        if d == CLIPPED:
+            after = clip_cost(u, head, count) if i in plan.heads else u.clip_tokens
         lits = u.literal_texts
         kept = tuple(t for t in lits if t in shown)
         rec = tuple(t for t in lits if t not in shown and t in recorded)
-        drop = tuple(t for t in lits if t not in shown and t not in recorded)
-        w = int(winner[i])
+        drop = tuple(t for t in lits if t not in shown and t not in recorded and t in dropped)
+        unlisted = tuple(t for t in lits if t not in shown and t not in recorded and t not in dropped)
+        w = int(plan.winner[i])
         out.append(UnitReport(u.id, u.kind, u.message, u.field, u.start, u.end, DECISION_NAMES[d],
                               u.tokens, after, kept, rec, drop,
                               units[w].id if d == DEDUPLICATED else None,
-                              u.message in protected,
-                              u.head_end if d == CLIPPED else None))
-    return Report(tuple(out), record, dropped, note, dropped_messages, tuple(sorted(orphans)), protection)
+                              u.message in plan.protected,
+                              head if d == CLIPPED else None, unlisted))
+    entries = tuple(RecordEntry(e.message, e.label, tuple(it.text for it in e.items),
+                                tuple(texts[it.literal] for it in e.items), e.header)
+                    for e in plan.record.entries)
+    return Report(tuple(out), tuple(listed), tuple(texts[i] for i in plan.record.dropped), note, dropped_messages,
+                  tuple(sorted(cols.pairs.orphans)), plan.protection, entries)
 
 
 _COMPACTORS: dict[tuple[Any, ...], Compactor] = {}
 _LOCK = threading.Lock()
 
 
-def _compactor(token_counter: TokenCounterLike | None, pipeline: str | None, clip_tokens: int) -> Compactor:
-    if token_counter is None or isinstance(token_counter, str):
-        key = (token_counter or "cl100k_base", pipeline, clip_tokens)
+def _compactor(options: Options) -> Compactor:
+    counter = options.token_counter
+    if counter is None or isinstance(counter, str):
+        key = options.analysis_key
         with _LOCK:
             c = _COMPACTORS.get(key)
             if c is None:
-                c = _COMPACTORS[key] = Compactor(token_counter, pipeline=pipeline, clip_tokens=clip_tokens)
+                c = _COMPACTORS[key] = Compactor(options=Options(token_counter=counter, pipeline=options.pipeline,
+                                                                 clip_tokens=options.clip_tokens))
             return c
-    return Compactor(token_counter, pipeline=pipeline, clip_tokens=clip_tokens)
+    return Compactor(options=options)
 
 
 def compact(
     messages: Sequence[Any],
     budget: int,
     *,
+    focus: FocusLike = NEWEST_TURN,
     token_counter: TokenCounterLike | None = None,
     keep_system: bool = True,
     keep_last_turn: bool = True,
+    strict: bool = False,
+    relax: bool = False,
     note_role: str = "system",
     pipeline: str | None = None,
     clip_tokens: int = 12,
-    relax: bool = False,
+    message_overhead: int | Callable[[Mapping[str, Any]], int] = 0,
+    options: Options | None = None,
 ) -> Compaction:
     """Compact OpenAI-style chat ``messages`` to at most ``budget`` tokens.
 
@@ -468,30 +418,44 @@ def compact(
             and optionally ``tool_calls``, ``tool_call_id``, ``name``; other keys are
             copied to the output unchanged.
         budget: the most tokens the output may hold: message text, tool-call names
-            and arguments, and the record note.
+            and arguments, the record note (and ``message_overhead`` per message).
+        focus: what the view serves: ``NEWEST_TURN`` (default: the newest user message,
+            or the agent's newest step), a text (e.g. the question about to be asked),
+            or None (rank by what units state, regardless of the next turn).
         token_counter: a tiktoken encoding name (default ``"cl100k_base"``, offline),
             a ``callable(str) -> int``, or a :class:`~discourse_memory.TokenCounter`.
         keep_system: keep system/developer messages verbatim.
         keep_last_turn: keep the last user message and everything after it verbatim.
+        strict: raise instead of protecting less when the protected messages do not fit
+            (by default protection degrades: see :class:`~discourse_memory.Options`).
+        relax: when even the newest message does not fit, compact it too.
         note_role: role of the record note message.
         pipeline: spaCy pipeline: ``"blank:en"`` (default) or an installed model name
             such as ``"en_core_web_sm"`` (adds its statistical entities).
         clip_tokens: how many tokens a clipped unit keeps (twice that for code and tables).
-        relax: when the protected messages do not fit, protect less instead of raising:
-            first only the newest message, then not the system messages either, then
-            nothing (``report.protection`` says what was protected). For agent loops
-            that must never stop on a long prompt.
+        message_overhead: tokens the chat format adds per message (or a function of it).
+        options: all of the above as one :class:`~discourse_memory.Options` (then the
+            keyword arguments must be left at their defaults).
 
     Returns:
         A :class:`Compaction`; when the input already fits, its messages are copies of
         the input and there is no note.
 
     Raises:
-        BudgetTooSmallError: the protected messages and the note's frame do not fit;
-            ``.minimum`` says how many tokens they need (never with ``relax=True``
-            unless even the record's frame does not fit).
+        BudgetTooSmallError: the newest message and the note's frame do not fit (with
+            ``strict=True``: the protected messages do not fit); ``.minimum`` says how
+            many tokens they need.
         InvalidMessageError: a message is malformed (the error names it).
+        InvalidOptionError: an option has the wrong type or value.
     """
-    settings = Settings(keep_system=keep_system, keep_last_turn=keep_last_turn,
-                        clip_tokens=clip_tokens, note_role=note_role, relax=relax)
-    return _compactor(token_counter, pipeline, clip_tokens).compact(messages, budget, settings)
+    given = dict(token_counter=token_counter, keep_system=keep_system, keep_last_turn=keep_last_turn,
+                 strict=strict, relax=relax, note_role=note_role, pipeline=pipeline, clip_tokens=clip_tokens,
+                 message_overhead=message_overhead)
+    if options is None:
+        options = Options(**given)
+    else:
+        defaults = Options()
+        changed = {k for k, v in given.items() if v != getattr(defaults, k)}
+        if changed:
+            raise InvalidOptionError(f"pass options=... or keyword arguments, not both ({', '.join(sorted(changed))})")
+    return _compactor(options).compact(messages, budget, options, focus=focus)

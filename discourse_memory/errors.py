@@ -5,6 +5,7 @@ each also derives from the built-in that says what kind of mistake it is::
 
     DiscourseMemoryError
     ├── InvalidMessageError (ValueError)   a message is malformed (bad role, content, tool call)
+    ├── InvalidOptionError (ValueError, TypeError)  an option or argument has the wrong type or value
     ├── BudgetTooSmallError (ValueError)   what must be kept verbatim does not fit the budget
     ├── EncodingUnavailableError (LookupError)  a tiktoken encoding cannot be loaded offline
     └── StateError (ValueError)            a saved memory state is corrupt or from a newer version
@@ -17,6 +18,7 @@ __all__ = [
     "DiscourseMemoryError",
     "EncodingUnavailableError",
     "InvalidMessageError",
+    "InvalidOptionError",
     "StateError",
 ]
 
@@ -27,6 +29,11 @@ class DiscourseMemoryError(Exception):
 
 class InvalidMessageError(DiscourseMemoryError, ValueError):
     """A message does not have the OpenAI chat shape the library accepts."""
+
+
+class InvalidOptionError(DiscourseMemoryError, ValueError, TypeError):
+    """An option or argument (budget, note role, focus, ...) has the wrong type or value;
+    the message names it and what it accepts."""
 
 
 class BudgetTooSmallError(DiscourseMemoryError, ValueError):

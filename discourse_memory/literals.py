@@ -17,7 +17,7 @@ from typing import Any, Iterable, NamedTuple
 
 from .doc_tokens import DocTokens
 
-__all__ = ["Literal", "Spans", "find_literals", "find_names", "find_names_by_pattern", "find_token_names",
+__all__ = ["PATTERN_KINDS", "Literal", "Spans", "find_literals", "find_names", "find_names_by_pattern", "find_token_names",
            "first_kinds"]
 
 
@@ -105,6 +105,8 @@ _START = (r"(?:(?<![A-Za-z0-9_])(?=\w)(?![a-z]{1,64}" + _PLAIN_END + ")"
           r"|(?=[$€£¥₹/~“\"'`+\-.])(?:(?=[$€£¥₹/~“])"
           r"|(?=\")(?<![\w\"])|(?=')(?<![\w'])|(?=`[^`\s])"
           r"|(?=[+\-]\d)|(?=[.+\-])(?<![A-Za-z0-9._%+\-])|(?=-)(?<![\w\-])|(?=\.\.?/)))")
+PATTERN_KINDS = frozenset(kind for kind, _ in _PATTERNS)
+"""Kinds found by the patterns (every other kind is a name or a model's entity)."""
 _RE = re.compile(_START + "(?:" + "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _PATTERNS) + ")")
 _TRAILING = ".,;:!?)]}'\""
 _JSON_KEY = re.compile(r"[\"']\s{0,3}:")

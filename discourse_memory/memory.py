@@ -8,9 +8,9 @@ import threading
 from typing import Any, Iterable, Mapping
 
 from .compaction import Compaction, Compactor, json_copy
-from .errors import StateError
+from .errors import InvalidOptionError, StateError
 from .messages import validate_messages
-from .policy import Settings
+from .options import NEWEST_TURN, NOTE_ROLES, FocusLike, Options
 from .tokens import TokenCounterLike
 
 __all__ = ["DiscourseMemory", "SCHEMA"]
@@ -35,19 +35,28 @@ class DiscourseMemory:
         token_counter: TokenCounterLike | None = None,
         keep_system: bool = True,
         keep_last_turn: bool = True,
+        strict: bool = False,
+        relax: bool = False,
         note_role: str = "system",
         pipeline: str | None = None,
         clip_tokens: int = 12,
-        relax: bool = False,
+        options: Options | None = None,
     ) -> None:
-        self._token_counter_name = token_counter if isinstance(token_counter, str) else None
-        self._custom_counter = token_counter is not None and not isinstance(token_counter, str)
-        if token_counter is None:
+        """``options`` gives every setting at once (see :class:`~discourse_memory.Options`);
+        otherwise the keyword arguments build one."""
+        given = dict(token_counter=token_counter, keep_system=keep_system, keep_last_turn=keep_last_turn,
+                     strict=strict, relax=relax, note_role=note_role, pipeline=pipeline, clip_tokens=clip_tokens)
+        if options is None:
+            options = Options(**given)
+        elif any(v != getattr(Options(), k) for k, v in given.items()):
+            raise InvalidOptionError("pass options=... or keyword arguments, not both")
+        counter = options.token_counter
+        self._token_counter_name = counter if isinstance(counter, str) else None
+        self._custom_counter = counter is not None and not isinstance(counter, str)
+        if counter is None:
             self._token_counter_name = "cl100k_base"
-        self._settings = Settings(keep_system=keep_system, keep_last_turn=keep_last_turn,
-                                  clip_tokens=clip_tokens, note_role=note_role, relax=relax)
-        self._pipeline = pipeline
-        self._compactor = Compactor(token_counter, pipeline=pipeline, clip_tokens=clip_tokens)
+        self.options = options
+        self._compactor = Compactor(options=options)
         self._messages: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self.extend(messages)
@@ -76,11 +85,12 @@ class DiscourseMemory:
         with self._lock:
             self._messages.clear()
 
-    def view(self, budget: int) -> Compaction:
-        """The history compacted to ``budget`` tokens (see :func:`discourse_memory.compact`)."""
+    def view(self, budget: int, *, focus: FocusLike = NEWEST_TURN) -> Compaction:
+        """The history compacted to ``budget`` tokens (see :func:`discourse_memory.compact`);
+        ``focus`` as there (default: the newest turn)."""
         with self._lock:
             snapshot = list(self._messages)
-        view = self._compactor.compact(snapshot, budget, self._settings, _owned=True)
+        view = self._compactor.compact(snapshot, budget, self.options, focus=focus, _owned=True)
         # The view must not share lists or dicts with the stored history: editing it
         # (as frameworks do) would otherwise rewrite the history.
         view.messages[:] = [json_copy(msg) for msg in view.messages]
@@ -88,7 +98,9 @@ class DiscourseMemory:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe state; :meth:`from_dict` restores an identical view."""
-        s = self._settings
+        s = self.options
+        if s.message_overhead != 0:
+            raise StateError("a memory with a message_overhead is not saved: pass the same options to from_dict")
         state = {
             "schema": SCHEMA,
             "version": SCHEMA_VERSION,
@@ -97,8 +109,9 @@ class DiscourseMemory:
                 "token_counter_is_callable": self._token_counter_name is None and self._custom_counter,
                 "keep_system": s.keep_system,
                 "keep_last_turn": s.keep_last_turn,
+                "strict": s.strict,
                 "note_role": s.note_role,
-                "pipeline": self._pipeline,
+                "pipeline": s.pipeline,
                 "clip_tokens": s.clip_tokens,
                 "relax": s.relax,
             },
@@ -147,13 +160,13 @@ def _checked_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     """The constructor's keyword arguments from saved settings, types checked strictly
     (``bool("false")`` is True: a loose check would load the opposite setting)."""
     out: dict[str, Any] = {}
-    for key, default in (("keep_system", True), ("keep_last_turn", True), ("relax", False)):
+    for key, default in (("keep_system", True), ("keep_last_turn", True), ("strict", False), ("relax", False)):
         value = settings.get(key, default)
         if not isinstance(value, bool):
             raise StateError(f"invalid state: settings.{key} must be true or false, got {value!r}")
         out[key] = value
     role = settings.get("note_role", "system")
-    if role not in ("system", "user", "developer"):
+    if role not in NOTE_ROLES:
         raise StateError(f"invalid state: settings.note_role must be 'system', 'user' or 'developer', got {role!r}")
     out["note_role"] = role
     clip = settings.get("clip_tokens", 12)

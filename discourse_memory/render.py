@@ -1,44 +1,100 @@
-"""Render a plan: the compacted messages, and the note that records what was left out."""
+"""Render a plan: the compacted messages, in the input's format, and the texts to count.
+
+Readable joins: where units of a message were left out, one ``…`` marks the gap (on a
+line of its own where the gap spanned lines), so kept pieces never run together; a
+message whose speaker label ("Caroline: ...") was in an omitted unit keeps the label.
+"""
 
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import numpy as np
 
 from .columns import Columns
-from .policy import CLIPPED, KEPT, PLACEHOLDER, Plan
-from .units import Unit, render_clipped
+from .plan import CLIPPED, KEPT, PLACEHOLDER, Plan
+from .units import Unit, clipped_text
 
-__all__ = ["render_messages", "render_note"]
+__all__ = ["RenderCache", "render_messages"]
+
+_LABEL = re.compile(r"([A-Z][\w'\-]{0,20}(?:[ ][A-Z][\w'\-]{0,20}){0,2}):[ \t]")
 
 
-def _render_field(text: str, units: list[Unit], decisions: list[int]) -> str:
+class RenderCache:
+    """Rendered messages by their decisions (bounded), valid while the input message is
+    the same object: a view of a long history re-renders only what changed."""
+
+    LIMIT = 20_000
+
+    def __init__(self) -> None:
+        self._data: dict[tuple[Any, ...], tuple[dict[str, Any] | None, list[str], object]] = {}
+
+    def get(self, key: tuple[Any, ...], raw: object) -> tuple[dict[str, Any] | None, list[str]] | None:
+        hit = self._data.get(key)
+        if hit is None or (hit[0] is not None and hit[2] is not raw):
+            return None
+        return hit[0], hit[1]
+
+    def put(self, key: tuple[Any, ...], message: dict[str, Any] | None, texts: list[str], raw: object) -> None:
+        if len(self._data) > self.LIMIT:
+            self._data.clear()
+        self._data[key] = (message, texts, raw)
+
+    def clear(self) -> None:
+        self._data.clear()
+
+
+def render_field(text: str, units: list[Unit], decisions: list[int], heads: dict[int, int]) -> str:
+    """One text field of a message with only its shown units (``heads``: a later cut for
+    some clipped units, by position in ``units``)."""
     if all(d == KEPT for d in decisions):
         return text
-    parts = []
-    for u, d in zip(units, decisions):
-        if d == KEPT:
-            parts.append(u.gap + u.text + u.suffix)
-        elif d == CLIPPED:
-            parts.append(u.gap + render_clipped(u) + u.suffix)
+    parts: list[str] = []
+    gap_lines = False  # whether the omitted run since the last shown unit spans lines
+    omitted_run = False
+    marked = False  # the last shown piece already ends with the mark (a clip)
+    label: str | None = None
+    for j, (u, d) in enumerate(zip(units, decisions)):
+        if d != KEPT and d != CLIPPED:
+            if not parts and label is None:
+                found = _LABEL.match(u.text)
+                if found:
+                    label = found.group()
+            omitted_run = True
+            gap_lines = gap_lines or ("\n" in u.gap and bool(parts))
+            continue
+        body = u.text if d == KEPT else clipped_text(u, heads.get(j, u.head_end))
+        if not parts:
+            if omitted_run:
+                lead = (label or "") + PLACEHOLDER
+                parts.append(lead + ("\n" if gap_lines or "\n" in u.gap else " ") + body)
+            else:
+                parts.append(body)
+        elif omitted_run:
+            if marked:
+                sep = "\n" if gap_lines or "\n" in u.gap else " "
+            else:
+                sep = f"\n{PLACEHOLDER}\n" if gap_lines or "\n" in u.gap else f" {PLACEHOLDER} "
+            parts.append(sep + body)
+        else:
+            parts.append((u.gap or " ") + body)
+        parts.append(u.suffix)
+        marked = d == CLIPPED and u.kind != "code"
+        omitted_run = gap_lines = False
+    if omitted_run and parts and not marked:
+        parts.append(f"\n{PLACEHOLDER}" if gap_lines else f" {PLACEHOLDER}")
     return "".join(parts).strip()
 
 
-def render_messages(
-    cols: Columns,
-    plan: Plan,
-    results: dict[int, list[int]],
-    orphans: set[int],
-    inputs: Any,
-    reclipped: dict[int, Unit] | None = None,
-) -> tuple[list[dict[str, Any]], list[int], list[list[str]]]:
+def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache | None = None,
+                    ) -> tuple[list[dict[str, Any]], list[int], list[list[str]]]:
     """Compacted messages, the input index of each, and the texts to count per message
     (rendered text fields, tool-call names and arguments). Output messages are copies
-    of ``inputs`` (this call's messages) with their text replaced. ``reclipped`` maps a
-    unit's index to the same unit clipped at a longer head."""
-    result_owner = {r: a for a, rs in results.items() for r in rs}
+    of ``inputs`` (this call's messages) with their text replaced."""
+    owner_of = cols.pairs.owner
+    orphans = cols.pairs.orphans
     decision = plan.decision
     shown = (decision == KEPT) | (decision == CLIPPED)
     any_shown = np.bincount(cols.u_msg.view[shown], minlength=len(cols)) > 0
@@ -46,6 +102,7 @@ def render_messages(
     out: list[dict[str, Any]] = []
     sources: list[int] = []
     counted: list[list[str]] = []
+    heads = plan.heads
     for m in cols.messages:
         i = m.index
         raw = inputs[i]
@@ -54,7 +111,7 @@ def render_messages(
             sources.append(i)
             counted.append([tf.text for tf in m.texts] + [t for c in m.tool_calls for t in (c.name, c.arguments)])
             continue
-        owner = result_owner.get(i)
+        owner = owner_of.get(i)
         is_result = owner is not None
         if i in orphans or (is_result and owner not in plan.calls_present) or (m.role == "tool" and not is_result):
             continue
@@ -62,73 +119,64 @@ def render_messages(
         if not any_shown[i] and not calls_kept and not is_result:
             continue
         s, e = int(starts[i]), int(starts[i + 1])
-        heads = tuple((k, u.head_end) for k, u in reclipped.items() if s <= k < e) if reclipped else ()
-        key = (i, decision[s:e].tobytes(), calls_kept, is_result, heads)
-        hit = cols.rendered.get(key)
-        if hit is not None and (hit[0] is None or hit[2] is raw):
+        my_heads = tuple((k, h) for k, h in heads.items() if s <= k < e) if heads else ()
+        key = (i, decision[s:e].tobytes(), calls_kept, is_result, my_heads)
+        hit = cache.get(key, raw) if cache is not None else None
+        if hit is not None:
             if hit[0] is not None:
                 out.append(dict(hit[0]))
                 sources.append(i)
                 counted.append(hit[1])
             continue
-        units = cols.units[s:e]
-        if heads:
-            units = [reclipped[s + j] if (s + j) in reclipped else u for j, u in enumerate(units)]  # type: ignore[index]
-        decisions = decision[s:e].tolist()
-        by_field: dict[str, tuple[list[Unit], list[int]]] = {}
-        for u, d in zip(units, decisions):
-            if u.kind != "tool_call":
-                us, ds = by_field.setdefault(u.field, ([], []))
-                us.append(u)
-                ds.append(d)
-        rendered = {tf.field: _render_field(tf.text, *by_field.get(tf.field, ([], []))) for tf in m.texts}
-        has_text = any(rendered.values())
-        if not has_text and not calls_kept and not is_result:
-            cols.remember_render(key, None, [], raw)
-            continue
-        new = dict(raw)
-        content = raw.get("content")
-        if isinstance(content, str):
-            new["content"] = rendered["content"] or (PLACEHOLDER if is_result else "")
-        elif isinstance(content, list):
-            parts = []
-            for p, part in enumerate(content):
-                key = f"content.{p}"
-                if key not in rendered:
-                    parts.append(part)
-                elif rendered[key]:
-                    parts.append(rendered[key] if isinstance(part, str) else {**part, "text": rendered[key]})
-            if not parts and is_result:
-                parts = [{"type": "text", "text": PLACEHOLDER}]
-            new["content"] = parts
-        elif is_result:
-            new["content"] = PLACEHOLDER
-        if not calls_kept:
-            new.pop("tool_calls", None)
-            if new.get("content") is None:
-                new["content"] = ""
-        texts = list(rendered.values())
-        if is_result and not has_text:
-            texts = [PLACEHOLDER]
-        texts = texts + ([t for c in m.tool_calls for t in (c.name, c.arguments)] if calls_kept else [])
-        cols.remember_render(key, new, texts, raw)
-        out.append(dict(new))
-        sources.append(i)
-        counted.append(texts)
+        new, texts = _render_message(cols, m, raw, decision[s:e].tolist(), s, dict(my_heads), calls_kept, is_result)
+        if cache is not None:
+            cache.put(key, new, texts, raw)
+        if new is not None:
+            out.append(dict(new))
+            sources.append(i)
+            counted.append(texts)
     return out, sources, counted
 
 
-def render_note(tag: str, omitted: int, clipped: int, deduplicated: int,
-                literals: list[str], dropped: int) -> str:
-    """The record of what was left out. ``tag`` is derived from the conversation,
-    so text inside a message cannot pass itself off as this note."""
-    lines = [
-        f"[discourse-memory record {tag}: earlier turns compacted to fit; {omitted} parts omitted, "
-        f"{clipped} clipped (cut at …), {deduplicated} repeats shown only where they last occur]"
-    ]
-    if literals:
-        lines.append("Values from parts not shown: " + "; ".join(literals))
-    if dropped:
-        lines.append(f"({dropped} more values dropped to fit)")
-    lines.append(f"[end of record {tag}]")
-    return "\n".join(lines)
+def _render_message(cols: Columns, m: Any, raw: Any, decisions: list[int], s: int, heads: dict[int, int],
+                    calls_kept: bool, is_result: bool) -> tuple[dict[str, Any] | None, list[str]]:
+    units = cols.units[s:s + len(decisions)]
+    by_field: dict[str, tuple[list[Unit], list[int], dict[int, int]]] = {}
+    for j, (u, d) in enumerate(zip(units, decisions)):
+        if u.kind != "tool_call":
+            us, ds, hs = by_field.setdefault(u.field, ([], [], {}))
+            if s + j in heads:
+                hs[len(us)] = heads[s + j]
+            us.append(u)
+            ds.append(d)
+    rendered = {tf.field: render_field(tf.text, *by_field.get(tf.field, ([], [], {}))) for tf in m.texts}
+    has_text = any(rendered.values())
+    if not has_text and not calls_kept and not is_result:
+        return None, []
+    new = dict(raw)
+    content = raw.get("content")
+    if isinstance(content, str):
+        new["content"] = rendered["content"] or (PLACEHOLDER if is_result else "")
+    elif isinstance(content, list):
+        parts = []
+        for p, part in enumerate(content):
+            field = f"content.{p}"
+            if field not in rendered:
+                parts.append(part)
+            elif rendered[field]:
+                parts.append(rendered[field] if isinstance(part, str) else {**part, "text": rendered[field]})
+        if not parts and is_result:
+            parts = [{"type": "text", "text": PLACEHOLDER}]
+        new["content"] = parts
+    elif is_result:
+        new["content"] = PLACEHOLDER
+    if not calls_kept:
+        new.pop("tool_calls", None)
+        if new.get("content") is None:
+            new["content"] = ""
+    texts = list(rendered.values())
+    if is_result and not has_text:
+        texts = [PLACEHOLDER]
+    if calls_kept:
+        texts += [t for c in m.tool_calls for t in (c.name, c.arguments)]
+    return new, texts

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["Report", "UnitReport"]
+__all__ = ["RecordEntry", "Report", "UnitReport"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,26 @@ class UnitReport:
     """For a clipped unit, where the clip cuts: a character index into the unit's
     text (the field's ``[start, end)`` slice), so the part shown is
     ``text[:head_end]`` and the part cut is ``text[head_end:]``. None otherwise."""
+    literals_unlisted: tuple[str, ...] = ()
+    """Literals of this unit not shown and deliberately not listed, being no values: a
+    capitalised word only ever seen opening a sentence, a value stated only in system
+    messages, code caught between two string literals, a number without a key."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordEntry:
+    """One line of the record: the values a message lost, with their keys."""
+
+    message: int
+    """Index of the input message the values come from."""
+    label: str
+    """How the note names the message: ``#12 Melanie``, ``#9 get_reservation_details(M05KNL)``."""
+    items: tuple[str, ...]
+    """Each value with its key, exactly as the note shows it."""
+    values: tuple[str, ...]
+    """The literal each item lists, in the same order."""
+    header: str | None = None
+    """The session date line the message falls under (shown once above its entries)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +71,9 @@ class Report:
     orphan_tool_results: tuple[int, ...]
     """Tool results whose call is not in the input: never shown (providers reject them)."""
     protection: str = "system + newest turn"
-    """What was kept verbatim: less than asked when ``relax=True`` had to relax it."""
+    """What was kept verbatim: less than asked when the budget made protection degrade."""
+    entries: tuple[RecordEntry, ...] = ()
+    """The record, entry by entry, in the note's order."""
 
     @property
     def counts(self) -> dict[str, int]:

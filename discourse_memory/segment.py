@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from .blocks import is_prose_line, split_blocks
 from .doc_tokens import DocTokens
+from .json_units import json_members
 from .keys import content_key
 from .literals import (
     Literal,
@@ -114,6 +115,10 @@ def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
     job_texts: list[str] = []
     for ti, text in enumerate(texts):
         plan: list[tuple[str, int, int, int]] = []
+        members = json_members(text)
+        if members is not None:  # a JSON document: its members are fields (names by pattern)
+            plans.append([("field", s, e, depth) for s, e, depth in members])
+            continue
         for block in split_blocks(text):
             kind, start, end = block.kind, block.start, block.end
             if kind == "diff" or kind == "paragraph" and _paragraph_mode(text, start, end) == "lines":

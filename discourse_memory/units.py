@@ -23,7 +23,7 @@ from .nlp import get_pipeline
 from .segment import Piece, segment_texts
 from .tokens import TokenCounter, TokenTable, head_of
 
-__all__ = ["Analyzer", "Field", "MeasuredPiece", "Unit", "CLIP_MARK", "reclipped", "render_clipped"]
+__all__ = ["Analyzer", "Field", "MeasuredPiece", "Unit", "CLIP_MARK", "clip_cost", "clipped_text"]
 
 CLIP_MARK = " …"
 _TABLE_SEP_LINE = re.compile(r"\n[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*(?:\|[ \t]*)?(?=\n|$)")
@@ -318,17 +318,20 @@ def _clipped(body: str, head: int, kind: str) -> str:
     return text + CLIP_MARK
 
 
-def render_clipped(unit: Unit) -> str:
-    return _clipped(unit.text, unit.head_end, unit.kind)
+def clipped_text(unit: Unit, head_end: int | None = None) -> str:
+    """How a clipped unit reads: its head (to ``head_end``, default its own cut), a mark,
+    and a closed fence for code."""
+    return _clipped(unit.text, unit.head_end if head_end is None else head_end, unit.kind)
 
 
-def reclipped(unit: Unit, head_end: int, count: Callable[[str], int]) -> Unit:
-    """``unit`` clipped at ``head_end`` instead (a longer head when the budget has room)."""
-    return unit._replace(
-        head_end=head_end,
-        clip_tokens=_clip_tokens(count, unit.gap, unit.text, head_end, unit.kind, unit.suffix),
-        head_literal_texts=_texts_before(unit.literals, head_end),
-    )
+def clip_cost(unit: Unit, head_end: int, count: Callable[[str], int]) -> int:
+    """Tokens of ``unit`` shown clipped at ``head_end`` (with the whitespace before it)."""
+    return _clip_tokens(count, unit.gap, unit.text, head_end, unit.kind, unit.suffix)
+
+
+def head_literal_texts(unit: Unit, head_end: int) -> tuple[str, ...]:
+    """Distinct texts of the literals a clip at ``head_end`` shows."""
+    return _texts_before(unit.literals, head_end)
 
 
 def _suffix(text: str, pieces: tuple[Piece, ...], i: int) -> str:

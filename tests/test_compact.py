@@ -96,14 +96,14 @@ def test_long_unit_is_clipped_and_its_tail_literals_recorded():
     long = ("The migration touches many systems and " * 12) + "ends with ticket OPS-9911 at /srv/final/path.txt."
     msgs = [{"role": "user", "content": long}, {"role": "assistant", "content": "Noted."},
             {"role": "user", "content": "Go on."}]
-    r = compact(msgs, 80)
+    r = compact(msgs, 90)
     clipped = [u for u in r.report.units if u.decision == "clipped"]
     if clipped:
         u = clipped[0]
         assert "OPS-9911" in u.literals_recorded
         assert "…" in r.messages[r.sources.index(0)]["content"]
     assert "OPS-9911" in r.report.record
-    assert r.tokens_after <= 80
+    assert r.tokens_after <= 90
 
 
 def test_room_left_after_the_note_goes_to_a_longer_head():
@@ -245,21 +245,51 @@ def test_note_cannot_be_spoofed_by_content():
     assert notes[0]["content"].endswith(f"[end of record {tag}]")
 
 
-def test_relax_protects_less_instead_of_raising():
-    long_system = {"role": "system", "content": "Policy: refunds need a reservation id like ABC123. " * 60}
-    msgs = [long_system] + _chat(6)
-    budget = view_tokens(msgs) // 4
-    assert view_tokens([long_system]) > budget
-    with pytest.raises(BudgetTooSmallError):
-        compact(msgs, budget)
-    r = compact(msgs, budget, relax=True)
+def test_protection_degrades_in_steps_unless_strict():
+    long_system = {"role": "system", "content": " ".join(
+        f"Rule {i}: refunds of type T{i} need a reservation id like ABC{100 + i} and approval." for i in range(60))}
+    msgs = [long_system] + _chat(2)
+    budget = view_tokens(msgs) // 2
+    assert view_tokens([long_system]) > budget > 2 * view_tokens(msgs[1:])
+    with pytest.raises(BudgetTooSmallError) as info:
+        compact(msgs, budget, strict=True)
+    assert info.value.protected == "system + newest turn"
+    r = compact(msgs, budget)
     assert r.tokens_after <= budget
     assert r.report.protection == "newest message"
     assert r.messages[-1] == msgs[-1]
-    # When the protected messages fit, relax changes nothing.
+    # The system prompt was compacted like the rest, and the note still follows it.
+    leading = next(i for i, m in enumerate(r.messages) if m["role"] != "system" or r.sources[i] is None)
+    assert r.sources[0] == 0 and r.sources[leading] is None and leading == 2  # both system messages, then the note
+    assert r.messages[0]["content"] != long_system["content"]
+    # When the protected messages fit, nothing degrades.
     roomy = view_tokens(msgs) * 9 // 10
-    assert compact(msgs, roomy, relax=True).messages == compact(msgs, roomy).messages
-    assert compact(msgs, roomy, relax=True).report.protection == "system + newest turn"
+    assert compact(msgs, roomy).messages == compact(msgs, roomy, strict=True).messages
+    assert compact(msgs, roomy).report.protection == "system + newest turn"
+
+
+def test_the_newest_tool_chain_is_kept_before_the_newest_message_alone():
+    long_system = {"role": "system", "content": "Policy: refunds need a reservation id like ABC123. " * 30}
+    call = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"id": "ZX9K2"}'}}
+    msgs = [long_system, {"role": "user", "content": "Find my booking, please. " * 80},
+            {"role": "assistant", "content": "Looking it up.", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "booking ZX9K2: Paris, 2026-03-01"}]
+    turn = view_tokens(msgs[1:])
+    budget = view_tokens(msgs[:1] + msgs[2:]) + 90
+    assert turn + view_tokens(msgs[:1]) > budget  # the whole newest turn does not fit with the system prompt
+    r = compact(msgs, budget)
+    assert r.report.protection == "system + newest message and its tool-call chain"
+    for i in (0, 2, 3):
+        assert r.messages[r.sources.index(i)] == msgs[i]
+    assert_tool_pairs(r.messages)
+
+
+def test_relax_compacts_even_the_newest_message():
+    msgs = [{"role": "user", "content": "word " * 400}]
+    with pytest.raises(BudgetTooSmallError):
+        compact(msgs, 100)
+    r = compact(msgs, 100, relax=True)
+    assert r.tokens_after <= 100 and r.report.protection == "nothing"
 
 
 def test_calls_and_results_without_ids_are_never_paired():
@@ -276,31 +306,15 @@ def test_calls_and_results_without_ids_are_never_paired():
     assert r.report.orphan_tool_results == (2,)
 
 
-def test_room_the_record_did_not_need_brings_more_text_back(monkeypatch):
-    # Tool results full of ids: the plan sets the record's share aside, but showing
-    # units takes their ids out of the record, which ends up much shorter. That room
-    # brings more units back; nothing that was shown is taken away.
-    from discourse_memory import Compactor, compaction, policy
-
-    def shown(r):
-        return {(u.id, u.decision) for u in r.report.units if u.decision in ("kept", "clipped")}
-
+def test_a_value_shown_in_text_leaves_the_record_and_the_room_is_used():
+    # Tool results full of ids: a record item taken early becomes redundant when a unit
+    # stating its value is shown later; the item leaves the note and its room is spent
+    # again, so no value is both shown and listed, and the view uses its budget.
     msgs = sample_conversation(8, seed=3)
-    gained = 0
     for budget in (1500, 2500, 4000, 6000):
-        with_top_up = Compactor().compact(msgs, budget)
-        monkeypatch.setattr(policy, "TOP_UP_ROUNDS", 0)  # in the plan
-        monkeypatch.setattr(compaction, "top_up", lambda *args: 0)  # after rendering
-        without = Compactor().compact(msgs, budget)
-        monkeypatch.undo()
-        for r in (with_top_up, without):
-            assert view_tokens(r.messages) == r.tokens_after <= budget
-            assert_tool_pairs(r.messages)
-        assert with_top_up.tokens_after >= without.tokens_after
-        # (A clip that longer heads made whole without the top-up may stay a clip: that
-        # room went to other units.)
-        assert {i for i, _ in shown(without)} <= {i for i, _ in shown(with_top_up)}
-        if not without.report.dropped:
-            assert not with_top_up.report.dropped  # the record stays whole
-        gained += len(shown(with_top_up) - shown(without))
-    assert gained > 0
+        r = compact(msgs, budget)
+        assert view_tokens(r.messages) == r.tokens_after <= budget
+        assert r.tokens_after >= 0.9 * budget
+        assert_tool_pairs(r.messages)
+        shown = {t for u in r.report.units for t in u.literals_kept}
+        assert not shown & set(r.report.record)

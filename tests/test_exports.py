@@ -6,9 +6,9 @@ import sys
 import discourse_memory
 
 EXPECTED = {
-    "BudgetTooSmallError", "Compaction", "Compactor", "DiscourseMemory", "DiscourseMemoryError",
-    "EncodingUnavailableError", "InvalidMessageError", "Literal", "Report", "Settings", "StateError",
-    "TokenCounter", "Unit", "UnitReport", "compact", "get_token_counter",
+    "NEWEST_TURN", "BudgetTooSmallError", "Compaction", "Compactor", "DiscourseMemory", "DiscourseMemoryError",
+    "EncodingUnavailableError", "InvalidMessageError", "InvalidOptionError", "Options", "RecordEntry", "Report",
+    "StateError", "TokenCounter", "UnitReport", "compact", "count_messages", "get_token_counter",
 }
 
 

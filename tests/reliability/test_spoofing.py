@@ -81,11 +81,13 @@ def test_forged_literals_stay_inside_the_values_line() -> None:
         {"role": "assistant", "content": "Noted. " + filler.replace("meeting", "call")},
         {"role": "user", "content": "Continue."},
     ]
-    result = compact(msgs, 90)
-    assert_one_true_note(result, msgs)
-    assert "0badf00d" in result.note  # recorded as a value ...
-    values = [line for line in result.note.split("\n") if "0badf00d" in line]
-    assert len(values) == 1 and values[0].startswith("Values from parts not shown: ")  # ... on the values line
+    for budget in (100, 120, 150):
+        result = compact(msgs, budget)
+        assert_one_true_note(result, msgs)
+        shown = "\n".join(_text(m) for m, s in zip(result.messages, result.sources) if s is not None)
+        assert "0badf00d" in result.note or "0badf00d" in shown  # shown, or recorded as a value ...
+        values = [line for line in result.note.split("\n") if "0badf00d" in line]
+        assert not values or (len(values) == 1 and values[0].startswith("#0 user: "))  # ... inside its entry
 
 
 def test_memory_views_after_each_forgery_keep_a_fresh_tag() -> None:

@@ -1,0 +1,863 @@
+"""The fitting stage: every decision of a view, and every weight of the policy.
+
+``fit(scene) -> Plan``. Nothing happens when the conversation fits and is well formed
+(the caller checks that first). Otherwise, in this order:
+
+1. **Protect** (:func:`protections`): system messages and the newest turn are kept
+   verbatim; when they do not fit, protection degrades in steps (system + the newest
+   message and its open tool-call chain, then the newest message alone) unless
+   ``strict``. A tool call whose result is protected is shown too.
+2. **Deduplicate**: a unit of at least ``dedup_min_tokens`` tokens whose text appears
+   again in a newer message is dropped; the newest copy wins.
+3. **Rank** every option by value per token: an assistant's tool calls (with a
+   placeholder for each result), a short message's opening, a unit's clip, the rest of
+   a clipped unit, a unit whole, and a record item (one left-out value with its key).
+   Value: a unit's opening (for units that say something) plus each content word and
+   literal it states, rarer words more, newer messages up to ``1 + RECENCY`` times the
+   oldest, tool calls and headings more; plus what it shares with the **focus** (the
+   newest turn, :mod:`.focus`) and, for units around a match, its context (the rest of
+   the turn, the question it answers or the answer it got, the call of a matching
+   result, the session's date line). A record item is worth ``RECORD_VALUE`` of a value
+   shown in its text, more when the focus names it.
+4. **Take** options best first while they fit (a message's first shown piece pays its
+   label and chat-format overhead, a record entry its label and date line); a value
+   shown by a unit taken later leaves the record, and its item's room is spent again.
+5. **Check** the rendered view's exact token count; decide again with the estimate's
+   error taken off (or the room it left added) until it fits, a few passes at most.
+6. **Longer heads**: room left goes to the heads of clipped units, newest first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from .columns import UNIT_KINDS, Columns
+from .errors import BudgetTooSmallError
+from .messages import SYSTEM_ROLES
+from .options import Options
+from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
+from .record import VALUES_LINE, Entry, Item, Record, date_headers, is_date_header, item_for, message_label, not_values, \
+    sanitize, system_only_literals
+from .tokens import head_of
+from .units import Unit, clip_cost, head_literal_texts
+
+__all__ = ["Scene", "fit", "protections"]
+
+# -- the weights of the policy ---------------------------------------------------------
+OPENING = 1.0
+"""What a unit's opening is worth (units that state no content word or literal: less)."""
+BOILERPLATE = 0.2
+"""Share of ``OPENING`` for a unit stating nothing (markup, ``<!-- -->``, a lone mark)."""
+RECENCY = 0.6
+IDF_POWER = 2.0
+KIND_WEIGHT = {"heading": 1.5, "tool_call": 3.0, "field": 1.2, "table_row": 1.1}
+RECORD_VALUE = 1.0
+"""A value listed in the record, against the same value shown in its text."""
+LITERAL_VALUE = {
+    "identifier": 1.0, "email": 1.0, "url": 1.0, "path": 1.0, "amount": 1.0, "datetime": 1.0, "date": 1.0,
+    "version": 1.0, "time": 0.8, "percent": 0.8, "quoted": 0.8, "name": 0.8, "number": 0.4,
+}
+"""What a listed value of each kind is worth (other kinds: a model's entities, as names)."""
+RECORD_PER_UNIT = 8.0
+"""Values of one unit past the first few are worth less (see ``_items``)."""
+RECORD_SHARE = 0.25
+"""The record's first claim: the best items (by value per token) that fit this share of
+the room the protected messages leave come before any text; the rest compete with the
+text for what is left, so the note grows only where values are worth their tokens."""
+FOCUS = 12.0
+"""Value of a unit stating every focus term (relevance 1), on top of its own."""
+FOCUS_RECORD = 2.0
+"""A record item of a value the focus names is worth this many times more."""
+CONTEXT_TURN = 0.3
+"""Share of a match's focus value given to the other units of its message."""
+CONTEXT_NEIGHBOUR = 0.5
+"""Share given to the message before a match (the question it answers) and after it
+(the answer it got), most of it to the unit next to the match."""
+CONTEXT_DATE = 0.6
+"""Share given to the date line of a match's session."""
+# A short message opens whole: every unit's opening at once.
+SHORT_UNITS = 12
+SHORT_TOKENS = 400
+MARK_TOKENS = 0.5
+"""Estimated tokens of the gap marks a shown unit brings, on average."""
+# -- fitting the exact count -------------------------------------------------------------
+MARGIN_SHARE = 0.005
+PASSES = 5
+ENOUGH_TOKENS = 16
+ENOUGH_SHARE = 0.02
+"""Room worth another pass or longer heads: at least this many tokens and share of the budget."""
+LENGTHEN_MAX_UNITS = 8
+LONG_SHARE = 0.2
+LONG_STEPS = 4
+"""A clipped unit too long to show whole (a 1 MB log line, a minified JSON result) may
+get a longer head instead, in up to ``LONG_STEPS`` steps of ``LONG_SHARE`` of the room,
+each ranked like any option (and taken only after the step before it)."""
+
+_CALLS, _OPEN, _CLIP, _REST, _FULL, _ITEM, _LONG = range(7)
+_KIND_WEIGHTS = np.array([KIND_WEIGHT.get(k, 1.0) for k in UNIT_KINDS])
+_HEADING = UNIT_KINDS.index("heading")
+_CALL = UNIT_KINDS.index("tool_call")
+
+
+@dataclass(frozen=True)
+class Scene:
+    """What one fit reads: a conversation's columns and the view asked of it."""
+
+    cols: Columns
+    budget: int
+    options: Options
+    relevance: np.ndarray | None
+    """Per unit, its relevance to the focus (None: no focus)."""
+    tag: str
+    count: Callable[[str], int]
+    measure: Callable[[Plan], tuple[int, str]]
+    """The exact tokens of a plan's rendered view (messages, overheads and note) and its note."""
+    head: Callable[[str, int], int] = field(default=lambda text, n: len(text))
+
+
+@dataclass(frozen=True)
+class _Protection:
+    name: str
+    system: bool
+    turn: str  # "turn", "chain", "message" or "none"
+
+
+def protections(options: Options) -> list[_Protection]:
+    """The protections to try in turn (see :class:`~discourse_memory.Options`)."""
+    first = _Protection(_name(options.keep_system, "turn" if options.keep_last_turn else "none"),
+                        options.keep_system, "turn" if options.keep_last_turn else "none")
+    steps = [first]
+    if options.strict:
+        return steps
+    if options.keep_last_turn:
+        if options.keep_system:
+            steps.append(_Protection(_name(True, "chain"), True, "chain"))
+        steps.append(_Protection(_name(False, "message"), False, "message"))
+    elif options.keep_system:
+        steps.append(_Protection(_name(False, "none"), False, "none"))
+    if options.relax and steps[-1].turn != "none":
+        steps.append(_Protection(_name(False, "none"), False, "none"))
+    return steps
+
+
+def _name(system: bool, turn: str) -> str:
+    parts = (["system"] if system else []) + (
+        {"turn": ["newest turn"], "chain": ["newest message and its tool-call chain"],
+         "message": ["newest message"], "none": []}[turn])
+    return " + ".join(parts) or "nothing"
+
+
+def _protected(cols: Columns, p: _Protection) -> frozenset[int]:
+    msgs = cols.messages
+    keep: set[int] = set()
+    if p.system:
+        keep.update(m.index for m in msgs if m.role in SYSTEM_ROLES)
+    if msgs and p.turn != "none":
+        last = msgs[-1].index
+        if p.turn == "turn":
+            last_user = max((m.index for m in msgs if m.role == "user"), default=None)
+            keep.update(range(last_user if last_user is not None else last, len(msgs)))
+        elif p.turn == "chain":
+            keep.update(cols.pairs.chain_of(last))
+        else:
+            keep.add(last)
+    return frozenset(keep)
+
+
+def fit(scene: Scene) -> Plan:
+    """The plan of the view (see the module docstring); raises
+    :class:`~discourse_memory.BudgetTooSmallError` when not even the last protection
+    step fits."""
+    cols, budget, options = scene.cols, scene.budget, scene.options
+    frame = scene.count(_frame(scene.tag)) + options.overhead({"role": options.note_role, "content": ""})
+    steps = protections(options)
+    for step in steps:
+        protected = _protected(cols, step)
+        fixed = _fixed_cost(cols, protected, scene) + frame
+        if fixed <= budget:
+            try:
+                return _fit(scene, step, protected, fixed)
+            except BudgetTooSmallError:  # the exact count of the bare view overflows
+                pass
+        if step is steps[-1]:
+            # The smallest view this protection allows: what must be shown, and the note
+            # saying what it could not list.
+            bare = _plan(scene, _rank(scene, protected), _take(_rank(scene, protected), 0.0), step.name)
+            raise BudgetTooSmallError(budget, max(fixed, scene.measure(bare)[0]), step.name)
+    raise AssertionError("unreachable: the last protection step returns or raises")
+
+
+def _frame(tag: str) -> str:
+    from .record import render_note
+
+    return render_note(tag, 99999, 99999, 99999, Record((), (), ()))
+
+
+def _fixed_cost(cols: Columns, protected: frozenset[int], scene: Scene) -> int:
+    costs = cols.msg_cost.view
+    fixed = sum(int(costs[i]) + scene.options.overhead(cols.messages[i].raw) for i in protected)
+    # Calls whose results are protected are shown too, with placeholders for other results.
+    for a, rs in cols.pairs.results.items():
+        if a not in protected and any(r in protected for r in rs):
+            fixed += int(costs[a]) + scene.options.overhead(cols.messages[a].raw)
+            fixed += sum(scene.count(PLACEHOLDER) for r in rs if r not in protected)
+    return fixed
+
+
+def _fit(scene: Scene, step: _Protection, protected: frozenset[int], fixed: int) -> Plan:
+    cols, budget = scene.cols, scene.budget
+    ranked = _rank(scene, protected)
+    margin = max(2, int(budget * MARGIN_SHARE))
+    enough = max(ENOUGH_TOKENS, int(ENOUGH_SHARE * budget))
+    slack = budget - fixed - margin
+    best: tuple[Plan, int] | None = None
+    smallest: tuple[Plan, int] | None = None
+    for _ in range(PASSES):
+        chosen = _take(ranked, max(slack, 0.0))
+        plan = _plan(scene, ranked, chosen, step.name)
+        tokens, _ = scene.measure(plan)
+        if tokens <= budget and (best is None or tokens > best[1]):
+            best = (plan, tokens)
+        if smallest is None or tokens < smallest[1]:
+            smallest = (plan, tokens)
+        over = tokens - budget
+        if over > 0:
+            slack -= over + margin
+        elif -over >= enough and best is not None and best[0] is plan:
+            slack += (-over - margin) * 0.9
+        else:
+            break
+    if best is None:
+        # Even the estimates' corrections overflow: show only what must be shown.
+        plan = _plan(scene, ranked, _take(ranked, 0.0), step.name)
+        tokens, _ = scene.measure(plan)
+        if tokens > budget:
+            raise BudgetTooSmallError(budget, tokens, step.name)
+        best = (plan, tokens)
+    plan, tokens = best
+    if budget - tokens >= enough and bool((plan.decision == CLIPPED).any()):
+        plan = _lengthen(scene, ranked, plan, tokens)
+    return plan
+
+
+# -- ranking -----------------------------------------------------------------------------
+
+
+@dataclass
+class _Ranked:
+    """Every option of a view, ranked; and the state an option's taking reads."""
+
+    base: np.ndarray  # decisions before any option (protected kept, repeats dropped)
+    calls_forced: frozenset[int]
+    protected: frozenset[int]
+    winner: np.ndarray
+    opening: np.ndarray  # per unit, what a message's opening shows of it
+    in_short: np.ndarray  # units that open with their short message
+    kinds: np.ndarray
+    targets: np.ndarray
+    costs: np.ndarray
+    order: np.ndarray
+    call_cost: dict[int, float]
+    owner_of_msg: np.ndarray
+    owner_u: np.ndarray
+    msg_overhead: np.ndarray  # tokens a message's first shown piece pays (label, format)
+    item_of: list[Item]  # record items, by option target
+    value_cost: dict[int, float]  # a keyed item's cost after another value of its key in its entry
+    entry_cost: dict[int, float]  # tokens of a record entry's label, by message
+    header_of: list[str | None]
+    header_cost: dict[str, float]
+    header_items: dict[str, int]  # session date line -> its item
+    values_line: float  # tokens of the line that opens the record's entries
+    shown_lits: np.ndarray  # literals shown by the base decisions
+    u_msg: np.ndarray
+    lits: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # lit_ptr, lit_idx, head_ptr, head_idx
+    call_units: dict[int, list[int]]  # assistant message -> its tool-call units
+    short_units: dict[int, np.ndarray]  # short message -> its units that open with it
+    long_head: Callable[[int, int], tuple[int, list[int]]]  # (unit, step) -> its head's end, literals shown
+
+
+def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
+    cols, options = scene.cols, scene.options
+    n_msgs = len(cols)
+    units = cols.units
+    n_units = len(units)
+    u_msg = cols.u_msg.view
+    kind = cols.u_kind.view
+    is_call = kind == _CALL
+    tokens = cols.u_tokens.view
+    results, orphans, unanswered = cols.tool_groups()
+    result_owner = cols.pairs.owner
+
+    prot_msg = np.zeros(n_msgs, dtype=bool)
+    prot_msg[list(protected)] = True
+    calls_forced = {result_owner[r] for r in protected if r in result_owner}
+    calls_forced |= {a for a in protected if a in results}
+    prot_u = prot_msg[u_msg]
+    decision = np.zeros(n_units, dtype=np.int8)
+    decision[prot_u] = KEPT
+    forced_msg = np.zeros(n_msgs, dtype=bool)
+    forced_msg[list(calls_forced)] = True
+    decision[is_call & forced_msg[u_msg]] = KEPT
+
+    winner = cols.key_newest.view[cols.u_key.view]
+    dedup = (~prot_u) & (~is_call) & (u_msg[winner] != u_msg) & (tokens >= options.dedup_min_tokens)
+    decision[dedup] = DEDUPLICATED
+
+    # What a unit says: its values, and its content words weighted by rarity.
+    noise = not_values(cols, system_only_literals(cols))
+    value = (~noise).astype(np.float64)
+    info = cols.per_unit_sum(value) + cols.word_weights(IDF_POWER)
+    head_info = cols.per_unit_sum(value, head=True) + cols.u_head_share.view * cols.word_weights(IDF_POWER)
+    recency = 1.0 + RECENCY * np.arange(n_msgs) / max(n_msgs - 1, 1)
+    weight = recency[u_msg] * _KIND_WEIGHTS[kind]
+    opening = OPENING * np.where((info > 0) | (kind == _HEADING), 1.0, BOILERPLATE)
+    full_gain = weight * (opening + info)
+    clip_gain = weight * (opening + np.minimum(head_info, info))
+
+    rel = scene.relevance
+    if rel is not None and len(rel) == n_units and rel.any():
+        focus_gain, context = _focus_gains(cols, rel, units)
+        full_gain = full_gain + focus_gain + context
+        clip_gain = clip_gain + focus_gain * cols.u_head_share.view + context
+    else:
+        rel = None
+
+    # Options: bring back an assistant's calls; a short message's opening; a unit's
+    # clip, the rest after a clip, or the unit whole.
+    blocked = np.zeros(n_msgs, dtype=bool)
+    blocked[list(orphans)] = True
+    for r, a in result_owner.items():
+        if a in unanswered and a not in calls_forced:
+            blocked[r] = True
+    candidate = (decision == OMITTED) & ~is_call & ~blocked[u_msg] & ~prot_u
+
+    call_msgs = [a for a in results if a not in calls_forced and a not in unanswered
+                 and a not in protected and a not in orphans]
+    call_rows = u_msg[is_call]
+    per_msg_cost = np.bincount(call_rows, weights=tokens[is_call], minlength=n_msgs)
+    call_gain = np.bincount(call_rows, weights=full_gain[is_call], minlength=n_msgs)
+    if rel is not None:  # a call is worth what its results share with the focus
+        for a in call_msgs:
+            rs = results[a]
+            call_gain[a] += FOCUS * float(max((rel[u_msg == r].max(initial=0.0) for r in rs), default=0.0))
+    placeholder = scene.count(PLACEHOLDER)
+    call_cost = {a: float(per_msg_cost[a]) + placeholder * len(results[a]) for a in call_msgs}
+    call_ratio = np.full(n_msgs, np.inf)
+    for a in call_msgs:
+        call_ratio[a] = call_gain[a] / max(call_cost[a], 0.5)
+
+    full_cost = tokens + MARK_TOKENS
+    clip_cost_u = cols.u_clip.view + MARK_TOKENS
+    rest_gain, rest_cost = full_gain - clip_gain, full_cost - clip_cost_u
+    clip_ratio = clip_gain / np.maximum(clip_cost_u, 0.5)
+    split = candidate & cols.u_clippable.view & (rest_gain / np.maximum(rest_cost, 0.5) < clip_ratio)
+    whole = candidate & ~split
+
+    # Short messages open whole: every unit's opening (a clip, or the unit itself if
+    # short) comes back at once, so a shown message never loses a sentence outright.
+    starts = cols.msg_start.view
+    n_units_msg = np.diff(starts)
+    short = (n_units_msg <= SHORT_UNITS) & (cols.msg_cost.view <= SHORT_TOKENS)
+    in_short = candidate & short[u_msg]
+    open_cost_u = np.where(split, clip_cost_u, full_cost)
+    open_gain_u = np.where(split, clip_gain, full_gain)
+    open_msgs = np.flatnonzero(np.bincount(u_msg[in_short], minlength=n_msgs) > 0)
+    open_cost = np.bincount(u_msg[in_short], weights=open_cost_u[in_short], minlength=n_msgs)
+    open_gain = np.bincount(u_msg[in_short], weights=open_gain_u[in_short], minlength=n_msgs)
+    open_ratio = np.full(n_msgs, np.inf)
+    open_ratio[open_msgs] = open_gain[open_msgs] / np.maximum(open_cost[open_msgs], 0.5)
+
+    # A result's text never comes before its call.
+    owner_of_msg = np.full(n_msgs, -1)
+    for r, a in result_owner.items():
+        owner_of_msg[r] = a
+    owner_u = owner_of_msg[u_msg]
+    cap_ratio = np.where(owner_u >= 0, call_ratio[np.maximum(owner_u, 0)], np.inf)
+    open_owner = owner_of_msg[open_msgs]
+    open_cap = np.where(open_owner >= 0, call_ratio[np.maximum(open_owner, 0)], np.inf)
+    # In short messages, the rest of a clipped unit never comes before the message opens.
+    cap_ratio = np.where(in_short, np.minimum(cap_ratio, open_ratio[u_msg]), cap_ratio)
+    idx_clip = np.flatnonzero(split & ~in_short)
+    idx_rest = np.flatnonzero(split)
+    idx_whole = np.flatnonzero(whole & ~in_short)
+    room = max(scene.budget - sum(int(cols.msg_cost.view[i]) for i in protected), 0)
+    long_tokens = LONG_SHARE * room
+    # A long head comes in steps of LONG_SHARE of the room, each after the one before.
+    idx_long1 = np.flatnonzero(split & (rest_cost > long_tokens) & (long_tokens > 2 * clip_cost_u))
+    idx_long = np.concatenate([idx_long1 * LONG_STEPS + j for j in range(LONG_STEPS)])
+    step_cost = np.concatenate([long_tokens - clip_cost_u[idx_long1]] + [np.full(len(idx_long1), long_tokens)]
+                               * (LONG_STEPS - 1))
+    long_units = idx_long // LONG_STEPS
+    long_cost = step_cost
+    long_gain = rest_gain[long_units] * long_cost / np.maximum(rest_cost[long_units], 1.0)
+
+    # Record items: each value not shown by what is kept anyway, with its key.
+    base_shown = cols.literal_counts(decision == KEPT) > 0
+    header_of = date_headers(cols, units)
+    items, item_gain, item_cost, value_cost, entry_cost, header_cost = _items(
+        scene, decision, base_shown, noise, rel, recency, header_of, units)
+
+    kinds = np.concatenate([np.full(len(call_msgs), _CALLS), np.full(len(open_msgs), _OPEN),
+                            np.full(len(idx_clip), _CLIP), np.full(len(idx_rest), _REST),
+                            np.full(len(idx_whole), _FULL), np.full(len(items), _ITEM),
+                            np.full(len(idx_long), _LONG)])
+    item_ids = np.arange(len(items), dtype=np.int64)
+    targets = np.concatenate([np.array(call_msgs, dtype=np.int64), open_msgs, idx_clip, idx_rest, idx_whole,
+                              item_ids, idx_long])
+    ratios = np.concatenate([
+        np.array([call_ratio[a] for a in call_msgs]),
+        np.minimum(open_ratio[open_msgs], open_cap),
+        np.minimum(clip_ratio[idx_clip], cap_ratio[idx_clip]),
+        np.minimum(rest_gain[idx_rest] / np.maximum(rest_cost[idx_rest], 0.5), cap_ratio[idx_rest]),
+        np.minimum(full_gain[idx_whole] / np.maximum(full_cost[idx_whole], 0.5), cap_ratio[idx_whole]),
+        item_gain / np.maximum(item_cost, 0.5),
+        np.minimum(long_gain / np.maximum(long_cost, 0.5), cap_ratio[long_units]) * (1 - 1e-6 * (idx_long % LONG_STEPS)),
+    ])
+    costs = np.concatenate([np.array([call_cost[a] for a in call_msgs]), open_cost[open_msgs],
+                            clip_cost_u[idx_clip], rest_cost[idx_rest], full_cost[idx_whole], item_cost, long_cost])
+    tier = (kinds != _CALLS).astype(np.int64) + (kinds == _OPEN) + 2 * (kinds == _REST)
+    band = np.ones(len(kinds), dtype=np.int64)
+    band[_reserved(scene, kinds, ratios, costs, items, entry_cost, protected)] = 0
+    order = np.lexsort((targets, kinds, tier, -ratios, band))
+
+    overhead = np.array([_label_cost(scene, m) + scene.options.overhead(m.raw) for m in cols.messages])
+    call_units: dict[int, list[int]] = {}
+    for u in np.flatnonzero(is_call).tolist():
+        call_units.setdefault(int(u_msg[u]), []).append(u)
+    short_units = {int(m): np.flatnonzero(in_short[starts[m]:starts[m + 1]]) + int(starts[m]) for m in open_msgs}
+    return _Ranked(decision, frozenset(calls_forced), protected, winner,
+                   np.where(split, CLIPPED, KEPT).astype(np.int8), in_short, kinds, targets, costs, order,
+                   call_cost, owner_of_msg, owner_u, overhead, items, value_cost, entry_cost, header_of, header_cost,
+                   {it.text: k for k, it in enumerate(items) if it.header},
+                   scene.count(VALUES_LINE) - scene.count("]"), base_shown, u_msg, (cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
+                   call_units, short_units, _long_head(scene, units, long_tokens))
+
+
+def _reserved(scene: Scene, kinds: np.ndarray, ratios: np.ndarray, costs: np.ndarray, items: list[Item],
+              entry_cost: dict[int, float], protected: frozenset[int]) -> np.ndarray:
+    """Option rows of the record items that make its first claim (see ``RECORD_SHARE``):
+    the best by value per token whose running cost, entry labels included, fits the share."""
+    rows = np.flatnonzero(kinds == _ITEM)
+    if not len(rows):
+        return rows
+    first = int(rows[0])
+    fixed = sum(int(scene.cols.msg_cost.view[i]) for i in protected)
+    share = RECORD_SHARE * max(scene.budget - fixed, 0)
+    rows = rows[np.argsort(-ratios[rows], kind="stable")]
+    item_list = items
+    seen: set[int] = set()
+    running = 0.0
+    out = []
+    for row in rows.tolist():
+        m = item_list[row - first].message
+        cost = float(costs[row]) + (0.0 if m in seen else entry_cost.get(m, 0.0))
+        if running + cost > share:
+            break
+        running += cost
+        seen.add(m)
+        out.append(row)
+    return np.array(out, dtype=np.int64)
+
+
+def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[int, int], tuple[int, list[int]]]:
+    lit_ids = scene.cols.lit_ids
+
+    def head(k: int, step: int) -> tuple[int, list[int]]:
+        unit = units[k]
+        end = scene.head(unit.text, max(int(tokens * (step + 1)) - 4, 1))  # 4: the mark, seams
+        return end, [lit_ids[t] for t in head_literal_texts(unit, end)]
+
+    return head
+
+
+def _label_cost(scene: Scene, m: Any) -> float:
+    from .record import speaker_label
+
+    label = speaker_label(m)
+    return scene.count(label + ": …") if label else 0.0
+
+
+def _focus_gains(cols: Columns, rel: np.ndarray, units: Sequence[Unit]) -> tuple[np.ndarray, np.ndarray]:
+    """Per unit, the value of what it shares with the focus, and of being context to a
+    match: the rest of its message, the messages before and after it, its date line."""
+    n_msgs = len(cols)
+    starts = cols.msg_start.view
+    u_msg = cols.u_msg.view
+    focus_gain = FOCUS * rel
+    msg_rel = np.zeros(n_msgs)
+    np.maximum.at(msg_rel, u_msg, rel)
+    context = CONTEXT_TURN * FOCUS * msg_rel[u_msg]
+    neighbour = np.zeros(n_msgs)
+    neighbour[:-1] = np.maximum(neighbour[:-1], msg_rel[1:])  # the question a match answers
+    neighbour[1:] = np.maximum(neighbour[1:], msg_rel[:-1])  # the answer a match got
+    roles = [m.role for m in cols.messages]
+    for i in np.flatnonzero(neighbour > 0).tolist():
+        s, e = int(starts[i]), int(starts[i + 1])
+        if e <= s:
+            continue
+        share = CONTEXT_NEIGHBOUR * FOCUS * float(neighbour[i])
+        context[s:e] += 0.3 * share
+        # Most of it to the unit next to the match: the end of a question, the start of an answer.
+        before_match = i + 1 < n_msgs and msg_rel[i + 1] == neighbour[i] and roles[i + 1] != roles[i]
+        context[e - 1 if before_match else s] += 0.7 * share
+    # A session's date line dates every match in it.
+    header_unit = -1
+    session_best = 0.0
+    for i in range(n_msgs + 1):
+        s = int(starts[i]) if i < n_msgs else -1
+        starts_session = i == n_msgs or (int(starts[i + 1]) > s and is_date_header(units[s]))
+        if starts_session:
+            if header_unit >= 0 and session_best > 0:
+                context[header_unit] += CONTEXT_DATE * FOCUS * session_best
+            if i < n_msgs:
+                header_unit, session_best = s, 0.0
+        if i < n_msgs:
+            session_best = max(session_best, float(msg_rel[i]))
+    return focus_gain, context
+
+
+def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndarray, rel: np.ndarray | None,
+           recency: np.ndarray, header_of: list[str | None], units: Sequence[Unit],
+           ) -> tuple[list[Item], np.ndarray, np.ndarray, dict[int, float], dict[int, float], dict[str, float]]:
+    """The record items a view may list: each value not shown by the base decisions, keyed
+    from its newest occurrence among the units that may be left out."""
+    cols = scene.cols
+    n_lits = len(cols.lit_text)
+    if n_lits == 0:
+        return [], np.zeros(0), np.zeros(0), {}, {}, {}
+    owners = cols.unit_owner(cols.lit_ptr.view)
+    lit_idx = cols.lit_idx.view
+    open_units = (decision == OMITTED)[owners]
+    missing = ~shown & ~noise
+    rows = np.flatnonzero(open_units & missing[lit_idx])
+    if not len(rows):
+        return [], np.zeros(0), np.zeros(0), {}, {}, {}
+    source = np.full(n_lits, -1, dtype=np.int64)
+    np.maximum.at(source, lit_idx[rows], owners[rows])
+    candidates = np.flatnonzero(source >= 0)
+    u_msg = cols.u_msg.view
+    rarity = np.log1p(len(units) / np.maximum(cols.lit_df.view[candidates], 1.0))
+    rarity /= max(float(rarity.mean()), 1e-9)
+    gain = RECORD_VALUE * recency[u_msg[source[candidates]]] * np.clip(rarity, 0.5, 2.0)
+    if rel is not None:
+        lit_rel = np.zeros(n_lits)
+        np.maximum.at(lit_rel, lit_idx, rel[owners])
+        # A value the focus itself names (relevance is 0 in the focus's own units).
+        gain *= 1.0 + FOCUS_RECORD * np.minimum(lit_rel[candidates] * 2.0, 1.0)
+    kind_names = cols.lit_kind_names
+    kind_value = np.array([LITERAL_VALUE.get(k, LITERAL_VALUE["name"]) for k in kind_names])
+    gain *= kind_value[cols.lit_kind.view[candidates]]
+    # Diminishing returns: the k-th best value of one unit is worth 1 / (1 + k / PER_UNIT)
+    # (an entry of hundreds of values from one log line is read by nobody).
+    src = source[candidates]
+    by_unit = np.lexsort((-gain, src))
+    group_start = np.flatnonzero(np.r_[True, src[by_unit][1:] != src[by_unit][:-1]])
+    rank = np.arange(len(by_unit)) - np.repeat(group_start, np.diff(np.r_[group_start, len(by_unit)]))
+    gain[by_unit] /= 1.0 + rank / RECORD_PER_UNIT
+    count = scene.count
+    items: list[Item] = []
+    keep_gain: list[float] = []
+    keep_cost: list[float] = []
+    entry_cost: dict[int, float] = {}
+    header_cost: dict[str, float] = {}
+    headers: dict[int, Item] = {}  # header unit -> its item
+    value_cost: dict[int, float] = {}  # keyed item -> its cost after another value of its key
+    for k, lit in enumerate(candidates.tolist()):
+        u = int(source[lit])
+        if u in headers:
+            continue  # the session's date line lists every value of it
+        item = item_for(cols, u, units[u], lit)
+        if item is None:
+            continue
+        m = int(u_msg[u])
+        if item.header:
+            headers[u] = item
+            header_cost[item.text] = count(item.text) + 1.0
+        elif m not in entry_cost:
+            entry_cost[m] = count(message_label(cols, cols.messages[m]) + ": ") + 1.0
+            header = header_of[m]
+            if header is not None and header not in header_cost:
+                header_cost[header] = count(header) + 1.0
+        if item.key is not None:
+            value_cost[len(items)] = count(", " + item.value)
+        items.append(item)
+        keep_gain.append(float(gain[k]) * (len(item.covers) if item.header else 1.0))
+        keep_cost.append(count(item.text) + 1.0)
+    return items, np.array(keep_gain), np.array(keep_cost), value_cost, entry_cost, header_cost
+
+
+# -- taking options ----------------------------------------------------------------------
+
+
+@dataclass
+class _Chosen:
+    decision: np.ndarray
+    calls_present: set[int]
+    items: list[Item]
+    heads: dict[int, int] = field(default_factory=dict)
+
+
+def _take(r: _Ranked, room: float) -> _Chosen:
+    """Options in rank order while they fit ``room`` (see the module docstring, step 4)."""
+    decision = r.base.copy()
+    calls_present = set(r.calls_forced)
+    shown_lits = r.shown_lits.copy()
+    msg_shown = np.zeros(len(r.msg_overhead), dtype=bool)
+    msg_shown[list(r.protected | r.calls_forced)] = True
+    taken: dict[int, float] = {}  # record item -> the room it took
+    by_literal: dict[int, int] = {}  # literal -> the (non-header) item listing it
+    entries: dict[int, int] = {}  # message -> how many of its items are listed
+    keys: dict[tuple[int, str], int] = {}  # (message, key) -> values listed under it
+    headers: set[str] = set()  # session date lines printed
+    opened: set[int] = set()
+    heads: dict[int, int] = {}  # clipped unit -> the end of its long head
+    long_steps: dict[int, int] = {}  # clipped unit -> the long-head steps taken
+    lit_ptr, lit_idx, head_ptr, head_idx = r.lits
+    u_msg = r.u_msg
+    overhead = r.msg_overhead.tolist()
+    left = room
+    costs = r.costs[r.order]
+    # No option from position i on costs less than this: stop when the room is below it.
+    floor = np.minimum.accumulate(costs[::-1])[::-1].tolist() if len(costs) else []
+
+    def show_literal(lit: int) -> float:
+        """Mark a literal shown; returns the room freed by the record item it makes redundant."""
+        shown_lits[lit] = True
+        k = by_literal.pop(lit, None)
+        if k is None:
+            return 0.0
+        freed = taken.pop(k)
+        item = r.item_of[k]
+        m = item.message
+        if item.key is not None:
+            keys[m, item.key] -= 1
+            if not keys[m, item.key]:
+                del keys[m, item.key]
+        entries[m] -= 1
+        if not entries[m]:
+            del entries[m]
+            freed += r.entry_cost.get(m, 0.0)
+        return freed
+
+    def show(units: Any, head: bool) -> float:
+        """Mark the literals of these units (their heads) shown; returns the room freed."""
+        ptr, idx = (head_ptr, head_idx) if head else (lit_ptr, lit_idx)
+        freed = 0.0
+        for u in np.asarray(units).tolist():
+            for lit in idx[ptr[u]:ptr[u + 1]].tolist():
+                if not shown_lits[lit]:
+                    freed += show_literal(lit)
+        return freed
+
+    def take_item(k: int, cost: float) -> bool:
+        nonlocal left
+        item = r.item_of[k]
+        if k in taken or any(shown_lits[c] or c in by_literal for c in item.covers):
+            return False
+        m = item.message
+        header = item.text if item.header else r.header_of[m]
+        extra = 0.0
+        if item.key is not None and (m, item.key) in keys:
+            extra = r.value_cost.get(k, cost) - cost  # ", value" after its key's first value
+        if not item.header and m not in entries:
+            extra += r.entry_cost.get(m, 0.0)
+        if not taken:
+            extra += r.values_line
+        session = None
+        if header is not None and header not in headers and not item.header:
+            session = r.header_items.get(header)
+            extra += r.header_cost.get(header, 0.0)
+        if cost + extra > left:
+            return False
+        left -= cost + extra
+        headers.update([header] if header is not None else [])
+        if item.header:
+            taken[k] = cost
+            return True
+        taken[k] = cost + min(extra, 0.0)
+        by_literal.update((c, k) for c in item.covers)
+        entries[m] = entries.get(m, 0) + 1
+        if item.key is not None:
+            keys[m, item.key] = keys.get((m, item.key), 0) + 1
+        if session is not None and session not in taken:
+            taken[session] = 0.0  # the date line printed above this entry
+        return True
+
+    for pos, (kind, target, cost) in enumerate(zip(r.kinds[r.order].tolist(), r.targets[r.order].tolist(),
+                                                    costs.tolist())):
+        if left < floor[pos]:
+            break
+        if cost > left:
+            continue
+        if kind == _ITEM:
+            take_item(target, cost)
+            continue
+        if kind == _CALLS:
+            if target in calls_present:
+                continue
+            extra = 0.0 if msg_shown[target] else overhead[target]
+            if cost + extra > left:
+                continue
+            calls_present.add(target)
+            msg_shown[target] = True
+            decision[r.call_units[target]] = KEPT
+            left += show(r.call_units[target], False) - cost - extra
+            continue
+        if kind == _LONG:
+            unit, step = divmod(target, LONG_STEPS)
+            if decision[unit] != CLIPPED or long_steps.get(unit, 0) != step:
+                continue
+            end, lits = r.long_head(unit, step)
+            heads[unit] = end
+            long_steps[unit] = step + 1
+            left -= cost
+            for lit in lits:  # its literals, as show() marks them
+                if not shown_lits[lit]:
+                    left += show_literal(lit)
+            continue
+        if kind == _REST and decision[target] != CLIPPED:
+            continue  # its clip is not shown: the rest alone means nothing
+        if kind in (_CLIP, _FULL) and decision[target] != OMITTED:
+            continue
+        if kind == _OPEN and target in opened:
+            continue
+        msg = target if kind == _OPEN else int(u_msg[target])
+        owner = int(r.owner_of_msg[msg])
+        need_call = owner >= 0 and owner not in calls_present
+        extra = 0.0
+        if need_call:
+            call = r.call_cost.get(owner)
+            if call is None:
+                continue
+            extra += call + (0.0 if msg_shown[owner] else overhead[owner])
+        if not msg_shown[msg]:
+            extra += overhead[msg]
+        if cost + extra > left:
+            continue
+        freed = 0.0
+        if need_call:
+            calls_present.add(owner)
+            msg_shown[owner] = True
+            decision[r.call_units[owner]] = KEPT
+            freed += show(r.call_units[owner], False)
+        msg_shown[msg] = True
+        if kind == _OPEN:
+            opened.add(target)
+            us = r.short_units[target]
+            decision[us] = r.opening[us]
+            freed += show(us[r.opening[us] == KEPT], False) + show(us[r.opening[us] == CLIPPED], True)
+        elif kind == _CLIP:
+            decision[target] = CLIPPED
+            freed += show([target], True)
+        else:
+            decision[target] = KEPT
+            freed += show([target], False)
+        left += freed - cost - extra
+    return _Chosen(decision, calls_present, [r.item_of[k] for k in sorted(taken)], heads)
+
+
+def _plan(scene: Scene, r: _Ranked, chosen: _Chosen, protection: str,
+          heads: dict[int, int] | None = None) -> Plan:
+    heads = {**chosen.heads, **(heads or {})}
+    """The immutable plan of these choices, with its record: the listed items grouped by
+    message in conversation order, and every value left out of both counted as dropped."""
+    cols = scene.cols
+    decision = chosen.decision
+    shown = cols.literal_counts(decision == KEPT, head_mask=decision == CLIPPED) > 0
+    if heads:
+        units = cols.units
+        for k, h in heads.items():
+            for text in head_literal_texts(units[k], h):
+                shown[cols.lit_ids[text]] = True
+    present = cols.literal_counts(np.ones(len(decision), dtype=bool)) > 0
+    by_message: dict[int, list[Item]] = {}
+    for item in chosen.items:
+        if not item.header and not all(shown[c] for c in item.covers):
+            by_message.setdefault(item.message, []).append(item)
+    headers = {it.text: it for it in chosen.items if it.header}
+    for it in headers.values():  # a date line alone still dates its session
+        if not any(r.header_of[m] == it.text for m in by_message):
+            by_message.setdefault(it.message, []).append(it)
+    units = cols.units
+    entries = []
+    for m in sorted(by_message):
+        listed = _joined(cols, units, sorted(by_message[m], key=lambda it: (it.unit, it.span or (0, 0))))
+        header = r.header_of[m]
+        entries.append(Entry(m, message_label(cols, cols.messages[m]), tuple(listed), header))
+    listed_ids = {c for e in entries for it in e.items for c in it.covers}
+    listed_ids |= {c for e in entries if e.header in headers for c in headers[e.header].covers}
+    missing = np.flatnonzero(present & ~shown)
+    candidates = {c for it in r.item_of for c in it.covers}
+    dropped = tuple(i for i in missing.tolist() if i not in listed_ids and i in candidates)
+    unlisted = tuple(i for i in missing.tolist() if i not in listed_ids and i not in candidates)
+    return Plan(decision.copy(), r.winner.copy(), frozenset(chosen.calls_present), r.protected,
+                MappingProxyType(dict(heads or {})), Record(tuple(entries), dropped, unlisted), protection)
+
+
+def _joined(cols: Columns, units: Sequence[Unit], items: list[Item]) -> list[Item]:
+    """Items of one message with the spans of each unit that touch or overlap joined into
+    one span of the unit's text (``loved "Becoming Nicole" by Amy Ellis Nutt``)."""
+    out: list[Item] = []
+    for it in items:
+        prev = out[-1] if out else None
+        if (prev is not None and prev.span is not None and it.span is not None and prev.unit == it.unit
+                and it.span[0] <= prev.span[1] + 1):
+            span = (prev.span[0], max(prev.span[1], it.span[1]))
+            text = sanitize(units[it.unit].text[span[0]:span[1]])
+            out[-1] = Item(prev.literal, prev.unit, prev.message, text, span, prev.covers + it.covers)
+        else:
+            out.append(it)
+    return out
+
+
+def _lengthen(scene: Scene, r: _Ranked, plan: Plan, tokens: int) -> Plan:
+    """Room the view leaves goes to longer heads of clipped units, newest message first:
+    otherwise a huge unit (a 1 MB log line, a minified JSON result) shows its first dozen
+    tokens however much room is left. Heads are sized from token counts, the view is
+    measured, and the last longer head is given up while it does not fit."""
+    cols, budget, count = scene.cols, scene.budget, scene.count
+    decision = plan.decision.copy()
+    clipped = np.flatnonzero(decision == CLIPPED)
+    order = clipped[np.argsort(-cols.u_msg.view[clipped], kind="stable")]
+    units = cols.units
+    heads: dict[int, int] = dict(plan.heads)
+    kept: list[int] = []
+    taken: list[int] = []
+    estimate = tokens
+    margin = max(2, int(budget * MARGIN_SHARE))
+    for k in order[:LENGTHEN_MAX_UNITS].tolist():
+        spare = budget - margin - estimate
+        if spare < ENOUGH_TOKENS:
+            break
+        unit = units[k]
+        now = heads.get(k, unit.head_end)
+        head = scene.head(unit.text, count(unit.text[:now]) + spare - 4)  # 4: the mark, seams
+        if head <= now:
+            continue
+        if head >= len(unit.text):
+            decision[k] = KEPT
+            kept.append(k)
+            estimate += unit.tokens - unit.clip_tokens
+        else:
+            estimate += clip_cost(unit, head, count) - clip_cost(unit, now, count)
+            heads[k] = head
+        taken.append(k)
+    chosen_items = [it for e in plan.record.entries for it in e.items]
+    while taken:
+        candidate = _plan(scene, r, _Chosen(decision, set(plan.calls_present), chosen_items), plan.protection,
+                          heads)
+        got, _ = scene.measure(candidate)
+        if got <= budget:
+            return candidate
+        k = taken.pop()  # token seams made the estimate short: give up the last one
+        decision[k] = CLIPPED
+        if k in plan.heads:
+            heads[k] = plan.heads[k]
+        else:
+            heads.pop(k, None)
+    return plan

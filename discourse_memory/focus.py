@@ -1,0 +1,160 @@
+"""Focus: what the newest turn asks about, and how much each unit of the history shares it.
+
+A memory exists to answer the next turn. The focus is read from the newest turn:
+
+- a chat (the history ends with a user message): that message, and at a lower weight
+  the assistant message it answers;
+- an agent step (it ends with a tool result, or an assistant message with tool calls):
+  the newest assistant message (its reasoning and its calls) and its results; when tool
+  output comes back as a user message after an assistant action (text agents), that
+  message and the action before it.
+
+Or it is a text the caller gives (``focus="..."``, e.g. LlamaIndex's ``get(input=...)``).
+Its terms are the content words and literals the analysis finds in it (the same
+analysis as the history's units), each weighted by the message it came from.
+
+Relevance is BM25 (Robertson & Zaragoza 2009; k1 = 1.2, b = 0.75) over the units of the
+conversation, computed on the columns' own postings and document frequencies: they
+grow with the conversation, so nothing is re-indexed per turn (a library such as
+``bm25s`` indexes a fixed corpus). A unit's score is divided by what a unit stating
+every focus term would score at the average unit length, so relevance lies in [0, 1]
+(shorter units can reach 1 with fewer terms). A focus whose terms are all
+common or absent from the history ("thanks!") is no focus: the view is then what it
+would be without one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .columns import Columns
+from .messages import SYSTEM_ROLES
+
+__all__ = ["Focus", "focus_of_text", "focus_of_turn", "relevance"]
+
+K1 = 1.2
+B = 0.75
+CONTEXT_WEIGHT = 0.6
+"""Weight of the terms of the message the newest one answers (or the action a tool
+output answers), against 1 for the newest turn itself."""
+MIN_STRENGTH = 2.0
+"""A focus whose terms carry less idf than this in all (about one term that a tenth of
+the units state) is too vague to rank by."""
+
+
+@dataclass(frozen=True)
+class Focus:
+    """Term ids of a conversation's columns, with the weight of each."""
+
+    words: np.ndarray
+    word_weight: np.ndarray
+    literals: np.ndarray
+    literal_weight: np.ndarray
+    messages: frozenset[int]
+    """The messages the focus was read from (their own units are not scored)."""
+
+
+def focus_of_turn(cols: Columns) -> Focus | None:
+    """The focus of the newest turn (see the module docstring)."""
+    msgs = cols.messages
+    if not msgs:
+        return None
+    last = msgs[-1]
+    weighted: dict[int, float] = {}
+    owner = cols.pairs.owner.get(last.index)
+    if owner is not None or (last.role == "assistant" and last.tool_calls):
+        step = owner if owner is not None else last.index
+        weighted[step] = 1.0
+        for r in cols.pairs.results.get(step, ()):
+            weighted[r] = 1.0
+    else:
+        weighted[last.index] = 1.0
+        prev = next((m for m in reversed(msgs[:-1]) if m.role not in SYSTEM_ROLES), None)
+        if prev is not None and prev.role != last.role:
+            weighted[prev.index] = CONTEXT_WEIGHT
+    return _from_messages(cols, weighted)
+
+
+def focus_of_text(cols: Columns, words: list[str], literals: list[str]) -> Focus | None:
+    """A focus on a given text, from its content words and literal texts (analysed
+    like the history's units); terms the history does not contain are dropped."""
+    w = sorted({cols.word_ids[t] for t in words if t in cols.word_ids})
+    found = {cols.lit_ids[t]: 1.0 for t in literals if t in cols.lit_ids}
+    lits = sorted(_without_word_literals(cols, dict.fromkeys(w, 1.0), found))
+    return _focus(cols, np.array(w, dtype=np.int64), np.ones(len(w)), np.array(lits, dtype=np.int64),
+                  np.ones(len(lits)), frozenset())
+
+
+def _without_word_literals(cols: Columns, words: dict[int, float], lits: dict[int, float]) -> dict[int, float]:
+    """Literals that are also focus words ("Melanie" the name and "melanie" the word)
+    count once, as words."""
+    inverse = {i: w for w, i in cols.word_ids.items() if i in words}
+    named = set(inverse.values())
+    return {t: w for t, w in lits.items() if cols.lit_text[t].lower() not in named}
+
+
+def _from_messages(cols: Columns, weighted: dict[int, float]) -> Focus | None:
+    starts = cols.msg_start.view
+    word_w: dict[int, float] = {}
+    lit_w: dict[int, float] = {}
+    wptr, widx = cols.word_ptr.view, cols.word_idx.view
+    lptr, lidx = cols.lit_ptr.view, cols.lit_idx.view
+    for m, weight in weighted.items():
+        s, e = int(starts[m]), int(starts[m + 1])
+        for t in widx[wptr[s]:wptr[e]].tolist():
+            word_w[t] = max(word_w.get(t, 0.0), weight)
+        for t in lidx[lptr[s]:lptr[e]].tolist():
+            lit_w[t] = max(lit_w.get(t, 0.0), weight)
+    lit_w = _without_word_literals(cols, word_w, lit_w)
+    return _focus(cols, np.fromiter(word_w, np.int64, len(word_w)), np.fromiter(word_w.values(), float, len(word_w)),
+                  np.fromiter(lit_w, np.int64, len(lit_w)), np.fromiter(lit_w.values(), float, len(lit_w)),
+                  frozenset(weighted))
+
+
+def _focus(cols: Columns, words: np.ndarray, word_weight: np.ndarray, literals: np.ndarray,
+           literal_weight: np.ndarray, messages: frozenset[int]) -> Focus | None:
+    focus = Focus(words, word_weight, literals, literal_weight, messages)
+    n = len(cols.units)
+    strength = float((word_weight * _idf(cols.word_df.view[words], n)).sum()
+                     + (literal_weight * _idf(cols.lit_df.view[literals], n)).sum())
+    return focus if strength >= MIN_STRENGTH else None
+
+
+def _idf(df: np.ndarray, n: int) -> np.ndarray:
+    return np.log1p((n - df + 0.5) / (df + 0.5))
+
+
+def relevance(cols: Columns, focus: Focus) -> np.ndarray:
+    """Per unit, its BM25 score against the focus over the best possible score: 0 (shares
+    nothing) to about 1 (states every focus term). The focus's own units score 0."""
+    n = len(cols.units)
+    if n == 0:
+        return np.zeros(0)
+    tokens = cols.u_tokens.view
+    norm = K1 * (1.0 - B + B * tokens / max(float(tokens.mean()), 1.0))
+    score = np.zeros(n)
+    best = 0.0
+    for ptr, idx, df, terms, weights in (
+        (cols.word_ptr.view, cols.word_idx.view, cols.word_df.view, focus.words, focus.word_weight),
+        (cols.lit_ptr.view, cols.lit_idx.view, cols.lit_df.view, focus.literals, focus.literal_weight),
+    ):
+        if not len(terms) or not len(idx):
+            continue
+        term_weight = np.zeros(len(df))
+        term_weight[terms] = weights * _idf(df[terms], n)
+        best += float(term_weight.sum())
+        hit = np.flatnonzero(term_weight[idx] > 0)
+        if len(hit):
+            owner = np.searchsorted(ptr, hit, side="right") - 1
+            score += np.bincount(owner, weights=term_weight[idx[hit]], minlength=n)
+    if best <= 0:
+        return np.zeros(n)
+    # BM25 with every term once per unit; a unit of average length stating every term scores 1.
+    rel = score * (K1 + 1.0) / (norm + 1.0) / best
+    if focus.messages:
+        mine = np.isin(cols.u_msg.view, np.fromiter(focus.messages, np.int64, len(focus.messages)))
+        rel[mine] = 0.0
+    return np.minimum(rel, 1.0)
+

@@ -1,0 +1,120 @@
+"""JSON documents split into members: tool results are mostly JSON, often on one line.
+
+A JSON text is one unit while it is short. A longer one is split: each member of an
+object (``"email": "mia@example.com"``, with its key) and each element of an array is a
+unit, and a member or element that is itself long is split the same way, so a
+reservation's fields, a search result's flights and their fields each stand alone:
+the policy can keep ``"reservation_id": "M05KNL"`` and leave out the seat map. Spans are
+exact source offsets (``text[start:end]`` is the member as written).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+__all__ = ["MAX_UNIT_CHARS", "json_members"]
+
+MAX_UNIT_CHARS = 400
+"""A JSON value this long or shorter stays one unit."""
+MIN_DOCUMENT_CHARS = 200
+"""Shorter JSON texts are not split at all."""
+MAX_DEPTH = 64
+
+_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+\-]?\d+)?|true|false|null")
+_SPACE = re.compile(r"[ \t\r\n]*")
+_STRUCTURE = re.compile(r'["{}\[\]]')
+
+
+def json_members(text: str) -> list[tuple[int, int, int]] | None:
+    """``(start, end, depth)`` of each unit of ``text`` if it is a JSON object or array
+    long enough to split, else None."""
+    stripped = text.strip()
+    if len(stripped) < MIN_DOCUMENT_CHARS or stripped[0] not in "{[" or stripped[-1] not in "}]":
+        return None
+    try:
+        json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+    start = len(text) - len(text.lstrip())
+    out: list[tuple[int, int, int]] = []
+    try:
+        end = _value(text, start, 0, out, None)
+    except _NotJson:
+        return None
+    if _SPACE.match(text, end).end() != len(text):
+        return None
+    return out or [(start, end, 0)]
+
+
+class _NotJson(Exception):
+    pass
+
+
+def _value(text: str, pos: int, depth: int, out: list[tuple[int, int, int]], unit_start: int | None) -> int:
+    """Scan the value at ``pos``; returns where it ends. A value longer than
+    ``MAX_UNIT_CHARS`` is split into its members (appended to ``out``); otherwise the
+    caller emits it as one unit (from ``unit_start``, its key's quote for a member)."""
+    ch = text[pos:pos + 1]
+    if ch == '"':
+        m = _STRING.match(text, pos)
+        if m is None:
+            raise _NotJson
+        return m.end()
+    if ch not in ("{", "["):
+        m = _SCALAR.match(text, pos)
+        if m is None:
+            raise _NotJson
+        return m.end()
+    end = _skip(text, pos)
+    if end - pos <= MAX_UNIT_CHARS or depth >= MAX_DEPTH:
+        return end
+    close = "}" if ch == "{" else "]"
+    pos = _SPACE.match(text, pos + 1).end()
+    if text[pos:pos + 1] == close:
+        return pos + 1
+    while True:
+        member = pos
+        if ch == "{":
+            key = _STRING.match(text, pos)
+            if key is None:
+                raise _NotJson
+            pos = _SPACE.match(text, key.end()).end()
+            if text[pos:pos + 1] != ":":
+                raise _NotJson
+            pos = _SPACE.match(text, pos + 1).end()
+        before = len(out)
+        value_end = _value(text, pos, depth + 1, out, member)
+        if len(out) == before:  # short enough: the member (or element) is one unit
+            out.append((member, value_end, depth))
+        pos = _SPACE.match(text, value_end).end()
+        nxt = text[pos:pos + 1]
+        if nxt == ",":
+            pos = _SPACE.match(text, pos + 1).end()
+            continue
+        if nxt == close:
+            return pos + 1
+        raise _NotJson
+
+
+def _skip(text: str, pos: int) -> int:
+    """End of the container opening at ``pos`` (strings skipped whole)."""
+    depth = 0
+    i = pos
+    while True:
+        m = _STRUCTURE.search(text, i)
+        if m is None:
+            raise _NotJson
+        i = m.start()
+        c = m.group()
+        if c == '"':
+            s = _STRING.match(text, i)
+            if s is None:
+                raise _NotJson
+            i = s.end()
+            continue
+        depth += 1 if c in "{[" else -1
+        i += 1
+        if depth == 0:
+            return i

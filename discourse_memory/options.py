@@ -1,0 +1,124 @@
+"""``Options``: how a compaction counts, protects and records; one frozen object shared by
+:func:`~discourse_memory.compact`, :class:`~discourse_memory.DiscourseMemory`,
+:class:`~discourse_memory.Compactor` and the framework adapters.
+
+Checked once, here: every other module takes an ``Options`` as given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, Union
+
+from .errors import InvalidOptionError
+
+__all__ = ["NEWEST_TURN", "NOTE_ROLES", "Options", "FocusLike"]
+
+NOTE_ROLES = ("system", "user", "developer")
+
+
+class _NewestTurn:
+    """The default focus: what the newest turn asks (see :mod:`.focus`)."""
+
+    _instance: "_NewestTurn | None" = None
+
+    def __new__(cls) -> "_NewestTurn":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NEWEST_TURN"
+
+    def __reduce__(self) -> str:
+        return "NEWEST_TURN"
+
+
+NEWEST_TURN = _NewestTurn()
+"""``focus=NEWEST_TURN`` (the default): the view serves the newest turn: for a chat, the
+newest user message; for an agent step, the newest assistant message, its tool calls
+and their results. ``focus=None`` switches focus off; a string focuses on that text."""
+
+FocusLike = Union[str, None, _NewestTurn]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Options:
+    """How to compact. Keyword-only and frozen: make a variant with ``options.replace(...)``.
+
+    Analysis (fixed per :class:`~discourse_memory.Compactor`): ``token_counter``,
+    ``pipeline``, ``clip_tokens``. Everything else may differ from view to view.
+    """
+
+    token_counter: Any = None
+    """A tiktoken encoding name (default ``"cl100k_base"``, offline), a
+    ``callable(str) -> int``, or a :class:`~discourse_memory.TokenCounter`."""
+    pipeline: str | None = None
+    """spaCy pipeline: ``None`` / ``"blank:en"`` (default, no download) or an installed
+    model package such as ``"en_core_web_sm"`` (adds its statistical entities)."""
+    clip_tokens: int = 12
+    """Tokens a clipped unit keeps at least (twice that for code and table rows)."""
+    keep_system: bool = True
+    """Keep system/developer messages verbatim (while the budget allows: see ``strict``)."""
+    keep_last_turn: bool = True
+    """Keep the newest turn (the last user message and everything after it) verbatim."""
+    strict: bool = False
+    """Raise :class:`~discourse_memory.BudgetTooSmallError` when what ``keep_system`` and
+    ``keep_last_turn`` protect does not fit. By default protection degrades instead, in
+    documented steps (the report's ``protection`` says which held): system + newest
+    turn, then system + the newest message and its open tool-call chain, then the
+    newest message alone."""
+    relax: bool = False
+    """When even the newest message alone does not fit, compact it too instead of raising."""
+    note_role: str = "system"
+    """Role of the record note: ``"system"``, ``"user"`` or ``"developer"``."""
+    message_overhead: int | Callable[[Mapping[str, Any]], int] = 0
+    """Tokens a chat format adds per message (an int, or a function of the message
+    dict), for counters that count them (e.g. 3 per message plus the role): the view
+    then fits the budget by that count too. The record note counts as a message."""
+    dedup_min_tokens: int = 4
+    """Shorter units are never dropped as repeats."""
+
+    def __post_init__(self) -> None:
+        for name in ("keep_system", "keep_last_turn", "strict", "relax"):
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise InvalidOptionError(f"{name} must be True or False, got {value!r}")
+        if self.note_role not in NOTE_ROLES:
+            raise InvalidOptionError(
+                f"note_role must be one of {', '.join(map(repr, NOTE_ROLES))}; got {self.note_role!r}")
+        for name in ("clip_tokens", "dedup_min_tokens"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidOptionError(f"{name} must be a positive whole number of tokens, got {value!r}")
+        overhead = self.message_overhead
+        if not callable(overhead) and (isinstance(overhead, bool) or not isinstance(overhead, int) or overhead < 0):
+            raise InvalidOptionError(
+                f"message_overhead must be a number of tokens >= 0 or a function of a message, got {overhead!r}")
+        if self.pipeline is not None and not isinstance(self.pipeline, str):
+            raise InvalidOptionError(f"pipeline must be a spaCy pipeline name or None, got {self.pipeline!r}")
+
+    def replace(self, **changes: Any) -> "Options":
+        """A copy with ``changes`` (checked like the constructor's arguments)."""
+        unknown = set(changes) - set(self.field_names())
+        if unknown:
+            raise InvalidOptionError(
+                f"unknown option(s) {', '.join(sorted(unknown))}; options are {', '.join(self.field_names())}")
+        return replace(self, **changes)
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
+
+    @property
+    def analysis_key(self) -> tuple[Any, ...]:
+        """What a :class:`~discourse_memory.Compactor`'s caches depend on."""
+        counter = self.token_counter
+        return (counter if counter is None or isinstance(counter, str) else id(counter), self.pipeline,
+                self.clip_tokens)
+
+    def overhead(self, message: Mapping[str, Any]) -> int:
+        """Chat-format tokens of one message (0 unless ``message_overhead`` is set)."""
+        overhead = self.message_overhead
+        return int(overhead(message)) if callable(overhead) else overhead

@@ -1,0 +1,366 @@
+"""The record: what a view left out, as entries with their keys.
+
+The note the model reads lists, for each message that lost values, who said it (the
+speaker or role; for tool output, the tool and its call) and the values with their
+keys: the field's key (``Total: $21.99``), the JSON key (``user_id: mia_li_3668``), the
+table's column header, or for prose the nearest content word of the sentence that
+stated it (``last Saturday``). Dialogue keeps its session dates as group lines. Not
+values, so never listed: capitalised words only ever seen opening a sentence
+(``Really``, ``Check``), values that only stand in the system prompt, text caught
+between two string literals of code, and numbers without a key.
+
+The record's text comes from user and tool messages, so it is presented as quoted data:
+every item is a short span (quoted strings are capped), line breaks of every kind are
+neutralised, and the note says where each entry came from (see docs/record.md).
+
+Pure functions of a conversation's columns: :mod:`.fit` chooses which items to list,
+:func:`render_note` writes them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .columns import UNIT_KINDS, Columns
+from .literals import PATTERN_KINDS
+from .messages import SYSTEM_ROLES, Message
+from .units import Unit
+
+__all__ = ["Entry", "Item", "Record", "date_headers", "item_for", "message_label", "not_values",
+           "render_note", "sanitize"]
+
+_FIELD = UNIT_KINDS.index("field")
+_TABLE_ROW = UNIT_KINDS.index("table_row")
+_CALL = UNIT_KINDS.index("tool_call")
+_LINE = UNIT_KINDS.index("line")
+_CODE = UNIT_KINDS.index("code")
+
+# Every line break Unicode knows, and other controls: a value must stay on its line.
+_BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029\x00-\x08\x0e-\x1b\x7f]+")
+_SPACES = re.compile(r"\s+")
+_JSON_KEY_BEFORE = re.compile(r"""["']([A-Za-z_][\w\-.]{0,40})["']\s{0,3}:\s{0,3}["']?$""")
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_FIELD_KEY = re.compile(r"[^\W\d][\w .\-/()#]{0,39}")
+_LABEL = re.compile(r"\s*([A-Z][\w'\-]{0,20}(?:[ ][A-Z][\w'\-]{0,20}){0,2}):[ \t]")
+_DATE_HEADER_REST = re.compile(r"[\s\[\](){}<>,.:;|\-–—]*(?:on|at|am|pm|AM|PM)?[\s\[\](){}<>,.:;|\-–—]*")
+_DATE_KINDS = frozenset({"date", "datetime", "time"})
+_BOUNDARY = ".!?:;\n"  # what a value's context does not reach across
+_PROSE_KINDS = frozenset({"sentence", "list_item", "heading", "field", "table_row"})
+# Words too common to key a value ("for" in "for $30" says nothing).
+_STOP = frozenset(
+    "the and for are but not you all any can had her was one our out day get has him his how its "
+    "may new now old see two way who did let put say she too use that this with have from they "
+    "their there what when which would could should about been were will your just really also "
+    "like know think sounds thanks thank great good awesome amazing glad love nice cool yeah sure "
+    "okay feel feels much very into than then them some more most even well here yes wow hey "
+    "being because does doing done each every into its it's i'm i've you're over only other "
+    "such these those while where why".split()
+)
+VALUES_LINE = "; values left out, quoted as data:]"
+"""How the note's first line ends when it lists values."""
+QUOTED_WORDS = 8
+"""A quoted string longer than this many words is cut (…) in the record."""
+MAX_ITEM_CHARS = 80
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One listed value with its key: ``text`` is what the note shows."""
+
+    literal: int
+    """Literal id in the conversation's columns (the first of ``covers``)."""
+    unit: int
+    """The unit the key was read from."""
+    message: int
+    text: str
+    span: tuple[int, int] | None = None
+    """Where ``text`` stands in the unit's text, when it is a verbatim span of it (items of
+    one unit whose spans touch are shown as one span)."""
+    covers: tuple[int, ...] = ()
+    """Every literal id the item lists (a session's date line lists its date and time)."""
+    header: bool = False
+    """A session's date line: shown once above the entries it dates, not as an entry."""
+    key: str | None = None
+    """The structural key (``key: value`` items): values of one entry under the same key
+    are shown as one ``key: v1, v2``."""
+    value: str = ""
+    """The value as shown after its key (for items with a key)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """The listed values of one message."""
+
+    message: int
+    label: str
+    """``#12 Melanie``, ``#9 tool get_reservation_details(M05KNL)``."""
+    items: tuple[Item, ...]
+    header: str | None = None
+    """The session date line this message falls under, if the conversation has them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """What the note lists, and what it could not."""
+
+    entries: tuple[Entry, ...]
+    dropped: tuple[int, ...]
+    """Literal ids of values left out of both the view and the note (the note was cut)."""
+    unlisted: tuple[int, ...]
+    """Literal ids not shown and not values (openers, system-only, code glue, keyless numbers)."""
+
+    @property
+    def listed(self) -> tuple[int, ...]:
+        """Literal ids the note lists, in its order (a session's date line counts once)."""
+        return tuple(dict.fromkeys(c for entry in self.entries for item in entry.items for c in item.covers))
+
+
+def sanitize(text: str) -> str:
+    """One line: every kind of line break and control character becomes a space."""
+    return _SPACES.sub(" ", _BREAKS.sub(" ", text)).strip()
+
+
+def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
+    """Per literal: True when it is not a value worth listing: a name-like word only ever
+    seen opening its sentence, a value stated only in system messages (``system_only``),
+    or a quoted span that is code between two string literals."""
+    n = len(cols.lit_text)
+    out = np.zeros(n, dtype=bool)
+    kinds = cols.lit_kind.view
+    names = np.array([k not in PATTERN_KINDS for k in cols.lit_kind_names], dtype=bool)
+    if len(names):
+        out |= names[kinds] & ~cols.lit_mid.view
+    out |= system_only
+    quoted = cols.kind_code("quoted")
+    if quoted >= 0:
+        for i in np.flatnonzero(kinds == quoted).tolist():
+            if _code_glue(cols.lit_text[i]):
+                out[i] = True
+    return out
+
+
+def _code_glue(text: str) -> bool:
+    """A "quoted string" that is the code between two string literals: it opens or
+    closes on code punctuation, or holds escaped line breaks."""
+    inner = text[1:-1].strip()
+    return not inner or inner[0] in ")]},;.|&+=" or inner[-1] in "([{,=+&|" or "\\n" in inner or "\\t" in inner
+
+
+def system_only_literals(cols: Columns) -> np.ndarray:
+    """Per literal: stated only in system/developer messages."""
+    system = np.array([m.role in SYSTEM_ROLES for m in cols.messages], dtype=bool)
+    if not system.any():
+        return np.zeros(len(cols.lit_text), dtype=bool)
+    outside = cols.literal_counts(~system[cols.u_msg.view]) > 0
+    return ~outside
+
+
+def message_label(cols: Columns, m: Message) -> str:
+    """Who a message is from, as the record names it."""
+    if m.role == "tool":
+        owner = cols.pairs.owner.get(m.index)
+        call = next((c for c in cols.messages[owner].tool_calls if c.id == m.tool_call_id), None) \
+            if owner is not None else None
+        if call is not None:
+            return f"#{m.index} {_call_label(call.name, call.arguments)}"
+        return f"#{m.index} tool"
+    name = m.raw.get("name")
+    if isinstance(name, str) and name.strip():
+        return f"#{m.index} {sanitize(name)[:40]}"
+    speaker = speaker_label(m)
+    if speaker:
+        return f"#{m.index} {speaker}"
+    return f"#{m.index} {m.role}"
+
+
+def speaker_label(m: Message) -> str | None:
+    """A dialogue's speaker label opening the message text ("Caroline: ..."), if any."""
+    for tf in m.texts[:1]:
+        text = tf.text
+        # A date line may come first ("[1:56 pm on 8 May, 2023]\nCaroline: Hey").
+        line_end = text.find("\n")
+        first_line = text[:line_end] if line_end != -1 else text
+        if line_end != -1 and not _LABEL.match(first_line):
+            text = text[line_end + 1:]
+        match = _LABEL.match(text)
+        if match:
+            return match.group(1)
+    return None
+
+
+def _call_label(name: str, arguments: str) -> str:
+    """``get_reservation_details(M05KNL)``: the call's name and its first argument value."""
+    value = ""
+    try:
+        parsed = json.loads(arguments) if arguments else None
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict) and parsed:
+        first = next(iter(parsed.values()))
+        if isinstance(first, (str, int, float)) and not isinstance(first, bool):
+            value = sanitize(str(first))
+    elif arguments:
+        value = sanitize(arguments)
+    if len(value) > 40:
+        value = value[:39] + "…"
+    return f"{sanitize(name)[:40]}({value})"
+
+
+def date_headers(cols: Columns, units: Sequence[Unit]) -> list[str | None]:
+    """For each message, the session date line it falls under: the latest earlier
+    message whose first unit is only a date or time (``[1:56 pm on 8 May, 2023]``)."""
+    starts = cols.msg_start.view
+    out: list[str | None] = []
+    current: str | None = None
+    for i in range(len(cols)):
+        s, e = int(starts[i]), int(starts[i + 1])
+        if e > s and cols.u_kind.view[s] != _CALL:
+            u = units[s]
+            if is_date_header(u):
+                current = sanitize(u.text)
+        out.append(current)
+    return out
+
+
+def is_date_header(u: Unit) -> bool:
+    """A unit that only states a date or time (a session's date line)."""
+    if not u.literals or len(u.text) > 60 or any(lit.kind not in _DATE_KINDS for lit in u.literals):
+        return False
+    rest = []
+    pos = 0
+    for lit in u.literals:
+        rest.append(u.text[pos:lit.start])
+        pos = lit.end
+    rest.append(u.text[pos:])
+    return all(_DATE_HEADER_REST.fullmatch(r) for r in rest)
+
+
+def item_for(cols: Columns, index: int, u: Unit, literal: int) -> Item | None:
+    """The record item of literal ``literal`` as unit ``u`` (number ``index``) states
+    it: the value with its key (see the module docstring). None for a number without a
+    key: a bare number out of its text says nothing."""
+    value = cols.lit_text[literal]
+    if is_date_header(u):
+        covers = tuple(cols.lit_ids[x.text] for x in u.literals)
+        return Item(covers[0], index, u.message, sanitize(u.text), (0, len(u.text)), covers, True)
+    lit = next((x for x in u.literals if x.text == value), None)
+    kind = cols.lit_kind_names[int(cols.lit_kind.view[literal])]
+    text = _quoted(value) if kind == "quoted" else value
+    if lit is None:  # a tool call's name
+        return Item(literal, index, u.message, sanitize(text), None, (literal,))
+    span: tuple[int, int] | None = None
+    key = _key(u, lit.start, lit.end)
+    if key is not None:
+        value_shown = sanitize(text)
+        return Item(literal, index, u.message, f"{sanitize(key)}: {value_shown}", None, (literal,), False,
+                    sanitize(key), value_shown)
+    if kind == "number":
+        if u.kind not in _PROSE_KINDS:
+            return None
+        after = _WORD.match(u.text, lit.end + 1) if u.text[lit.end:lit.end + 1] == " " else None
+        if after is None or after.group().lower() in _STOP:
+            return None
+        span = (lit.start, after.end())
+        shown = u.text[span[0]:span[1]]
+    else:
+        span = _in_context(u.text, lit.start, lit.end)
+        shown = u.text[span[0]:span[1]] if text == value else text
+    shown = sanitize(shown)
+    if len(shown) > MAX_ITEM_CHARS:
+        shown = shown[:MAX_ITEM_CHARS - 1] + "…"
+        span = None
+    return Item(literal, index, u.message, shown, span if text == value else None, (literal,))
+
+
+def _quoted(value: str) -> str:
+    words = value.split()
+    if len(words) <= QUOTED_WORDS:
+        return value
+    return " ".join(words[:QUOTED_WORDS]) + "…" + value[-1]
+
+
+def _key(u: Unit, start: int, end: int) -> str | None:
+    """The structural key of the value at ``start:end`` of unit ``u``: a field's key, a
+    JSON key right before it, or a table column's header (not known here: None)."""
+    text = u.text
+    match = _JSON_KEY_BEFORE.search(text, max(0, start - 60), start)
+    if match:
+        return match.group(1)
+    if u.kind == "field":
+        colon = text.find(":")
+        if 0 < colon < start:
+            key = text[:colon].strip(" \t-*#\"'`")
+            if _FIELD_KEY.fullmatch(key):
+                return key
+    return None
+
+
+def _in_context(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the value with the nearest content word of its sentence: the word
+    before it (and what lies between), else the word after it, within a few words."""
+    lo = max(0, start - 40)
+    before = text[lo:start]
+    boundary = max(before.rfind(c) for c in _BOUNDARY)  # stay in the value's sentence, after a label
+    if boundary >= 0:
+        lo += boundary + 1
+        before = text[lo:start]
+    words = [m for m in _WORD.finditer(before) if m.group().lower() not in _STOP]
+    if words and before[words[-1].start():].count(" ") <= 3:
+        return lo + words[-1].start(), end
+    after = text[end:end + 40]
+    stop = min((i for i in (after.find(c) for c in _BOUNDARY) if i >= 0), default=len(after))
+    for m in _WORD.finditer(after[:stop]):
+        if m.group().lower() in _STOP:
+            continue
+        if after[:m.end()].count(" ") <= 3:
+            return start, end + m.end()
+        break
+    return start, end
+
+
+def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record: Record,
+                dropped: int | None = None) -> str:
+    """The note: a frame naming what was left out, then one line per entry (a session
+    date line before the entries it dates), then what could not be listed."""
+    lines = [
+        f"[discourse-memory record {tag}: earlier turns compacted to fit ({omitted} parts omitted, "
+        f"{clipped} clipped at …, {deduplicated} repeats shown only where they last occur)"
+        + (VALUES_LINE if record.entries else "]")
+    ]
+    header: str | None = None
+    for entry in record.entries:
+        if entry.header is not None and entry.header != header:
+            lines.append(entry.header)
+            header = entry.header
+        texts = _merged(it for it in entry.items if not it.header)
+        if texts:
+            lines.append(f"{entry.label}: " + "; ".join(texts))
+    dropped = len(record.dropped) if dropped is None else dropped
+    if dropped:
+        lines.append(f"({dropped} more values dropped to fit)")
+    lines.append(f"[end of record {tag}]")
+    return "\n".join(lines)
+
+
+def _merged(items: Iterable[Item]) -> list[str]:
+    """Item texts: values under the same key as one ``key: v1, v2``, and without an item
+    that another item of the entry already contains."""
+    texts: list[str] = []
+    by_key: dict[str, int] = {}
+    for item in items:
+        if item.key is not None:
+            at = by_key.get(item.key)
+            if at is not None:
+                if item.value not in texts[at].split(": ", 1)[1].split(", "):
+                    texts[at] += ", " + item.value
+                continue
+            by_key[item.key] = len(texts)
+        texts.append(item.text)
+    texts = list(dict.fromkeys(texts))
+    return [t for t in texts if not any(t != o and t in o for o in texts)]
+
