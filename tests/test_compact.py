@@ -263,7 +263,7 @@ def test_protection_degrades_in_steps_unless_strict():
     assert r.sources[0] == 0 and r.sources[leading] is None and leading == 2  # both system messages, then the note
     assert r.messages[0]["content"] != long_system["content"]
     # When the protected messages fit, nothing degrades.
-    roomy = view_tokens(msgs) * 9 // 10
+    roomy = view_tokens(msgs) - 5
     assert compact(msgs, roomy).messages == compact(msgs, roomy, strict=True).messages
     assert compact(msgs, roomy).report.protection == "system + newest turn"
 
