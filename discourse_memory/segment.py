@@ -27,6 +27,7 @@ from .nlp import MAX_PROSE_CHARS
 __all__ = ["Piece", "segment_texts"]
 
 _CONTENT_WORD = re.compile(r"[A-Za-z]{4,}")
+_MULTI_SENTENCE = re.compile(r"[.!?][\"')\]]?\s+[A-Z\"'(\[]")
 _STOP = frozenset(
     "that this with have from they their there what when which would could should about "
     "been were will your just really also like know think sounds thanks thank great good "
@@ -65,6 +66,11 @@ def _paragraph_mode(text: str, start: int, end: int) -> str:
     lines = segment.split("\n")
     prose = sum(1 for line in lines if is_prose_line(line))
     return "prose" if prose * 2 > len(lines) else "lines"
+
+
+def _is_prose_sentences(line: str) -> bool:
+    """A line of more than one sentence of running text."""
+    return len(line) > 60 and _MULTI_SENTENCE.search(line) is not None and is_prose_line(line)
 
 
 def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -125,7 +131,12 @@ def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
                 pos = start
                 for line in text[start:end].split("\n"):
                     s, e = _strip_span(text, pos, pos + len(line))
-                    if e > s:
+                    if e > s and kind != "diff" and _is_prose_sentences(line):
+                        # Running text among lines (a chat turn under its date line): sentences.
+                        jobs.append((ti, len(plan)))
+                        job_texts.append(text[s:e])
+                        plan.append(("prose", s, e, 0))
+                    elif e > s:
                         plan.append(("line", s, e, 0))
                     pos += len(line) + 1
                 continue

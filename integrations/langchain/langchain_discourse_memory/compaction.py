@@ -19,8 +19,7 @@ from langchain_core.messages import BaseMessage, MessageLikeRepresentation, Tool
 from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import Runnable, RunnableLambda
 
-from discourse_memory import BudgetTooSmallError, Compaction, Compactor
-from discourse_memory.policy import Settings  # not in the core's __all__: see README "Core APIs used"
+from discourse_memory import BudgetTooSmallError, Compaction, Compactor, Options
 from langchain_discourse_memory._convert import from_core_messages, orphan_tool_messages, to_core_dicts
 from langchain_discourse_memory._counting import Counting, LangChainTokenCounter, resolve_token_counter
 
@@ -104,7 +103,8 @@ def compact_view(
         if tokens <= max_tokens and not orphan_tool_messages(originals):
             return CompactedView(originals, None, tokens)
     sent = to_core_dicts(originals)
-    settings = Settings(keep_system=keep_system, keep_last_turn=keep_last_turn, note_role=note_role, relax=relax)
+    settings = Options(keep_system=keep_system, keep_last_turn=keep_last_turn, note_role=note_role, relax=relax,
+                       strict=not relax)
     core = compactor if compactor is not None else counting.compactor
     budget = max_tokens
     best: int | None = None
