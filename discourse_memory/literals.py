@@ -142,9 +142,9 @@ _PATTERNS: list[tuple[str, str]] = [
                    r"|" + _B + r"(?=[A-Za-z]{0,63}\d)(?=\d{0,63}[A-Za-z])[A-Za-z0-9]{2,64}" + _B +
                    r"|" + _B + r"[A-Z]{2,10}" + _B),
     ("quoted", r"(?<![\w\"])\"(?=[^\"\n]{0,119}\s)(?=\S)[^\"\n]{1,120}(?<=\S)\"(?!\w)"
-               r"|“[^”\n]{1,120}”|`(?=[^`\n]{0,119}\s)(?=[^`\s])[^`\n]{1,120}(?<=\S)`"
+               r"|“[^“”\n]{1,120}”|`(?=[^`\n]{0,119}\s)(?=[^`\s])[^`\n]{1,120}(?<=\S)`"
                r"|(?<![\w'])'(?=[^'\n]{0,119}\s)(?=\S)[^'\n]{1,120}(?<=\S)'(?!\w)"
-               r"|「[^」\n]{1,120}」|『[^』\n]{1,120}』|《[^》\n]{1,120}》|«[^»\n]{1,120}»|„[^“”\n]{1,120}[“”]"),
+               r"|「[^「」\n]{1,120}」|『[^『』\n]{1,120}』|《[^《》\n]{1,120}》|«[^«»\n]{1,120}»|„[^„“”\n]{1,120}[“”]"),
     ("number", _NW + r"(?<!\.)[+\-]?\d{1,3}(?:,\d{3}){1,6}(?:\.\d{1,12})?(?![\d,])"
                r"|" + _NW + r"(?<!\.)[+\-]?\d{1,40}(?:\.\d{1,40})?" + _NA),
 ]
@@ -174,10 +174,11 @@ def _comma_patterns() -> list[tuple[str, str]]:
 # cannot continue one (a space, a closing or comma-like mark, a quote, a sentence end, a
 # colon that opens no ``:\``, or ``://`` after a word that is no URL scheme): each needs a
 # digit, a second capital, or one of ``@ / _ - . : % +`` inside, unless the word may be a
-# month (a date). A symbol is tried only where an alternative can start with it: a sign
-# before a digit, a quote that follows no word, an e-mail's first character, a slash (or
-# ``~/``) that opens two path segments, ``./`` and ``../``, a parenthesis before a digit
-# (a phone's area code). Inside a run of
+# month (a date). A symbol is tried only where an alternative can start with it: a
+# currency or a sign before a digit, a quote that follows no word (a curly or CJK one
+# only where its closing quote follows), an e-mail's first character before its ``@``, a
+# slash (or ``~/``) that opens two path segments, a dash before a path's slash, ``./`` and
+# ``../``, a parenthesis before a digit (a phone's area code). Inside a run of
 # CJK letters only a time that starts with one ("午後3時", "下午3点") can start. So most
 # prose words and marks are skipped at once (``tests/test_literals.py`` checks that the
 # skip changes no match).
@@ -186,9 +187,12 @@ _PLAIN_END = r"(?:" + _END_MARK + r"|:(?!\\)|\.(?=" + _END_MARK + r"|$)|$)"
 _CJK_START = r"(?=(?:午[前後]|[上下]午|晚上|早上|中午|凌晨|傍晚|夜)\d)"
 _START = (r"(?:(?<![A-Za-z0-9_])(?=\w)(?![" + _CJK + r"])(?!(?!(?:https?|ftp|file)://)[a-z]{1,64}" + _PLAIN_END + ")"
           r"(?!(?!Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[A-Z][a-z]{1,63}" + _PLAIN_END + ")"
-          r"|(?=[$€£¥₹￥₽₩/~“\"'`+\-.(「『《«„])(?:(?=[$€£¥₹￥₽₩“「『《«„])|(?=~?/[\w.\-@+]{1,255}/[\w.\-@+])"
+          r"|(?=[$€£¥₹￥₽₩/~“\"'`+\-.(「『《«„])(?:(?=[$€£¥₹￥₽₩]\s?\d)|(?=~?/[\w.\-@+]{1,255}/[\w.\-@+])"
+          r"|(?=“[^“”\n]{1,120}”|「[^「」\n]{1,120}」|『[^『』\n]{1,120}』|《[^《》\n]{1,120}》|«[^«»\n]{1,120}»"
+          r"|„[^„“”\n]{1,120}[“”])"
           r"|(?=\")(?<![\w\"])|(?=')(?<![\w'])|(?=`[^`\s])"
-          r"|(?=[+\-]\d)|(?=[.+\-])(?<![A-Za-z0-9._%+\-])|(?=-)(?<![\w\-])|(?=\.\.?/)|(?=\(\d))"
+          r"|(?=[+\-]\d)|(?=[.+\-][A-Za-z0-9._%+\-]{0,63}@)(?<![A-Za-z0-9._%+\-])|(?=-[\w\-]{0,63}/)" + _NW + r"(?<!-)"
+          r"|(?=\.\.?/)|(?=\(\d))"
           r"|(?<![A-Za-z0-9_])" + _CJK_START + ")")
 
 
