@@ -319,6 +319,44 @@ PROBES: dict[str, dict[str, Any]] = {
 }
 
 
+FILLER_WORDS: dict[str, dict[str, Any]] = {
+    "de": {"frame": "{} {} {}.", "a": ["Mein Nachbar", "Die Katze", "Unser Chef", "Meine Tante", "Der Bäcker",
+                                         "Das Kind", "Ein Kollege", "Die Lehrerin"],
+           "b": ["erzählt gern", "denkt oft", "redet viel", "träumt manchmal", "liest abends", "schreibt selten",
+                 "spricht leise", "lacht laut"],
+           "c": ["über den Garten", "vom Urlaub am Meer", "über alte Filme", "von seinem Hund", "über das Essen",
+                 "vom letzten Winter", "über neue Bücher", "von der Schule"]},
+    "fr": {"frame": "{} {} {}.", "a": ["Mon voisin", "Le chat", "Notre chef", "Ma tante", "Le boulanger",
+                                         "L'enfant", "Un collègue", "La maîtresse"],
+           "b": ["parle souvent", "rêve parfois", "raconte volontiers", "pense beaucoup", "lit le soir",
+                 "écrit rarement", "discute longtemps", "rit fort"],
+           "c": ["du jardin", "des vacances à la mer", "des vieux films", "de son chien", "de la cuisine",
+                 "de l'hiver dernier", "des nouveaux livres", "de l'école"]},
+    "es": {"frame": "{} {} {}.", "a": ["Mi vecino", "El gato", "Nuestro jefe", "Mi tía", "El panadero",
+                                         "El niño", "Un compañero", "La maestra"],
+           "b": ["habla a menudo", "sueña a veces", "cuenta siempre", "piensa mucho", "lee por la noche",
+                 "escribe poco", "discute mucho", "se ríe"],
+           "c": ["del jardín", "de las vacaciones en la playa", "de las películas viejas", "de su perro",
+                 "de la comida", "del invierno pasado", "de los libros nuevos", "del colegio"]},
+    "ru": {"frame": "{} {} {}.", "a": ["Мой сосед", "Кошка", "Наш начальник", "Моя тётя", "Пекарь", "Ребёнок",
+                                         "Коллега", "Учительница"],
+           "b": ["часто говорит", "иногда мечтает", "охотно рассказывает", "много думает", "вечером читает",
+                 "редко пишет", "долго спорит", "громко смеётся"],
+           "c": ["о саде", "об отпуске на море", "о старых фильмах", "о своей собаке", "о еде",
+                 "о прошлой зиме", "о новых книгах", "о школе"]},
+    "ja": {"frame": "{}は{}{}。", "a": ["隣の人", "猫", "上司", "叔母", "パン屋さん", "子ども", "同僚", "先生"],
+           "b": ["庭のことを", "海の旅行のことを", "古い映画のことを", "犬のことを", "料理のことを",
+                 "去年の冬のことを", "新しい本のことを", "学校のことを"],
+           "c": ["よく話します", "時々考えます", "楽しそうに話します", "夜に書きます", "ずっと話しています",
+                 "あまり話しません", "笑いながら話します", "静かに話します"]},
+    "zh": {"frame": "{}{}{}。", "a": ["我的邻居", "那只猫", "我们老板", "我姑姑", "面包师傅", "那个孩子", "一位同事",
+                                       "那位老师"],
+           "b": ["经常聊起", "有时想起", "总是说起", "晚上写到", "一直在讲", "很少提到", "笑着说起", "小声说起"],
+           "c": ["花园里的事", "去海边度假", "以前的老电影", "他家的狗", "做饭的事", "去年冬天", "新出的书",
+                 "学校的事"]},
+}
+
+
 def probe_conversation(lang: str, seed: int, early: int = 32, filler: int = 260) -> tuple[list[dict[str, str]],
                                                                                            list[str]]:
     """A conversation stating ``early`` values in ``lang``'s formats, then filler chatter."""
@@ -333,9 +371,13 @@ def probe_conversation(lang: str, seed: int, early: int = 32, filler: int = 260)
         text = rng.choice(spec["templates"][kind]).format(v=value)
         msgs.append({"role": "user" if i % 2 == 0 else "assistant", "content": text})
         values.append(value)
+    words = FILLER_WORDS[lang]
     for i in range(filler):
-        msgs.append({"role": "user" if i % 2 == 0 else "assistant",
-                     "content": " ".join(rng.sample(spec["filler"], 2))})
+        # Filler sentences built from parts, so that they do not repeat (a repeat is shown
+        # only where it last occurs, which would leave the early messages room).
+        text = " ".join(rng.choice(spec["filler"]) if k == 0 else words["frame"].format(
+            *(rng.choice(words[slot]) for slot in ("a", "b", "c"))) for k in range(3))
+        msgs.append({"role": "user" if i % 2 == 0 else "assistant", "content": text})
     msgs.append({"role": "user", "content": spec["question"]})
     return msgs, values
 
