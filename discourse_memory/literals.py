@@ -72,9 +72,9 @@ _NA = r"(?!" + _WL + r")"  # not before one
 # French "1er mars", Spanish and Portuguese "15 de marzo de 2024", Italian, Dutch, and
 # Russian genitives "3 мая 2024 г.".
 _MONTHS_DE = r"(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember" \
-             r"|Jan|Feb|Mär|Apr|Jun|Jul|Aug|Sep|Sept|Okt|Nov|Dez)"
+             r"|(?:Jan|Feb|Mär|Apr|Jun|Jul|Aug|Sep|Sept|Okt|Nov|Dez)\.?)"  # (an abbreviation keeps its period)
 _MONTHS_FR = r"(?:janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout|septembre|octobre|novembre" \
-             r"|décembre|decembre|janv|févr|avr|juil|sept|oct|nov|déc)"
+             r"|décembre|decembre|(?:janv|févr|avr|juil|sept|oct|nov|déc)\.?)"
 _MONTHS_ES_PT = r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre" \
                 r"|diciembre|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro)"
 _MONTHS_IT_NL = r"(?:gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre" \
@@ -108,8 +108,8 @@ _PATTERNS: list[tuple[str, str]] = [
              r"|" + _MONTH + r"\s\d{4}"
              r"|\d{4}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?[日号])?|\d{1,2}\s?月\s?\d{1,2}\s?[日号]"
              r"|\d{1,2}-\d{1,2}-\d{4}(?!\d)"
-             r"|\d{1,2}\.\s?(?i:" + _MONTHS_DE + r")\.?" + _NA + r"(?:\s\d{4}(?!\d))?"
-             r"|\d{1,2}(?:er)?\s(?i:" + _MONTHS_FR + r"|" + _MONTHS_IT_NL + r")\.?" + _NA + r"(?:\s\d{4}(?!\d))?"
+             r"|\d{1,2}\.\s?(?i:" + _MONTHS_DE + r")" + _NA + r"(?:\s\d{4}(?!\d))?"
+             r"|\d{1,2}(?:er)?\s(?i:" + _MONTHS_FR + r"|" + _MONTHS_IT_NL + r")" + _NA + r"(?:\s\d{4}(?!\d))?"
              r"|\d{1,2}\sde\s(?i:" + _MONTHS_ES_PT + r")" + _NA + r"(?:\sde(?:l)?\s\d{4}(?!\d))?"
              r"|\d{1,2}\s(?i:" + _MONTHS_RU + r")" + _NA + r"(?:\s\d{4}(?!\d)(?:\s?г\.|\s?года)?)?"),
     ("time", r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?"
