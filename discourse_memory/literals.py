@@ -66,8 +66,12 @@ _MONTH = (
 _CJK = r"\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _WL = r"[^\W" + _CJK + r"]"  # a word character of a spaced script
 _B = r"(?:(?<=" + _WL + r")(?!" + _WL + r")|(?<!" + _WL + r")(?=" + _WL + r"))"  # \b between spaced words
-_NW = r"(?<!" + _WL + r")"  # not after such a character
-_NA = r"(?!" + _WL + r")"  # not before one
+# The same before a word character, and after one (``\b`` is one quick test; the CJK one
+# runs only where it fails):
+_BS = r"(?:\b|(?<=[" + _CJK + r"]))"
+_BE = r"(?:\b|(?=[" + _CJK + r"]))"
+_NW = r"(?:(?<!\w)|(?<=[" + _CJK + r"]))"  # not after such a character
+_NA = r"(?:(?!\w)|(?=[" + _CJK + r"]))"  # not before one
 # Months of the day-month dates of other languages (any case): German "3. Mai 2024",
 # French "1er mars", Spanish and Portuguese "15 de marzo de 2024", Italian, Dutch, and
 # Russian genitives "3 мая 2024 г.".
@@ -114,7 +118,7 @@ _PATTERNS: list[tuple[str, str]] = [
              r"|\d{1,2}\s(?i:" + _MONTHS_RU + r")" + _NA + r"(?:\s\d{4}(?!\d)(?:\s?г\.|\s?года)?)?"),
     ("time", r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?"
              r"(?:" + _RANGE + r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?)?(?:\s?[A-Z]{3})?(?![\d:])"
-             r"|\d{1,2}\s?[AaPp]\.?[Mm]" + _B + r"\.?"
+             r"|\d{1,2}\s?[AaPp]\.?[Mm]" + _BE + r"\.?"
              r"|\d{1,2}h\d{2}(?!\d)|\d{1,2}(?:[:.]\d{2})?\s?Uhr" + _NA +
              r"|(?:午[前後]|[上下]午|晚上|早上|中午|凌晨|傍晚|夜)?\d{1,2}[時时点點](?:\d{1,2}分|半|整)?"),
     ("phone", r"(?<![\w.])\+\d{1,3}(?:[ .\-]?\(\d{1,4}\))?(?=(?:[ .\-]\d{1,8}){0,4}[ .\-]\d{3})(?:[ .\-]\d{1,8}){2,5}(?!\d)"
@@ -123,24 +127,24 @@ _PATTERNS: list[tuple[str, str]] = [
               r"|\(\d{2,5}\)[ \-]?\d{3,4}[ \-]?\d{3,4}(?!\d)"
               r"|(?<![\d\-])\d{3}-\d{3}-\d{4}(?![\d\-])"),
     ("amount", r"[$€£¥₹￥₽₩]\s?\d{1,3}(?:\.\d{3}){1,6},\d{1,2}(?!\d)"
-               r"|[$€£¥₹￥₽₩]\s?\d[\d,]{0,30}(?:\.\d{1,8})?(?:\s?(?:[kKmMbB]n?|million|billion)" + _B + r")?"
-               r"|(?<![\d,.])\d[\d,]{0,30}(?:\.\d{1,8})?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars?|euros?|pounds?)" + _B +
+               r"|[$€£¥₹￥₽₩]\s?\d[\d,]{0,30}(?:\.\d{1,8})?(?:\s?(?:[kKmMbB]n?|million|billion)" + _BE + r")?"
+               r"|(?<![\d,.])\d[\d,]{0,30}(?:\.\d{1,8})?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars?|euros?|pounds?)" + _BE +
                r"|(?<![\d,.])" + _LOCAL_NUMBER + r"(?:" + _RANGE + _LOCAL_NUMBER + r")?\s?" + _CURRENCY_AFTER),
     ("percent", r"(?<![\d.])[+\-]?\d{1,15}(?:\.\d{1,8})?\s?[%％]"),
     ("quantity", r"(?<![\d.,])" + _CJK_NUMBER + r"(?:" + _CJK_UNIT + r")?(?:" + _RANGE + _CJK_NUMBER + r")?" + _CJK_UNIT
                  + r"(?:以上|以下|左右)?"),
-    ("version", _B + r"v\d{1,6}(?:\.\d{1,6}){0,4}(?:[\-+][A-Za-z0-9.]{1,20})?" + _B +
-                r"|" + _B + r"\d{1,6}\.\d{1,6}\.\d{1,6}(?:\.\d{1,6})?(?:[\-+][A-Za-z0-9.]{1,20})?" + _B),
+    ("version", _BS + r"v\d{1,6}(?:\.\d{1,6}){0,4}(?:[\-+][A-Za-z0-9.]{1,20})?" + _B +
+                r"|" + _BS + r"\d{1,6}\.\d{1,6}\.\d{1,6}(?:\.\d{1,6})?(?:[\-+][A-Za-z0-9.]{1,20})?" + _B),
     ("path", r"(?:~|\.{1,2})?(?:/[\w.\-@+]{1,255}){2,64}/?"
-             r"|" + _NW + r"(?<!-)(?:" + _WL + r"|-){1,64}(?:/[\w.\-]{1,255}){1,64}\.[A-Za-z0-9]{1,10}" + _B +
-             r"|" + _B + r"[A-Za-z]:\\[\w.\-\\ ]{1,255}"),
-    ("identifier", _B + r"[A-Z][A-Z0-9]{1,15}-\d{1,12}" + _B +
-                   r"|" + _NW + r"(?<!-)(?=(?:" + _WL + r"|-){0,64}?\d)[A-Za-z][A-Za-z0-9]{0,30}(?:-[A-Za-z0-9]{1,30}){1,6}" + _B +
+             r"|" + _NW + r"(?<!-)(?:" + _WL + r"|-){1,64}(?:/[\w.\-]{1,255}){1,64}\.[A-Za-z0-9]{1,10}" + _BE +
+             r"|" + _BS + r"[A-Za-z]:\\[\w.\-\\ ]{1,255}"),
+    ("identifier", _BS + r"[A-Z][A-Z0-9]{1,15}-\d{1,12}" + _BE +
+                   r"|" + _NW + r"(?<!-)(?=(?:" + _WL + r"|-){0,64}?\d)[A-Za-z][A-Za-z0-9]{0,30}(?:-[A-Za-z0-9]{1,30}){1,6}" + _BE +
                    r"|" + _NW + r"(?<!\.)[A-Za-z_][A-Za-z0-9]{0,63}(?:[_.][A-Za-z0-9]{1,63}){1,16}(?:\(\))?"
-                   r"|" + _B + r"[a-z][a-z0-9]{0,63}(?:[A-Z][a-z0-9]{0,63}){1,16}" + _B +
-                   r"|" + _B + r"[A-Z][a-z0-9]{1,63}(?:[A-Z][a-z0-9]{0,63}){1,16}" + _B +
-                   r"|" + _B + r"(?=[A-Za-z]{0,63}\d)(?=\d{0,63}[A-Za-z])[A-Za-z0-9]{2,64}" + _B +
-                   r"|" + _B + r"[A-Z]{2,10}" + _B),
+                   r"|" + _BS + r"[a-z][a-z0-9]{0,63}(?:[A-Z][a-z0-9]{0,63}){1,16}" + _BE +
+                   r"|" + _BS + r"[A-Z][a-z0-9]{1,63}(?:[A-Z][a-z0-9]{0,63}){1,16}" + _BE +
+                   r"|" + _BS + r"(?=[A-Za-z]{0,63}\d)(?=\d{0,63}[A-Za-z])[A-Za-z0-9]{2,64}" + _BE +
+                   r"|" + _BS + r"[A-Z]{2,10}" + _BE),
     ("quoted", r"(?<![\w\"])\"(?=[^\"\n]{0,119}\s)(?=\S)[^\"\n]{1,120}(?<=\S)\"(?!\w)"
                r"|“[^“”\n]{1,120}”|`(?=[^`\n]{0,119}\s)(?=[^`\s])[^`\n]{1,120}(?<=\S)`"
                r"|(?<![\w'])'(?=[^'\n]{0,119}\s)(?=\S)[^'\n]{1,120}(?<=\S)'(?!\w)"
@@ -185,15 +189,15 @@ def _comma_patterns() -> list[tuple[str, str]]:
 _END_MARK = r"""[\s,;!?)\]}"'’`*=<>&#|(\[{]"""
 _PLAIN_END = r"(?:" + _END_MARK + r"|:(?!\\)|\.(?=" + _END_MARK + r"|$)|$)"
 _CJK_START = r"(?=(?:午[前後]|[上下]午|晚上|早上|中午|凌晨|傍晚|夜)\d)"
-_START = (r"(?:(?<![A-Za-z0-9_])(?=\w)(?![" + _CJK + r"])(?!(?!(?:https?|ftp|file)://)[a-z]{1,64}" + _PLAIN_END + ")"
-          r"(?!(?!Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[A-Z][a-z]{1,63}" + _PLAIN_END + ")"
+_START = (r"(?:(?<![A-Za-z0-9_])(?=\w)(?:" + _CJK_START + r"|(?![" + _CJK + r"])"
+          r"(?!(?!(?:https?|ftp|file)://)[a-z]{1,64}" + _PLAIN_END + ")"
+          r"(?!(?!Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[A-Z][a-z]{1,63}" + _PLAIN_END + "))"
           r"|(?=[$€£¥₹￥₽₩/~“\"'`+\-.(「『《«„])(?:(?=[$€£¥₹￥₽₩]\s?\d)|(?=~?/[\w.\-@+]{1,255}/[\w.\-@+])"
           r"|(?=“[^“”\n]{1,120}”|「[^「」\n]{1,120}」|『[^『』\n]{1,120}』|《[^《》\n]{1,120}》|«[^«»\n]{1,120}»"
           r"|„[^„“”\n]{1,120}[“”])"
           r"|(?=\")(?<![\w\"])|(?=')(?<![\w'])|(?=`[^`\s])"
           r"|(?=[+\-]\d)|(?=[.+\-][A-Za-z0-9._%+\-]{0,63}@)(?<![A-Za-z0-9._%+\-])|(?=-[\w\-]{0,63}/)" + _NW + r"(?<!-)"
-          r"|(?=\.\.?/)|(?=\(\d))"
-          r"|(?<![A-Za-z0-9_])" + _CJK_START + ")")
+          r"|(?=\.\.?/)|(?=\(\d)))")
 
 
 def _compile(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
