@@ -50,6 +50,10 @@ _FIELD = re.compile(
 )
 _MULTI_SENTENCE = re.compile(r"[.!?][\"')\]]?\s+[A-Z\"'(\[]")
 _WORD = re.compile(r"[A-Za-z]{2,}")
+# Lines with other letters: words of any script, and each CJK character as a word's worth
+# of letters (a Chinese line is one run of characters between its commas).
+_WORD_ANY = re.compile(r"[^\W\d_]{2,}")
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _HUNK = re.compile(r"@@ -\d{1,9}(?:,(\d{1,9}))? \+\d{1,9}(?:,(\d{1,9}))? @@")
 _DIFF_HEADER = (
     "diff ", "index ", "--- ", "+++ ", "new file mode", "deleted file mode", "old mode", "new mode",
@@ -99,12 +103,19 @@ def _is_field(line: str) -> bool:
 
 def is_prose_line(line: str) -> bool:
     """Whether a line reads as running text (blank lines do): three or more words, or a
-    shorter sentence, mostly letters, not indented as code."""
+    shorter sentence, mostly letters, not indented as code. Letters are ASCII ones in an
+    ASCII line; in another, those of any script, a CJK character counting twice."""
     stripped = line.strip()
     if not stripped:
         return True
     if line[:2] in ("  ", "\t ") or line.startswith("\t"):
         return False
+    if not stripped.isascii():
+        words = _WORD_ANY.findall(stripped)
+        if len(words) < 3 and not (words and stripped[-1] in ".!?。！？"):
+            return False
+        letters = sum(len(w) for w in words) + len(_CJK_CHAR.findall(stripped))
+        return letters >= 0.6 * len(stripped)
     words = _WORD.findall(stripped)
     if len(words) < 3 and not (words and stripped[-1] in ".!?"):
         return False

@@ -35,7 +35,7 @@ _KIND_CODE = {k: i for i, k in enumerate(UNIT_KINDS)}
 # previous sentence: "Really" in "Really? I loved it." or in "Oh no. Really?"
 _LABEL = re.compile(r"\s*[\w .'\-]{1,40}:\s+")
 _ALNUM = re.compile(r"[^\W_]")
-_SENTENCE_END = re.compile(r"(?:[.!?…]+[\"'’”)\]]*|\n)\W*$")
+_SENTENCE_END = re.compile(r"(?:[.!?…。！？；]+[\"'’”」』)\]]*|\n)\W*$")
 
 
 class _Grow:

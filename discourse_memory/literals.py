@@ -1,10 +1,12 @@
 """Literals: the exact values a unit states.
 
-Kinds: ``url``, ``email``, ``datetime``, ``date``, ``time``, ``amount``,
-``percent``, ``version``, ``path``, ``identifier``, ``quoted``, ``number`` (found
-by the patterns below, leftmost first, earlier kinds winning at a position) and
-``name`` (runs of capitalised words found on spaCy tokens; with a statistical
-pipeline, its entities too).
+Kinds: ``url``, ``email``, ``datetime``, ``date``, ``time``, ``phone``, ``amount``,
+``percent``, ``quantity`` (a number with a CJK unit: ``4.5分``, ``3天``), ``version``,
+``path``, ``identifier``, ``quoted``, ``number`` (found by the patterns below, leftmost
+first, earlier kinds winning at a position; local formats of dates, times, amounts and
+numbers included) and ``name`` (runs of capitalised words found on spaCy tokens, with
+a statistical pipeline its entities too; in Chinese, places and organisations by the
+words that end them, :func:`find_cjk_names`).
 
 Every pattern is linear-time: no nested quantifiers, bounded repeats.
 """
@@ -17,8 +19,8 @@ from typing import Any, Iterable, NamedTuple
 
 from .doc_tokens import DocTokens
 
-__all__ = ["PATTERN_KINDS", "Literal", "Spans", "find_literals", "find_names", "find_names_by_pattern", "find_token_names",
-           "first_kinds"]
+__all__ = ["COMMA_LANGUAGES", "PATTERN_KINDS", "Literal", "Spans", "find_cjk_names", "find_literals", "find_names",
+           "find_names_by_pattern", "find_token_names", "first_kinds"]
 
 
 class Spans:
@@ -57,57 +59,155 @@ _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
     r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 )
+# Letters of the scripts written without spaces (kana, Han, Hangul): next to them a value
+# still starts or ends ("订单号是A12345", "价格775元"), so the patterns' word boundaries
+# are those of the spaced scripts only. With no such letter around, each rule below is
+# exactly the rule with ``\b`` and ``\w``.
+_CJK = r"\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_WL = r"[^\W" + _CJK + r"]"  # a word character of a spaced script
+_B = r"(?:(?<=" + _WL + r")(?!" + _WL + r")|(?<!" + _WL + r")(?=" + _WL + r"))"  # \b between spaced words
+# The same before a word character, and after one (``\b`` is one quick test; the CJK one
+# runs only where it fails):
+_BS = r"(?:\b|(?<=[" + _CJK + r"]))"
+_BE = r"(?:\b|(?=[" + _CJK + r"]))"
+_NW = r"(?:(?<!\w)|(?<=[" + _CJK + r"]))"  # not after such a character
+_NA = r"(?:(?!\w)|(?=[" + _CJK + r"]))"  # not before one
+# Months of the day-month dates of other languages (any case): German "3. Mai 2024",
+# French "1er mars", Spanish and Portuguese "15 de marzo de 2024", Italian, Dutch, and
+# Russian genitives "3 мая 2024 г.".
+_MONTHS_DE = r"(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember" \
+             r"|(?:Jan|Feb|Mär|Apr|Jun|Jul|Aug|Sep|Sept|Okt|Nov|Dez)\.?)"  # (an abbreviation keeps its period)
+_MONTHS_FR = r"(?:janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout|septembre|octobre|novembre" \
+             r"|décembre|decembre|(?:janv|févr|avr|juil|sept|oct|nov|déc)\.?)"
+_MONTHS_ES_PT = r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre" \
+                r"|diciembre|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro)"
+_MONTHS_IT_NL = r"(?:gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre" \
+                r"|januari|februari|maart|mei|augustus|oktober)"
+_MONTHS_RU = r"(?:января|февраля|марта|апреля|мая|июня|июля|августа|сентября|октября|ноября|декабря)"
+# Currencies written after the amount: signs, codes and words ("49,90 €", "12 500 ₽",
+# "12,800円", "775元", "30 Euro", "500 руб."), and the CJK ones after a multiplier ("12万元").
+_CURRENCY_AFTER = (
+    r"(?:[万萬千亿億]?(?:元|円|块钱?|美元|欧元|日元|英镑|港币|人民币|韩元)|[€₽¥￥₩₴₺]|원"
+    r"|(?:EUR|RUB|CNY|RMB|JPY|KRW|CHF|PLN|SEK|NOK|DKK|CZK|HUF|TRY|UAH|BRL|MXN|zł|Kč|Ft|kr|Fr\.|Euros?|euros?"
+    r"|руб(?:\.|лей|ля|ль)?|р\.|грн|лв|pesos?|reais|francs?|Franken)" + _NA + r")"
+    r"(?:以上|以下|左右|起)?"
+)
+# A number as the languages group it: 1 299,00 / 1.299,00 (space, no-break space or dot
+# thousands, decimal comma), 12,800.50, or plain with either decimal mark.
+_LOCAL_NUMBER = (r"(?:\d{1,3}(?:[.\u00a0\u202f ]\d{3}){1,6}(?:,\d{1,2})?(?!\d)"
+                 r"|\d{1,3}(?:,\d{3}){1,6}(?:\.\d{1,2})?(?!\d)|\d{1,30}(?:[.,]\d{1,8})?)")
+_RANGE = r"\s?[-–~～至到]\s?"
+# What CJK text counts with a number: ratings, durations, nights, people, rooms, floors.
+_CJK_UNIT = (r"(?:小时|小時|分钟|分鐘|分間|時間|个月|個月|星期|公里|公斤|平米|平方米|日間"
+             r"|[分星天晚夜个個人位间間张張次岁歳件本枚台泊名号層层楼樓])")
+_CJK_NUMBER = r"\d{1,12}(?:\.\d{1,4})?"
 _PATTERNS: list[tuple[str, str]] = [
-    ("url", r"(?:https?|ftp|file)://[^\s<>\"'`]{1,2000}|www\.[A-Za-z0-9\-]{1,63}\.[^\s<>\"'`]{1,2000}"),
+    ("url", r"(?:https?|ftp|file)://[^\s<>\"'`" + _CJK + r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]{1,2000}"
+            r"|www\.[A-Za-z0-9\-]{1,63}\.[^\s<>\"'`" + _CJK + r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]{1,2000}"),
     ("email", r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63}){1,8}"),
     ("datetime", r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+\-]\d{2}:?\d{2})?"),
     ("date", r"\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4}"
              r"|\d{1,2}(?:st|nd|rd|th)?\s" + _MONTH + r"\.?,?(?:\s\d{4})?"
              r"|" + _MONTH + r"\.?\s\d{1,2}(?:st|nd|rd|th)?(?:,?\s\d{4})?(?!\d)"
-             r"|" + _MONTH + r"\s\d{4}"),
-    ("time", r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?(?:\s?[A-Z]{3})?(?![\d:])"
-             r"|\d{1,2}\s?[AaPp]\.?[Mm]\b\.?"),
-    ("amount", r"[$€£¥₹]\s?\d[\d,]{0,30}(?:\.\d{1,8})?(?:\s?(?:[kKmMbB]n?|million|billion)\b)?"
-               r"|(?<![\d,.])\d[\d,]{0,30}(?:\.\d{1,8})?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars?|euros?|pounds?)\b"),
-    ("percent", r"(?<![\d.])[+\-]?\d{1,15}(?:\.\d{1,8})?\s?%"),
-    ("version", r"\bv\d{1,6}(?:\.\d{1,6}){0,4}(?:[\-+][A-Za-z0-9.]{1,20})?\b"
-                r"|\b\d{1,6}\.\d{1,6}\.\d{1,6}(?:\.\d{1,6})?(?:[\-+][A-Za-z0-9.]{1,20})?\b"),
+             r"|" + _MONTH + r"\s\d{4}"
+             r"|\d{4}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?[日号])?|\d{1,2}\s?月\s?\d{1,2}\s?[日号]"
+             r"|\d{1,2}-\d{1,2}-\d{4}(?!\d)"
+             r"|\d{1,2}\.\s?(?i:" + _MONTHS_DE + r")" + _NA + r"(?:\s\d{4}(?!\d))?"
+             r"|\d{1,2}(?:er)?\s(?i:" + _MONTHS_FR + r"|" + _MONTHS_IT_NL + r")" + _NA + r"(?:\s\d{4}(?!\d))?"
+             r"|\d{1,2}\sde\s(?i:" + _MONTHS_ES_PT + r")" + _NA + r"(?:\sde(?:l)?\s\d{4}(?!\d))?"
+             r"|\d{1,2}\s(?i:" + _MONTHS_RU + r")" + _NA + r"(?:\s\d{4}(?!\d)(?:\s?г\.|\s?года)?)?"),
+    ("time", r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?"
+             r"(?:" + _RANGE + r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?)?(?:\s?[A-Z]{3})?(?![\d:])"
+             r"|\d{1,2}\s?[AaPp]\.?[Mm]" + _BE + r"\.?"
+             r"|\d{1,2}h\d{2}(?!\d)|\d{1,2}(?:[:.]\d{2})?\s?Uhr" + _NA +
+             r"|(?:午[前後]|[上下]午|晚上|早上|中午|凌晨|傍晚|夜)?\d{1,2}[時时点點](?:\d{1,2}分|半|整)?"),
+    ("phone", r"(?<![\w.])\+\d{1,3}(?:[ .\-]?\(\d{1,4}\))?(?=(?:[ .\-]\d{1,8}){0,4}[ .\-]\d{3})(?:[ .\-]\d{1,8}){2,5}(?!\d)"
+              r"|(?<![\w.])\+\d{8,15}(?!\d)"
+              r"|(?<![\d.,\-+/:])0\d{1,4}(?:[\-/ ]\d{6,8}|[ \-/]\d{3,4}[ \-]\d{3,4}|(?: \d{2}){4})(?![\d\-])"
+              r"|\(\d{2,5}\)[ \-]?\d{3,4}[ \-]?\d{3,4}(?!\d)"
+              r"|(?<![\d\-])\d{3}-\d{3}-\d{4}(?![\d\-])"),
+    ("amount", r"[$€£¥₹￥₽₩]\s?\d{1,3}(?:\.\d{3}){1,6},\d{1,2}(?!\d)"
+               r"|[$€£¥₹￥₽₩]\s?\d[\d,]{0,30}(?:\.\d{1,8})?(?:\s?(?:[kKmMbB]n?|million|billion)" + _BE + r")?"
+               r"|(?<![\d,.])\d[\d,]{0,30}(?:\.\d{1,8})?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars?|euros?|pounds?)" + _BE +
+               r"|(?<![\d,.])" + _LOCAL_NUMBER + r"(?:" + _RANGE + _LOCAL_NUMBER + r")?\s?" + _CURRENCY_AFTER),
+    ("percent", r"(?<![\d.])[+\-]?\d{1,15}(?:\.\d{1,8})?\s?[%％]"),
+    ("quantity", r"(?<![\d.,])" + _CJK_NUMBER + r"(?:" + _CJK_UNIT + r")?(?:" + _RANGE + _CJK_NUMBER + r")?" + _CJK_UNIT
+                 + r"(?:以上|以下|左右)?"),
+    ("version", _BS + r"v\d{1,6}(?:\.\d{1,6}){0,4}(?:[\-+][A-Za-z0-9.]{1,20})?" + _B +
+                r"|" + _BS + r"\d{1,6}\.\d{1,6}\.\d{1,6}(?:\.\d{1,6})?(?:[\-+][A-Za-z0-9.]{1,20})?" + _B),
     ("path", r"(?:~|\.{1,2})?(?:/[\w.\-@+]{1,255}){2,64}/?"
-             r"|(?<![\w\-])[\w\-]{1,64}(?:/[\w.\-]{1,255}){1,64}\.[A-Za-z0-9]{1,10}\b"
-             r"|\b[A-Za-z]:\\[\w.\-\\ ]{1,255}"),
-    ("identifier", r"\b[A-Z][A-Z0-9]{1,15}-\d{1,12}\b"
-                   r"|(?<![\w\-])(?=[\w\-]{0,64}?\d)[A-Za-z][A-Za-z0-9]{0,30}(?:-[A-Za-z0-9]{1,30}){1,6}\b"
-                   r"|(?<![\w.])[A-Za-z_][A-Za-z0-9]{0,63}(?:[_.][A-Za-z0-9]{1,63}){1,16}(?:\(\))?"
-                   r"|\b[a-z][a-z0-9]{0,63}(?:[A-Z][a-z0-9]{0,63}){1,16}\b"
-                   r"|\b[A-Z][a-z0-9]{1,63}(?:[A-Z][a-z0-9]{0,63}){1,16}\b"
-                   r"|\b(?=[A-Za-z]{0,63}\d)(?=\d{0,63}[A-Za-z])[A-Za-z0-9]{2,64}\b"
-                   r"|\b[A-Z]{2,10}\b"),
+             r"|" + _NW + r"(?<!-)(?:" + _WL + r"|-){1,64}(?:/[\w.\-]{1,255}){1,64}\.[A-Za-z0-9]{1,10}" + _BE +
+             r"|" + _BS + r"[A-Za-z]:\\[\w.\-\\ ]{1,255}"),
+    ("identifier", _BS + r"[A-Z][A-Z0-9]{1,15}-\d{1,12}" + _BE +
+                   r"|" + _NW + r"(?<!-)(?=(?:" + _WL + r"|-){0,64}?\d)[A-Za-z][A-Za-z0-9]{0,30}(?:-[A-Za-z0-9]{1,30}){1,6}" + _BE +
+                   r"|" + _NW + r"(?<!\.)[A-Za-z_][A-Za-z0-9]{0,63}(?:[_.][A-Za-z0-9]{1,63}){1,16}(?:\(\))?"
+                   r"|" + _BS + r"[a-z][a-z0-9]{0,63}(?:[A-Z][a-z0-9]{0,63}){1,16}" + _BE +
+                   r"|" + _BS + r"[A-Z][a-z0-9]{1,63}(?:[A-Z][a-z0-9]{0,63}){1,16}" + _BE +
+                   r"|" + _BS + r"(?=[A-Za-z]{0,63}\d)(?=\d{0,63}[A-Za-z])[A-Za-z0-9]{2,64}" + _BE +
+                   r"|" + _BS + r"[A-Z]{2,10}" + _BE),
     ("quoted", r"(?<![\w\"])\"(?=[^\"\n]{0,119}\s)(?=\S)[^\"\n]{1,120}(?<=\S)\"(?!\w)"
-               r"|“[^”\n]{1,120}”|`(?=[^`\n]{0,119}\s)(?=[^`\s])[^`\n]{1,120}(?<=\S)`"
-               r"|(?<![\w'])'(?=[^'\n]{0,119}\s)(?=\S)[^'\n]{1,120}(?<=\S)'(?!\w)"),
-    ("number", r"(?<![\w.])[+\-]?\d{1,3}(?:,\d{3}){1,6}(?:\.\d{1,12})?(?![\d,])"
-               r"|(?<![\w.])[+\-]?\d{1,40}(?:\.\d{1,40})?(?![\w])"),
+               r"|“[^“”\n]{1,120}”|`(?=[^`\n]{0,119}\s)(?=[^`\s])[^`\n]{1,120}(?<=\S)`"
+               r"|(?<![\w'])'(?=[^'\n]{0,119}\s)(?=\S)[^'\n]{1,120}(?<=\S)'(?!\w)"
+               r"|「[^「」\n]{1,120}」|『[^『』\n]{1,120}』|《[^《》\n]{1,120}》|«[^«»\n]{1,120}»|„[^„“”\n]{1,120}[“”]"),
+    ("number", _NW + r"(?<!\.)[+\-]?\d{1,3}(?:,\d{3}){1,6}(?:\.\d{1,12})?(?![\d,])"
+               r"|" + _NW + r"(?<!\.)[+\-]?\d{1,40}(?:\.\d{1,40})?" + _NA),
 ]
+# Languages that write a decimal comma (German, French, Spanish, Russian, ...): there a
+# bare "49,90" or "3,5 %" is one number, "1.299,00" and "12 500" are grouped ones.
+_COMMA_NUMBER = (r"(?:" + _NW + r"(?<![.,])[+\-]?\d{1,3}(?:[.\u00a0\u202f ]\d{3}){1,6}(?:,\d{1,12})?(?![\d.,])"
+                 r"|" + _NW + r"(?<![.,])[+\-]?\d{1,40},\d{1,12}(?![\d,])|")
+_COMMA_PERCENT = r"(?<![\d.,])[+\-]?\d{1,15}(?:[.,]\d{1,8})?\s?[%％]"
+COMMA_LANGUAGES = frozenset("de fr es it pt nl ru uk sv da nb fi pl cs sk sl hr ro hu tr ca".split())
+"""Languages whose numbers read with a decimal comma (:func:`find_literals` ``language``)."""
+
+
+def _comma_patterns() -> list[tuple[str, str]]:
+    out = []
+    for kind, pattern in _PATTERNS:
+        if kind == "number":
+            pattern = _COMMA_NUMBER + pattern + ")"
+        elif kind == "percent":
+            pattern = _COMMA_PERCENT
+        out.append((kind, pattern))
+    return out
+
+
 # Every literal starts at the start of a word or at one of a few symbols: skip every other
 # position (most of a text, all of a run of punctuation) before trying the alternatives.
 # A plain word, lower-case or capitalised, starts none of them when what follows it
 # cannot continue one (a space, a closing or comma-like mark, a quote, a sentence end, a
-# colon that opens no ``://`` or ``:\``): each needs a digit, a second capital, or one
-# of ``@ / _ - . : % +`` inside, unless the word may be a month (a date). A symbol is
-# tried only where an alternative can start with it: a sign before a digit, a quote
-# that follows no word, an e-mail's or a path's first character, ``./`` and ``../``.
-# So most prose words and marks are skipped at once (``tests/test_literals.py`` checks
-# that the skip changes no match).
+# colon that opens no ``:\``, or ``://`` after a word that is no URL scheme): each needs a
+# digit, a second capital, or one of ``@ / _ - . : % +`` inside, unless the word may be a
+# month (a date). A symbol is tried only where an alternative can start with it: a
+# currency or a sign before a digit, a quote that follows no word (a curly or CJK one
+# only where its closing quote follows), an e-mail's first character before its ``@``, a
+# slash (or ``~/``) that opens two path segments, a dash before a path's slash, ``./`` and
+# ``../``, a parenthesis before a digit (a phone's area code). Inside a run of
+# CJK letters only a time that starts with one ("午後3時", "下午3点") can start. So most
+# prose words and marks are skipped at once (``tests/test_literals.py`` checks that the
+# skip changes no match).
 _END_MARK = r"""[\s,;!?)\]}"'’`*=<>&#|(\[{]"""
-_PLAIN_END = r"(?:" + _END_MARK + r"|:(?![/\\])|\.(?=" + _END_MARK + r"|$)|$)"
-_START = (r"(?:(?<![A-Za-z0-9_])(?=\w)(?![a-z]{1,64}" + _PLAIN_END + ")"
-          r"(?!(?!Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[A-Z][a-z]{1,63}" + _PLAIN_END + ")"
-          r"|(?=[$€£¥₹/~“\"'`+\-.])(?:(?=[$€£¥₹/~“])"
+_PLAIN_END = r"(?:" + _END_MARK + r"|:(?!\\)|\.(?=" + _END_MARK + r"|$)|$)"
+_CJK_START = r"(?=(?:午[前後]|[上下]午|晚上|早上|中午|凌晨|傍晚|夜)\d)"
+_START = (r"(?:(?<![A-Za-z0-9_])(?=\w)(?:" + _CJK_START + r"|(?![" + _CJK + r"])"
+          r"(?!(?!(?:https?|ftp|file)://)[a-z]{1,64}" + _PLAIN_END + ")"
+          r"(?!(?!Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[A-Z][a-z]{1,63}" + _PLAIN_END + "))"
+          r"|(?=[$€£¥₹￥₽₩/~“\"'`+\-.(「『《«„])(?:(?=[$€£¥₹￥₽₩]\s?\d)|(?=~?/[\w.\-@+]{1,255}/[\w.\-@+])"
+          r"|(?=“[^“”\n]{1,120}”|「[^「」\n]{1,120}」|『[^『』\n]{1,120}』|《[^《》\n]{1,120}》|«[^«»\n]{1,120}»"
+          r"|„[^„“”\n]{1,120}[“”])"
           r"|(?=\")(?<![\w\"])|(?=')(?<![\w'])|(?=`[^`\s])"
-          r"|(?=[+\-]\d)|(?=[.+\-])(?<![A-Za-z0-9._%+\-])|(?=-)(?<![\w\-])|(?=\.\.?/)))")
+          r"|(?=[+\-]\d)|(?=[.+\-][A-Za-z0-9._%+\-]{0,63}@)(?<![A-Za-z0-9._%+\-])|(?=-[\w\-]{0,63}/)" + _NW + r"(?<!-)"
+          r"|(?=\.\.?/)|(?=\(\d)))")
+
+
+def _compile(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
+    return re.compile(_START + "(?:" + "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in patterns) + ")")
+
+
+_RE = _compile(_PATTERNS)
+_RE_COMMA = _compile(_comma_patterns())
 PATTERN_KINDS = frozenset(kind for kind, _ in _PATTERNS)
 """Kinds found by the patterns (every other kind is a name or a model's entity)."""
-_RE = re.compile(_START + "(?:" + "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _PATTERNS) + ")")
 _TRAILING = ".,;:!?)]}'\""
 _JSON_KEY = re.compile(r"[\"']\s{0,3}:")
 _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]*#{1,6}[ \t]")
@@ -115,14 +215,16 @@ _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]*#{1,6}[ \t]"
 _NOT_IDENTIFIER = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s", "mr", "mrs", "dr"})
 
 
-def find_literals(text: str) -> list[Literal]:
-    """Pattern literals of ``text``, in order; list and heading markers are skipped."""
+def find_literals(text: str, language: str = "en") -> list[Literal]:
+    """Pattern literals of ``text``, in order; list and heading markers are skipped. In a
+    language of :data:`COMMA_LANGUAGES` a bare number may have a decimal comma."""
     out: list[Literal] = []
     skip = 0
     marker = _LIST_MARKER.match(text)
     if marker:
         skip = marker.end()
-    for m in _RE.finditer(text, skip):
+    pattern = _RE_COMMA if language in COMMA_LANGUAGES else _RE
+    for m in pattern.finditer(text, skip):
         kind = m.lastgroup or "number"
         start, end = m.span()
         if kind in ("url", "path"):
@@ -179,14 +281,21 @@ def find_names(doc: Any, offset: int = 0, taken: Iterable[tuple[int, int]] = (),
 
 
 def find_token_names(toks: DocTokens, offset: int = 0, taken: Iterable[tuple[int, int]] = (),
-                     ents: Iterable[tuple[int, int, str]] = ()) -> list[Literal]:
+                     ents: Iterable[tuple[int, int, str]] = (), language: str = "en") -> list[Literal]:
     """Names on tokens: runs of capitalised, non-stop-word tokens, then the entities
     ``(start, end, label)`` that no name or ``taken`` span covers.
 
     A capitalised word that opens its sentence is a name only if it is not a common
     sentence opener or stop word; after a list, heading or emphasis marker ("- Deploy
     the canary", "## Rollback") only if the text also capitalises it mid-sentence. A
-    run never starts with a stop word."""
+    run never starts with a stop word. In another language than English (whose openers
+    ``_COMMON_STARTERS`` lists) an opening word is a name only if the text also
+    capitalises it mid-sentence. German capitalises every noun ("Der Preis", "Die
+    Bestellung"): there a name is only the capitalised words after a title ("Herr
+    Müller", "Frau Dr. Weber")."""
+    if language == "de":
+        return _title_names(toks, offset, taken) + _entities(toks.text, offset, taken, ents, ())
+    english = language == "en"
     free = Spans(taken).free
     out: list[Literal] = []
     text = toks.text
@@ -225,9 +334,9 @@ def find_token_names(toks: DocTokens, offset: int = 0, taken: Iterable[tuple[int
     for k, t, opener in capitals:
         capital = True
         if opener >= 0:
-            if stops[k] or t.lower() in _COMMON_STARTERS:
+            if stops[k] or english and t.lower() in _COMMON_STARTERS:
                 capital = False
-            elif opener < k and t not in mid_capitals:
+            elif (opener < k or not english) and t not in mid_capitals:
                 capital = False
         if capital and k == last + 1 and run_start >= 0:
             run_end = starts[k] + len(t)
@@ -237,10 +346,43 @@ def find_token_names(toks: DocTokens, offset: int = 0, taken: Iterable[tuple[int
         if capital and not stops[k]:
             run_start, run_end, last = starts[k], starts[k] + len(t), k
     flush()
-    names = {(lit.start, lit.end) for lit in out}
-    for s, e, label in ents:
-        if (s - offset, e - offset) not in names and free(s, e):
-            out.append(Literal(text[s:e], label, s - offset, e - offset))
+    return out + _entities(text, offset, taken, ents, out)
+
+
+def _entities(text: str, offset: int, taken: Iterable[tuple[int, int]], ents: Iterable[tuple[int, int, str]],
+              names: list[Literal]) -> list[Literal]:
+    """The entities that no name or ``taken`` span covers."""
+    ents = list(ents)
+    if not ents:
+        return []
+    free = Spans(taken).free
+    spans = {(lit.start, lit.end) for lit in names}
+    return [Literal(text[s:e], label, s - offset, e - offset) for s, e, label in ents
+            if (s - offset, e - offset) not in spans and free(s, e)]
+
+
+_TITLES = frozenset("Herr Herrn Frau Dr Dr. Prof Prof. Familie Fam.".split())
+
+
+def _title_names(toks: DocTokens, offset: int, taken: Iterable[tuple[int, int]]) -> list[Literal]:
+    """German names: a title and the capitalised words after it ("Herr Müller")."""
+    free = Spans(taken).free
+    text, starts, lengths = toks.text, toks.starts, toks.lengths
+    out: list[Literal] = []
+    n = len(starts)
+    k = 0
+    while k < n:
+        if toks.token(k) in _TITLES:
+            j = k + 1
+            while j < n and (toks.token(j) in _TITLES or toks.token(j)[:1].isupper() and toks.token(j).isalpha()):
+                j += 1
+            if j > k + 1 and toks.token(j - 1) not in _TITLES:
+                s, e = starts[k], starts[j - 1] + lengths[j - 1]
+                if free(s, e):
+                    out.append(Literal(text[s:e], "name", s - offset, e - offset))
+            k = j
+            continue
+        k += 1
     return out
 
 
@@ -252,10 +394,16 @@ _NOT_NAMES = frozenset(
 )
 
 
-def find_names_by_pattern(text: str, taken: Iterable[tuple[int, int]] = ()) -> list[Literal]:
+_TITLE_RUN = re.compile(r"\b(?:Herrn?|Frau|Dr\.|Prof\.)(?:[ \t](?:Dr\.|Prof\.))?(?:[ \t][A-ZÄÖÜ][a-zäöüß]{1,30}){1,3}\b")
+
+
+def find_names_by_pattern(text: str, taken: Iterable[tuple[int, int]] = (), language: str = "en") -> list[Literal]:
     """Names in text that is not prose (tool output, code, table cells): runs of
-    capitalised words, minus a few words that code and logs capitalise."""
+    capitalised words, minus a few words that code and logs capitalise (in German, only
+    after a title, as on tokens)."""
     free = Spans(taken).free
+    if language == "de":
+        return [Literal(m.group(), "name", *m.span()) for m in _TITLE_RUN.finditer(text) if free(*m.span())]
     out = []
     for m in _CAPITAL_RUN.finditer(text):
         s, e = m.span()
@@ -265,4 +413,71 @@ def find_names_by_pattern(text: str, taken: Iterable[tuple[int, int]] = ()) -> l
         if not free(s, e):
             continue
         out.append(Literal(value, "name", s, e))
+    return out
+
+
+# Chinese names of places and organisations, read off the words that end them (there is
+# no capital letter to go by): a hotel, restaurant, park, museum, university, scenic area,
+# station ... (``_CJK_SUFFIX``), a branch in brackets ("大董(工体店)"), or an address
+# ending in a street number ("东四十条23号", "双清路30号院"). A name runs back from its end
+# over Han characters, digits and Latin words ("北京工体A. Hotel酒店") to the nearest
+# mark, space or word that no name holds (verbs, pronouns, particles: "推荐", "是",
+# "去", "的", ``_CJK_BEFORE_NAME``), at most ``_CJK_NAME_CHARS`` characters; it needs
+# at least two characters before its end word, so "酒店" or "这家酒店" alone is none.
+# Measured on the CrossWOZ dialogues by ``benchmarks/bench_local_formats.py``.
+_CJK_SUFFIX = (
+    "大酒店 国际酒店 酒店 饭店 宾馆 旅馆 客栈 公寓 餐厅 饭馆 菜馆 酒楼 食府 小馆 面馆 火锅 烤鸭店 "
+    "公园 博物馆 纪念馆 美术馆 图书馆 科技馆 展览馆 体育馆 艺术区 大学 学院 中学 小学 医院 景区 "
+    "风景区 度假村 广场 购物中心 商场 大厦 中心 剧院 大剧院 影院 故居 胡同 地铁站 火车站 机场 "
+    "寺 宫 庙 塔 陵 园 馆 店 站 城 楼 府 坛 桥 山 湖 村 镇"
+).split()
+_CJK_NAME_END = re.compile(
+    r"(?:路|街|大街|大道|道|巷|胡同|里|村|镇)\d{1,5}(?:-\d{1,5})?号(?:院|楼)?(?:\d{1,3}号楼)?"
+    r"(?:[(（][^()（）\n]{1,20}[)）])?"  # an address's street number, with a landmark in brackets
+    r"|(?:" + "|".join(sorted(_CJK_SUFFIX, key=len, reverse=True)) + r")(?:[A-Z]\d?口)?"
+    r"(?:[(（][^()（）\n]{1,20}[)）])?"  # a name's end word (a station's exit), and its branch
+    r"|[(（][^()（）\n]{1,16}(?:店|馆)[)）]"  # a branch alone ends a name: "大董(工体店)"
+)
+_CJK_NAME_CHARS = 16
+_CJK_BEFORE_NAME = frozenset(
+    "推荐 是 在 去 到 从 有 叫 名叫 和 与 及 跟 或 的 吃 住 选 找 逛 玩 看 想 要 就 那 这 给 "
+    "您 你 我 他 她 它 们 呢 吧 啊 了 还 个 一家 这家 那家 这个 那个 哪 哪家 家 附近 些 什么 啥 该 "
+    "其他 其它 别的 等 考虑 选择 为 问下 麻烦 其中 或者 者 查询 提供 设施 爬 完 下 "
+    "周边 旁边 型 不错 地址 电话 叫做 前往 打车 坐 乘 换乘 请问 帮我 一下 可以 比如 例如 "
+    "以及 还有 只有 就是 地方".split()
+)
+_CJK_NAME_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fffA-Za-z0-9·&'\-]")
+
+
+def find_cjk_names(text: str) -> list[Literal]:
+    """Chinese names of places and organisations in ``text`` (see above), in order."""
+    out: list[Literal] = []
+    last = 0  # where the last name ended
+    for m in _CJK_NAME_END.finditer(text):
+        end_start, end = m.span()
+        i = end_start
+        while i > last and end_start - i < _CJK_NAME_CHARS:
+            c = text[i - 1]
+            if not _CJK_NAME_CHAR.match(c):
+                # a Latin word's period or space inside the name ("A. Hotel"), not at its edge
+                before, after = text[i - 2:i - 1], text[i:i + 1]
+                if i - 1 > last and (c == "." and before.isascii() and before.isalpha() and after in (" ", "")
+                                     or c == " " and before.isascii() and (before.isalpha() or before == ".")
+                                     and after.isascii() and after.isalpha()):
+                    i -= 1
+                    continue
+                break
+            if text[i - 2:i] in _CJK_BEFORE_NAME or c in _CJK_BEFORE_NAME:
+                break
+            i -= 1
+        if out and i == last and out[-1].end == last:
+            # the end word of the last name ran on into this one's ("北新桥" in "北新桥卤煮老店")
+            first = out.pop()
+            out.append(Literal(text[first.start:end], "name", first.start, end))
+            last = end
+            continue
+        if end_start - i < 2 and not (m.group()[:1] in "(（" and end_start - i >= 1):
+            continue
+        out.append(Literal(text[i:end], "name", i, end))
+        last = end
     return out

@@ -1,8 +1,15 @@
 """Split a text into pieces (units before they are placed in a conversation).
 
 ``text -> blocks -> pieces``: blocks come from :mod:`.blocks`; prose paragraphs
-are split into sentences by spaCy, paragraphs that are not prose (logs, code
-without fences, tool output) and unified diffs into lines. Each piece carries its literals.
+are split into sentences, paragraphs that are not prose (logs, code without fences,
+tool output) and unified diffs into lines. Each piece carries its literals and content
+words.
+
+Each text is read in its language (:func:`~discourse_memory.language.detect_language`,
+or the caller's ``language``): prose in a spaced language goes through spaCy's blank
+pipeline for it (the given pipeline when it is of that language), Chinese and Japanese
+prose is split at their sentence marks (``。！？；``, ``!?``) with no tokenizer, and
+their content words are Han character pairs and katakana words.
 """
 
 from __future__ import annotations
@@ -14,15 +21,17 @@ from .blocks import is_prose_line, split_blocks
 from .doc_tokens import DocTokens
 from .json_units import json_members
 from .keys import content_key
+from .language import CJK, detect_language, normalise_language
 from .literals import (
     Literal,
     Spans,
+    find_cjk_names,
     find_literals,
     find_names_by_pattern,
     find_token_names,
     first_kinds,
 )
-from .nlp import MAX_PROSE_CHARS
+from .nlp import MAX_PROSE_CHARS, get_pipeline
 
 __all__ = ["Piece", "segment_texts"]
 
@@ -34,6 +43,18 @@ _STOP = frozenset(
     "awesome amazing wow glad love nice cool yeah sure okay feel feels much very into "
     "than then them some more most even well here".split()
 )
+# Content words of other spaced languages: letters of any script, less the language's
+# stop words (spaCy's list); Korean words are shorter.
+_LETTER_WORD = re.compile(r"[^\W\d_]{4,}")
+_SHORT_LETTER_WORD = re.compile(r"[^\W\d_]{2,}")
+# CJK content words: each pair of adjacent Han characters that holds no particle, pronoun
+# or other function character (written Chinese and Japanese have no spaces to find words
+# by; the pairs of a name or a dish recur where it recurs), and katakana words.
+_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
+_KATAKANA_WORD = re.compile(r"[\u30a1-\u30fa\u30fc]{2,}")
+_CJK_FUNCTION = frozenset("的了是在我你他她它们这那吗呢吧啊就也都和与个有不很还要会么什怎可以一没好对请")
+# Sentence ends in CJK prose: a run of end marks and the closing quotes after it.
+_CJK_SENTENCE_END = re.compile(r"[。！？!?；｡．]+[」』”’）)》〉]*")
 # Pieces that are read as language (names found on spaCy tokens).
 _NLP_KINDS = frozenset({"heading", "list_item", "field", "table_row", "sentence"})
 
@@ -81,31 +102,79 @@ def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _cjk_words(body: str) -> set[str]:
+    words = {w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP
+    function = _CJK_FUNCTION
+    for run in _HAN_RUN.findall(body):
+        words.update(run[i:i + 2] for i in range(len(run) - 1)
+                     if run[i] not in function and run[i + 1] not in function)
+    words.update(_KATAKANA_WORD.findall(body))
+    return words
+
+
+def _stop_words(language: str) -> frozenset[str]:
+    found = _STOP_WORDS.get(language)
+    if found is None:
+        try:
+            found = frozenset(get_pipeline(_pipeline_name(language)).Defaults.stop_words)
+        except Exception:  # noqa: BLE001 - a language spaCy cannot load has no list
+            found = frozenset()
+        _STOP_WORDS[language] = found
+    return found
+
+
+_STOP_WORDS: dict[str, frozenset[str]] = {}
+
+
+def _words(body: str, language: str) -> tuple[str, ...]:
+    """The distinct content words of ``body`` (lower case), read as ``language``."""
+    if language == "en":
+        if body.isascii():
+            return tuple(sorted(set(_CONTENT_WORD.findall(body.lower())) - _STOP))
+        # lower() may turn a non-ASCII letter into ASCII ones
+        return tuple(sorted({w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP))
+    if language in CJK:
+        return tuple(sorted(_cjk_words(body)))
+    pattern = _SHORT_LETTER_WORD if language == "ko" else _LETTER_WORD
+    return tuple(sorted({w.lower() for w in pattern.findall(body)} - _stop_words(language) - _STOP))
+
+
 def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | None,
-           depth: int = 0, memo: dict[Any, tuple[Any, ...]] | None = None, own_names: bool = False) -> Piece:
+           depth: int = 0, memo: dict[Any, tuple[Any, ...]] | None = None, own_names: bool = False,
+           language: str = "en") -> Piece:
     """``own_names``: ``names`` were found on this very text (not on a paragraph around
     it), so the text alone decides them."""
     body = text[start:end]
     # Chats repeat paragraphs and lines (quotes, re-sent instructions, tool output):
-    # what a piece says depends only on its kind, text and names.
-    memo_key = (kind, body, True if own_names else None if names is None else tuple(names))
+    # what a piece says depends only on its kind, text, language and names.
+    memo_key = (kind, body, language, True if own_names else None if names is None else tuple(names))
     done = memo.get(memo_key) if memo is not None else None
     if done is None:
-        found = find_literals(body)
-        taken = [(lit.start, lit.end) for lit in found]
-        if names is None:
-            names = find_names_by_pattern(body, taken)
-        if kind == "field":  # the key is a label, not a name
-            colon = body.find(":")
-            names = [n for n in names if n.start > colon]
-        if names:  # (the pattern's literals come in order, without overlaps)
-            free = Spans(taken).free
-            found.extend(n for n in names if free(n.start, n.end))
-            found.sort(key=lambda lit: (lit.start, lit.end))
-        if body.isascii():
-            words = tuple(sorted(set(_CONTENT_WORD.findall(body.lower())) - _STOP))
-        else:  # lower() may turn a non-ASCII letter into ASCII ones
-            words = tuple(sorted({w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP))
+        found = find_literals(body, language)
+        if language in CJK:
+            # A name holds the numbers and Latin words in it ("7天连锁酒店", "飘HOME连锁酒店"):
+            # its span wins over the pattern's literals inside it.
+            if names is None:
+                names = find_cjk_names(body)
+            if kind == "field":
+                colon = body.find(":")
+                names = [n for n in names if n.start > colon]
+            if names:
+                outside = Spans((n.start, n.end) for n in names).free
+                found = [lit for lit in found if outside(lit.start, lit.end)] + list(names)
+                found.sort(key=lambda lit: (lit.start, lit.end))
+        else:
+            taken = [(lit.start, lit.end) for lit in found]
+            if names is None:
+                names = find_names_by_pattern(body, taken, language)
+            if kind == "field":  # the key is a label, not a name
+                colon = body.find(":")
+                names = [n for n in names if n.start > colon]
+            if names:  # (the pattern's literals come in order, without overlaps)
+                free = Spans(taken).free
+                found.extend(n for n in names if free(n.start, n.end))
+                found.sort(key=lambda lit: (lit.start, lit.end))
+        words = _words(body, language)
         kinds = first_kinds(found)
         done = (content_key(body), tuple(found), len(words) + len(found), words, tuple(kinds), tuple(kinds.values()))
         if memo is not None:
@@ -114,8 +183,43 @@ def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | No
     return Piece(kind, start, end, key, literals, depth, info, words, texts, kinds)
 
 
-def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
-    """Pieces of each text, in order. spaCy runs once over all prose, batched."""
+def _pipeline_name(language: str) -> str:
+    """The blank spaCy pipeline that reads ``language`` (Korean needs a tokenizer spaCy
+    does not install; it is read, as other scripts are, by the multi-language one)."""
+    return "blank:xx" if language in ("ko", "xx") else f"blank:{language}"
+
+
+def _cjk_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans of CJK prose: each ends after its run of end marks."""
+    out = []
+    start = 0
+    for m in _CJK_SENTENCE_END.finditer(text):
+        out.append((start, m.end()))
+        start = m.end()
+    if start < len(text):
+        out.append((start, len(text)))
+    return out
+
+
+class _CJKJob(NamedTuple):
+    """A CJK text's sentences and names (what a spaCy doc gives a spaced language)."""
+
+    text: str
+    spans: list[tuple[int, int]]
+
+    def sentences(self) -> list[tuple[int, int]]:
+        return self.spans
+
+
+def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> list[tuple[Piece, ...]]:
+    """Pieces of each text, in order. spaCy runs once over all prose of each language,
+    batched. ``language``: the texts' language code (``"de"``, ``"zh"``, ...); by
+    default each text's own is detected. ``nlp`` reads the texts of its language; others
+    go through spaCy's blank pipeline for theirs."""
+    if language is None:
+        languages = [detect_language(t) for t in texts]
+    else:
+        languages = [normalise_language(language)] * len(texts)
     plans: list[list[tuple[str, int, int, int]]] = []
     jobs: list[tuple[int, int]] = []  # (text index, plan index) needing the pipeline
     job_texts: list[str] = []
@@ -154,38 +258,54 @@ def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
             plan.append((kind, s, e, block.depth))
         plans.append(plan)
 
-    # Each distinct text needing the pipeline is parsed once. A blank pipeline is its
-    # tokenizer alone, with no entities: the texts go through it several per Doc.
-    unique = list(dict.fromkeys(job_texts))
-    if nlp.pipe_names:
-        parsed = list(nlp.pipe(unique, batch_size=256))
-        ents = [[(e.start_char, e.end_char, e.label_.lower()) for e in d.ents] for d in parsed]
-        analysed = list(zip(DocTokens.of_many(parsed, unique), ents))
-        del parsed
-        by_text = dict(zip(unique, analysed))
-    else:
-        by_text = {t: (toks, []) for t, toks in zip(unique, DocTokens.of_texts(nlp.tokenizer, unique))}
-    docs = {job: by_text[t] for job, t in zip(jobs, job_texts)}
-    names_of: dict[str, list[Literal]] = {}  # a repeated paragraph is analysed once
+    # Each distinct text needing the pipeline is parsed once per language. A blank
+    # pipeline is its tokenizer alone, with no entities: the texts go through it several
+    # per Doc. CJK prose needs no tokenizer.
+    by_language: dict[str, list[str]] = {}
+    for (ti, _), t in zip(jobs, job_texts):
+        by_language.setdefault(languages[ti], []).append(t)
+    analysed: dict[tuple[str, str], Any] = {}
+    for lang, lang_texts in by_language.items():
+        unique = list(dict.fromkeys(lang_texts))
+        if lang in CJK:
+            for t in unique:
+                analysed[lang, t] = (_CJKJob(t, _cjk_sentences(t)), None)
+            continue
+        pipeline = nlp if lang == getattr(nlp, "lang", "en") else get_pipeline(_pipeline_name(lang))
+        if pipeline.pipe_names:
+            parsed = list(pipeline.pipe(unique, batch_size=256))
+            ents = [[(e.start_char, e.end_char, e.label_.lower()) for e in d.ents] for d in parsed]
+            analysed.update(((lang, t), v) for t, v in zip(unique, zip(DocTokens.of_many(parsed, unique), ents)))
+            del parsed
+        else:
+            analysed.update(((lang, t), (toks, [])) for t, toks in zip(unique, DocTokens.of_texts(pipeline.tokenizer,
+                                                                                                  unique)))
+    docs = {job: analysed[languages[job[0]], t] for job, t in zip(jobs, job_texts)}
+    names_of: dict[tuple[str, str], list[Literal]] = {}  # a repeated paragraph is analysed once
     memo: dict[Any, tuple[Any, ...]] = {}
 
-    def names(job: tuple[DocTokens, Any]) -> list[Literal]:
+    def names(job: tuple[Any, Any], lang: str) -> list[Literal]:
         toks, doc_ents = job
-        found = names_of.get(toks.text)
+        found = names_of.get((lang, toks.text))
         if found is None:
-            found = names_of[toks.text] = find_token_names(toks, ents=doc_ents)
+            if lang in CJK:
+                found = find_cjk_names(toks.text)
+            else:
+                found = find_token_names(toks, ents=doc_ents, language=lang)
+            names_of[lang, toks.text] = found
         return found
 
     out: list[tuple[Piece, ...]] = []
     for ti, (text, plan) in enumerate(zip(texts, plans)):
+        lang = languages[ti]
         pieces: list[Piece] = []
         for pi, (kind, s, e, depth) in enumerate(plan):
             doc = docs.get((ti, pi))
             if kind == "prose":
                 if doc is None:
-                    pieces.append(_piece(text, "sentence", s, e, None, memo=memo))
+                    pieces.append(_piece(text, "sentence", s, e, None, memo=memo, language=lang))
                     continue
-                all_names = names(doc)
+                all_names = names(doc, lang)
                 for sent_start, sent_end in doc[0].sentences():
                     ss, se = _strip_span(text, s + sent_start, s + sent_end)
                     if se <= ss:
@@ -196,11 +316,12 @@ def segment_texts(texts: list[str], nlp: Any) -> list[tuple[Piece, ...]]:
                         for n in all_names
                         if lo <= n.start and n.end <= hi
                     ]
-                    pieces.append(_piece(text, "sentence", ss, se, sentence_names, memo=memo))
+                    pieces.append(_piece(text, "sentence", ss, se, sentence_names, memo=memo, language=lang))
                 continue
             if doc is None:
-                pieces.append(_piece(text, kind, s, e, None, depth, memo=memo))
+                pieces.append(_piece(text, kind, s, e, None, depth, memo=memo, language=lang))
             else:  # the job's text is this piece's: its names depend on that text alone
-                pieces.append(_piece(text, kind, s, e, names(doc), depth, memo=memo, own_names=True))
+                pieces.append(_piece(text, kind, s, e, names(doc, lang), depth, memo=memo, own_names=True,
+                                     language=lang))
         out.append(tuple(pieces))
     return out

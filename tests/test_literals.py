@@ -73,16 +73,20 @@ def test_json_keys_are_schema_not_literals():
     assert found == ["mia_li_3668", "NM1VX1", "user_id"]  # the last one is prose, not a key
 
 
-def test_the_prose_word_skip_changes_no_match():
-    # The pattern skips plain words (lower-case or capitalised, not months) and symbols no alternative can start
-    # with there before trying the alternatives; it must find exactly what the pattern without that skip finds.
+@pytest.mark.parametrize("variant", ["_PATTERNS", "comma"])
+def test_the_prose_word_skip_changes_no_match(variant):
+    # The pattern skips plain words (lower-case or capitalised, not months), positions inside a run of CJK letters
+    # and symbols no alternative can start with there before trying the alternatives; it must find exactly what
+    # the pattern without that skip finds (each variant: English numbers, and those of decimal-comma languages).
     import random
     import re
 
     from discourse_memory import literals
 
-    unskipped = re.compile(r"(?:(?<![A-Za-z0-9_])(?=\w)|(?=[$€£¥₹/~.\"“`'+\-]))(?:"
-                           + "|".join(f"(?P<{k}>{p})" for k, p in literals._PATTERNS) + ")")
+    patterns = literals._PATTERNS if variant == "_PATTERNS" else literals._comma_patterns()
+    compiled = literals._RE if variant == "_PATTERNS" else literals._RE_COMMA
+    unskipped = re.compile(r"(?:(?<![A-Za-z0-9_])(?=\w)|(?=[$€£¥₹￥₽₩/~.\"“`'+\-(「『《«„]))(?:"
+                           + "|".join(f"(?P<{k}>{p})" for k, p in patterns) + ")")
     parts = ["deploy", "the", "May", "12", "2024-05-01", "https://x.io/a", "www.x.com", "a@b.com", "john",
              "@", ".", ". ", ",", ":", "/", "src/app.py", "foo.bar", "foo_bar", "eu-west-1", "-", "v1.2",
              "$5", "5", "%", "am", "pm", "c:\\x", "\"", "'", "`", "(", ")", "OPS-12", "camelCase", "USD",
@@ -93,9 +97,16 @@ def test_the_prose_word_skip_changes_no_match():
              "*", "=", "<", ">", "&", "#", "|", "[", "{", "’", "..", "./", "../", "~/", "-5", "+3", "%x@y.io",
              "ftp:", "//", "\\", "C:", "mailto:", "“", "”", "a.", ".b", "o'", "rock'n", "x%", "x+", "-x", "“q”",
              ".-a/b.py", "%-a/b.py", "+-a/b.py", ".b@x.io", "+b@x.io", "-b@x.io", "'q w'", "\"q w\"", "`q w`",
-             "./a/b", "../a/b", "~/a/b", "/a/b"]
+             "./a/b", "../a/b", "~/a/b", "/a/b",
+             # a word before "://" that is a scheme or not, and the local formats
+             "ahttp", "://", "xhttps", "file", ":\\", "€", "₽", "円", "元", "￥", "₩", "49,90", "1 299,00", "12 500",
+             "1.299,00", "12,800", "400-500", "-", "~", "至", "Mai", "mai", "mars", "marzo", "de", "мая", "г.", "3.",
+             "1er", "14h30", "Uhr", "午後3時", "下午", "午", "3点", "半", "10:00", "年", "月", "日", "号", "分", "天",
+             "小时", "以上", "订单号是", "A12345", "酒店", "的", "。", "，", "！", "ｖ", "+49 30", "1234567", "(555)",
+             "123-4567", "010-84580888", "06 12 34 56 78", "0", "「引用」", "《书》", "«q»", "„q“", "руб.", "Euro",
+             "kr", "krank", "％", "3,5"]
     rng = random.Random(7)
     for _ in range(40_000):
         text = "".join(rng.choice(parts) + rng.choice(["", " "]) for _ in range(rng.randint(0, 12)))
-        got = [(m.span(), m.lastgroup) for m in literals._RE.finditer(text)]
+        got = [(m.span(), m.lastgroup) for m in compiled.finditer(text)]
         assert got == [(m.span(), m.lastgroup) for m in unskipped.finditer(text)], text

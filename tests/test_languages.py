@@ -1,0 +1,162 @@
+"""Other languages than English: detection, segmentation, names and literals in local
+formats, against hand-written expectations."""
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from discourse_memory.language import detect_language, normalise_language
+from discourse_memory.literals import find_cjk_names, find_literals
+from discourse_memory.nlp import get_pipeline
+from discourse_memory.segment import segment_texts
+
+SENTENCES = json.loads((Path(__file__).parent / "fixtures" / "language_sentences.json").read_text())
+
+
+@pytest.mark.parametrize("lang", sorted(SENTENCES))
+def test_hand_written_sentences_are_detected_in_their_language(lang):
+    wrong = [s for s in SENTENCES[lang] if detect_language(s) != lang]
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize("text", [
+    "def foo(x):\n    return os.path.join(x, 'im')",
+    '{"SFO": "San Francisco", "LAX": "Los Angeles", "DEN": "Denver"}',
+    "Traceback (most recent call last):\n  File \"a.py\", line 1",
+    "We flew to Los Angeles and then Las Vegas with the kids.",
+    "",
+])
+def test_code_and_english_with_foreign_names_stay_english(text):
+    assert detect_language(text) == "en"
+
+
+def test_a_callers_language_code_is_read():
+    assert normalise_language("de-DE") == "de" and normalise_language("zh_CN") == "zh"
+    assert normalise_language("tlh") == "xx"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Der Preis ist 49,90 € am 3. Mai 2024.", [("49,90 €", "amount"), ("3. Mai 2024", "date")]),
+        ("Gesamt 1 299,00 € für zwei", [("1 299,00 €", "amount")]),
+        ("Итого 12 500 ₽ за 3 мая 2024 г. и всё", [("12 500 ₽", "amount"), ("3 мая 2024 г.", "date")]),
+        ("合計は12,800円です", [("12,800円", "amount")]),
+        ("总价￥299.00，预算400-500元，这家775元。", [("￥299.00", "amount"), ("400-500元", "amount"), ("775元", "amount")]),
+        ("El 15 de marzo de 2024 a las 14h30", [("15 de marzo de 2024", "date"), ("14h30", "time")]),
+        ("Rendez-vous le 1er mars 2024 à 14h30", [("1er mars 2024", "date"), ("14h30", "time")]),
+        ("2024年5月3日に", [("2024年5月3日", "date")]),
+        ("Termin am 12/05/2024 um 14 Uhr", [("12/05/2024", "date"), ("14 Uhr", "time")]),
+        ("午後3時に会いましょう", [("午後3時", "time")]),
+        ("营业时间10:00-21:00", [("10:00-21:00", "time")]),
+        ("电话010-84580888", [("010-84580888", "phone")]),
+        ("Ruf an: +49 30 1234567", [("+49 30 1234567", "phone")]),
+        ("Call (555) 123-4567 now", [("(555) 123-4567", "phone")]),
+        ("订单号是A12345", [("A12345", "identifier")]),
+        ("评分4.5分以上，玩3天，1小时", [("4.5分以上", "quantity"), ("3天", "quantity"), ("1小时", "quantity")]),
+        ("时长0.3小时 - 0.5小时", [("0.3小时 - 0.5小时", "quantity")]),
+        ("他说「明天见」然后走了", [("「明天见」", "quoted")]),
+        # not local formats: an exponent's sign is no phone, a bare decimal comma is two numbers in English
+        ("[1.59e+30 1.11e+30]", [("1", "number"), ("59e", "identifier"), ("30", "number"), ("1", "number"),
+                                 ("11e", "identifier"), ("30", "number")]),
+        ("values 3,5 and 7", [("3", "number"), ("5", "number"), ("7", "number")]),
+    ],
+)
+def test_local_formats_are_literals(text, expected):
+    assert [(lit.text, lit.kind) for lit in find_literals(text)] == expected
+
+
+def test_a_decimal_comma_is_one_number_in_languages_that_write_one():
+    assert [(x.text, x.kind) for x in find_literals("Rabatt 3,5 % auf 49,90", "de")] == [("3,5 %", "percent"),
+                                                                                          ("49,90", "number")]
+    assert [x.text for x in find_literals("Rabatt 3,5 % auf 49,90")] == ["3", "5 %", "49", "90"]
+
+
+def _pieces(text, language=None):
+    (pieces,) = segment_texts([text], get_pipeline(), language)
+    return [(text[p.start:p.end], [(x.text, x.kind) for x in p.literals]) for p in pieces]
+
+
+def test_german_nouns_are_not_names_but_a_title_and_its_name_are():
+    got = _pieces("Der Preis ist gestiegen. Die Bestellung kam gestern bei Herr Müller an, sagt Frau Dr. Weber.")
+    assert got == [("Der Preis ist gestiegen.", []),
+                   ("Die Bestellung kam gestern bei Herr Müller an, sagt Frau Dr. Weber.",
+                    [("Herr Müller", "name"), ("Frau Dr. Weber", "name")])]
+
+
+def test_sentence_openers_of_other_languages_are_not_names():
+    got = _pieces("Merci pour votre aide. Nous partons demain avec Claire à Lyon.")
+    assert got == [("Merci pour votre aide.", []), ("Nous partons demain avec Claire à Lyon.",
+                                                     [("Claire", "name"), ("Lyon", "name")])]
+
+
+def test_chinese_prose_splits_at_its_sentence_marks_with_its_names():
+    text = "行的，北京工体A. Hotel酒店听起来不错！地址是北京市海淀区双清路30号；电话010-84580888。好的"
+    assert _pieces(text) == [
+        ("行的，北京工体A. Hotel酒店听起来不错！", [("北京工体A. Hotel酒店", "name")]),
+        ("地址是北京市海淀区双清路30号；", [("北京市海淀区双清路30号", "name")]),
+        ("电话010-84580888。", [("010-84580888", "phone")]),
+        ("好的", []),
+    ]
+
+
+def test_japanese_prose_splits_at_its_sentence_marks():
+    assert [t for t, _ in _pieces("午後3時に東京駅で会いましょう。電話番号は03-1234-5678です！")] == [
+        "午後3時に東京駅で会いましょう。", "電話番号は03-1234-5678です！"]
+
+
+@pytest.mark.parametrize("text, names", [
+    ("给您推荐北京工体A. Hotel酒店和北京中裕世纪大酒店，你看行吗？", ["北京工体A. Hotel酒店", "北京中裕世纪大酒店"]),
+    ("大董(工体店)不错", ["大董(工体店)"]),
+    ("飘HOME连锁酒店(北京前门大栅栏店)", ["飘HOME连锁酒店(北京前门大栅栏店)"]),
+    ("推荐去北新桥卤煮老店吃", ["北新桥卤煮老店"]),
+    ("这家酒店怎么样？附近有什么餐馆", []),  # no name before the end word
+])
+def test_chinese_names_by_their_end_words(text, names):
+    assert [x.text for x in find_cjk_names(text)] == names
+
+
+def test_cjk_units_have_content_words():
+    (pieces,) = segment_texts(["这个酒店周边有什么景点呢？"], get_pipeline())
+    assert set(pieces[0].words) == {"酒店", "周边", "景点", "店周"}  # pairs with no function character
+    (pieces,) = segment_texts(["ホテルの予約をキャンセルしてください。"], get_pipeline())
+    assert {"ホテル", "キャンセル", "予約"} <= set(pieces[0].words)
+
+
+def test_a_mixed_conversation_reads_each_text_in_its_language():
+    texts = ["Die Bestellung kam am 3. Mai 2024.", "订单号是A12345，价格775元。", "Caroline met Dana in Paris.",
+             "Le colis coûte 49,90 € et arrive le 1er mars."]
+    got = [[(t[p.start:p.end], [(x.text, x.kind) for x in p.literals]) for p in pcs]
+           for t, pcs in zip(texts, segment_texts(texts, get_pipeline()))]
+    assert got == [
+        [("Die Bestellung kam am 3. Mai 2024.", [("3. Mai 2024", "date")])],
+        [("订单号是A12345，价格775元。", [("A12345", "identifier"), ("775元", "amount")])],
+        [("Caroline met Dana in Paris.", [("Caroline", "name"), ("Dana", "name"), ("Paris", "name")])],
+        [("Le colis coûte 49,90 € et arrive le 1er mars.", [("49,90 €", "amount"), ("1er mars", "date")])],
+    ]
+
+
+def test_a_given_language_overrides_detection():
+    text = "Die Bestellung kam."
+    assert _pieces(text, "en") == [(text, [("Die Bestellung", "name")])]  # read as English: capitals are names
+    assert _pieces(text, "de") == [(text, [])]
+
+
+_MIXED = st.text(st.sampled_from(list("北京酒店的是元分天号年月日 ,.-:/€￥+()0123456789AaBbZz。！？") + [" ", "\n"]),
+                 max_size=80)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_MIXED)
+def test_every_literal_slices_back_on_cjk_and_latin_mixtures(text):
+    for lang in ("zh", "en", "de"):
+        for lit in find_literals(text, lang) + find_cjk_names(text):
+            assert text[lit.start:lit.end] == lit.text
+        for pcs in segment_texts([text], get_pipeline(), lang):
+            for p in pcs:
+                body = text[p.start:p.end]
+                for lit in p.literals:
+                    assert body[lit.start:lit.end] == lit.text
