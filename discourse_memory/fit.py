@@ -541,6 +541,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     np.maximum.at(source, lit_idx[rows], owners[rows])
     candidates = np.flatnonzero(source >= 0)
     u_msg = cols.u_msg.view
+    starts = cols.msg_start.view
     rarity = np.log1p(len(units) / np.maximum(cols.lit_df.view[candidates], 1.0))
     rarity /= max(float(rarity.mean()), 1e-9)
     gain = RECORD_VALUE * recency[u_msg[source[candidates]]] * np.clip(rarity, 0.5, 2.0)
@@ -571,7 +572,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         u = int(source[lit])
         if u in headers:
             continue  # the session's date line lists every value of it
-        item = item_for(cols, u, units[u], lit)
+        item = item_for(cols, u, units[u], lit, first=bool(starts[u_msg[u]] == u))
         if item is None:
             continue
         m = int(u_msg[u])

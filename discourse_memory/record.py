@@ -240,12 +240,13 @@ def is_date_header(u: Unit) -> bool:
     return all(_DATE_HEADER_REST.fullmatch(r) for r in rest)
 
 
-def item_for(cols: Columns, index: int, u: Unit, literal: int) -> Item | None:
+def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = False) -> Item | None:
     """The record item of literal ``literal`` as unit ``u`` (number ``index``) states
     it: the value with its key (see the module docstring). None for a number without a
-    key: a bare number out of its text says nothing."""
+    key: a bare number out of its text says nothing. ``first``: the unit opens its
+    message (so a unit stating only a date is the session's date line)."""
     value = cols.lit_text[literal]
-    if is_date_header(u):
+    if first and is_date_header(u):
         covers = tuple(cols.lit_ids[x.text] for x in u.literals)
         return Item(covers[0], index, u.message, sanitize(u.text), (0, len(u.text)), covers, True)
     lit = next((x for x in u.literals if x.text == value), None)

@@ -132,7 +132,7 @@ def check_result(msgs: list[dict[str, Any]], budget: int, result: Any, *, keep_s
         if m.get("tool_calls"):
             assert m["tool_calls"] == original["tool_calls"], "tool calls are kept verbatim or removed"
             shown_calls.update(str(c.get("id")) for c in m["tool_calls"])
-    protected = _protected(msgs, keep_system, keep_last_turn)
+    protected = _protected(msgs, result.report.protection)
     for m, s in zip(out, sources):
         if s is not None and m["role"] == "tool" and s not in protected:
             assert str(m.get("tool_call_id")) in shown_calls, "a tool result without its call"
@@ -140,13 +140,49 @@ def check_result(msgs: list[dict[str, Any]], budget: int, result: Any, *, keep_s
             assert m == msgs[s], "protected messages are kept verbatim"
 
 
-def _protected(msgs: list[dict[str, Any]], keep_system: bool, keep_last_turn: bool) -> set[int]:
-    """System messages and the newest turn (from the last user message, or the last
-    message if there is none): kept verbatim, even a tool result without its call."""
-    out = {i for i, m in enumerate(msgs) if m.get("role") in ("system", "developer")} if keep_system else set()
-    if keep_last_turn and msgs:
-        last_user = max((i for i, m in enumerate(msgs) if m.get("role") == "user"), default=len(msgs) - 1)
+def _protected(msgs: list[dict[str, Any]], protection: str) -> set[int]:
+    """The messages a view keeps verbatim under the protection its report names (see
+    ``Options.strict``): system messages, and the newest turn (from the last user
+    message, or the last message if there is none), or the newest message with its
+    open tool-call chain, or the newest message alone."""
+    if protection.startswith("everything"):
+        return set(range(len(msgs)))
+    out = {i for i, m in enumerate(msgs) if m.get("role") in ("system", "developer")} \
+        if protection.startswith("system") else set()
+    if not msgs:
+        return out
+    last = len(msgs) - 1
+    if protection.endswith("newest turn"):
+        last_user = max((i for i, m in enumerate(msgs) if m.get("role") == "user"), default=last)
         out.update(range(last_user, len(msgs)))
+    elif protection.endswith("tool-call chain"):
+        out.add(last)
+        out.update(_chain(msgs, last))
+    elif protection.endswith("newest message"):
+        out.add(last)
+    return out
+
+
+def _chain(msgs: list[dict[str, Any]], i: int) -> set[int]:
+    """The assistant message whose call message ``i`` answers (or ``i`` itself, if it
+    holds calls), and every result of its calls."""
+    m = msgs[i]
+    owner = None
+    if m.get("role") == "tool" and m.get("tool_call_id") is not None:
+        for j in range(i - 1, -1, -1):
+            ids = [str(c.get("id")) for c in msgs[j].get("tool_calls") or [] if isinstance(c, dict) and c.get("id")]
+            if str(m["tool_call_id"]) in ids:
+                owner = j
+                break
+    elif m.get("tool_calls"):
+        owner = i
+    if owner is None:
+        return set()
+    ids = {str(c.get("id")) for c in msgs[owner].get("tool_calls") or [] if isinstance(c, dict) and c.get("id")}
+    out = {owner}
+    for j in range(owner + 1, len(msgs)):
+        if msgs[j].get("role") == "tool" and str(msgs[j].get("tool_call_id")) in ids:
+            out.add(j)
     return out
 
 
