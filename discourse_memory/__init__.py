@@ -17,6 +17,7 @@ from .errors import (
 )
 from .memory import DiscourseMemory
 from .options import NEWEST_TURN, Options
+from .recall import Recalled
 from .report import RecordEntry, Report, UnitReport
 from .tokens import TokenCounter, get_token_counter
 
@@ -31,6 +32,7 @@ __all__ = [
     "InvalidOptionError",
     "NEWEST_TURN",
     "Options",
+    "Recalled",
     "RecordEntry",
     "Report",
     "StateError",

@@ -20,6 +20,7 @@ from typing import overload
 
 import numpy as np
 
+from .labels import date_line, speaker_label
 from .literals import PATTERN_KINDS, first_kinds
 from .messages import Message
 from .segment import Piece
@@ -130,6 +131,14 @@ class Columns:
         self.msg_start = _Grow(np.int64)
         self.msg_start.extend([0])
         self.msg_cost = _Grow(np.int64)
+        self._labels: list[str | None] = []
+        self._label_uses: dict[str, int] = {}
+        self.msg_label_cost = _Grow(np.float64)
+        """Tokens of showing that label before an omission mark ("Caroline: …")."""
+        self.msg_date: list[str | None] = []
+        """Per message, the date line it opens with ("[1:56 pm on 8 May, 2023]"), if any."""
+        self.msg_session = _Grow(np.int64)
+        """Per message, the latest message at or before it that opens with a date line (-1: none)."""
         # per unit
         self.u_msg = _Grow(np.int64)
         self.u_kind = _Grow(np.int8)
@@ -171,6 +180,16 @@ class Columns:
         self.lit_mid = _Grow(np.bool_)
         """Whether the literal ever stands after a word of its unit (a capitalised word
         only ever seen opening a sentence is an opener, not a name)."""
+        self.derived: dict[str, dict[int, object]] = {}
+        """Values derived from messages already appended (by message index): they never
+        change as the conversation grows."""
+
+    def speaker(self, message: int) -> str | None:
+        """The speaker label message ``message`` opens with ("Caroline"), when the
+        conversation opens at least two messages with it (a transcript's speakers, not a
+        one-off "Note:")."""
+        label = self._labels[message]
+        return label if label is not None and self._label_uses[label] >= 2 else None
 
     def tool_groups(self) -> tuple[dict[int, list[int]], set[int], set[int]]:
         """(assistant message -> its result messages, orphan results, assistant messages
@@ -196,9 +215,21 @@ class Columns:
         owners: list[int] = []
         starts: list[int] = []
         costs: list[int] = []
+        session = int(self.msg_session.view[-1]) if self.msg_session.n else -1
+        sessions: list[int] = []
+        label_costs: list[float] = []
         for m, fs in zip(messages, fields):
             self.messages.append(m)
             self.pairs.add(m)
+            label, date = _label_and_date(fs)
+            self._labels.append(label)
+            if label is not None:
+                self._label_uses[label] = self._label_uses.get(label, 0) + 1
+            self.msg_date.append(date)
+            label_costs.append(float(count(label + ": …")) if label else 0.0)
+            if date is not None:
+                session = m.index
+            sessions.append(session)
             costs.append(sum(count(tf.text) for tf in m.texts)
                          + sum(count(c.name) + count(c.arguments) for c in m.tool_calls))
             before = len(rows)
@@ -256,6 +287,8 @@ class Columns:
             np.add.at(self.key_total.view, krows, 1)
         self.msg_start.extend(starts)
         self.msg_cost.extend(costs)
+        self.msg_label_cost.extend(label_costs)
+        self.msg_session.extend(sessions)
         # Vocabularies: new entries appended, existing ones updated in place (units are
         # numbered in order, so a key's newest unit is its largest index, and a
         # literal's last message its largest).
@@ -348,6 +381,18 @@ class Columns:
             hrows = np.repeat(head_mask, np.diff(hptr))
             out += np.bincount(self.head_idx.view[hrows], minlength=len(self.lit_text))
         return out
+
+
+def _label_and_date(fields: list[Field]) -> tuple[str | None, str | None]:
+    """The speaker label a message's text opens with, and its opening date line."""
+    for f in fields:
+        if not f.units or isinstance(f.units[0], Unit):
+            continue
+        first = f.units[0].piece  # type: ignore[union-attr]
+        body = f.text[first.start:first.end]
+        date = " ".join(body.split()) if date_line(body, first.literals) else None
+        return speaker_label(f.text), date
+    return None, None
 
 
 def _mid_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) -> list[int]:

@@ -26,6 +26,7 @@ from .keys import content_key, digest
 from .messages import SYSTEM_ROLES, Message, validate_messages
 from .options import NEWEST_TURN, FocusLike, Options
 from .plan import CLIPPED, DECISION_NAMES, DEDUPLICATED, KEPT, Plan
+from .recall import Recalled, recall
 from .record import render_note
 from .render import RenderCache, render_messages
 from .report import Report, RecordEntry, UnitReport
@@ -50,6 +51,20 @@ class Compaction:
     """The record note exactly as the model receives it (None if nothing was compacted)."""
     _build_report: Callable[[], Report] = field(repr=False, compare=False)
     _inputs: Sequence[Any] = field(repr=False, compare=False, default=())
+    _recall: Callable[[str, int], Recalled] | None = field(repr=False, compare=False, default=None)
+    references: tuple[str, ...] = ()
+    """The references this view hands out for recall (``#12``: message 12 in full): the
+    messages its record lists values of and those that lost text, in order."""
+
+    def recall(self, ref: str, max_tokens: int = 1000) -> Recalled:
+        """What this view left out, verbatim: ``ref`` is a reference (``#12``, ``#12-#15``,
+        ``<tag>#12``) or words to search the left-out units for (see :mod:`.recall`);
+        the text fits ``max_tokens``."""
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise InvalidOptionError(f"max_tokens must be a positive int, got {max_tokens!r}")
+        if self._recall is None:
+            return Recalled("nothing was left out of this view: there is nothing to recall.", (), False)
+        return self._recall(ref, max_tokens)
 
     @property
     def inputs(self) -> list[Any]:
@@ -132,6 +147,16 @@ class Compactor:
             cols, tag = self._columns(messages, _owned)
             return self._compact(cols, tag, messages, budget, options, focus)
 
+    def recall(self, messages: Any, ref: str, max_tokens: int = 1000, *, _owned: bool = False) -> Recalled:
+        """Resolve ``ref`` (see :meth:`Compaction.recall`) against ``messages`` as a whole
+        (a query searches all of its units)."""
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise InvalidOptionError(f"max_tokens must be a positive int, got {max_tokens!r}")
+        with self._lock:
+            cols, _ = self._columns(messages, _owned)
+            return recall(cols, ref, tags=self._tags, shown=None, count=self.counter.count, max_tokens=max_tokens,
+                          analyse=self._terms)
+
     def _options(self, options: Options | None) -> Options:
         if options is None:
             return self.options
@@ -204,10 +229,7 @@ class Compactor:
         if focus is NEWEST_TURN:
             found = focus_of_turn(cols)
         else:
-            pieces = self.analyzer.analyse([focus])[0] if focus.strip() else ()
-            words = [w for p in pieces for w in p.piece.words]
-            literals = [t for p in pieces for t in p.literal_texts]
-            found = focus_of_text(cols, words, literals)
+            found = focus_of_text(cols, *self._terms(focus))
         return relevance(cols, found) if found is not None else None
 
     def _compact(self, cols: Columns, tag: str, messages: Any, budget: int, options: Options,
@@ -223,9 +245,11 @@ class Compactor:
         if before <= budget and well_formed:
             return _unchanged(msgs, units, before, budget, messages)
 
+        recall_n = len(msgs) if options.recall else None
+
         def measure(plan: Plan) -> tuple[int, str]:
-            out, sources, counted = render_messages(cols, plan, messages, self._render_cache)
-            note = _note(tag, plan)
+            out, sources, counted = render_messages(cols, plan, messages, self._render_cache, options.recall)
+            note = _note(tag, plan, recall_n)
             total = sum(count(t) for ts in counted for t in ts) + count(note)
             total += sum(options.overhead(m) for m in out) + options.overhead({"role": options.note_role,
                                                                                 "content": note})
@@ -234,7 +258,7 @@ class Compactor:
         scene = Scene(cols, budget, options, self._relevance(cols, focus), tag, count, measure,
                       lambda text, n: head_of(self.counter, text, n))
         plan = fit(scene)
-        out, sources, _ = render_messages(cols, plan, messages, self._render_cache)
+        out, sources, _ = render_messages(cols, plan, messages, self._render_cache, options.recall)
         tokens, note = measure(plan)
         # The note follows the leading system messages of the view, whatever was protected.
         position = 0
@@ -245,13 +269,31 @@ class Compactor:
         shown = set(sources)
         orphans = cols.pairs.orphans
         dropped_messages = tuple(i for i in range(len(msgs)) if i not in shown and i not in orphans)
+        shown_units = (plan.decision == KEPT) | (plan.decision == CLIPPED)
+        n_msgs = len(msgs)
+        tags = self._tags
+
+        def recall_in_view(ref: str, max_tokens: int) -> Recalled:
+            with self._lock:
+                return recall(cols, ref, tags=tags[:n_msgs], shown=shown_units, count=count, max_tokens=max_tokens,
+                              analyse=self._terms, messages=n_msgs)
+
+        lost = np.bincount(cols.u_msg.view[~shown_units], minlength=n_msgs) > 0
+        listed = {e.message for e in plan.record.entries}
+        references = tuple(f"#{i}" for i in range(n_msgs) if lost[i] or i in listed)
         return Compaction(out, tuple(sources), before, tokens, budget, note,
-                          lambda: _report(cols, units, plan, note, dropped_messages, count), messages)
+                          lambda: _report(cols, units, plan, note, dropped_messages, count), messages,
+                          recall_in_view, references)
+
+    def _terms(self, text: str) -> tuple[list[str], list[str]]:
+        """Content words and literal texts of ``text``, analysed like the history."""
+        pieces = self.analyzer.analyse([text])[0] if text.strip() else ()
+        return [w for p in pieces for w in p.piece.words], [t for p in pieces for t in p.literal_texts]
 
 
-def _note(tag: str, plan: Plan) -> str:
+def _note(tag: str, plan: Plan, recall_n: int | None = None) -> str:
     omitted, clipped, deduplicated = plan.counts
-    return render_note(tag, omitted, clipped, deduplicated, plan.record)
+    return render_note(tag, omitted, clipped, deduplicated, plan.record, recall=recall_n)
 
 
 def count_messages(messages: Sequence[Mapping[str, Any]], token_counter: TokenCounterLike | TokenCounter | None = None,
@@ -409,6 +451,7 @@ def compact(
     pipeline: str | None = None,
     clip_tokens: int = 12,
     message_overhead: int | Callable[[Mapping[str, Any]], int] = 0,
+    recall: bool = False,
     options: Options | None = None,
 ) -> Compaction:
     """Compact OpenAI-style chat ``messages`` to at most ``budget`` tokens.
@@ -434,6 +477,8 @@ def compact(
             such as ``"en_core_web_sm"`` (adds its statistical entities).
         clip_tokens: how many tokens a clipped unit keeps (twice that for code and tables).
         message_overhead: tokens the chat format adds per message (or a function of it).
+        recall: the model can recall what was left out (``Compaction.recall``): the note
+            says how, and a message that lost text names itself (``…#12``).
         options: all of the above as one :class:`~discourse_memory.Options` (then the
             keyword arguments must be left at their defaults).
 
@@ -450,7 +495,7 @@ def compact(
     """
     given = dict(token_counter=token_counter, keep_system=keep_system, keep_last_turn=keep_last_turn,
                  strict=strict, relax=relax, note_role=note_role, pipeline=pipeline, clip_tokens=clip_tokens,
-                 message_overhead=message_overhead)
+                 message_overhead=message_overhead, recall=recall)
     if options is None:
         options = Options(**given)
     else:

@@ -30,6 +30,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+import itertools
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -41,8 +42,8 @@ from .errors import BudgetTooSmallError
 from .messages import SYSTEM_ROLES
 from .options import Options
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
-from .record import VALUES_LINE, Entry, Item, Record, date_headers, is_date_header, item_for, message_label, not_values, \
-    sanitize, system_only_literals
+from .record import VALUES_LINE, Entry, Item, Record, date_headers, item_for, message_label, not_values, \
+    render_note, sanitize, system_only_literals
 from .tokens import head_of
 from .units import Unit, clip_cost, head_literal_texts
 
@@ -59,8 +60,9 @@ KIND_WEIGHT = {"heading": 1.5, "tool_call": 3.0, "field": 1.2, "table_row": 1.1}
 RECORD_VALUE = 1.0
 """A value listed in the record, against the same value shown in its text."""
 LITERAL_VALUE = {
-    "identifier": 1.0, "email": 1.0, "url": 1.0, "path": 1.0, "amount": 1.0, "datetime": 1.0, "date": 1.0,
-    "version": 1.0, "time": 0.8, "percent": 0.8, "quoted": 0.8, "name": 0.8, "number": 0.4,
+    "identifier": 1.5, "email": 1.5, "url": 1.5, "path": 1.5, "amount": 1.5, "datetime": 1.5, "date": 1.5,
+    "version": 1.5, "phone": 1.5, "time": 1.0, "percent": 1.0, "quoted": 1.0, "name": 1.0, "quantity": 1.0,
+    "number": 0.3,
 }
 """What a listed value of each kind is worth (other kinds: a model's entities, as names)."""
 RECORD_PER_UNIT = 8.0
@@ -174,7 +176,8 @@ def fit(scene: Scene) -> Plan:
     :class:`~discourse_memory.BudgetTooSmallError` when not even the last protection
     step fits."""
     cols, budget, options = scene.cols, scene.budget, scene.options
-    frame = scene.count(_frame(scene.tag)) + options.overhead({"role": options.note_role, "content": ""})
+    frame = scene.count(_frame(scene.tag, len(cols) if options.recall else None)) + \
+        options.overhead({"role": options.note_role, "content": ""})
     steps = protections(options)
     for step in steps:
         protected = _protected(cols, step)
@@ -192,10 +195,8 @@ def fit(scene: Scene) -> Plan:
     raise AssertionError("unreachable: the last protection step returns or raises")
 
 
-def _frame(tag: str) -> str:
-    from .record import render_note
-
-    return render_note(tag, 99999, 99999, 99999, Record((), (), ()))
+def _frame(tag: str, recall: int | None) -> str:
+    return render_note(tag, 99999, 99999, 99999, Record((), (), ()), recall=recall)
 
 
 def _fixed_cost(cols: Columns, protected: frozenset[int], scene: Scene) -> int:
@@ -277,8 +278,10 @@ class _Ranked:
     u_msg: np.ndarray
     lits: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # lit_ptr, lit_idx, head_ptr, head_idx
     call_units: dict[int, list[int]]  # assistant message -> its tool-call units
-    short_units: dict[int, np.ndarray]  # short message -> its units that open with it
+    msg_start: np.ndarray
     long_head: Callable[[int, int], tuple[int, list[int]]]  # (unit, step) -> its head's end, literals shown
+    item_order: np.ndarray  # record items, best value per token first
+    reserve: float  # the record's first claim (see RECORD_SHARE)
 
 
 def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
@@ -305,12 +308,14 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     decision[is_call & forced_msg[u_msg]] = KEPT
 
     winner = cols.key_newest.view[cols.u_key.view]
-    dedup = (~prot_u) & (~is_call) & (u_msg[winner] != u_msg) & (tokens >= options.dedup_min_tokens)
+    # A repeat, in a newer message or later in its own, leaves only its newest copy.
+    dedup = (~prot_u) & (~is_call) & (winner != np.arange(n_units)) & (tokens >= options.dedup_min_tokens)
     decision[dedup] = DEDUPLICATED
 
     # What a unit says: its values, and its content words weighted by rarity.
     noise = not_values(cols, system_only_literals(cols))
-    value = (~noise).astype(np.float64)
+    kind_value = np.array([LITERAL_VALUE.get(k, LITERAL_VALUE["name"]) for k in cols.lit_kind_names])
+    value = np.where(noise, 0.0, kind_value[cols.lit_kind.view] if len(kind_value) else 0.0)
     info = cols.per_unit_sum(value) + cols.word_weights(IDF_POWER)
     head_info = cols.per_unit_sum(value, head=True) + cols.u_head_share.view * cols.word_weights(IDF_POWER)
     recency = 1.0 + RECENCY * np.arange(n_msgs) / max(n_msgs - 1, 1)
@@ -398,7 +403,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
 
     # Record items: each value not shown by what is kept anyway, with its key.
     base_shown = cols.literal_counts(decision == KEPT) > 0
-    header_of = date_headers(cols, units)
+    header_of = date_headers(cols)
     items, item_gain, item_cost, value_cost, entry_cost, header_cost = _items(
         scene, decision, base_shown, noise, rel, recency, header_of, units)
 
@@ -421,47 +426,24 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     costs = np.concatenate([np.array([call_cost[a] for a in call_msgs]), open_cost[open_msgs],
                             clip_cost_u[idx_clip], rest_cost[idx_rest], full_cost[idx_whole], item_cost, long_cost])
     tier = (kinds != _CALLS).astype(np.int64) + (kinds == _OPEN) + 2 * (kinds == _REST)
-    band = np.ones(len(kinds), dtype=np.int64)
-    band[_reserved(scene, kinds, ratios, costs, items, entry_cost, protected)] = 0
-    order = np.lexsort((targets, kinds, tier, -ratios, band))
+    order = np.lexsort((targets, kinds, tier, -ratios))
+    item_rows = np.flatnonzero(kinds == _ITEM)
+    item_order = item_rows[np.argsort(-ratios[item_rows], kind="stable")] - (item_rows[0] if len(item_rows) else 0)
 
-    overhead = np.array([_label_cost(scene, m) + scene.options.overhead(m.raw) for m in cols.messages])
+    overhead = cols.msg_label_cost.view.copy()
+    if options.recall:  # the reference a message's first mark carries (``…#12``)
+        overhead += np.array([scene.count(f"#{i}") for i in range(n_msgs)], dtype=np.float64)
+    if options.message_overhead:
+        overhead += np.array([options.overhead(m.raw) for m in cols.messages], dtype=np.float64)
     call_units: dict[int, list[int]] = {}
     for u in np.flatnonzero(is_call).tolist():
         call_units.setdefault(int(u_msg[u]), []).append(u)
-    short_units = {int(m): np.flatnonzero(in_short[starts[m]:starts[m + 1]]) + int(starts[m]) for m in open_msgs}
     return _Ranked(decision, frozenset(calls_forced), protected, winner,
                    np.where(split, CLIPPED, KEPT).astype(np.int8), in_short, kinds, targets, costs, order,
                    call_cost, owner_of_msg, owner_u, overhead, items, value_cost, entry_cost, header_of, header_cost,
                    {it.text: k for k, it in enumerate(items) if it.header},
                    scene.count(VALUES_LINE) - scene.count("]"), base_shown, u_msg, (cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
-                   call_units, short_units, _long_head(scene, units, long_tokens))
-
-
-def _reserved(scene: Scene, kinds: np.ndarray, ratios: np.ndarray, costs: np.ndarray, items: list[Item],
-              entry_cost: dict[int, float], protected: frozenset[int]) -> np.ndarray:
-    """Option rows of the record items that make its first claim (see ``RECORD_SHARE``):
-    the best by value per token whose running cost, entry labels included, fits the share."""
-    rows = np.flatnonzero(kinds == _ITEM)
-    if not len(rows):
-        return rows
-    first = int(rows[0])
-    fixed = sum(int(scene.cols.msg_cost.view[i]) for i in protected)
-    share = RECORD_SHARE * max(scene.budget - fixed, 0)
-    rows = rows[np.argsort(-ratios[rows], kind="stable")]
-    item_list = items
-    seen: set[int] = set()
-    running = 0.0
-    out = []
-    for row in rows.tolist():
-        m = item_list[row - first].message
-        cost = float(costs[row]) + (0.0 if m in seen else entry_cost.get(m, 0.0))
-        if running + cost > share:
-            break
-        running += cost
-        seen.add(m)
-        out.append(row)
-    return np.array(out, dtype=np.int64)
+                   call_units, starts, _long_head(scene, units, long_tokens), item_order, RECORD_SHARE * room)
 
 
 def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[int, int], tuple[int, list[int]]]:
@@ -475,13 +457,6 @@ def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[
     return head
 
 
-def _label_cost(scene: Scene, m: Any) -> float:
-    from .record import speaker_label
-
-    label = speaker_label(m)
-    return scene.count(label + ": …") if label else 0.0
-
-
 def _focus_gains(cols: Columns, rel: np.ndarray, units: Sequence[Unit]) -> tuple[np.ndarray, np.ndarray]:
     """Per unit, the value of what it shares with the focus, and of being context to a
     match: the rest of its message, the messages before and after it, its date line."""
@@ -492,32 +467,30 @@ def _focus_gains(cols: Columns, rel: np.ndarray, units: Sequence[Unit]) -> tuple
     msg_rel = np.zeros(n_msgs)
     np.maximum.at(msg_rel, u_msg, rel)
     context = CONTEXT_TURN * FOCUS * msg_rel[u_msg]
-    neighbour = np.zeros(n_msgs)
-    neighbour[:-1] = np.maximum(neighbour[:-1], msg_rel[1:])  # the question a match answers
-    neighbour[1:] = np.maximum(neighbour[1:], msg_rel[:-1])  # the answer a match got
-    roles = [m.role for m in cols.messages]
-    for i in np.flatnonzero(neighbour > 0).tolist():
-        s, e = int(starts[i]), int(starts[i + 1])
-        if e <= s:
-            continue
-        share = CONTEXT_NEIGHBOUR * FOCUS * float(neighbour[i])
-        context[s:e] += 0.3 * share
-        # Most of it to the unit next to the match: the end of a question, the start of an answer.
-        before_match = i + 1 < n_msgs and msg_rel[i + 1] == neighbour[i] and roles[i + 1] != roles[i]
-        context[e - 1 if before_match else s] += 0.7 * share
+    # The question a match answers (the message before it, from another role) and the
+    # answer a match got (the message after it): most of the share to the unit next to
+    # the match (the end of the question, the start of the answer), the rest to all.
+    roles = np.array([hash(m.role) for m in cols.messages], dtype=np.int64)
+    other = np.zeros(n_msgs, dtype=bool)
+    other[:-1] = roles[:-1] != roles[1:]
+    before = np.zeros(n_msgs)
+    before[:-1] = np.where(other[:-1], msg_rel[1:], 0.0)
+    after = np.zeros(n_msgs)
+    after[1:] = np.where(other[:-1], msg_rel[:-1], 0.0)
+    nonempty = starts[1:] > starts[:-1]
+    share = CONTEXT_NEIGHBOUR * FOCUS * np.maximum(before, after) * nonempty
+    context += 0.3 * share[u_msg]
+    target = np.where(before >= after, starts[1:] - 1, starts[:-1])
+    hit = np.flatnonzero(share > 0)
+    np.add.at(context, target[hit], 0.7 * share[hit])
     # A session's date line dates every match in it.
-    header_unit = -1
-    session_best = 0.0
-    for i in range(n_msgs + 1):
-        s = int(starts[i]) if i < n_msgs else -1
-        starts_session = i == n_msgs or (int(starts[i + 1]) > s and is_date_header(units[s]))
-        if starts_session:
-            if header_unit >= 0 and session_best > 0:
-                context[header_unit] += CONTEXT_DATE * FOCUS * session_best
-            if i < n_msgs:
-                header_unit, session_best = s, 0.0
-        if i < n_msgs:
-            session_best = max(session_best, float(msg_rel[i]))
+    session = cols.msg_session.view
+    dated = np.flatnonzero(session >= 0)
+    if len(dated):
+        best = np.zeros(n_msgs)
+        np.maximum.at(best, session[dated], msg_rel[dated])
+        heads = np.flatnonzero(best > 0)
+        np.add.at(context, starts[heads], CONTEXT_DATE * FOCUS * best[heads])
     return focus_gain, context
 
 
@@ -622,6 +595,10 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     u_msg = r.u_msg
     overhead = r.msg_overhead.tolist()
     left = room
+    used = 0.0  # tokens the record's items and entry labels take
+    queue = iter(r.item_order.tolist())
+    item_costs = r.costs[r.kinds == _ITEM].tolist()
+    reserve = min(r.reserve, room)
     costs = r.costs[r.order]
     # No option from position i on costs less than this: stop when the room is below it.
     floor = np.minimum.accumulate(costs[::-1])[::-1].tolist() if len(costs) else []
@@ -632,6 +609,7 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         k = by_literal.pop(lit, None)
         if k is None:
             return 0.0
+        nonlocal used
         freed = taken.pop(k)
         item = r.item_of[k]
         m = item.message
@@ -643,6 +621,7 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         if not entries[m]:
             del entries[m]
             freed += r.entry_cost.get(m, 0.0)
+        used -= freed
         return freed
 
     def show(units: Any, head: bool) -> float:
@@ -655,8 +634,17 @@ def _take(r: _Ranked, room: float) -> _Chosen:
                     freed += show_literal(lit)
         return freed
 
+    def fill_reserve() -> None:
+        """The record's first claim: its best items, while it holds less than the reserve."""
+        nonlocal queue
+        for k in queue:
+            if used + item_costs[k] > reserve or item_costs[k] > left:
+                queue = itertools.chain([k], queue)  # the best item left waits for room
+                return
+            take_item(k, item_costs[k])
+
     def take_item(k: int, cost: float) -> bool:
-        nonlocal left
+        nonlocal left, used
         item = r.item_of[k]
         if k in taken or any(shown_lits[c] or c in by_literal for c in item.covers):
             return False
@@ -676,6 +664,7 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         if cost + extra > left:
             return False
         left -= cost + extra
+        used += cost + extra
         headers.update([header] if header is not None else [])
         if item.header:
             taken[k] = cost
@@ -689,8 +678,11 @@ def _take(r: _Ranked, room: float) -> _Chosen:
             taken[session] = 0.0  # the date line printed above this entry
         return True
 
+    fill_reserve()
     for pos, (kind, target, cost) in enumerate(zip(r.kinds[r.order].tolist(), r.targets[r.order].tolist(),
                                                     costs.tolist())):
+        if used < reserve:
+            fill_reserve()  # items it held were shown by units: the room goes to the next items
         if left < floor[pos]:
             break
         if cost > left:
@@ -749,7 +741,8 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         msg_shown[msg] = True
         if kind == _OPEN:
             opened.add(target)
-            us = r.short_units[target]
+            first = int(r.msg_start[target])
+            us = np.flatnonzero(r.in_short[first:int(r.msg_start[target + 1])]) + first
             decision[us] = r.opening[us]
             freed += show(us[r.opening[us] == KEPT], False) + show(us[r.opening[us] == CLIPPED], True)
         elif kind == _CLIP:

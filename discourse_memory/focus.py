@@ -77,14 +77,15 @@ def focus_of_turn(cols: Columns) -> Focus | None:
     return _from_messages(cols, weighted)
 
 
-def focus_of_text(cols: Columns, words: list[str], literals: list[str]) -> Focus | None:
+def focus_of_text(cols: Columns, words: list[str], literals: list[str],
+                  min_strength: float = MIN_STRENGTH) -> Focus | None:
     """A focus on a given text, from its content words and literal texts (analysed
     like the history's units); terms the history does not contain are dropped."""
     w = sorted({cols.word_ids[t] for t in words if t in cols.word_ids})
     found = {cols.lit_ids[t]: 1.0 for t in literals if t in cols.lit_ids}
     lits = sorted(_without_word_literals(cols, dict.fromkeys(w, 1.0), found))
     return _focus(cols, np.array(w, dtype=np.int64), np.ones(len(w)), np.array(lits, dtype=np.int64),
-                  np.ones(len(lits)), frozenset())
+                  np.ones(len(lits)), frozenset(), min_strength)
 
 
 def _without_word_literals(cols: Columns, words: dict[int, float], lits: dict[int, float]) -> dict[int, float]:
@@ -114,12 +115,12 @@ def _from_messages(cols: Columns, weighted: dict[int, float]) -> Focus | None:
 
 
 def _focus(cols: Columns, words: np.ndarray, word_weight: np.ndarray, literals: np.ndarray,
-           literal_weight: np.ndarray, messages: frozenset[int]) -> Focus | None:
+           literal_weight: np.ndarray, messages: frozenset[int], min_strength: float = MIN_STRENGTH) -> Focus | None:
     focus = Focus(words, word_weight, literals, literal_weight, messages)
     n = len(cols.units)
     strength = float((word_weight * _idf(cols.word_df.view[words], n)).sum()
                      + (literal_weight * _idf(cols.lit_df.view[literals], n)).sum())
-    return focus if strength >= MIN_STRENGTH else None
+    return focus if strength >= min_strength and strength > 0 else None
 
 
 def _idf(df: np.ndarray, n: int) -> np.ndarray:

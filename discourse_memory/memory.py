@@ -8,6 +8,7 @@ import threading
 from typing import Any, Iterable, Mapping
 
 from .compaction import Compaction, Compactor, json_copy
+from .recall import Recalled
 from .errors import InvalidOptionError, StateError
 from .messages import validate_messages
 from .options import NEWEST_TURN, NOTE_ROLES, FocusLike, Options
@@ -40,12 +41,14 @@ class DiscourseMemory:
         note_role: str = "system",
         pipeline: str | None = None,
         clip_tokens: int = 12,
+        recall: bool = False,
         options: Options | None = None,
     ) -> None:
         """``options`` gives every setting at once (see :class:`~discourse_memory.Options`);
         otherwise the keyword arguments build one."""
         given = dict(token_counter=token_counter, keep_system=keep_system, keep_last_turn=keep_last_turn,
-                     strict=strict, relax=relax, note_role=note_role, pipeline=pipeline, clip_tokens=clip_tokens)
+                     strict=strict, relax=relax, note_role=note_role, pipeline=pipeline, clip_tokens=clip_tokens,
+                     recall=recall)
         if options is None:
             options = Options(**given)
         elif any(v != getattr(Options(), k) for k, v in given.items()):
@@ -59,6 +62,7 @@ class DiscourseMemory:
         self._compactor = Compactor(options=options)
         self._messages: list[dict[str, Any]] = []
         self._lock = threading.Lock()
+        self._last_view: Compaction | None = None
         self.extend(messages)
 
     def append(self, message: Mapping[str, Any]) -> None:
@@ -84,6 +88,7 @@ class DiscourseMemory:
     def clear(self) -> None:
         with self._lock:
             self._messages.clear()
+            self._last_view = None
 
     def view(self, budget: int, *, focus: FocusLike = NEWEST_TURN) -> Compaction:
         """The history compacted to ``budget`` tokens (see :func:`discourse_memory.compact`);
@@ -94,7 +99,19 @@ class DiscourseMemory:
         # The view must not share lists or dicts with the stored history: editing it
         # (as frameworks do) would otherwise rewrite the history.
         view.messages[:] = [json_copy(msg) for msg in view.messages]
+        self._last_view = view
         return view
+
+    def recall(self, ref: str, max_tokens: int = 1000) -> Recalled:
+        """What was left out, verbatim (see :meth:`Compaction.recall`): a reference
+        (``#12``, ``#12-#15``, ``<tag>#12``) resolves against the whole history; a query
+        searches what the newest view left out (or, after new messages, all units)."""
+        with self._lock:
+            snapshot = list(self._messages)
+            last = self._last_view
+        if last is not None and len(last.sources) and len(last._inputs) == len(snapshot):
+            return last.recall(ref, max_tokens)
+        return self._compactor.recall(snapshot, ref, max_tokens, _owned=True)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe state; :meth:`from_dict` restores an identical view."""
@@ -114,6 +131,7 @@ class DiscourseMemory:
                 "pipeline": s.pipeline,
                 "clip_tokens": s.clip_tokens,
                 "relax": s.relax,
+                "recall": s.recall,
             },
             "messages": self.messages,
         }
@@ -160,7 +178,8 @@ def _checked_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     """The constructor's keyword arguments from saved settings, types checked strictly
     (``bool("false")`` is True: a loose check would load the opposite setting)."""
     out: dict[str, Any] = {}
-    for key, default in (("keep_system", True), ("keep_last_turn", True), ("strict", False), ("relax", False)):
+    for key, default in (("keep_system", True), ("keep_last_turn", True), ("strict", False), ("relax", False),
+                         ("recall", False)):
         value = settings.get(key, default)
         if not isinstance(value, bool):
             raise StateError(f"invalid state: settings.{key} must be true or false, got {value!r}")

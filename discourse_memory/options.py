@@ -79,9 +79,13 @@ class Options:
     then fits the budget by that count too. The record note counts as a message."""
     dedup_min_tokens: int = 4
     """Shorter units are never dropped as repeats."""
+    recall: bool = False
+    """The model has a recall tool (``Compaction.recall``, the adapters' ``recall`` tools):
+    the note says how to use it, and the first ``…`` of a message that lost text names
+    the message (``…#12``), so the model can ask for it back."""
 
     def __post_init__(self) -> None:
-        for name in ("keep_system", "keep_last_turn", "strict", "relax"):
+        for name in ("keep_system", "keep_last_turn", "strict", "relax", "recall"):
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise InvalidOptionError(f"{name} must be True or False, got {value!r}")

@@ -27,12 +27,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .columns import UNIT_KINDS, Columns
+from .labels import date_line
 from .literals import PATTERN_KINDS
 from .messages import SYSTEM_ROLES, Message
 from .units import Unit
 
-__all__ = ["Entry", "Item", "Record", "date_headers", "item_for", "message_label", "not_values",
-           "render_note", "sanitize"]
+__all__ = ["Entry", "Item", "Record", "date_headers", "is_date_header", "item_for", "message_label",
+           "not_values", "render_note", "sanitize", "system_only_literals"]
 
 _FIELD = UNIT_KINDS.index("field")
 _TABLE_ROW = UNIT_KINDS.index("table_row")
@@ -46,9 +47,6 @@ _SPACES = re.compile(r"\s+")
 _JSON_KEY_BEFORE = re.compile(r"""["']([A-Za-z_][\w\-.]{0,40})["']\s{0,3}:\s{0,3}["']?$""")
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _FIELD_KEY = re.compile(r"[^\W\d][\w .\-/()#]{0,39}")
-_LABEL = re.compile(r"\s*([A-Z][\w'\-]{0,20}(?:[ ][A-Z][\w'\-]{0,20}){0,2}):[ \t]")
-_DATE_HEADER_REST = re.compile(r"[\s\[\](){}<>,.:;|\-–—]*(?:on|at|am|pm|AM|PM)?[\s\[\](){}<>,.:;|\-–—]*")
-_DATE_KINDS = frozenset({"date", "datetime", "time"})
 _BOUNDARY = ".!?:;\n"  # what a value's context does not reach across
 _PROSE_KINDS = frozenset({"sentence", "list_item", "heading", "field", "table_row"})
 # Words too common to key a value ("for" in "for $30" says nothing).
@@ -172,25 +170,10 @@ def message_label(cols: Columns, m: Message) -> str:
     name = m.raw.get("name")
     if isinstance(name, str) and name.strip():
         return f"#{m.index} {sanitize(name)[:40]}"
-    speaker = speaker_label(m)
+    speaker = cols.speaker(m.index)
     if speaker:
         return f"#{m.index} {speaker}"
     return f"#{m.index} {m.role}"
-
-
-def speaker_label(m: Message) -> str | None:
-    """A dialogue's speaker label opening the message text ("Caroline: ..."), if any."""
-    for tf in m.texts[:1]:
-        text = tf.text
-        # A date line may come first ("[1:56 pm on 8 May, 2023]\nCaroline: Hey").
-        line_end = text.find("\n")
-        first_line = text[:line_end] if line_end != -1 else text
-        if line_end != -1 and not _LABEL.match(first_line):
-            text = text[line_end + 1:]
-        match = _LABEL.match(text)
-        if match:
-            return match.group(1)
-    return None
 
 
 def _call_label(name: str, arguments: str) -> str:
@@ -211,33 +194,16 @@ def _call_label(name: str, arguments: str) -> str:
     return f"{sanitize(name)[:40]}({value})"
 
 
-def date_headers(cols: Columns, units: Sequence[Unit]) -> list[str | None]:
-    """For each message, the session date line it falls under: the latest earlier
-    message whose first unit is only a date or time (``[1:56 pm on 8 May, 2023]``)."""
-    starts = cols.msg_start.view
-    out: list[str | None] = []
-    current: str | None = None
-    for i in range(len(cols)):
-        s, e = int(starts[i]), int(starts[i + 1])
-        if e > s and cols.u_kind.view[s] != _CALL:
-            u = units[s]
-            if is_date_header(u):
-                current = sanitize(u.text)
-        out.append(current)
-    return out
+def date_headers(cols: Columns) -> list[str | None]:
+    """For each message, the session date line it falls under: the latest message at or
+    before it that opens with a date line (``[1:56 pm on 8 May, 2023]``)."""
+    dates = cols.msg_date
+    return [dates[i] if i >= 0 else None for i in cols.msg_session.view.tolist()]
 
 
 def is_date_header(u: Unit) -> bool:
-    """A unit that only states a date or time (a session's date line)."""
-    if not u.literals or len(u.text) > 60 or any(lit.kind not in _DATE_KINDS for lit in u.literals):
-        return False
-    rest = []
-    pos = 0
-    for lit in u.literals:
-        rest.append(u.text[pos:lit.start])
-        pos = lit.end
-    rest.append(u.text[pos:])
-    return all(_DATE_HEADER_REST.fullmatch(r) for r in rest)
+    """A unit that only states a date or time (a session's date line, when it opens its message)."""
+    return date_line(u.text, u.literals)
 
 
 def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = False) -> Item | None:
@@ -262,7 +228,10 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
                     sanitize(key), value_shown)
     if kind == "number":
         if u.kind not in _PROSE_KINDS:
-            return None
+            path = _line_number_file(cols, u, lit.start, lit.end)
+            if path is None:
+                return None
+            return Item(literal, index, u.message, f"{path}: {text}", None, (literal,), False, path, text)
         after = _WORD.match(u.text, lit.end + 1) if u.text[lit.end:lit.end + 1] == " " else None
         if after is None or after.group().lower() in _STOP:
             return None
@@ -276,6 +245,45 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         shown = shown[:MAX_ITEM_CHARS - 1] + "…"
         span = None
     return Item(literal, index, u.message, shown, span if text == value else None, (literal,))
+
+
+_LINE_NUMBER = re.compile(r"[ \t]*(\d{1,7})(?:[ \t]*[:|\t-]|[ \t]{2})")
+_GREP_LINE = re.compile(r"((?:[\w.\-]+/)*[\w.\-]+\.\w{1,10}):(\d{1,7})[:\-]")
+
+
+def _line_number_file(cols: Columns, u: Unit, start: int, end: int) -> str | None:
+    """The file whose line the number at ``start:end`` numbers, if it is a line number:
+    ``path:1312:`` (grep), or a number opening a line of a listing (``nl``, ``cat -n``,
+    a traceback) of the file the tool call or command names."""
+    grep = _GREP_LINE.match(u.text)
+    if grep is not None and grep.start(2) == start and grep.end(2) == end:
+        return grep.group(1)
+    line = _LINE_NUMBER.match(u.text)
+    if line is None or line.start(1) != start or line.end(1) != end:
+        return None
+    return source_path(cols, u.message)
+
+
+def source_path(cols: Columns, message: int) -> str | None:
+    """The first path named by what produced a tool output: the call a tool result
+    answers, or the assistant message before a text agent's observation."""
+    memo = cols.derived.setdefault("source_path", {})
+    if message in memo:
+        return memo[message]
+    src = cols.pairs.owner.get(message)
+    if src is None and message > 0 and cols.messages[message - 1].role == "assistant":
+        src = message - 1
+    path = None
+    if src is not None:
+        lptr, lidx = cols.lit_ptr.view, cols.lit_idx.view
+        s, e = int(cols.msg_start.view[src]), int(cols.msg_start.view[src + 1])
+        code = cols.kind_code("path")
+        for lit in lidx[lptr[s]:lptr[e]].tolist():
+            if cols.lit_kind.view[lit] == code:
+                path = cols.lit_text[lit]
+                break
+    memo[message] = path
+    return path
 
 
 def _quoted(value: str) -> str:
@@ -325,12 +333,14 @@ def _in_context(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record: Record,
-                dropped: int | None = None) -> str:
+                dropped: int | None = None, recall: int | None = None) -> str:
     """The note: a frame naming what was left out, then one line per entry (a session
-    date line before the entries it dates), then what could not be listed."""
+    date line before the entries it dates), then what could not be listed. ``recall``:
+    the number of messages, when the model can recall them (the frame says how)."""
+    hint = "" if recall is None else recall_hint(recall)
     lines = [
         f"[discourse-memory record {tag}: earlier turns compacted to fit ({omitted} parts omitted, "
-        f"{clipped} clipped at …, {deduplicated} repeats shown only where they last occur)"
+        f"{clipped} clipped at …, {deduplicated} repeats shown only where they last occur{hint})"
         + (VALUES_LINE if record.entries else "]")
     ]
     header: str | None = None
@@ -346,6 +356,12 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
         lines.append(f"({dropped} more values dropped to fit)")
     lines.append(f"[end of record {tag}]")
     return "\n".join(lines)
+
+
+def recall_hint(messages: int) -> str:
+    """How the note tells the model about recall (the references it hands out: every
+    message, and the ``…#N`` marks and entry labels that name them)."""
+    return f"; recall #N (#0-#{max(messages - 1, 0)}) for a message in full"
 
 
 def _merged(items: Iterable[Item]) -> list[str]:

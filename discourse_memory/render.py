@@ -8,7 +8,6 @@ message whose speaker label ("Caroline: ...") was in an omitted unit keeps the l
 from __future__ import annotations
 
 import copy
-import re
 from typing import Any
 
 import numpy as np
@@ -19,7 +18,6 @@ from .units import Unit, clipped_text
 
 __all__ = ["RenderCache", "render_messages"]
 
-_LABEL = re.compile(r"([A-Z][\w'\-]{0,20}(?:[ ][A-Z][\w'\-]{0,20}){0,2}):[ \t]")
 
 
 class RenderCache:
@@ -46,11 +44,21 @@ class RenderCache:
         self._data.clear()
 
 
-def render_field(text: str, units: list[Unit], decisions: list[int], heads: dict[int, int]) -> str:
+def render_field(text: str, units: list[Unit], decisions: list[int], heads: dict[int, int],
+                 ref: str = "", speaker: str | None = None) -> str:
     """One text field of a message with only its shown units (``heads``: a later cut for
-    some clipped units, by position in ``units``)."""
+    some clipped units, by position in ``units``); ``ref`` follows the first mark (the
+    message's reference, for recall); ``speaker``: the message's speaker label, kept
+    when the unit that opens with it is left out."""
     if all(d == KEPT for d in decisions):
         return text
+    first_mark = [ref]
+
+    def mark() -> str:
+        out = PLACEHOLDER + first_mark[0]
+        first_mark[0] = ""
+        return out
+
     parts: list[str] = []
     gap_lines = False  # whether the omitted run since the last shown unit spans lines
     omitted_run = False
@@ -58,17 +66,17 @@ def render_field(text: str, units: list[Unit], decisions: list[int], heads: dict
     label: str | None = None
     for j, (u, d) in enumerate(zip(units, decisions)):
         if d != KEPT and d != CLIPPED:
-            if not parts and label is None:
-                found = _LABEL.match(u.text)
-                if found:
-                    label = found.group()
+            if not parts and label is None and speaker and u.text.startswith(speaker + ":"):
+                label = speaker + ": "
             omitted_run = True
             gap_lines = gap_lines or ("\n" in u.gap and bool(parts))
             continue
         body = u.text if d == KEPT else clipped_text(u, heads.get(j, u.head_end))
+        if d == CLIPPED and first_mark[0] and u.kind != "code" and body.endswith(PLACEHOLDER):
+            body = body[:-len(PLACEHOLDER)] + mark()
         if not parts:
             if omitted_run:
-                lead = (label or "") + PLACEHOLDER
+                lead = (label or "") + mark()
                 parts.append(lead + ("\n" if gap_lines or "\n" in u.gap else " ") + body)
             else:
                 parts.append(body)
@@ -76,7 +84,7 @@ def render_field(text: str, units: list[Unit], decisions: list[int], heads: dict
             if marked:
                 sep = "\n" if gap_lines or "\n" in u.gap else " "
             else:
-                sep = f"\n{PLACEHOLDER}\n" if gap_lines or "\n" in u.gap else f" {PLACEHOLDER} "
+                sep = f"\n{mark()}\n" if gap_lines or "\n" in u.gap else f" {mark()} "
             parts.append(sep + body)
         else:
             parts.append((u.gap or " ") + body)
@@ -84,15 +92,16 @@ def render_field(text: str, units: list[Unit], decisions: list[int], heads: dict
         marked = d == CLIPPED and u.kind != "code"
         omitted_run = gap_lines = False
     if omitted_run and parts and not marked:
-        parts.append(f"\n{PLACEHOLDER}" if gap_lines else f" {PLACEHOLDER}")
+        parts.append(f"\n{mark()}" if gap_lines else f" {mark()}")
     return "".join(parts).strip()
 
 
 def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache | None = None,
-                    ) -> tuple[list[dict[str, Any]], list[int], list[list[str]]]:
+                    recall: bool = False) -> tuple[list[dict[str, Any]], list[int], list[list[str]]]:
     """Compacted messages, the input index of each, and the texts to count per message
     (rendered text fields, tool-call names and arguments). Output messages are copies
-    of ``inputs`` (this call's messages) with their text replaced."""
+    of ``inputs`` (this call's messages) with their text replaced. ``recall``: the first
+    mark of a message that lost text names it (``…#12``)."""
     owner_of = cols.pairs.owner
     orphans = cols.pairs.orphans
     decision = plan.decision
@@ -120,7 +129,8 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache |
             continue
         s, e = int(starts[i]), int(starts[i + 1])
         my_heads = tuple((k, h) for k, h in heads.items() if s <= k < e) if heads else ()
-        key = (i, decision[s:e].tobytes(), calls_kept, is_result, my_heads)
+        # The speaker is in the key: whether a label counts as one can change as the conversation grows.
+        key = (i, decision[s:e].tobytes(), calls_kept, is_result, my_heads, recall, cols.speaker(i))
         hit = cache.get(key, raw) if cache is not None else None
         if hit is not None:
             if hit[0] is not None:
@@ -128,7 +138,8 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache |
                 sources.append(i)
                 counted.append(hit[1])
             continue
-        new, texts = _render_message(cols, m, raw, decision[s:e].tolist(), s, dict(my_heads), calls_kept, is_result)
+        new, texts = _render_message(cols, m, raw, decision[s:e].tolist(), s, dict(my_heads), calls_kept, is_result,
+                                     f"#{i}" if recall else "")
         if cache is not None:
             cache.put(key, new, texts, raw)
         if new is not None:
@@ -139,7 +150,7 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache |
 
 
 def _render_message(cols: Columns, m: Any, raw: Any, decisions: list[int], s: int, heads: dict[int, int],
-                    calls_kept: bool, is_result: bool) -> tuple[dict[str, Any] | None, list[str]]:
+                    calls_kept: bool, is_result: bool, ref: str) -> tuple[dict[str, Any] | None, list[str]]:
     units = cols.units[s:s + len(decisions)]
     by_field: dict[str, tuple[list[Unit], list[int], dict[int, int]]] = {}
     for j, (u, d) in enumerate(zip(units, decisions)):
@@ -149,7 +160,12 @@ def _render_message(cols: Columns, m: Any, raw: Any, decisions: list[int], s: in
                 hs[len(us)] = heads[s + j]
             us.append(u)
             ds.append(d)
-    rendered = {tf.field: render_field(tf.text, *by_field.get(tf.field, ([], [], {}))) for tf in m.texts}
+    rendered = {}
+    for tf in m.texts:
+        text = render_field(tf.text, *by_field.get(tf.field, ([], [], {})), ref=ref, speaker=cols.speaker(m.index))
+        if ref and PLACEHOLDER + ref in text:
+            ref = ""  # one reference per message
+        rendered[tf.field] = text
     has_text = any(rendered.values())
     if not has_text and not calls_kept and not is_result:
         return None, []

@@ -1,0 +1,48 @@
+"""Who said a message and when, as dialogue text states it.
+
+Transcripts name their speaker at the start of a turn ("Caroline: Hey Mel!") and date
+their sessions with a line of their own ("[1:56 pm on 8 May, 2023]"). The view keeps
+the speaker of every message it shows (:mod:`.render`), and the record names the
+speaker and dates each entry (:mod:`.record`): the model sees who said what and when.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .literals import Literal
+
+__all__ = ["SPEAKER", "SPEAKER_AT", "date_line", "speaker_label"]
+
+SPEAKER_AT = re.compile(r"([A-Z][\w'\-]{0,20}(?:[ ][A-Z][\w'\-]{0,20}){0,2}):[ \t]+(?=[^\W\d_]|[\"'“(\[])")
+"""A speaker label: one to three capitalised words and a colon, before words (a field
+such as "Window: 02:00-04:00" is no speaker)."""
+SPEAKER = re.compile(r"\s*" + SPEAKER_AT.pattern)
+"""A speaker label opening a turn."""
+_DATE_KINDS = frozenset({"date", "datetime", "time"})
+_DATE_LINE_REST = re.compile(r"[\s\[\](){}<>,.:;|\-–—]*(?:on|at|am|pm|AM|PM)?[\s\[\](){}<>,.:;|\-–—]*")
+
+
+def speaker_label(text: str) -> str | None:
+    """The speaker label opening ``text`` ("Caroline: ..."), or after its first line when
+    that line is not one (a date line may come first)."""
+    match = SPEAKER.match(text)
+    if match is None:
+        line_end = text.find("\n")
+        if line_end != -1:
+            match = SPEAKER.match(text, line_end + 1)
+    return match.group(1) if match else None
+
+
+def date_line(text: str, literals: Sequence[Literal]) -> bool:
+    """Whether a unit's ``text`` only states a date or a time (a session's date line):
+    its literals are dates and times, and nothing else but marks and "on"/"at"."""
+    if not literals or len(text) > 60 or any(lit.kind not in _DATE_KINDS for lit in literals):
+        return False
+    pos = 0
+    for lit in literals:
+        if not _DATE_LINE_REST.fullmatch(text, pos, lit.start):
+            return False
+        pos = lit.end
+    return _DATE_LINE_REST.fullmatch(text, pos) is not None

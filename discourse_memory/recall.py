@@ -1,0 +1,158 @@
+"""Recall: the model asks for what a view left out, and gets it back verbatim.
+
+Compaction is a view, not a deletion: every left-out unit is still in the history, and
+the note names where it came from (``#12 Melanie: …``). A reference is ``#12`` (message
+12 of the conversation, in full), ``#12-#15`` (a run of messages), or either prefixed
+with the note's tag (``1a2b3c4d#12``), which binds it to that conversation: a tag that
+is not the conversation's gets a clear refusal, never another conversation's text. Any
+other text is a query: the left-out units that share its rare words and values best
+(BM25, the focus scoring of :mod:`.focus`), in conversation order.
+
+What comes back is plain text for a tool result: each message as ``#12 user (Caroline):``
+then its text (a tool call as ``name(arguments)``), cut at ``max_tokens`` with a line
+saying how to get the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .columns import Columns
+from .focus import focus_of_text, relevance
+from .messages import Message
+
+__all__ = ["Recalled", "parse_reference", "recall"]
+_REF = re.compile(r"\s*(?:([0-9a-f]{8})\s*)?#(\d{1,9})(?:\s*-\s*#?(\d{1,9}))?\s*")
+MAX_MESSAGES = 20
+"""A range recalls at most this many messages at once."""
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """What a recall returns."""
+
+    text: str
+    """For the model: the recalled messages or units, or why there are none."""
+    messages: tuple[int, ...]
+    """The messages the text comes from."""
+    found: bool
+    """False when the reference was unknown or stale, or the query matched nothing."""
+
+
+def parse_reference(text: str) -> tuple[str | None, int, int] | None:
+    """``(tag or None, first, last)`` message numbers of a reference, or None for a query."""
+    m = _REF.fullmatch(text)
+    if m is None:
+        return None
+    first = int(m.group(2))
+    last = int(m.group(3)) if m.group(3) else first
+    return m.group(1), min(first, last), max(first, last)
+
+
+def recall(cols: Columns, ref: str, *, tags: Sequence[str], shown: np.ndarray | None,
+           count: Callable[[str], int], max_tokens: int, analyse: Callable[[str], tuple[list[str], list[str]]],
+           messages: int | None = None) -> Recalled:
+    """Resolve ``ref`` (a reference or a query) against the conversation in ``cols``.
+
+    ``tags``: the note tag of each prefix of the conversation (a tag names the
+    conversation up to some message: a reference under it stays valid as the
+    conversation grows). ``shown``: per unit, whether the view the reference came from
+    showed it (a query searches only what it left out). ``analyse`` gives the content
+    words and literals of a text (the query's terms)."""
+    if not isinstance(ref, str) or not ref.strip():
+        return Recalled("recall needs a reference like #12 or a few words to search for.", (), False)
+    parsed = parse_reference(ref)
+    n = len(cols) if messages is None else messages
+    if parsed is not None:
+        tag, first, last = parsed
+        if tag is not None:
+            known = [i for i, t in enumerate(tags) if t[:8] == tag]
+            if not known:
+                return Recalled(f"record {tag} is not from this conversation: nothing recalled.", (), False)
+            n = known[0] + 1  # the conversation as that note saw it
+        if first >= n:
+            return Recalled(f"no message #{first}: this conversation has messages #0-#{n - 1}.", (), False)
+        last = min(last, n - 1, first + MAX_MESSAGES - 1)
+        return _messages(cols, list(range(first, last + 1)), count, max_tokens)
+    words, literals = analyse(ref)
+    focus = focus_of_text(cols, words, literals, min_strength=0.0)
+    if focus is None:
+        return Recalled(f"nothing left out matches {ref.strip()!r}.", (), False)
+    rel = relevance(cols, focus)
+    limit = int(cols.msg_start.view[n])
+    rel[limit:] = 0.0  # units of messages the view did not have
+    if shown is not None:
+        rel[:len(shown)] = np.where(shown, 0.0, rel[:len(shown)])
+    best = [int(u) for u in np.argsort(-rel, kind="stable") if rel[u] > 0][:50]
+    if not best:
+        return Recalled(f"nothing left out matches {ref.strip()!r}.", (), False)
+    return _units(cols, best, count, max_tokens)
+
+
+def _header(cols: Columns, m: Message) -> str:
+    speaker = cols.speaker(m.index)
+    name = m.raw.get("name") if isinstance(m.raw.get("name"), str) else None
+    who = f" ({speaker or name})" if speaker or name else ""
+    return f"#{m.index} {m.role}{who}:"
+
+
+def _message_text(m: Message) -> str:
+    parts = [tf.text for tf in m.texts]
+    parts += [f"{c.name}({c.arguments})" for c in m.tool_calls]
+    return "\n".join(parts)
+
+
+def _messages(cols: Columns, indices: list[int], count: Callable[[str], int], max_tokens: int) -> Recalled:
+    blocks = [f"{_header(cols, cols.messages[i])}\n{_message_text(cols.messages[i])}" for i in indices]
+    return _within(blocks, indices, count, max_tokens)
+
+
+def _units(cols: Columns, best: list[int], count: Callable[[str], int], max_tokens: int) -> Recalled:
+    units = cols.units
+    by_message: dict[int, list[int]] = {}
+    for u in sorted(best):
+        by_message.setdefault(units[u].message, []).append(u)
+    blocks = []
+    for m, us in by_message.items():
+        body = " … ".join(units[u].text if units[u].kind != "tool_call" else
+                          f"{cols.messages[m].tool_calls[int(units[u].field.split('.')[1])].name}({units[u].text})"
+                          for u in us)
+        blocks.append(f"{_header(cols, cols.messages[m])}\n{body}")
+    return _within(blocks, list(by_message), count, max_tokens)
+
+
+def _within(blocks: list[str], messages: list[int], count: Callable[[str], int], max_tokens: int) -> Recalled:
+    """Blocks in order while they fit ``max_tokens``; the last one cut, with a line saying
+    how to get the rest."""
+    out: list[str] = []
+    used = 0
+    for k, (block, m) in enumerate(zip(blocks, messages)):
+        tokens = count(block) + 1
+        if used + tokens <= max_tokens:
+            out.append(block)
+            used += tokens
+            continue
+        room = max_tokens - used - 20
+        if room > 10:
+            cut = _cut(block, room, count)
+            out.append(cut + f"\n… (cut to fit; recall #{m} with a larger max_tokens for the rest)")
+        rest = messages[k + (1 if room > 10 else 0):]
+        if rest:
+            out.append(f"(not shown to fit: #{', #'.join(map(str, rest))})")
+        break
+    return Recalled("\n\n".join(out), tuple(messages), True)
+
+
+def _cut(text: str, tokens: int, count: Callable[[str], int]) -> str:
+    lo, hi = 0, len(text)
+    while lo < hi:  # the longest prefix within ``tokens``
+        mid = (lo + hi + 1) // 2
+        if count(text[:mid]) <= tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo]
