@@ -15,7 +15,9 @@ text (``None`` when the history has none of them):
   the conversation never mentions cannot be remembered).
 
 "Found" means: present in the view text (whitespace collapsed) at a word boundary:
-``30`` is not found in ``2030``, and ``Li`` is not found in ``Lisbon``. The view
+``30`` is not found in ``2030``, and ``Li`` is not found in ``Lisbon``. A CJK
+character (Chinese, kana) is a word of its own, as CJK is written without spaces:
+``篱苑图书馆`` is found in ``就去篱苑图书馆吧``, ``A12345`` in ``订单号是A12345``. The view
 text is the concatenation of every message's text content and tool-call names and
 arguments, the record note included (the model receives it).
 """
@@ -27,7 +29,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .grader import distinct, extract_literals, normalize_space, sentence_openings
+from .grader import CJK, distinct, extract_literals, normalize_space, sentence_openings
 
 __all__ = [
     "TextIndex",
@@ -44,7 +46,8 @@ __all__ = [
     "view_text",
 ]
 
-_RUN = re.compile(r"\w+")
+_RUN = re.compile(f"[^\\W{CJK}]+|[{CJK}]")  # a run of word characters; each CJK character alone
+_WORD_EDGE = re.compile(f"[^\\W{CJK}]")  # a word character that joins its neighbour (not CJK)
 
 
 def _content_text(content: Any) -> str:
@@ -85,9 +88,10 @@ class TextIndex:
     """Word-boundary substring search over one text, fast for many queries.
 
     Every ``\\w+`` run of the (whitespace-collapsed) text is indexed by its
-    position; a query is looked up by its own first ``\\w+`` run, then compared in
-    place. A query is found when it occurs with no word character right before it
-    (if it starts with one) and none right after it (if it ends with one).
+    position (a CJK character is a run of its own); a query is looked up by its own
+    first run, then compared in place. A query is found when it occurs with no word
+    character right before it (if it starts with one) and none right after it (if it
+    ends with one), CJK characters aside: they border anything.
     """
 
     def __init__(self, text: str) -> None:
@@ -103,13 +107,13 @@ class TextIndex:
             return bool(query) and query in self.text
         offset = first.start()
         text = self.text
-        end_is_word = bool(_RUN.fullmatch(query[-1]))
+        end_is_word = bool(_WORD_EDGE.fullmatch(query[-1]))
         for position in self._runs.get(first.group(), ()):
             start = position - offset
             if start < 0 or not text.startswith(query, start):
                 continue
             stop = start + len(query)
-            if end_is_word and stop < len(text) and _RUN.fullmatch(text[stop]):
+            if end_is_word and stop < len(text) and _WORD_EDGE.fullmatch(text[stop]):
                 continue
             return True
         return False

@@ -229,3 +229,33 @@ def test_diagnose_splits_lost_literals_by_what_the_library_records():
     _lost_literals(targets(conv).literals, own, TextIndex("Find a flight. HAT136"), ours, other)
     assert "HAT136" not in ours and "$250" in ours and "search_flights" in ours
     assert "flight_number" in other and not set(other) & own
+
+
+# -- CJK text ------------------------------------------------------------------------
+
+
+def test_text_index_treats_each_cjk_character_as_a_word():
+    index = TextIndex("就去篱苑图书馆吧，订单号是A12345，价格775元")
+    assert "篱苑图书馆" in index  # inside a run of Chinese characters
+    assert "A12345" in index and "775" in index
+    assert "A1234" not in index and "75" not in index  # still word boundaries between Latin letters and digits
+    assert "颐和园" not in index
+
+
+def test_grader_finds_values_next_to_cjk_characters():
+    text = "帮您查到一个价格775元的经济型酒店，名字是飘HOME连锁酒店，电话010-84580888。订单号是A12345。"
+    assert extract_literals(text) == ["775", "HOME", "010-84580888", "A12345"]
+    from discourse_memory_evaluation.grader import split_sentences
+
+    assert split_sentences("你好。我想订酒店！好的？行 Ok. Fine") == ["你好。", "我想订酒店！", "好的？", "行 Ok.", "Fine"]
+
+
+def test_content_words_by_hand():
+    from discourse_memory_evaluation.grader import content_words
+
+    # lowercase words of 3+ letters, stop words and the literal's own words out
+    assert content_words("I booked the flight to Seattle via /usr/lib with you", "/usr/lib") == {
+        "booked", "flight", "via"}
+    # CJK: adjacent character pairs, the literal's own pairs out
+    assert content_words("价格775元", "775") == {"价格"}
+    assert content_words("去篱苑图书馆", "篱苑图书馆") == {"去篱"}
