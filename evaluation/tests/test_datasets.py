@@ -144,3 +144,12 @@ ZH_CHAT = {
                  {"role": "assistant", "content": "篱苑图书馆，电话010-84580888。"}],
     "gold_values": ["4.5分以上", "篱苑图书馆", "010-84580888", " ", "颐和园"],
 }
+
+
+def test_bench_scores_the_gold_values_the_history_states_and_a_file_has_the_kind_of_most_runs(tmp_path, runs_file):
+    from discourse_memory_evaluation.bench import file_kind, targets
+
+    path = tmp_path / "zh.jsonl"
+    path.write_text(json.dumps(ZH_CHAT, ensure_ascii=False), encoding="utf-8")
+    assert targets(load(path)[0]).gold == ["4.5分以上", "篱苑图书馆", "010-84580888"]  # 颐和园 is never said
+    assert file_kind(load_runs(runs_file)) == "tool-calls"  # a run that made no call does not decide
