@@ -654,7 +654,7 @@ def check_bars(summary: Sequence[dict]) -> list[str]:
                 if row["record_openers"] is not None:
                     ok = row["record_openers"] <= OPENER_NOISE_MAX + 1e-12
                     lines.append(
-                        f"{'PASS' if ok else 'FAIL'} {where}: {method} opener noise {_pct(row['record_openers'])}% "
+                        f"{'PASS' if ok else 'FAIL'} {where}: {method} opener noise {100 * row['record_openers']:.2f}% "
                         f"of record entries (system-only {_pct(row['record_system_only'])}%, bare numbers "
                         f"{_pct(row['record_bare_numbers'])}%) (bar: at most {100 * OPENER_NOISE_MAX:g}%)"
                     )

@@ -338,8 +338,9 @@ def literal_recall_with_context(
     Only literals that some history sentence states with a content word count: a
     value the history itself gives bare (a session's date line ``[1:56 pm on 8 May,
     2023]``, a file name alone on a line of ``ls`` output) had no context to keep, and
-    no view could show it with one; on the shared data these are about 45% of the
-    literals. ``None`` when there is none."""
+    no view could show it with one; on the shared data these are 49% of LoCoMo's
+    distinct literals, 44% of SWE-bench's, 10% of tau-bench's, 1% of CrossWOZ's.
+    ``None`` when there is none."""
     keyed = [literal for literal in literals if words.get(literal)]
     if not keyed:
         return None

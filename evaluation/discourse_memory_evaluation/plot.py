@@ -7,7 +7,7 @@ from pathlib import Path
 
 __all__ = ["plot_summary", "task_score"]
 
-NOT_PLOTTED = ("full-history",)  # 100% on every plotted score by definition (a ceiling elsewhere)
+NOT_PLOTTED = ("full-history",)  # 100% on most scores by definition; a dashed ceiling on task scores
 PLOTTED = (("literal_recall", "literal recall"), ("sentence_survival", "sentence openings kept"))
 TASK_SCORES = {  # data kind -> (mode, metric, label): what the newest turn needs
     "qa-dialogue": ("qa", "qa_answer", "per-question answer contained"),
@@ -27,7 +27,8 @@ def plot_summary(summary: Sequence[dict], path: str | Path) -> Path:
     path. Columns: datasets. Rows: literal recall and sentence-opening survival
     (question-blind views), then the dataset's task score where it has one
     (:data:`TASK_SCORES`: per-question answers on LoCoMo, next-step support on agent
-    runs, gold values on CrossWOZ)."""
+    runs, gold values on CrossWOZ), with the full history's score dashed (the ceiling:
+    37% of LoCoMo answers are in the history verbatim)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -64,6 +65,16 @@ def plot_summary(summary: Sequence[dict], path: str | Path) -> Path:
                 if points:
                     xs, ys = zip(*points)
                     ax.plot(xs, [100 * y for y in ys], marker="o", label=method, color=colours[method])
+            if panels[col][row][0] is None:  # a task score: its ceiling, when the full history was run
+                ceiling = sorted(
+                    (r["budget"], r[metric])
+                    for r in summary
+                    if r["dataset"] == dataset and r["method"] == "full-history" and r.get("mode", "blind") == mode
+                    and r.get(metric) is not None
+                )
+                if ceiling:
+                    xs, ys = zip(*ceiling)
+                    ax.plot(xs, [100 * y for y in ys], linestyle="--", color="0.5", label="full history (ceiling)")
             ax.set_xticks(sorted({r["budget"] for r in summary}))
             ax.set_title(f"{dataset}: {label}", fontsize=9)
             ax.set_xlabel("budget (share of the history's tokens)")

@@ -171,10 +171,10 @@ def test_check_bars_record_context_note_and_crosswoz():
         blind_row("trim-last", 0.5, kind="gold-values", dataset="zh", gold=0.55),
     ]
     lines = check_bars(summarize(rows))
-    assert ("FAIL d @ 0.1: discourse-memory opener noise 3.0% of record entries (system-only 0.0%, bare numbers "
+    assert ("FAIL d @ 0.1: discourse-memory opener noise 3.00% of record entries (system-only 0.0%, bare numbers "
             "10.0%) (bar: at most 2%)") in lines
-    assert any(line.startswith("PASS d @ 0.25: discourse-memory opener noise 2.0%") for line in lines)
-    assert any(line.startswith("PASS d @ 0.25: discourse-memory-nosys opener noise 0.0%") for line in lines)
+    assert any(line.startswith("PASS d @ 0.25: discourse-memory opener noise 2.00%") for line in lines)
+    assert any(line.startswith("PASS d @ 0.25: discourse-memory-nosys opener noise 0.00%") for line in lines)
     assert "FAIL d @ 0.25: discourse-memory with-context literal recall 74.0 (literal recall 90.0) (bar: at least 75)" in lines
     assert "FAIL d @ 0.25: discourse-memory note share 22.0% of the view (bar: at most 20%)" in lines
     # CrossWOZ: +20 at 25% (19 short), +15 at 50%
