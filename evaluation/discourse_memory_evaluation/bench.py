@@ -317,6 +317,9 @@ def run_bench(
     paths: Iterable[str | Path], config: BenchConfig, *, progress: bool = True, log=print
 ) -> tuple[list[Row], list[str]]:
     """Run the bench; returns the rows and the skip messages (also logged)."""
+    unknown = [m for m in config.modes if m not in MODES]
+    if unknown:
+        raise ValueError(f"unknown mode(s) {', '.join(unknown)}; known: {', '.join(MODES)}")
     methods, skipped = baselines.resolve_methods(config.methods)
     if config.mode_methods is None:
         mode_methods = [m for m in methods if m.name not in NOT_IN_MODES]
@@ -330,9 +333,6 @@ def run_bench(
         skipped.extend(s for s in more if s not in skipped)
     for message in skipped:
         log(message)
-    unknown = [m for m in config.modes if m not in MODES]
-    if unknown:
-        raise ValueError(f"unknown mode(s) {', '.join(unknown)}; known: {', '.join(MODES)}")
     counter = baselines.get_counter(config.encoding)
     jobs: list[tuple] = []
     costs: list[int] = []  # rough: tokens x views per method

@@ -317,12 +317,27 @@ def context_words(messages: Iterable[dict], literals: Sequence[str]) -> dict[str
 _ENTRY_SPLIT = re.compile(r";\s+")
 
 
+def _note_entries(text: str) -> str:
+    """A note's lines with their ``; ``-separated entries each on a line of its own; a
+    line's key (what precedes its first ``": "``, as in ``#3 user: a; b``) is given to
+    each of its entries."""
+    out = []
+    for line in text.splitlines():
+        parts = _ENTRY_SPLIT.split(line)
+        colon = parts[0].find(": ")
+        key = parts[0][: colon + 1] if colon >= 0 else ""
+        out.append(parts[0])
+        out.extend(f"{key} {part}" if key else part for part in parts[1:])
+    return "\n".join(out)
+
+
 def entry_lines(view: Iterable[dict], note: dict | None = None) -> str:
     """The view text for :class:`LineIndex`: every message's text, the record note's
-    entries (today separated by ``; ``) each on a line of its own, so that a value
-    listed in the note is judged with its own entry, not with the whole list."""
+    entries (separated by ``; ``) each on a line of its own with its line's key, so
+    that a value listed in the note is judged with its own entry and key, not with the
+    words of the whole list."""
     return "\n\n".join(
-        _ENTRY_SPLIT.sub("\n", message_text(m)) if note is not None and m is note else message_text(m) for m in view
+        _note_entries(message_text(m)) if note is not None and m is note else message_text(m) for m in view
     )
 
 

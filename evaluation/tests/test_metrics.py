@@ -377,3 +377,6 @@ def test_with_context_judges_each_note_entry_alone():
     assert score(view, targets(conv))[0]["literal_recall_with_context"] == pytest.approx(1 / 3)
     # the same text as an ordinary message is one line: HAT136 and Seattle meet "flight" there
     assert score([note], targets(conv))[0]["literal_recall_with_context"] == 1.0
+    # a keyed line "key: a; b": each entry has the key
+    note["content"] = "#1 flight: HAT136; Seattle; 1Z999AA1"
+    assert score(view, targets(conv))[0]["literal_recall_with_context"] == pytest.approx(2 / 3)
