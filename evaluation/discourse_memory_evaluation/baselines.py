@@ -23,6 +23,14 @@ with that counter, so budgets and violations are comparable.
   is its behaviour, and the bench reports the budget violations that follow.
 - ``head-tail``: the transcript (``role: text`` per message) cut to its first half
   budget and its last half budget of tokens, as one user message.
+- ``bm25-retrieval``: a lexical retrieval memory (what LlamaIndex ``VectorMemoryBlock``
+  and LangChain ``VectorStoreRetrieverMemory`` do with embeddings): the newest
+  messages fill half the budget, the older ones ranked by BM25 (``bm25s``) against
+  the newest user message fill the rest, in original order.
+- ``observation-masking``: budgeted observation masking (Lindenbauer et al. 2025;
+  Anthropic's ``clear_tool_uses``): LangChain's own ``ClearToolUsesEdit`` replaces
+  the oldest tool outputs by a placeholder until the view fits, then the oldest
+  messages go.
 - ``llmlingua2``: LLMLingua-2, when the ``llmlingua`` package and its model are
   available locally; ``llm-summary``: newest messages within half the budget plus
   an LLM-written summary of the rest, when ``openai`` is installed and
@@ -37,9 +45,12 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from .datasets import SHELL_ACTION
+from .grader import CJK
 from .metrics import message_text
 
 __all__ = [
@@ -105,18 +116,21 @@ def view_tokens(counter, messages: Sequence[dict]) -> int:
 
 
 class NotedView(list):
-    """A view (list of messages) that knows which of its messages is the record note."""
+    """A view (list of messages) that knows which of its messages is the record note,
+    and the values the note lists."""
 
     note: dict | None = None
+    record: tuple[str, ...] = ()
 
 
 def noted_view(result) -> NotedView:
     """A :class:`NotedView` of a ``Compaction``: its messages, the note marked by its
-    ``None`` source."""
+    ``None`` source, the record's values from ``report.record``."""
     view = NotedView(result.messages)
     for message, source in zip(result.messages, result.sources):
         if source is None:
             view.note = message
+    view.record = tuple(result.report.record)
     return view
 
 
@@ -288,6 +302,167 @@ def head_tail_view(messages, budget, counter):
     return [{"role": "user", "content": head_tail(transcript(messages), budget, counter)}]
 
 
+# -- lexical retrieval memory (BM25) ------------------------------------------------
+
+_BM25_WORD = re.compile(f"[^\\W{CJK}]+|[{CJK}]+")
+_CJK_ONLY = re.compile(f"[{CJK}]+")
+
+
+def bm25_tokens(text: str) -> list[str]:
+    """BM25 terms of ``text``: lowercase words (runs of letters, digits and ``_``)
+    minus ``bm25s``' English stop words; a run of CJK characters (no spaces between
+    words) gives each character and each pair of adjacent characters."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    out: list[str] = []
+    for run in _BM25_WORD.findall(text.lower()):
+        if _CJK_ONLY.fullmatch(run):
+            out.extend(run)
+            out.extend(run[i:i + 2] for i in range(len(run) - 1))
+        elif run not in STOPWORDS_EN:
+            out.append(run)
+    return out
+
+
+def bm25_retrieval_view(messages, budget, counter):
+    """The 40-line retrieval memory users write: the newest messages, whole, newest
+    first, while they fit in half the budget (stopping at the first that does not);
+    then the older messages ranked by BM25 (``bm25s``, default Lucene scoring) against
+    the text of the newest user message, best first (ties: newer first), each added
+    whole if it fits in what is left of the budget (else skipped); output in the
+    original order. No tool-call pairing: a tool result may come without its call
+    (the bench counts these orphans), as in the memories it stands for, which store
+    and retrieve messages one by one."""
+    import bm25s
+
+    sizes = [message_tokens(counter, m) for m in messages]
+    keep: set[int] = set()
+    used = 0
+    i = len(messages) - 1
+    while i >= 0 and used + sizes[i] <= budget // 2:
+        keep.add(i)
+        used += sizes[i]
+        i -= 1
+    older = list(range(i + 1))
+    query_message = next((m for m in reversed(messages) if m.get("role") == "user"), None)
+    query = bm25_tokens(message_text(query_message)) if query_message is not None else []
+    if older:
+        scores = [0.0] * len(older)
+        retriever = bm25s.BM25()
+        retriever.index([bm25_tokens(message_text(messages[j])) for j in older], show_progress=False)
+        ids = retriever.get_tokens_ids(query)
+        if ids:
+            scores = retriever.get_scores_from_ids(ids).tolist()
+        for score, j in sorted(zip(scores, older), key=lambda p: (-p[0], -p[1])):
+            if used + sizes[j] <= budget:
+                keep.add(j)
+                used += sizes[j]
+    return [messages[j] for j in sorted(keep)]
+
+
+# -- observation masking (LangChain's ClearToolUsesEdit) ---------------------------------
+
+
+def observation_indices(messages: Sequence[dict]) -> list[int]:
+    """Which messages are tool output (observations): ``role: tool`` messages; and in
+    a mini-swe-agent run, where tool output comes back as a user message, each user
+    message that directly follows an assistant message carrying a bash command in a
+    fenced block (the agent's action). The task statement (the first user message)
+    follows no action, so it is never an observation; nor is anything in a chat."""
+    out = []
+    for i, m in enumerate(messages):
+        if m.get("role") == "tool":
+            out.append(i)
+        elif m.get("role") == "user" and i > 0:
+            prev = messages[i - 1]
+            content = prev.get("content")
+            if prev.get("role") == "assistant" and isinstance(content, str) and SHELL_ACTION.search(content):
+                out.append(i)
+    return out
+
+
+def observation_masking_view(messages, budget, counter):
+    """Budgeted observation masking, driven through LangChain's own classes:
+    ``ContextEditingMiddleware(edits=[ClearToolUsesEdit(trigger=budget, keep=0,
+    clear_at_least=tokens - budget)], token_counter=...)``'s ``wrap_model_call``, so
+    the edit replaces tool outputs by its placeholder (``[cleared]``), oldest first,
+    and stops as soon as the view fits (``clear_at_least``: the tokens over budget;
+    ``keep=0``: no output is spared while the view is over). Its token counter counts
+    the original messages as every method does (a cleared output counts as its
+    placeholder). The edit clears only ``ToolMessage`` s answering a call of an earlier
+    ``AIMessage``: a mini-swe-agent observation (a user message, see
+    :func:`observation_indices`) is handed to it as a ``ToolMessage`` answering a
+    call added to the action's ``AIMessage`` for that purpose (the counter ignores
+    it). If the view is still over budget with every output cleared, the oldest
+    non-system messages are dropped (an assistant message with its tool results,
+    never a result without its call); the system messages are dropped first only when
+    they alone are over the budget (else the view would be empty or over budget:
+    ``ContextEditingMiddleware`` itself never drops a message)."""
+    from langchain.agents.middleware import ClearToolUsesEdit, ContextEditingMiddleware
+    from langchain.agents.middleware.types import ModelRequest
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    sizes = [message_tokens(counter, m) for m in messages]
+    total = sum(sizes)
+    view = [dict(m) for m in messages]
+    if total > budget:
+        lc = _to_langchain(messages)
+        for i in observation_indices(messages):
+            if messages[i].get("role") == "tool":
+                continue
+            call_id = f"observation-{i}"
+            lc[i] = ToolMessage(content=lc[i].content, tool_call_id=call_id, id=str(i))
+            action = lc[i - 1]
+            assert isinstance(action, AIMessage)
+            lc[i - 1] = action.model_copy(
+                update={"tool_calls": [*action.tool_calls, {"name": "bash", "args": {}, "id": call_id, "type": "tool_call"}]}
+            )
+        placeholder_tokens = {}
+
+        def cleared(m) -> bool:
+            return bool(m.response_metadata.get("context_editing", {}).get("cleared"))
+
+        def count(batch) -> int:
+            n = 0
+            for m in batch:
+                if cleared(m):
+                    text = m.content if isinstance(m.content, str) else str(m.content)
+                    if text not in placeholder_tokens:
+                        placeholder_tokens[text] = counter.count(text)
+                    n += placeholder_tokens[text]
+                else:
+                    n += sizes[int(m.id)]
+            return n
+
+        edit = ClearToolUsesEdit(trigger=budget, keep=0, clear_at_least=total - budget)
+        middleware = ContextEditingMiddleware(edits=[edit], token_counter=count)
+        seen = []
+        middleware.wrap_model_call(ModelRequest(model=None, messages=lc), lambda request: seen.extend(request.messages))
+        for m in seen:
+            if cleared(m):
+                i = int(m.id)
+                view[i]["content"] = m.content
+                sizes[i] = message_tokens(counter, view[i])
+    alive = list(range(len(view)))
+    used = sum(sizes)
+    system = [i for i in alive if view[i].get("role") in ("system", "developer")]
+    if used > budget and sum(sizes[i] for i in system) > budget:
+        alive = [i for i in alive if i not in system]
+        used -= sum(sizes[i] for i in system)
+    while used > budget:
+        rest = [i for i in alive if view[i].get("role") not in ("system", "developer")]
+        if not rest:
+            break  # only system messages left, within the budget by the step above
+        first = rest[0]
+        gone = {first}
+        ids = {c.get("id") for c in view[first].get("tool_calls") or () if isinstance(c, dict)}
+        if ids:
+            gone.update(i for i in alive if view[i].get("role") == "tool" and view[i].get("tool_call_id") in ids)
+        alive = [i for i in alive if i not in gone]
+        used -= sum(sizes[i] for i in gone)
+    return [view[i] for i in alive]
+
+
 # -- optional: LLMLingua-2 --------------------------------------------------------
 
 LLMLINGUA2_MODEL = os.environ.get(
@@ -420,6 +595,12 @@ METHODS: dict[str, Method] = {
             drops_system=True,
         ),
         Method("head-tail", head_tail_view, lambda: None),
+        Method("bm25-retrieval", bm25_retrieval_view, _needs("bm25s", "bm25-retrieval", "bm25s"), drops_system=True),
+        Method(
+            "observation-masking",
+            observation_masking_view,
+            _needs("langchain.agents.middleware", "observation-masking", "langchain"),
+        ),
         Method("full-history", full_history_view, lambda: None),
         Method("llmlingua2", llmlingua2_view, _llmlingua2_check),
         Method("llm-summary", llm_summary_view, _llm_summary_check),
@@ -427,7 +608,7 @@ METHODS: dict[str, Method] = {
 }
 DEFAULT_METHODS = (
     "discourse-memory", "discourse-memory-nosys", "trim-last", "llamaindex-buffer", "head-tail",
-    "llmlingua2", "llm-summary", "full-history",
+    "bm25-retrieval", "observation-masking", "llmlingua2", "llm-summary", "full-history",
 )
 
 

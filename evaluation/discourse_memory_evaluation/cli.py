@@ -39,6 +39,10 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _count_or_all(text: str) -> int | None:
+    return None if text.strip().lower() == "all" else _positive_int(text)
+
+
 def _target(text: str) -> float:
     try:
         value = float(text)
@@ -78,6 +82,25 @@ def _bench_arguments(parser: argparse.ArgumentParser) -> None:
         "--examples", type=int, default=5,
         help="per conversation, method and budget, keep up to N lost items of each kind in bench.json (default 5)",
     )
+    parser.add_argument(
+        "--modes", type=_names, default=("blind", "qa", "next-step"),
+        help="comma-separated, from: blind (question-blind views of whole conversations), qa (LoCoMo: each "
+        "question appended as the newest user turn), next-step (agent runs: the history before sampled actions) "
+        "(default: all three; a mode runs only on the data it applies to)",
+    )
+    parser.add_argument(
+        "--mode-methods", type=_names, default=None,
+        help="methods for the qa and next-step modes (default: those of --methods but llamaindex-buffer, "
+        "whose get() takes about a second per LoCoMo view and whose view is a suffix like trim-last's)",
+    )
+    parser.add_argument(
+        "--questions", type=_count_or_all, default=30,
+        help="qa mode: questions per conversation, spread evenly over its category 1-4 questions, or 'all' (default 30)",
+    )
+    parser.add_argument(
+        "--steps", type=_count_or_all, default=8,
+        help="next-step mode: actions per run, spread evenly over the run, or 'all' (default 8)",
+    )
     parser.add_argument("--out", type=Path, default=Path("bench-results"), help="directory for bench.md, bench.json, bench.png")
     parser.add_argument("--no-plot", action="store_true", help="do not write the PNG")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -92,6 +115,7 @@ def _run_bench(args: argparse.Namespace) -> int:
         budgets=args.budgets, methods=args.methods, encoding=args.encoding, limit=args.limit,
         min_tokens=args.min_tokens, max_tokens=args.max_tokens,
         llamaindex_max_tokens=args.llamaindex_max_tokens, jobs=args.jobs, examples=args.examples,
+        modes=args.modes, questions=args.questions, steps=args.steps, mode_methods=args.mode_methods,
     )
     log = lambda message: print(message, file=sys.stderr)  # noqa: E731
     try:

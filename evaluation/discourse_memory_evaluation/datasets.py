@@ -8,8 +8,10 @@ Two formats, detected from the file itself (:func:`load`):
   second's as ``assistant``; the first turn of each session opens with the
   session's date line. Each message remembers its ``dia_id`` s; QA pairs keep
   their question, answer (as a string), evidence and category.
-- JSONL of chat runs, one ``{"id", "messages", optional "gold_actions"}`` a line
-  (a JSON list of such objects works too). Messages are OpenAI chat format; they
+- JSONL of chat runs, one ``{"id", "messages", optional "gold_actions" or
+  "gold_values"}`` a line (a JSON list of such objects works too): tau-bench runs
+  (``gold_actions``: the gold tool calls), mini-swe-agent runs, CrossWOZ chats
+  (``gold_values``: the facts to keep, as strings). Messages are OpenAI chat format; they
   are normalised: ``tool_calls`` given as a Python-repr or JSON string are parsed,
   assistant ``content`` ``"None"`` next to tool calls becomes ``None``, and
   non-string tool arguments are dumped to JSON.
@@ -19,12 +21,15 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["QA", "Conversation", "DataFormatError", "load", "load_locomo", "load_runs"]
+__all__ = [
+    "QA", "Conversation", "DataFormatError", "SHELL_ACTION", "conversation_kind", "load", "load_locomo", "load_runs",
+]
 
 
 class DataFormatError(ValueError):
@@ -50,6 +55,37 @@ class Conversation:
     turns: dict[str, str] = field(default_factory=dict)  # dia_id -> turn text
     qa: list[QA] = field(default_factory=list)
     gold_actions: list[dict] = field(default_factory=list)
+    gold_values: list[str] = field(default_factory=list)  # facts to keep, given as strings
+
+
+SHELL_ACTION = re.compile(r"```bash\s*\n(.*?)\n```", re.DOTALL)
+"""A mini-swe-agent action: the bash command in a fenced block of the assistant's
+content (the pattern mini-swe-agent parses)."""
+
+
+def conversation_kind(conv: Conversation) -> str:
+    """What kind of history this is, for the modes and bars that apply to a kind:
+
+    - ``qa-dialogue``: has QA pairs (LoCoMo);
+    - ``tool-calls``: an agent run in the tool-call format (assistant ``tool_calls``,
+      ``role: tool`` results; tau-bench);
+    - ``shell-agent``: an agent run whose assistant messages carry a bash command in a
+      fenced block and whose tool output comes back as user messages (mini-swe-agent);
+    - ``gold-values``: a chat with ``gold_values`` (CrossWOZ);
+    - ``chat``: anything else.
+    """
+    if conv.qa:
+        return "qa-dialogue"
+    if any(m.get("tool_calls") or m.get("role") == "tool" for m in conv.messages):
+        return "tool-calls"
+    if any(
+        m.get("role") == "assistant" and isinstance(m.get("content"), str) and SHELL_ACTION.search(m["content"])
+        for m in conv.messages
+    ):
+        return "shell-agent"
+    if conv.gold_values:
+        return "gold-values"
+    return "chat"
 
 
 # -- LoCoMo -----------------------------------------------------------------
@@ -170,6 +206,7 @@ def _run(obj: dict, index: int, dataset: str) -> Conversation:
         messages=[normalize_message(m) for m in obj["messages"]],
         dataset=dataset,
         gold_actions=list(obj.get("gold_actions") or ()),
+        gold_values=[str(v) for v in obj.get("gold_values") or () if str(v).strip()],
     )
 
 

@@ -23,7 +23,21 @@ A *literal* is one of (first match wins, scanning left to right):
 
 A *sentence* is a line, further split after ``.``, ``!`` or ``?`` followed by a
 space (not after a list number such as ``1.`` or an abbreviation such as
-``Dr.``); its *opening* is its first five words (all of them if fewer).
+``Dr.``), and after ``。``, ``！`` or ``？`` with or without a space; its *opening*
+is its first five words (all of them if fewer; a CJK sentence written without
+spaces is one word, so its opening is the whole sentence).
+
+CJK text (Chinese characters, kana) has no spaces between words: for extraction a
+CJK character counts as punctuation, so a value touching one is still found
+(``订单号是A12345`` -> ``A12345``, ``价格775元`` -> ``775``), a word after one does not
+open a sentence (``飘HOME酒店`` -> ``HOME``), and ``。！？`` end sentences like
+``.!?``; a match that would contain a CJK character is not a literal. Text without
+CJK characters is extracted exactly as before.
+
+The *content words* of a sentence (:func:`content_words`, for the with-context
+literal measure) are its lowercase words of three letters or more that are not in a
+small stop list (:data:`STOP_WORDS`); in CJK text, the pairs of adjacent CJK
+characters.
 """
 
 from __future__ import annotations
@@ -32,7 +46,10 @@ import re
 from collections.abc import Iterable
 
 __all__ = [
+    "CJK",
     "OPENING_WORDS",
+    "STOP_WORDS",
+    "content_words",
     "distinct",
     "extract_literals",
     "normalize_space",
@@ -41,6 +58,11 @@ __all__ = [
 ]
 
 OPENING_WORDS = 5
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+"""Chinese characters and Japanese kana (a character class body): scripts written
+without spaces between words."""
+_CJK = re.compile(f"[{CJK}]")
+_CJK_MASK = "\x00"  # not a word character, not a space, not an opener, not a sentence end
 
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|"
@@ -78,10 +100,10 @@ _LITERAL = re.compile(
 )
 _EDGE_JUNK = ".,:;/-+"
 _OPENERS = "\"'`([{<*_#>-•"
-_SENTENCE_END = ".!?"
+_SENTENCE_END = ".!?。！？"
 _PAREN_MARK = re.compile(r"\s*\(?\w{1,3}\)")
 _SPACE = re.compile(r"\s+")
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 _HAS_WORD = re.compile(r"\w")
 _WORD_PAIR = re.compile(r"[A-Za-z][\w-]*/[A-Za-z][\w-]*")  # one slash, no dot, not rooted
 _NO_BREAK = re.compile(r"\d{1,3}\.|[A-Za-z]\.|(?:Mr|Mrs|Ms|Dr|Prof|St|vs|etc|e\.g|i\.e|approx|No)\.")
@@ -106,7 +128,7 @@ def _opens_sentence(text: str, start: int) -> bool:
         i -= 1
     if i < 0 or text[i] in "\r\n":
         return True
-    if text[i] == ":":
+    if text[i] in ":：":
         # "Caroline: Hey" opens a sentence; a quoted JSON value ("city": "Austin") does not.
         return not quoted
     if text[i] in _SENTENCE_END:
@@ -122,9 +144,13 @@ def _opens_sentence(text: str, start: int) -> bool:
 def extract_literals(text: str) -> list[str]:
     """The literals of ``text``, in order of appearance, duplicates kept."""
     out: list[str] = []
+    if _CJK.search(text):
+        text = _CJK.sub(_CJK_MASK, text)  # same length: positions unchanged
     for m in _LITERAL.finditer(text):
         kind = m.lastgroup
         value = m.group()
+        if _CJK_MASK in value:
+            continue  # a date or name pattern reaching across a CJK character
         if kind == "url":
             value = value.rstrip(".,;:!?")
         elif kind == "path":
@@ -179,3 +205,31 @@ def sentence_openings(text: str, words: int = OPENING_WORDS) -> list[str]:
 def distinct(items: Iterable[str]) -> list[str]:
     """``items`` without repeats, first occurrence order."""
     return list(dict.fromkeys(items))
+
+
+STOP_WORDS = frozenset(
+    """
+    the and for are was were has have had but not you your yours our ours they them their theirs
+    this that these those with from into onto upon about over under than then there here when
+    where what which who whom whose why how all any both each few more most other some such own
+    same too very can could will would shall should may might must also just only even still
+    yet now out off again once its his her hers him she himself herself itself myself yourself
+    ourselves themselves been being does did doing done get got let lets one two yes okay
+    """.split()
+)
+"""Words too common to tie a literal to what it is about (with-context measure)."""
+_CONTENT_WORD = re.compile(r"(?<![\w])[a-z]{3,}(?![\w])")
+_CJK_RUN = re.compile(f"[{CJK}]+")
+
+
+def content_words(sentence: str, literal: str = "") -> set[str]:
+    """The content words of ``sentence`` that are not part of ``literal``: lowercase
+    words of 3+ letters not in :data:`STOP_WORDS`, and pairs of adjacent CJK characters
+    (CJK text has no spaces to find words by)."""
+    inside = set(_CONTENT_WORD.findall(literal))
+    words = {w for w in _CONTENT_WORD.findall(sentence) if w not in STOP_WORDS and w not in inside}
+    if _CJK.search(sentence):
+        inside_pairs = {run[i:i + 2] for run in _CJK_RUN.findall(literal) for i in range(len(run) - 1)}
+        for run in _CJK_RUN.findall(sentence):
+            words.update(p for p in (run[i:i + 2] for i in range(len(run) - 1)) if p not in inside_pairs)
+    return words

@@ -109,3 +109,154 @@ def test_llm_summary_is_skipped_without_a_configured_llm(monkeypatch):
     ready, skipped = resolve_methods(["llm-summary"])
     assert ready == []
     assert skipped[0].startswith("llm-summary skipped:")
+
+
+# -- bm25-retrieval ------------------------------------------------------------------
+
+
+def pets_chat():
+    """An old message about the dog among same-sized fillers, then filler, then the question."""
+    filler = [f"We talked about the weather on day {i} and it was mild." for i in range(12)]
+    messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": text} for i, text in enumerate(filler)]
+    messages[3] = {"role": "assistant", "content": "My dog is called Biscuit and he loves long walks."}
+    messages.append({"role": "user", "content": "What is the name of my dog?"})
+    return messages
+
+
+def test_bm25_tokens_are_lowercase_words_and_cjk_characters_and_pairs():
+    from discourse_memory_evaluation.baselines import bm25_tokens
+
+    # bm25s' English stop words ("the", "of", "is") go; case is folded
+    assert bm25_tokens("The NAME of my Dog is Biscuit") == ["name", "my", "dog", "biscuit"]
+    assert bm25_tokens("去北京站") == ["去", "北", "京", "站", "去北", "北京", "京站"]
+    assert bm25_tokens("订单A12345") == ["订", "单", "订单", "a12345"]
+
+
+def test_bm25_retrieval_picks_the_matching_old_message(counter):
+    messages = pets_chat()
+    sizes = [message_tokens(counter, m) for m in messages]
+    # the newest half: the question and the filler before it; the rest: room for one more
+    budget = 2 * (sizes[-1] + sizes[-2]) + 1
+    assert sizes[-1] + sizes[-2] + sizes[-3] > budget // 2  # only two fit in the newest half
+    assert budget - sizes[-1] - sizes[-2] >= sizes[3]
+    view = METHODS["bm25-retrieval"].run(messages, budget, counter)
+    assert view_tokens(counter, view) <= budget
+    assert messages[3] in view  # "dog" matches the question; no filler does
+    assert view[-2:] == messages[-2:]
+    positions = [messages.index(m) for m in view]
+    assert positions == sorted(positions)  # original order
+
+
+def test_bm25_retrieval_respects_the_budget_and_order_on_longer_chats(counter):
+    messages = chat(60) + [{"role": "user", "content": "What was the code in message number 7?"}]
+    for budget in (40, 150, 400):
+        view = METHODS["bm25-retrieval"].run(messages, budget, counter)
+        assert view_tokens(counter, view) <= budget
+        positions = [messages.index(m) for m in view]
+        assert positions == sorted(positions)
+
+
+def test_bm25_retrieval_works_on_chinese(counter):
+    messages = [
+        {"role": "user", "content": "我想找一家在王府井附近的烤鸭店。"},
+        {"role": "assistant", "content": "推荐您去全聚德烤鸭店，电话010-65112418。"},
+        {"role": "user", "content": "那附近有地铁站吗？"},
+        {"role": "assistant", "content": "有的，地铁1号线王府井站。"},
+        {"role": "user", "content": "今天天气怎么样？"},
+        {"role": "assistant", "content": "今天天气晴朗，适合出行。"},
+        {"role": "user", "content": "烤鸭店的电话是多少？"},
+    ]
+    sizes = [message_tokens(counter, m) for m in messages]
+    budget = 2 * sizes[-1] + 1 + sizes[1]  # the question, then room for one older message
+    view = METHODS["bm25-retrieval"].run(messages, budget, counter)
+    assert messages[1] in view  # shares 烤鸭店 and 电话 with the question
+
+
+def test_bm25_retrieval_does_not_pair_tool_calls(counter):
+    """The simple retrieval memory keeps a matching tool result without its call."""
+    messages = [
+        {"role": "user", "content": "Look up my order."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "get_order", "arguments": '{"id": "X1"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "order X1: parcel tracking number 1Z999AA1"},
+        {"role": "assistant", "content": "Your order X1 is on its way, it will arrive soon enough for you."},
+        {"role": "user", "content": "What is the parcel tracking number?"},
+    ]
+    sizes = [message_tokens(counter, m) for m in messages]
+    budget = 2 * sizes[-1] + 1 + sizes[2]
+    view = METHODS["bm25-retrieval"].run(messages, budget, counter)
+    assert messages[2] in view and messages[1] not in view
+    from discourse_memory_evaluation.metrics import orphan_tool_messages
+
+    assert orphan_tool_messages(view) == 1
+
+
+# -- observation-masking ---------------------------------------------------------------
+
+
+def three_results():
+    call = lambda i: {  # noqa: E731
+        "role": "assistant", "content": None,
+        "tool_calls": [{"id": f"c{i}", "type": "function",
+                        "function": {"name": "lookup", "arguments": f'{{"id": "R{i}"}}'}}],
+    }
+    result = lambda i: {"role": "tool", "tool_call_id": f"c{i}", "content": f"row {i} " * 40}  # noqa: E731
+    return [{"role": "system", "content": "You look things up."}, {"role": "user", "content": "go"},
+            call(1), result(1), call(2), result(2), call(3), result(3), {"role": "assistant", "content": "done"}]
+
+
+def test_observation_masking_clears_the_oldest_tool_outputs_first(counter):
+    from langchain.agents.middleware.context_editing import DEFAULT_TOOL_PLACEHOLDER
+
+    messages = three_results()
+    total = view_tokens(counter, messages)
+    saved = message_tokens(counter, messages[3]) - counter.count(DEFAULT_TOOL_PLACEHOLDER)
+    # one cleared output is enough
+    view = METHODS["observation-masking"].run(messages, total - saved, counter)
+    assert [m["content"] for m in view if m.get("role") == "tool"] == [
+        DEFAULT_TOOL_PLACEHOLDER, messages[5]["content"], messages[7]["content"]]
+    assert len(view) == len(messages) and view_tokens(counter, view) <= total - saved
+    # one token less: the second-oldest goes too, the newest stays
+    view = METHODS["observation-masking"].run(messages, total - saved - 1, counter)
+    assert [m["content"] for m in view if m.get("role") == "tool"] == [
+        DEFAULT_TOOL_PLACEHOLDER, DEFAULT_TOOL_PLACEHOLDER, messages[7]["content"]]
+    assert messages[3]["content"] != DEFAULT_TOOL_PLACEHOLDER  # the input is not edited
+    # within the budget: nothing changes
+    assert METHODS["observation-masking"].run(messages, total, counter) == messages
+
+
+def test_observation_masking_then_drops_the_oldest_messages_keeping_pairs(counter):
+    from discourse_memory_evaluation.metrics import orphan_tool_messages
+
+    messages = three_results()
+    budget = 30
+    view = METHODS["observation-masking"].run(messages, budget, counter)
+    assert view_tokens(counter, view) <= budget
+    assert view[0] == messages[0]  # the system prompt stays while it fits
+    assert view[-1] == messages[-1]
+    assert orphan_tool_messages(view) == 0
+    # the system prompt goes first only when it alone is over the budget
+    view = METHODS["observation-masking"].run(messages, message_tokens(counter, messages[0]) - 1, counter)
+    assert messages[0] not in view and view[-1] == messages[-1]
+
+
+def test_observation_masking_on_shell_agent_runs_masks_user_observations(counter):
+    from discourse_memory_evaluation.baselines import observation_indices
+
+    action = lambda cmd: {"role": "assistant", "content": f"THOUGHT: look.\n\n```bash\n{cmd}\n```"}  # noqa: E731
+    messages = [
+        {"role": "system", "content": "You run one bash command per turn."},
+        {"role": "user", "content": "Fix the bug in setup.py " * 10},
+        action("cat setup.py"), {"role": "user", "content": "<output>\n" + "line of setup.py\n" * 30 + "</output>"},
+        action("grep -n bug setup.py"), {"role": "user", "content": "<output>\n" + "12: bug here\n" * 30 + "</output>"},
+        {"role": "assistant", "content": "I think I am done."},
+        {"role": "user", "content": "Please go on."},  # follows no bash action: not an observation
+    ]
+    assert observation_indices(messages) == [3, 5]
+    budget = view_tokens(counter, messages) - 5
+    view = METHODS["observation-masking"].run(messages, budget, counter)
+    assert view[3]["content"] == "[cleared]" and view[3]["role"] == "user"
+    assert view[5] == messages[5] and view[1] == messages[1] and view[7] == messages[7]
+    assert view_tokens(counter, view) <= budget
+    # a chat has no observations
+    assert observation_indices(chat(10)) == []

@@ -95,3 +95,91 @@ def test_check_bars_asks_for_a_lead_only_up_to_the_ceiling():
     assert "PASS d @ 0.5: gold-argument recall 100.0 vs best baseline trim-last 95.0 (bar: +10 points, or the ceiling 100.0)" in lines
     # the full history itself states 97% of these literals: 96% is short of it
     assert "FAIL d @ 0.5: literal recall 96.0 vs best baseline trim-last 90.0 (bar: +20 points, or the ceiling 97.0)" in lines
+
+
+def mode_row(method, fraction, value, *, mode, kind, item=0, dataset="d", out=50, budget=100, note=0):
+    metric = "qa_answer" if mode == "qa" else "next_step_support"
+    return Row(
+        dataset=dataset, conversation="c1", method=method, fraction=fraction, budget=budget, tokens_in=400,
+        tokens_out=out, seconds=0.01, violation=out > budget, orphan_tools=0, note_tokens=note,
+        scores={metric: value}, mode=mode, item=item, kind=kind,
+    )
+
+
+def test_summarize_pools_questions_and_markdown_has_the_mode_tables():
+    rows = [
+        mode_row("discourse-memory", 0.1, 1.0, mode="qa", kind="qa-dialogue", item=0),
+        mode_row("discourse-memory", 0.1, 0.0, mode="qa", kind="qa-dialogue", item=1),
+        mode_row("discourse-memory", 0.1, 1.0, mode="qa", kind="qa-dialogue", item=2),
+        mode_row("bm25-retrieval", 0.1, 1.0, mode="qa", kind="qa-dialogue", item=0, out=120),
+        mode_row("discourse-memory", 0.25, 0.5, mode="next-step", kind="tool-calls", dataset="tau"),
+    ]
+    summary = summarize(rows)
+    ours = next(r for r in summary if r["method"] == "discourse-memory" and r["mode"] == "qa")
+    assert ours["items"] == 3 and ours["conversations"] == 1
+    assert ours["qa_answer"] == pytest.approx(2 / 3)
+    table = markdown(summary)
+    assert "### d: per-question answer contained, outside the question (3 questions of 1 conversations)" in table
+    assert "| discourse-memory | 66.7 | 3 | 0 | 0 | 0 | 0.0 | 10 |" in table
+    assert "| bm25-retrieval | 100.0 | 1 | 1 | 0 | 0 | 0.0 | 10 |" in table  # one view over budget
+    assert "### tau: next-step support" in table and "| discourse-memory | 50.0 |" in table
+
+
+def test_check_bars_mode_leads():
+    rows = [
+        # LoCoMo per question: only bm25-retrieval is the bar's baseline (+3 at 25%, +5 at 10%)
+        mode_row("discourse-memory", 0.25, 0.45, mode="qa", kind="qa-dialogue"),
+        mode_row("bm25-retrieval", 0.25, 0.42, mode="qa", kind="qa-dialogue"),
+        mode_row("head-tail", 0.25, 0.50, mode="qa", kind="qa-dialogue"),
+        mode_row("discourse-memory", 0.1, 0.30, mode="qa", kind="qa-dialogue"),
+        mode_row("bm25-retrieval", 0.1, 0.26, mode="qa", kind="qa-dialogue"),
+        # next step: every baseline, +5 at 10% and 25%
+        mode_row("discourse-memory", 0.1, 0.80, mode="next-step", kind="shell-agent", dataset="swe"),
+        mode_row("observation-masking", 0.1, 0.74, mode="next-step", kind="shell-agent", dataset="swe"),
+        mode_row("trim-last", 0.1, 0.76, mode="next-step", kind="shell-agent", dataset="swe"),
+        mode_row("full-history", 0.1, 1.0, mode="next-step", kind="shell-agent", dataset="swe", out=400),
+    ]
+    lines = check_bars(summarize(rows))
+    assert ("PASS d qa @ 0.25: per-question answer contained 45.0 vs best baseline bm25-retrieval 42.0 "
+            "(bar: +3 points)") in lines
+    assert "FAIL d qa @ 0.1: per-question answer contained 30.0 vs best baseline bm25-retrieval 26.0 (bar: +5 points)" in lines
+    assert not any("head-tail" in line for line in lines)
+    assert "PASS swe next-step @ 0.1: next-step support 80.0 vs best baseline trim-last 76.0" not in lines
+    assert "FAIL swe next-step @ 0.1: next-step support 80.0 vs best baseline trim-last 76.0 (bar: +5 points)" in lines
+    assert not any("full-history" in line for line in lines)
+
+
+def blind_row(method, fraction, *, kind, dataset="d", gold=None, openers=None, context=None, out=50, note=0,
+              literal=0.9):
+    r = row(method, fraction, literal, gold=gold, out=out, note=note)
+    r.dataset, r.kind = dataset, kind
+    r.scores.update({"literal_recall_with_context": context, "record_openers": openers,
+                     "record_system_only": 0.0 if openers is not None else None,
+                     "record_bare_numbers": 0.1 if openers is not None else None})
+    return r
+
+
+def test_check_bars_record_context_note_and_crosswoz():
+    rows = [
+        blind_row("discourse-memory", 0.1, kind="shell-agent", openers=0.03, context=0.5),
+        blind_row("discourse-memory", 0.25, kind="shell-agent", openers=0.02, context=0.74, note=11),
+        blind_row("discourse-memory-nosys", 0.25, kind="shell-agent", openers=0.0, context=0.9),
+        blind_row("trim-last", 0.25, kind="shell-agent", context=0.95),
+        blind_row("discourse-memory", 0.25, kind="gold-values", dataset="zh", gold=0.60),
+        blind_row("trim-last", 0.25, kind="gold-values", dataset="zh", gold=0.41),
+        blind_row("discourse-memory", 0.5, kind="gold-values", dataset="zh", gold=0.70),
+        blind_row("trim-last", 0.5, kind="gold-values", dataset="zh", gold=0.55),
+    ]
+    lines = check_bars(summarize(rows))
+    assert ("FAIL d @ 0.1: discourse-memory opener noise 3.00% of record entries (system-only 0.0%, bare numbers "
+            "10.0%) (bar: at most 2%)") in lines
+    assert any(line.startswith("PASS d @ 0.25: discourse-memory opener noise 2.00%") for line in lines)
+    assert any(line.startswith("PASS d @ 0.25: discourse-memory-nosys opener noise 0.00%") for line in lines)
+    assert "FAIL d @ 0.25: discourse-memory with-context literal recall 74.0 (literal recall 90.0) (bar: at least 75)" in lines
+    assert "FAIL d @ 0.25: discourse-memory note share 22.0% of the view (bar: at most 20%)" in lines
+    # CrossWOZ: +20 at 25% (19 short), +15 at 50%
+    assert "FAIL zh @ 0.25: gold-argument recall 60.0 vs best baseline trim-last 41.0 (bar: +20 points)" in lines
+    assert ("PASS zh @ 0.5: gold-argument recall 70.0 vs best baseline trim-last 55.0 "
+            "(keep_system=False, as these baselines may drop the system prompt) (bar: +15 points)") not in lines
+    assert "PASS zh @ 0.5: gold-argument recall 70.0 vs best baseline trim-last 55.0 (bar: +15 points)" in lines
+    assert not any("with-context" in line and "zh" in line for line in lines)  # no bar on CrossWOZ

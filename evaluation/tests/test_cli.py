@@ -38,7 +38,7 @@ def runs_file(tmp_path):
 def test_bench_writes_table_json_and_plot(runs_file, tmp_path, capsys):
     out = tmp_path / "results"
     code = main_bench([str(runs_file), "--budgets", "0.5,0.9", "--methods", "discourse-memory,trim-last,head-tail",
-                       "--out", str(out), "--quiet"])
+                       "--modes", "blind", "--out", str(out), "--quiet"])
     assert code == 0
     printed = capsys.readouterr().out
     assert "### tiny_runs (3 conversations)" in printed
@@ -55,12 +55,58 @@ def test_bench_writes_table_json_and_plot(runs_file, tmp_path, capsys):
     assert (out / "bench.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_bench_next_step_mode_on_tool_call_runs(runs_file, tmp_path, capsys):
+    out = tmp_path / "results"
+    code = main_bench([str(runs_file), "--budgets", "0.1,0.5", "--methods", "full-history,trim-last",
+                       "--out", str(out), "--quiet", "--no-plot"])
+    assert code == 0
+    data = json.loads((out / "bench.json").read_text())
+    steps = [r for r in data["rows"] if r["mode"] == "next-step"]
+    # one action per run (update_reservation at message 4); its literals R{i}X42 and
+    # HAT10{i} stand in the history before it: 3 runs x 2 methods x 2 budgets
+    assert len(steps) == 3 * 2 * 2 and {r["item"] for r in steps} == {4}
+    assert all(r["scores"]["next_step_support"] == 1.0 for r in steps if r["method"] == "full-history")
+    assert {r["mode"] for r in data["rows"]} == {"blind", "next-step"}  # no QA in these runs
+    printed = capsys.readouterr().out
+    assert "### tiny_runs: next-step support" in printed and "(3 steps of 3 runs)" in printed
+    assert "| full-history | 100.0 | 100.0 |" in printed
+
+
+def test_bench_qa_mode_on_locomo(tmp_path, capsys):
+    sample = {
+        "sample_id": "conv-t",
+        "conversation": {
+            "speaker_a": "Caroline", "speaker_b": "Melanie",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [{"speaker": "Caroline" if i % 2 == 0 else "Melanie", "dia_id": f"D1:{i + 1}",
+                           "text": f"Turn {i}: we talked about the garden and the {w}."}
+                          for i, w in enumerate(["roses", "tulips", "weather", "kids", "pottery", "camping"])],
+        },
+        "qa": [{"question": "What did they talk about first?", "answer": "roses", "evidence": ["D1:1"], "category": 1},
+               {"question": "What was the last topic?", "answer": "camping", "evidence": ["D1:6"], "category": 2}],
+    }
+    path = tmp_path / "tiny_locomo.json"
+    path.write_text(json.dumps([sample]), encoding="utf-8")
+    out = tmp_path / "results"
+    assert main_bench([str(path), "--budgets", "0.5", "--methods", "trim-last,full-history", "--modes", "qa",
+                       "--questions", "all", "--out", str(out), "--quiet", "--no-plot"]) == 0
+    rows = json.loads((out / "bench.json").read_text())["rows"]
+    got = {(r["method"], r["item"]): r["scores"]["qa_answer"] for r in rows}
+    # the newest half of the history keeps the last topic, not the first
+    assert got == {("trim-last", 0): 0.0, ("trim-last", 1): 1.0, ("full-history", 0): 1.0, ("full-history", 1): 1.0}
+    assert "(2 questions of 1 conversations)" in capsys.readouterr().out
+
+
 def test_bench_rejects_bad_arguments(runs_file, tmp_path, capsys):
     with pytest.raises(SystemExit):
         main_bench([str(runs_file), "--budgets", "0,2"])
     assert main_bench([str(runs_file), "--methods", "nope", "--out", str(tmp_path), "--quiet"]) == 2
     assert "unknown method" in capsys.readouterr().err
     assert main_bench([str(tmp_path / "missing.jsonl"), "--out", str(tmp_path), "--quiet"]) == 2
+    assert main_bench([str(runs_file), "--modes", "blind,nope", "--out", str(tmp_path), "--quiet"]) == 2
+    assert "unknown mode" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main_bench([str(runs_file), "--questions", "0"])
 
 
 def test_replay_records_compaction_points(runs_file, tmp_path, capsys):

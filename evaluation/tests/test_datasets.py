@@ -119,3 +119,37 @@ def test_load_errors_say_what_is_wrong(tmp_path):
     broken.write_text('{"id": 1, "messages": []}\nnot json\n', encoding="utf-8")
     with pytest.raises(DataFormatError, match=r"broken.jsonl:2: not JSON"):
         load(broken)
+
+
+def test_gold_values_chats_load_and_each_file_has_a_kind(tmp_path, locomo_file, runs_file):
+    from discourse_memory_evaluation.datasets import conversation_kind
+
+    path = tmp_path / "zh.jsonl"
+    path.write_text(json.dumps(ZH_CHAT, ensure_ascii=False), encoding="utf-8")
+    (conv,) = load(path)
+    assert conv.gold_values == ["4.5分以上", "篱苑图书馆", "010-84580888", "颐和园"]  # blanks dropped
+    assert conversation_kind(conv) == "gold-values"
+    first, second = load_runs(runs_file)
+    assert conversation_kind(first) == "tool-calls" and conversation_kind(second) == "chat"
+    assert conversation_kind(load(locomo_file)[0]) == "qa-dialogue"
+    shell = {"id": "s", "messages": [{"role": "user", "content": "task"},
+                                     {"role": "assistant", "content": "THOUGHT: x\n\n```bash\nls\n```"}]}
+    path.write_text(json.dumps(shell), encoding="utf-8")
+    assert conversation_kind(load(path)[0]) == "shell-agent"
+
+
+ZH_CHAT = {
+    "id": "zh-1",
+    "messages": [{"role": "user", "content": "推荐一个评分4.5分以上的景点。"},
+                 {"role": "assistant", "content": "篱苑图书馆，电话010-84580888。"}],
+    "gold_values": ["4.5分以上", "篱苑图书馆", "010-84580888", " ", "颐和园"],
+}
+
+
+def test_bench_scores_the_gold_values_the_history_states_and_a_file_has_the_kind_of_most_runs(tmp_path, runs_file):
+    from discourse_memory_evaluation.bench import file_kind, targets
+
+    path = tmp_path / "zh.jsonl"
+    path.write_text(json.dumps(ZH_CHAT, ensure_ascii=False), encoding="utf-8")
+    assert targets(load(path)[0]).gold == ["4.5分以上", "篱苑图书馆", "010-84580888"]  # 颐和园 is never said
+    assert file_kind(load_runs(runs_file)) == "tool-calls"  # a run that made no call does not decide

@@ -229,3 +229,154 @@ def test_diagnose_splits_lost_literals_by_what_the_library_records():
     _lost_literals(targets(conv).literals, own, TextIndex("Find a flight. HAT136"), ours, other)
     assert "HAT136" not in ours and "$250" in ours and "search_flights" in ours
     assert "flight_number" in other and not set(other) & own
+
+
+# -- CJK text ------------------------------------------------------------------------
+
+
+def test_text_index_treats_each_cjk_character_as_a_word():
+    index = TextIndex("就去篱苑图书馆吧，订单号是A12345，价格775元")
+    assert "篱苑图书馆" in index  # inside a run of Chinese characters
+    assert "A12345" in index and "775" in index
+    assert "A1234" not in index and "75" not in index  # still word boundaries between Latin letters and digits
+    assert "颐和园" not in index
+
+
+def test_grader_finds_values_next_to_cjk_characters():
+    text = "帮您查到一个价格775元的经济型酒店，名字是飘HOME连锁酒店，电话010-84580888。订单号是A12345。"
+    assert extract_literals(text) == ["775", "HOME", "010-84580888", "A12345"]
+    from discourse_memory_evaluation.grader import split_sentences
+
+    assert split_sentences("你好。我想订酒店！好的？行 Ok. Fine") == ["你好。", "我想订酒店！", "好的？", "行 Ok.", "Fine"]
+
+
+def test_content_words_by_hand():
+    from discourse_memory_evaluation.grader import content_words
+
+    # lowercase words of 3+ letters, stop words and the literal's own words out
+    assert content_words("I booked the flight to Seattle via /usr/lib with you", "/usr/lib") == {
+        "booked", "flight", "via"}
+    # CJK: adjacent character pairs, the literal's own pairs out
+    assert content_words("价格775元", "775") == {"价格"}
+    assert content_words("去篱苑图书馆", "篱苑图书馆") == {"去篱"}
+
+
+# -- with-context literal recall -------------------------------------------------------
+
+CONTEXT_HISTORY = [
+    {"role": "user", "content": "[2:32 pm on 29 January, 2023]\nCaroline: I booked flight HAT136 to Seattle."},
+    {"role": "assistant", "content": "Melanie: Nice! Order 1Z999AA1 shipped."},
+]
+# Literals, by hand: 2:32, 29 January, 2023, HAT136, Seattle, 1Z999AA1. Content words of the
+# sentences stating them: the date line has none; HAT136 and Seattle: "booked", "flight";
+# 1Z999AA1: "order"? no: "Order" is capitalised; "shipped".
+
+
+def test_context_words_by_hand():
+    from discourse_memory_evaluation.metrics import context_words
+
+    literals = history_literals(CONTEXT_HISTORY)
+    assert literals == ["2:32", "29 January, 2023", "HAT136", "Seattle", "1Z999AA1"]
+    words = context_words(CONTEXT_HISTORY, literals)
+    assert words == {"2:32": set(), "29 January, 2023": set(), "HAT136": {"booked", "flight"},
+                     "Seattle": {"booked", "flight"}, "1Z999AA1": {"shipped"}}
+
+
+@pytest.mark.parametrize(
+    ("view_lines", "expected"),
+    [
+        # each literal on a line with a word of its sentence
+        (["Caroline: I booked flight HAT136 to Seattle.", "Order 1Z999AA1 shipped."], 3 / 3),
+        # a record note of bare values: present, but with no context
+        (["Values from parts not shown: HAT136; Seattle; 1Z999AA1"], 0.0),
+        # keyed entries: the word on the same line counts, on another line it does not
+        (["- flight: HAT136", "Seattle", "shipped:", "1Z999AA1"], 1 / 3),
+        # a word of another literal's sentence is no context ("flight" is not 1Z999AA1's)
+        (["flight 1Z999AA1"], 0.0),
+        # case is ignored for the word, word boundaries hold for both
+        (["FLIGHT HAT136", "unshipped 1Z999AA1"], 1 / 3),
+    ],
+)
+def test_with_context_literal_recall_by_hand(view_lines, expected):
+    from discourse_memory_evaluation.metrics import LineIndex, context_words, literal_recall_with_context
+
+    literals = history_literals(CONTEXT_HISTORY)
+    words = context_words(CONTEXT_HISTORY, literals)
+    # the date line's literals state nothing with a word: left out of the measure (3 count)
+    index = LineIndex("\n".join(view_lines))
+    assert literal_recall_with_context(literals, words, index) == pytest.approx(expected)
+
+
+def test_with_context_is_none_without_keyed_literals():
+    from discourse_memory_evaluation.metrics import LineIndex, literal_recall_with_context
+
+    assert literal_recall_with_context(["2:32"], {"2:32": set()}, LineIndex("2:32")) is None
+
+
+def test_full_history_has_every_keyed_literal_with_context():
+    from discourse_memory_evaluation.metrics import LineIndex, context_words, literal_recall_with_context
+
+    literals = history_literals(CONTEXT_HISTORY)
+    words = context_words(CONTEXT_HISTORY, literals)
+    assert literal_recall_with_context(literals, words, LineIndex(view_text(CONTEXT_HISTORY))) == 1.0
+
+
+# -- noise in the record -----------------------------------------------------------------
+
+NOISE_HISTORY = [
+    {"role": "system", "content": "Use the tool lookup_order. Answer in English."},
+    {"role": "user", "content": "Wow! I ordered from Door Dash at 7:30 and it was lost.\nSorry: Door Dash sent 2 bags."},
+    {"role": "assistant", "content": "Sorry about that. Wow Bao is next door. Order 1234 is late."},
+]
+
+
+def test_record_noise_by_hand():
+    from discourse_memory_evaluation.metrics import RecordNoise, is_bare_number
+
+    noise = RecordNoise(NOISE_HISTORY)
+    assert noise.opener("Wow")  # opens its sentences only
+    assert noise.opener("Sorry")  # after a line start, after a sentence end
+    assert noise.opener("Wow Bao")  # capitalised words only, opening its sentence
+    assert not noise.opener("Door Dash")  # "from Door Dash": mid-sentence once
+    assert not noise.opener("lookup_order") and not noise.opener("Nowhere")  # not capitalised / never said
+    assert noise.system_only("English") and noise.system_only("lookup_order")
+    assert not noise.system_only("Door Dash")
+    assert is_bare_number("1234") and is_bare_number("$21.99") and is_bare_number("2023-05-08")
+    assert not is_bare_number("7:30 pm") and not is_bare_number("HAT136")
+    record = ("Wow", "Door Dash", "1234", "English", "Sorry", "7:30")
+    assert noise.shares(record, system_kept=True) == pytest.approx(
+        {"record_openers": 2 / 6, "record_system_only": 1 / 6, "record_bare_numbers": 2 / 6})
+    # a system-only value is no noise when the view does not keep the system prompt
+    assert noise.shares(record, system_kept=False)["record_system_only"] == 0.0
+    assert noise.shares((), system_kept=True) == {
+        "record_openers": None, "record_system_only": None, "record_bare_numbers": None}
+
+
+def test_answer_found_ignores_case_and_space_at_word_boundaries():
+    from discourse_memory_evaluation.metrics import answer_found
+
+    index = TextIndex("On 7 May  2023 Caroline went to the\nLGBTQ support group in 2030.".lower())
+    assert answer_found("7 May 2023", index)
+    assert answer_found("lgbtq SUPPORT group", index)
+    assert not answer_found("30", index)  # only inside 2030
+    assert not answer_found("support gr", index)
+
+
+def test_with_context_judges_each_note_entry_alone():
+    """A record note lists values on one line, separated by "; ": a value counts with its
+    own entry, not with a word of another entry on the same line."""
+    from discourse_memory_evaluation.baselines import NotedView
+    from discourse_memory_evaluation.bench import score, targets
+    from discourse_memory_evaluation.datasets import Conversation
+
+    conv = Conversation(id="c", messages=CONTEXT_HISTORY)
+    note = {"role": "system", "content": "Values from parts not shown: HAT136; Seattle; shipped 1Z999AA1; flight"}
+    view = NotedView([note])
+    view.note, view.record = note, ("HAT136", "Seattle", "shipped 1Z999AA1", "flight")
+    # only 1Z999AA1 has a word of its sentence in its own entry
+    assert score(view, targets(conv))[0]["literal_recall_with_context"] == pytest.approx(1 / 3)
+    # the same text as an ordinary message is one line: HAT136 and Seattle meet "flight" there
+    assert score([note], targets(conv))[0]["literal_recall_with_context"] == 1.0
+    # a keyed line "key: a; b": each entry has the key
+    note["content"] = "#1 flight: HAT136; Seattle; 1Z999AA1"
+    assert score(view, targets(conv))[0]["literal_recall_with_context"] == pytest.approx(2 / 3)
