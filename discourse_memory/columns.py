@@ -180,6 +180,8 @@ class Columns:
         self.lit_mid = _Grow(np.bool_)
         """Whether the literal ever stands after a word of its unit (a capitalised word
         only ever seen opening a sentence is an opener, not a name)."""
+        self.lit_tags = _Grow(np.float64)
+        """How many units state the literal only as a markup tag's name (``<pr_description>``)."""
         self.derived: dict[str, dict[int, object]] = {}
         """Values derived from messages already appended (by message index): they never
         change as the conversation grows."""
@@ -301,6 +303,7 @@ class Columns:
         self.lit_df.extend([0.0] * n_new)
         self.lit_last_msg.extend([0] * n_new)
         self.lit_mid.extend([False] * n_new)
+        self.lit_tags.extend([0.0] * n_new)
         if lit_rows:
             lrows = np.asarray(lit_rows, dtype=np.int64)
             per_unit = np.fromiter(map(len, texts_of), np.int64, len(texts_of))
@@ -313,6 +316,9 @@ class Columns:
             mid = _mid_literals(pieces, row_texts, self.lit_ids)
             if mid:
                 self.lit_mid.view[mid] = True
+            tags = _tag_literals(pieces, row_texts, self.lit_ids)
+            if tags:
+                np.add.at(self.lit_tags.view, np.asarray(tags, dtype=np.int64), 1.0)
         self.word_df.extend([0.0] * (len(self.word_ids) - n_words_before))
         if word_rows:
             np.add.at(self.word_df.view, np.asarray(word_rows, dtype=np.int64), 1.0)
@@ -393,6 +399,23 @@ def _label_and_date(fields: list[Field]) -> tuple[str | None, str | None]:
         date = " ".join(body.split()) if date_line(body, first.literals) else None
         return speaker_label(f.text), date
     return None, None
+
+
+def _tag_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) -> list[int]:
+    """Per piece, the literals it states only as a markup tag's name (``<pr_description>``,
+    ``</output>``): one entry per piece and literal."""
+    out: list[int] = []
+    for p, text in zip(pieces, texts):
+        if not p.literals or "<" not in text[p.start:p.end]:
+            continue
+        tagged: dict[str, bool] = {}
+        for lit in p.literals:
+            a, b = p.start + lit.start, p.start + lit.end
+            in_tag = text[a - 1:a] == "<" or text[a - 2:a] == "</"
+            in_tag = in_tag and text[b:b + 1] in (">", " ")
+            tagged[lit.text] = tagged.get(lit.text, True) and in_tag
+        out.extend(ids[t] for t, only in tagged.items() if only)
+    return out
 
 
 def _mid_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) -> list[int]:

@@ -55,8 +55,12 @@ OPENING = 1.0
 BOILERPLATE = 0.2
 """Share of ``OPENING`` for a unit stating nothing (markup, ``<!-- -->``, a lone mark)."""
 RECENCY = 0.6
+RECENT = 1.0
+RECENT_SPAN = 6.0
+"""The newest messages weigh up to ``1 + RECENT`` more, fading over about
+``RECENT_SPAN`` messages: what was just said or done leads to the next turn."""
 IDF_POWER = 2.0
-KIND_WEIGHT = {"heading": 1.5, "tool_call": 3.0, "field": 1.2, "table_row": 1.1}
+KIND_WEIGHT = {"tool_call": 3.0, "field": 1.2, "table_row": 1.1}
 RECORD_VALUE = 1.0
 """A value listed in the record, against the same value shown in its text."""
 LITERAL_VALUE = {
@@ -71,22 +75,29 @@ RECORD_SHARE = 0.25
 """The record's first claim: the best items (by value per token) that fit this share of
 the room the protected messages leave come before any text; the rest compete with the
 text for what is left, so the note grows only where values are worth their tokens."""
-FOCUS = 12.0
-"""Value of a unit stating every focus term (relevance 1), on top of its own."""
+FOCUS = 4.0
+"""A unit stating every focus term (relevance 1) is worth ``1 + FOCUS`` times its own value."""
 FOCUS_RECORD = 2.0
 """A record item of a value the focus names is worth this many times more."""
 CONTEXT_TURN = 0.3
-"""Share of a match's focus value given to the other units of its message."""
+"""Share of a match's focus factor given to the other units of its message."""
 CONTEXT_NEIGHBOUR = 0.5
 """Share given to the message before a match (the question it answers) and after it
 (the answer it got), most of it to the unit next to the match."""
-CONTEXT_DATE = 0.6
+CONTEXT_DATE = 1.0
 """Share given to the date line of a match's session."""
+PER_MESSAGE = 12.0
+PER_MESSAGE_PROSE = 40.0
+"""Diminishing returns within a message (lines, list items, rows and fields; prose)."""
 # A short message opens whole: every unit's opening at once.
 SHORT_UNITS = 12
 SHORT_TOKENS = 400
-MARK_TOKENS = 0.5
-"""Estimated tokens of the gap marks a shown unit brings, on average."""
+MARK_TOKENS = 1.5
+"""Estimated tokens of the gap mark a shown unit brings (``\n…\n``): an isolated fragment
+costs more than its own tokens."""
+TASK = 1.5
+"""The first user message states the task (an agent's instructions, a chat's opening
+request): its units weigh this much more."""
 # -- fitting the exact count -------------------------------------------------------------
 MARGIN_SHARE = 0.005
 PASSES = 5
@@ -102,6 +113,7 @@ each ranked like any option (and taken only after the step before it)."""
 
 _CALLS, _OPEN, _CLIP, _REST, _FULL, _ITEM, _LONG = range(7)
 _KIND_WEIGHTS = np.array([KIND_WEIGHT.get(k, 1.0) for k in UNIT_KINDS])
+_LISTED = np.array([k in ("line", "list_item", "table_row", "field") for k in UNIT_KINDS])
 _HEADING = UNIT_KINDS.index("heading")
 _CALL = UNIT_KINDS.index("tool_call")
 
@@ -318,17 +330,32 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     value = np.where(noise, 0.0, kind_value[cols.lit_kind.view] if len(kind_value) else 0.0)
     info = cols.per_unit_sum(value) + cols.word_weights(IDF_POWER)
     head_info = cols.per_unit_sum(value, head=True) + cols.u_head_share.view * cols.word_weights(IDF_POWER)
-    recency = 1.0 + RECENCY * np.arange(n_msgs) / max(n_msgs - 1, 1)
+    age = np.arange(n_msgs)[::-1].astype(np.float64)
+    recency = 1.0 + RECENCY * np.arange(n_msgs) / max(n_msgs - 1, 1) + RECENT * np.exp(-age / RECENT_SPAN)
+    first_user = next((m.index for m in cols.messages if m.role == "user"), None)
+    if first_user is not None:
+        recency[first_user] *= TASK
     weight = recency[u_msg] * _KIND_WEIGHTS[kind]
-    opening = OPENING * np.where((info > 0) | (kind == _HEADING), 1.0, BOILERPLATE)
+    # A heading alone says little (its section says it): it opens like boilerplate.
+    opening = OPENING * np.where((info > 0) & (kind != _HEADING), 1.0, BOILERPLATE)
     full_gain = weight * (opening + info)
     clip_gain = weight * (opening + np.minimum(head_info, info))
+    # Diminishing returns in one message: its k-th best unit is worth 1 / (1 + k / K):
+    # fifty names out of a thousand-line listing do not tell fifty times more than one.
+    ratio = full_gain / np.maximum(tokens, 1.0)
+    by_msg = np.lexsort((-ratio, u_msg))
+    group = np.flatnonzero(np.r_[True, u_msg[by_msg][1:] != u_msg[by_msg][:-1]])
+    rank = np.empty(n_units)
+    rank[by_msg] = np.arange(n_units) - np.repeat(group, np.diff(np.r_[group, n_units]))
+    damp = 1.0 / (1.0 + rank / np.where(_LISTED[kind], PER_MESSAGE, PER_MESSAGE_PROSE))
+    full_gain *= damp
+    clip_gain *= damp
 
     rel = scene.relevance
     if rel is not None and len(rel) == n_units and rel.any():
-        focus_gain, context = _focus_gains(cols, rel, units)
-        full_gain = full_gain + focus_gain + context
-        clip_gain = clip_gain + focus_gain * cols.u_head_share.view + context
+        focus_factor, context = _focus_gains(cols, rel, units)
+        full_gain = full_gain * (1.0 + focus_factor + context)
+        clip_gain = clip_gain * (1.0 + focus_factor * np.maximum(cols.u_head_share.view, 0.5) + context)
     else:
         rel = None
 
@@ -349,7 +376,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     if rel is not None:  # a call is worth what its results share with the focus
         for a in call_msgs:
             rs = results[a]
-            call_gain[a] += FOCUS * float(max((rel[u_msg == r].max(initial=0.0) for r in rs), default=0.0))
+            call_gain[a] *= 1.0 + FOCUS * float(max((rel[u_msg == r].max(initial=0.0) for r in rs), default=0.0))
     placeholder = scene.count(PLACEHOLDER)
     call_cost = {a: float(per_msg_cost[a]) + placeholder * len(results[a]) for a in call_msgs}
     call_ratio = np.full(n_msgs, np.inf)
@@ -458,8 +485,9 @@ def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[
 
 
 def _focus_gains(cols: Columns, rel: np.ndarray, units: Sequence[Unit]) -> tuple[np.ndarray, np.ndarray]:
-    """Per unit, the value of what it shares with the focus, and of being context to a
-    match: the rest of its message, the messages before and after it, its date line."""
+    """Per unit, how many times its own value what it shares with the focus adds, and
+    what being context to a match adds: the rest of its message, the messages before
+    and after it, its date line."""
     n_msgs = len(cols)
     starts = cols.msg_start.view
     u_msg = cols.u_msg.view

@@ -6,8 +6,8 @@ A memory exists to answer the next turn. The focus is read from the newest turn:
   the assistant message it answers;
 - an agent step (it ends with a tool result, or an assistant message with tool calls):
   the newest assistant message (its reasoning and its calls) and its results; when tool
-  output comes back as a user message after an assistant action (text agents), that
-  message and the action before it.
+  output comes back as a user message after an assistant action in a code block (text
+  agents), that message and the action, both at full weight.
 
 Or it is a text the caller gives (``focus="..."``, e.g. LlamaIndex's ``get(input=...)``).
 Its terms are the content words and literals the analysis finds in it (the same
@@ -52,8 +52,9 @@ class Focus:
     word_weight: np.ndarray
     literals: np.ndarray
     literal_weight: np.ndarray
-    messages: frozenset[int]
-    """The messages the focus was read from (their own units are not scored)."""
+    messages: dict[int, float]
+    """The messages the focus was read from, with their weights: their own units are as
+    relevant as their weight (the step an agent just took is the focus)."""
 
 
 def focus_of_turn(cols: Columns) -> Focus | None:
@@ -73,7 +74,9 @@ def focus_of_turn(cols: Columns) -> Focus | None:
         weighted[last.index] = 1.0
         prev = next((m for m in reversed(msgs[:-1]) if m.role not in SYSTEM_ROLES), None)
         if prev is not None and prev.role != last.role:
-            weighted[prev.index] = CONTEXT_WEIGHT
+            # An action in a code block (a text agent's command) and its output are one step.
+            action = prev.role == "assistant" and any("```" in tf.text for tf in prev.texts)
+            weighted[prev.index] = 1.0 if action else CONTEXT_WEIGHT
     return _from_messages(cols, weighted)
 
 
@@ -85,7 +88,7 @@ def focus_of_text(cols: Columns, words: list[str], literals: list[str],
     found = {cols.lit_ids[t]: 1.0 for t in literals if t in cols.lit_ids}
     lits = sorted(_without_word_literals(cols, dict.fromkeys(w, 1.0), found))
     return _focus(cols, np.array(w, dtype=np.int64), np.ones(len(w)), np.array(lits, dtype=np.int64),
-                  np.ones(len(lits)), frozenset(), min_strength)
+                  np.ones(len(lits)), {}, min_strength)
 
 
 def _without_word_literals(cols: Columns, words: dict[int, float], lits: dict[int, float]) -> dict[int, float]:
@@ -111,11 +114,12 @@ def _from_messages(cols: Columns, weighted: dict[int, float]) -> Focus | None:
     lit_w = _without_word_literals(cols, word_w, lit_w)
     return _focus(cols, np.fromiter(word_w, np.int64, len(word_w)), np.fromiter(word_w.values(), float, len(word_w)),
                   np.fromiter(lit_w, np.int64, len(lit_w)), np.fromiter(lit_w.values(), float, len(lit_w)),
-                  frozenset(weighted))
+                  dict(weighted))
 
 
 def _focus(cols: Columns, words: np.ndarray, word_weight: np.ndarray, literals: np.ndarray,
-           literal_weight: np.ndarray, messages: frozenset[int], min_strength: float = MIN_STRENGTH) -> Focus | None:
+           literal_weight: np.ndarray, messages: dict[int, float], min_strength: float = MIN_STRENGTH
+           ) -> Focus | None:
     focus = Focus(words, word_weight, literals, literal_weight, messages)
     n = len(cols.units)
     strength = float((word_weight * _idf(cols.word_df.view[words], n)).sum()
@@ -129,7 +133,8 @@ def _idf(df: np.ndarray, n: int) -> np.ndarray:
 
 def relevance(cols: Columns, focus: Focus) -> np.ndarray:
     """Per unit, its BM25 score against the focus over the best possible score: 0 (shares
-    nothing) to about 1 (states every focus term). The focus's own units score 0."""
+    nothing) to about 1 (states every focus term). The focus's own units score the
+    weight of their message."""
     n = len(cols.units)
     if n == 0:
         return np.zeros(0)
@@ -154,8 +159,11 @@ def relevance(cols: Columns, focus: Focus) -> np.ndarray:
         return np.zeros(n)
     # BM25 with every term once per unit; a unit of average length stating every term scores 1.
     rel = score * (K1 + 1.0) / (norm + 1.0) / best
+    rel = np.minimum(rel, 1.0)
     if focus.messages:
-        mine = np.isin(cols.u_msg.view, np.fromiter(focus.messages, np.int64, len(focus.messages)))
-        rel[mine] = 0.0
-    return np.minimum(rel, 1.0)
+        own = np.zeros(len(cols))
+        own[list(focus.messages)] = list(focus.messages.values())
+        mine = own[cols.u_msg.view]
+        rel = np.where(mine > 0, mine, rel)
+    return rel
 

@@ -32,7 +32,9 @@ def speaker_label(text: str) -> str | None:
         line_end = text.find("\n")
         if line_end != -1:
             match = SPEAKER.match(text, line_end + 1)
-    return match.group(1) if match else None
+    if match is None or match.group(1).isupper():  # "THOUGHT:", "NOTE:" head a section, not a turn
+        return None
+    return match.group(1)
 
 
 def date_line(text: str, literals: Sequence[Literal]) -> bool:

@@ -28,7 +28,7 @@ import numpy as np
 
 from .columns import UNIT_KINDS, Columns
 from .labels import date_line
-from .literals import PATTERN_KINDS
+from .literals import _COMMON_STARTERS, PATTERN_KINDS
 from .messages import SYSTEM_ROLES, Message
 from .units import Unit
 
@@ -61,6 +61,7 @@ _STOP = frozenset(
 )
 VALUES_LINE = "; values left out, quoted as data:]"
 """How the note's first line ends when it lists values."""
+_COMMON_WORDS = _STOP | {w.lower() for w in _COMMON_STARTERS} | {"not", "must", "should", "do", "no", "never"}
 QUOTED_WORDS = 8
 """A quoted string longer than this many words is cut (…) in the record."""
 MAX_ITEM_CHARS = 80
@@ -126,7 +127,8 @@ def sanitize(text: str) -> str:
 def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
     """Per literal: True when it is not a value worth listing: a name-like word only ever
     seen opening its sentence, a value stated only in system messages (``system_only``),
-    or a quoted span that is code between two string literals."""
+    a quoted span that is code between two string literals, or a word in capitals for
+    emphasis (``IMPORTANT`` where the conversation also writes "important")."""
     n = len(cols.lit_text)
     out = np.zeros(n, dtype=bool)
     kinds = cols.lit_kind.view
@@ -134,11 +136,28 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
     if len(names):
         out |= names[kinds] & ~cols.lit_mid.view
     out |= system_only
+    glue = cols.derived.setdefault("code_glue", {})
     quoted = cols.kind_code("quoted")
     if quoted >= 0:
         for i in np.flatnonzero(kinds == quoted).tolist():
-            if _code_glue(cols.lit_text[i]):
+            hit = glue.get(i)
+            if hit is None:
+                hit = glue[i] = _code_glue(cols.lit_text[i])
+            out[i] = out[i] or bool(hit)
+    identifier = cols.kind_code("identifier")
+    if identifier >= 0:  # emphasis in capitals ("IMPORTANT", "MUST") where the text also uses the word
+        caps = cols.derived.setdefault("capitals", {})
+        seen = caps.setdefault(-1, 0)  # literals looked at so far (ids grow in order)
+        for i in range(seen, n):
+            text = cols.lit_text[i]
+            if kinds[i] == identifier and len(text) >= 2 and text.isalpha() and text.isupper():
+                caps[i] = text.lower()
+        caps[-1] = n
+        words = cols.word_ids
+        for i, lower in caps.items():
+            if i >= 0 and (lower in words or lower in _COMMON_WORDS):
                 out[i] = True
+    out |= cols.lit_tags.view >= cols.lit_df.view  # only ever a tag's name (<pr_description>): markup
     return out
 
 
