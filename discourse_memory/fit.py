@@ -98,6 +98,9 @@ costs more than its own tokens."""
 TASK = 1.5
 """The first user message states the task (an agent's instructions, a chat's opening
 request): its units weigh this much more."""
+RESULT_SHARE = 0.5
+"""A protected tool output (a tool result, a text agent's observation) larger than this
+share of the budget is compacted like the rest instead."""
 # -- fitting the exact count -------------------------------------------------------------
 MARGIN_SHARE = 0.005
 PASSES = 5
@@ -166,7 +169,19 @@ def _name(system: bool, turn: str) -> str:
     return " + ".join(parts) or "nothing"
 
 
-def _protected(cols: Columns, p: _Protection) -> frozenset[int]:
+def is_tool_output(cols: Columns, i: int) -> bool:
+    """A tool's output: a ``tool`` message, or (text agents) a user message right after
+    an assistant action in a code block."""
+    m = cols.messages[i]
+    if m.role == "tool":
+        return True
+    if m.role != "user" or i == 0:
+        return False
+    prev = cols.messages[i - 1]
+    return prev.role == "assistant" and any("```" in tf.text for tf in prev.texts)
+
+
+def _protected(cols: Columns, p: _Protection, budget: int) -> frozenset[int]:
     msgs = cols.messages
     keep: set[int] = set()
     if p.system:
@@ -180,7 +195,11 @@ def _protected(cols: Columns, p: _Protection) -> frozenset[int]:
             keep.update(cols.pairs.chain_of(last))
         else:
             keep.add(last)
-    return frozenset(keep)
+    # A tool's output is the model's to read, not the user's words: one too large for
+    # its share of the budget is compacted like the rest (its focus keeps what matters).
+    costs = cols.msg_cost.view
+    large = {i for i in keep if costs[i] > RESULT_SHARE * budget and is_tool_output(cols, i)}
+    return frozenset(keep - large)
 
 
 def fit(scene: Scene) -> Plan:
@@ -192,7 +211,7 @@ def fit(scene: Scene) -> Plan:
         options.overhead({"role": options.note_role, "content": ""})
     steps = protections(options)
     for step in steps:
-        protected = _protected(cols, step)
+        protected = _protected(cols, step, budget)
         fixed = _fixed_cost(cols, protected, scene) + frame
         if fixed <= budget:
             try:
