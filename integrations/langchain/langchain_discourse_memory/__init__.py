@@ -2,7 +2,8 @@
 
 Keep long conversations inside a token budget without an LLM:
 
-* `compact_messages`: a drop-in for `langchain_core.messages.trim_messages`.
+* `compact_messages`: a drop-in for `langchain_core.messages.trim_messages`
+  (`compact_view` gives the core's report too; `count_tokens` is the count they fit).
 * `DiscourseChatMessageHistory`: a `BaseChatMessageHistory` storing everything
   and reading back a compacted view.
 * `DiscourseCompactionMiddleware`: for `langchain.agents.create_agent`
@@ -19,7 +20,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from langchain_discourse_memory.compaction import CompactedView, compact_messages, compact_view
+from langchain_discourse_memory.compaction import CompactedView, compact_messages, compact_view, count_tokens
 from langchain_discourse_memory.history import DiscourseChatMessageHistory, ListChatMessageHistory
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ __all__ = [
     "ListChatMessageHistory",
     "compact_messages",
     "compact_view",
+    "count_tokens",
 ]
 
 _LAZY = {

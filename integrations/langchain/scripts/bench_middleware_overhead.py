@@ -26,8 +26,7 @@ from pathlib import Path
 from langchain.agents.middleware.types import ModelRequest, ModelResponse
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage, trim_messages
-from langchain_discourse_memory import DiscourseCompactionMiddleware
-from langchain_discourse_memory._counting import resolve_token_counter
+from langchain_discourse_memory import DiscourseCompactionMiddleware, count_tokens
 from langchain_discourse_memory.testing import sample_conversation
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -79,8 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=40)
     parser.add_argument("--keep", type=int, default=16_000, help="middleware budget (tokens)")
     args = parser.parse_args(argv)
-    counting = resolve_token_counter(None)
-    count = counting.messages
+    count = count_tokens  # the adapter's default accounting (cl100k_base)
     history = build_history(args.data, args.tokens, count)
     system = SystemMessage("You are an airline support agent.")
     model = GenericFakeChatModel(messages=iter(()))
@@ -95,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # Time the core's compaction inside the middleware's own call (instance attribute
     # wrapper), so "adapter" = middleware total - core, measured on the same call.
-    compactor = middleware._compactor_for_thread()  # outside a graph: the thread-less compactor
+    compactor = middleware._thread_session().compactor  # outside a graph: the thread-less session
     core_compact = compactor.compact
     inside: list[float] = []
 

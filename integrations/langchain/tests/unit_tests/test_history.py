@@ -137,7 +137,7 @@ def test_too_small_budget_falls_back_to_full_history_with_warning(caplog: pytest
     assert view == conv
     assert "too small" in caplog.text.lower()
     with pytest.raises(ValueError, match="too small"):
-        history.view_strict(history.full_messages)
+        history.view()
 
 
 def test_rejects_bad_arguments() -> None:
