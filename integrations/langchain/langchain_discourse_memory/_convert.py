@@ -1,12 +1,10 @@
 """LangChain messages <-> the core's OpenAI-style dicts: translation only, no policy, no cache.
 
-`to_core_dict` gives one dict per message: `role`, `content` (the string, or the list of
-content blocks as it is: the core reads the text blocks and passes every other block
-through, in place), `tool_calls` (arguments as JSON), `tool_call_id`, `name`.
-`from_core` maps a `Compaction` back through its `sources`: a message the core left
-alone is the original object; otherwise a `model_copy` with the core's `content` and,
-when its calls were dropped, without them, without the content blocks that mirror them
-(`tool_use`, `tool_call`, `function_call`) and without raw `additional_kwargs["tool_calls"]`.
+`to_core_dict`: `role`, `content` (the string, or the content blocks as they are: the core
+reads the text blocks and passes the others through in place), `tool_calls` (arguments as
+JSON), `tool_call_id`, `name`. `from_core` maps a `Compaction` back through its `sources`:
+the original object when the core left it alone, else a `model_copy` with the core's
+`content`, and without its calls (and the blocks and raw kwargs mirroring them) if dropped.
 """
 
 from __future__ import annotations
@@ -31,8 +29,7 @@ from discourse_memory import Compaction
 __all__ = ["NOTE_SOURCE_TAG", "from_core", "is_text_block", "message_role", "orphan_tool_messages",
            "to_core_dict", "without_calls"]
 
-NOTE_SOURCE_TAG = "discourse_memory"
-"""Value of `additional_kwargs["lc_source"]` on the record note message."""
+NOTE_SOURCE_TAG = "discourse_memory"  # additional_kwargs["lc_source"] of the record note
 
 TOOL_BLOCK_TYPES = frozenset({"tool_use", "tool_call", "function_call"})
 _ALIASES = {"human": "user", "ai": "assistant"}
@@ -41,18 +38,15 @@ _ALIASES = {"human": "user", "ai": "assistant"}
 def message_role(message: BaseMessage) -> str:
     """The OpenAI role of a LangChain message (`SystemMessage` honours
     `additional_kwargs["__openai_role__"] == "developer"`, as `convert_to_openai_messages` does)."""
-    if isinstance(message, AIMessage):
-        return "assistant"
-    if isinstance(message, HumanMessage):
-        return "user"
-    if isinstance(message, ToolMessage):
-        return "tool"
     if isinstance(message, SystemMessage):
         return "developer" if message.additional_kwargs.get("__openai_role__") == "developer" else "system"
     if isinstance(message, ChatMessage):
         return _ALIASES.get(message.role, message.role)
-    if isinstance(message, FunctionMessage):
-        return "function"  # no call id to pair with: an ordinary message for the core
+    # A FunctionMessage has no call id to pair with: an ordinary message for the core.
+    for cls, role in ((AIMessage, "assistant"), (HumanMessage, "user"), (ToolMessage, "tool"),
+                      (FunctionMessage, "function")):
+        if isinstance(message, cls):
+            return role
     if isinstance(message, BaseMessage):
         return message.type
     msg = f"Expected a LangChain BaseMessage, got {type(message).__name__}."
@@ -61,9 +55,8 @@ def message_role(message: BaseMessage) -> str:
 
 def is_text_block(block: Any) -> bool:
     """A content block the core reads as text (a string, or `{"type": "text", "text": str}`)."""
-    return isinstance(block, str) or (
-        isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
-    )
+    return isinstance(block, str) or (isinstance(block, dict) and block.get("type") == "text"
+                                      and isinstance(block.get("text"), str))
 
 
 def _call(call_id: Any, name: Any, arguments: str) -> dict[str, Any]:
@@ -72,8 +65,8 @@ def _call(call_id: Any, name: Any, arguments: str) -> dict[str, Any]:
 
 def to_core_dict(message: BaseMessage) -> dict[str, Any]:
     """One LangChain message as the core's input dict."""
-    content = message.content
-    out: dict[str, Any] = {"role": message_role(message), "content": content if isinstance(content, list) else content or ""}
+    content = message.content if isinstance(message.content, list) else message.content or ""
+    out: dict[str, Any] = {"role": message_role(message), "content": content}
     if isinstance(message, AIMessage):
         calls = [_call(c.get("id"), c["name"], json.dumps(c["args"], ensure_ascii=False)) for c in message.tool_calls]
         # Malformed calls may still be answered by a ToolMessage: the core pairs them too.
@@ -103,15 +96,10 @@ def without_calls(message: BaseMessage, content: Any) -> BaseMessage:
 
 
 def _restore(original: BaseMessage, sent: dict[str, Any], got: dict[str, Any]) -> BaseMessage:
-    dropped = bool(sent.get("tool_calls")) and not got.get("tool_calls")
-    content = got.get("content")
-    if content is None:
-        content = ""
-    if dropped:
+    content = "" if got.get("content") is None else got["content"]
+    if sent.get("tool_calls") and not got.get("tool_calls"):
         return without_calls(original, content)
-    if content == sent["content"]:
-        return original
-    return original.model_copy(update={"content": content})
+    return original if content == sent["content"] else original.model_copy(update={"content": content})
 
 
 def make_note(text: str, note_role: str) -> BaseMessage:
@@ -119,10 +107,8 @@ def make_note(text: str, note_role: str) -> BaseMessage:
     `HumanMessage` for `"user"`, tagged `additional_kwargs["lc_source"]`."""
     if note_role == "user":
         return HumanMessage(content=text, additional_kwargs={"lc_source": NOTE_SOURCE_TAG})
-    kwargs = {"lc_source": NOTE_SOURCE_TAG}
-    if note_role == "developer":
-        kwargs["__openai_role__"] = "developer"
-    return SystemMessage(content=text, additional_kwargs=kwargs)
+    extra = {"__openai_role__": "developer"} if note_role == "developer" else {}
+    return SystemMessage(content=text, additional_kwargs={"lc_source": NOTE_SOURCE_TAG, **extra})
 
 
 def from_core(originals: Sequence[BaseMessage], sent: Sequence[dict[str, Any]], compaction: Compaction,

@@ -1,25 +1,18 @@
 """Token counters: LangChain's kinds, handed to the core as a text counter plus a
 per-message overhead, so that one core call fits the user's own count.
 
-`token_counter` is what `trim_messages` takes (a model's `get_num_tokens_from_messages`,
-a function of a list of messages or of one `BaseMessage`, `"approximate"`), or `None` /
-a tiktoken encoding name (the core's own accounting, exact: no overhead). A LangChain
-counter C counts whole messages: their text and what the chat format adds (role,
-separators, name, tool-call id, tool calls, non-text blocks). It is probed:
+`None` or an encoding name is the core's own accounting (exact, no overhead). A LangChain
+counter C (a model's `get_num_tokens_from_messages`, a function of a list or of one
+`BaseMessage`, `"approximate"`) counts whole messages, and is probed:
 
-* text: ``t(s) = C([HumanMessage(s)]) - C([HumanMessage("")])`` (for `"approximate"` that
-  is ``ceil(len(s) / 4)``, used directly);
-* per list: ``C([])`` (e.g. OpenAI counters prime the reply with 3 tokens), taken off the budget;
-* per message m: ``C([shell(m)]) - C([])`` minus what the core counts of the shell (its
-  tool-call names and arguments), where the shell is m without its text (string content
-  emptied, text blocks removed; role, name, tool-call id, calls and other blocks kept);
-  measured when m is converted, with and without its calls, and carried in its dict
-  under `OVERHEAD`. The record note's overhead is that of an empty message of its role.
+* text: ``t(s) = C([HumanMessage(s)]) - C([HumanMessage("")])`` (`"approximate"`: ``ceil(len(s) / 4)``);
+* per list: ``C([])`` (OpenAI counters prime the reply), taken off the budget;
+* per message: ``C([m without its text]) - C([])`` minus its tool-call names and arguments
+  (which the core counts), with and without its calls, measured at conversion and carried
+  in its dict under `OVERHEAD`; the record note's is an empty message of its role.
 
-The core then fits ``sum t(texts) + overheads <= max_tokens - C([])``: C's own count when
-C is additive, an upper bound for `"approximate"` (it rounds up once per message, the
-sum of per-part roundings is at least that). See `compaction._Session.view` for counters
-that are not additive.
+For an additive C that is C's own count; for `"approximate"` an upper bound (it rounds up
+once per message). Counters that are not additive: `compaction._Session.view`.
 """
 
 from __future__ import annotations
@@ -40,8 +33,7 @@ __all__ = ["OVERHEAD", "Counting", "LangChainTokenCounter", "resolve_token_count
 
 LangChainTokenCounter = Union[
     Callable[[list[BaseMessage]], int], Callable[[BaseMessage], int], Any, Literal["approximate"], str, None
-]
-"""Every form of `token_counter` the adapter accepts (`Any`: a `BaseLanguageModel`)."""
+]  # Any: a BaseLanguageModel
 
 OVERHEAD = "lc_overhead"
 """Key of a core dict holding its message's overhead: ``[with its tool calls, without]``."""
@@ -51,13 +43,12 @@ _PROBE_TEXT = "The quick brown fox jumps over the lazy dog. " * 8
 
 @dataclass(frozen=True)
 class Counting:
-    """A resolved counter: `text` for the core, `messages` the user's own count of a list."""
+    """A resolved counter: `text` for the core (an encoding name or the probed text counter),
+    `messages` the user's count of a list; `exact`: that is the core's accounting."""
 
     text: Any
-    """The core's `token_counter`: an encoding name, or the probed text counter."""
     messages: Callable[[Sequence[BaseMessage]], int]
     exact: bool
-    """`messages` is the core's own accounting: nothing to probe or check."""
     name: str
     per_list: int = 0
     notes: Mapping[str, int] = field(default_factory=dict)
@@ -110,38 +101,24 @@ def resolve_token_counter(token_counter: LangChainTokenCounter = None) -> Counti
         name = token_counter or "cl100k_base"
         core = get_token_counter(name)
         return Counting(name, lambda msgs: count_messages([to_core_dict(m) for m in msgs], core), True, name, core=core)
-    if token_counter == "approximate":
+    user: Any = token_counter
+    if user == "approximate":
         fn: Callable[[Sequence[BaseMessage]], int] = count_tokens_approximately
         name, text = "approximate", lambda s: math.ceil(len(s) / 4.0)
-    elif hasattr(token_counter, "get_num_tokens_from_messages"):
-        model = token_counter
-        name = type(model).__name__
-
-        def fn(msgs: Sequence[BaseMessage]) -> int:
-            return int(model.get_num_tokens_from_messages(list(msgs)))
-
-    elif callable(token_counter):
-        user = token_counter
+    elif hasattr(user, "get_num_tokens_from_messages"):
+        name = type(user).__name__
+        fn = lambda msgs: int(user.get_num_tokens_from_messages(list(msgs)))  # noqa: E731
+    elif callable(user):
         name = getattr(user, "__name__", type(user).__name__)
-        if _is_per_message(user):
-
-            def fn(msgs: Sequence[BaseMessage]) -> int:
-                return sum(int(user(m)) for m in msgs)
-
-        else:
-
-            def fn(msgs: Sequence[BaseMessage]) -> int:
-                return int(user(list(msgs)))
-
+        per_message = _is_per_message(user)
+        fn = lambda msgs: sum(int(user(m)) for m in msgs) if per_message else int(user(list(msgs)))  # noqa: E731
     else:
         msg = ("token_counter must be None, 'approximate', a tiktoken encoding name, a BaseLanguageModel, "
                f"or a function of messages; got {type(token_counter).__name__}.")
         raise TypeError(msg)
-    if token_counter != "approximate":
+    if user != "approximate":
         empty = fn([HumanMessage("")])
-
-        def text(s: str) -> int:
-            return max(0, fn([HumanMessage(s)]) - empty)
+        text = lambda s: max(0, fn([HumanMessage(s)]) - empty)  # noqa: E731
 
     if text(_PROBE_TEXT) == 0:
         msg = (f"token_counter {name!r} gives the same count for a long text as for an empty one, so it "

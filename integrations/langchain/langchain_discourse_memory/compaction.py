@@ -21,7 +21,7 @@ from langchain_core.runnables import Runnable, RunnableLambda
 import discourse_memory
 from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compaction, Compactor, Options
 from langchain_discourse_memory._convert import from_core, orphan_tool_messages
-from langchain_discourse_memory._counting import Counting, LangChainTokenCounter, resolve_token_counter
+from langchain_discourse_memory._counting import LangChainTokenCounter, resolve_token_counter
 
 __all__ = ["CompactedView", "compact_messages", "compact_view", "count_tokens"]
 
@@ -52,10 +52,8 @@ class _Session:
     """A resolved counter, the core options (checked once, by `Options`) and the core
     `Compactor` of one conversation (`None`: one-off calls go through `discourse_memory.compact`)."""
 
-    def __init__(self, token_counter: LangChainTokenCounter | Counting = None, *, own: bool = True,
-                 **settings: Any) -> None:
-        counting = token_counter if isinstance(token_counter, Counting) else resolve_token_counter(token_counter)
-        self.counting = counting
+    def __init__(self, token_counter: LangChainTokenCounter = None, *, own: bool = True, **settings: Any) -> None:
+        self.counting = counting = resolve_token_counter(token_counter)
         self.options = Options(token_counter=counting.text, message_overhead=0 if counting.exact else counting.overhead,
                                **settings)
         self.compactor = Compactor(options=self.options) if own else None
@@ -63,7 +61,7 @@ class _Session:
     def new(self) -> _Session:
         """A session for another conversation, with the same counter and options."""
         other = object.__new__(_Session)
-        other.counting, other.options, other.compactor = self.counting, self.options, Compactor(options=self.options)
+        other.__dict__.update(self.__dict__, compactor=Compactor(options=self.options))
         return other
 
     def _compact(self, sent: list[dict[str, Any]], budget: int, options: Options, focus: Any) -> Compaction:
@@ -72,14 +70,11 @@ class _Session:
         return self.compactor.compact(sent, budget, options, focus=focus)
 
     def view(self, messages: Sequence[BaseMessage], max_tokens: int, focus: Any = NEWEST_TURN) -> CompactedView:
-        """Compact `messages` so that the user's counter gives at most `max_tokens`.
-
-        One core call fits the user's count when the counter is additive. Otherwise (a
-        model counter encoding "role: text" as one string, where a token can straddle the
-        two) the result is counted with the user's counter once; if over, the excess
-        spread over the messages is added to each one's overhead and the core is called
-        once more. Still over: `BudgetTooSmallError` (its `minimum`: the user's count).
-        """
+        """`messages` compacted to at most `max_tokens` by the user's counter: one core call
+        when it is additive. Otherwise (a model counter encoding "role: text" as one string,
+        where a token can straddle both) the result is counted once; if over, the excess spread
+        over the messages is added to each one's overhead for one more core call, and if still
+        over, `BudgetTooSmallError` (its `minimum`: the user's count)."""
         _check_max_tokens(max_tokens)
         counting, options = self.counting, self.options
         originals = list(messages)
@@ -106,18 +101,9 @@ class _Session:
         return CompactedView(out, result, tokens)
 
 
-def compact_view(
-    messages: Sequence[BaseMessage],
-    *,
-    max_tokens: int,
-    token_counter: LangChainTokenCounter = None,
-    keep_system: bool = True,
-    keep_last_turn: bool = True,
-    note_role: NoteRole = "system",
-    strict: bool = False,
-    relax: bool = False,
-    focus: str | None | Any = NEWEST_TURN,
-) -> CompactedView:
+def compact_view(messages: Sequence[BaseMessage], *, max_tokens: int, token_counter: LangChainTokenCounter = None,
+                 keep_system: bool = True, keep_last_turn: bool = True, note_role: NoteRole = "system",
+                 strict: bool = False, relax: bool = False, focus: str | None | Any = NEWEST_TURN) -> CompactedView:
     """Compact LangChain messages to `max_tokens` (by `token_counter`, as in `compact_messages`)
     and return them with the core's `Compaction`: `compact_view(msgs, max_tokens=4000).compaction.to_html()`.
 
@@ -131,8 +117,7 @@ def compact_view(
 
 
 def count_tokens(messages: Sequence[BaseMessage], token_counter: LangChainTokenCounter = None) -> int:
-    """Tokens of LangChain `messages` by `token_counter` (`None`: the core's accounting, cl100k_base:
-    text, tool-call names and arguments), the count `max_tokens` limits."""
+    """Tokens of `messages` as `max_tokens` counts them (`None`: the core's accounting, cl100k_base)."""
     return resolve_token_counter(token_counter).messages(list(messages))
 
 
@@ -149,9 +134,7 @@ def _apply(session: _Session, messages: Iterable[MessageLikeRepresentation] | Pr
     out = session.view(msgs, max_tokens, focus).messages
     if start_on is None:
         return out
-    head = 0
-    while head < len(out) and out[head].type == "system":
-        head += 1
+    head = next((i for i, m in enumerate(out) if m.type != "system"), len(out))
     dropped: set[str] = set()
     while head < len(out) and not _matches(out[head], start_on):
         gone = out.pop(head)
@@ -170,46 +153,35 @@ def compact_messages(
     start_on: MessageTypes = None,
     include_system: bool = False,
     text_splitter: Any = None,
-    keep_last_turn: bool = True,
-    note_role: NoteRole | None = None,
-    strict: bool = False,
-    relax: bool = False,
+    # beyond trim_messages:
+    keep_last_turn: bool = True, note_role: NoteRole | None = None, strict: bool = False, relax: bool = False,
     focus: str | None | Any = NEWEST_TURN,
 ) -> list[BaseMessage] | Runnable[Sequence[MessageLikeRepresentation], list[BaseMessage]]:
-    """Compact chat history to `max_tokens`; a drop-in for `trim_messages` (same parameters).
+    """Compact chat history to `max_tokens`: a drop-in for `trim_messages`, same parameters.
 
-    With `messages`, returns the compacted list; without, a `Runnable` (as `trim_messages`),
-    so `prompt | trim_messages(max_tokens=..., ...) | model` becomes
-    `prompt | compact_messages(max_tokens=..., ...) | model`. Arguments are checked at once.
+    With `messages`, returns the compacted list; without, a `Runnable` (arguments checked at
+    once), so `prompt | trim_messages(max_tokens=...) | model` becomes
+    `prompt | compact_messages(max_tokens=...) | model`. Returned: original messages,
+    `model_copy`s with shorter `content` (ids, names, metadata kept) and at most one record
+    note (`additional_kwargs["lc_source"] == "discourse_memory"`); no `ToolMessage` without its call.
 
     Args:
-        max_tokens: the budget, counted with `token_counter`.
-        token_counter: `None` (default: the core's offline tiktoken `cl100k_base`), an
-            encoding name, `"approximate"`, a `BaseLanguageModel`, or a function of a list
-            of messages or of one `BaseMessage` (told apart as `trim_messages` does).
-        strategy: `"last"` only (`"first"` raises `ValueError`).
-        allow_partial, text_splitter: accepted, no effect: compaction always works inside
-            messages, on the core's own units.
+        max_tokens: the budget, counted with `token_counter`: `None` (default: the core's
+            offline `cl100k_base`), an encoding name, `"approximate"`, a `BaseLanguageModel`,
+            or a function of a list of messages or of one `BaseMessage`.
+        strategy: `"last"` only. `allow_partial`, `text_splitter`: accepted, no effect (the
+            core always works inside messages, on its own units).
         end_on: drop trailing messages until one of these types, before compacting.
-        start_on: the view's first non-system message is of one of these types. When that
-            includes `"human"`, the record note is a `HumanMessage` (`note_role="user"`)
-            and opens the view, so nothing is dropped for it; otherwise (or when nothing was
-            compacted) leading messages are dropped as `trim_messages` does, with the tool
-            results of dropped calls.
+        start_on: the first non-system message is of these types. With `"human"` among them the
+            record note opens the view as a `HumanMessage`; otherwise, or when nothing was
+            compacted, leading messages are dropped as `trim_messages` does (with their results).
         include_system: keep system messages verbatim (default `False`, as `trim_messages`:
-            they may then be compacted too; the note never precedes them).
+            then they may be compacted; the note never precedes them).
         keep_last_turn: keep the last human message and what follows verbatim.
-        note_role: `"system"`, `"user"` or `"developer"` (default: `"user"` when `start_on`
-            includes `"human"`, else `"system"`).
-        strict: raise `BudgetTooSmallError` when the protected messages do not fit,
-            instead of protecting less (the core's default).
-        relax: when even the newest message does not fit, compact it too.
+        note_role: `"system"`, `"user"` or `"developer"` (default: `"user"` with `start_on="human"`).
+        strict: raise `BudgetTooSmallError` when the protected messages do not fit, instead of
+            protecting less; `relax`: compact even the newest message when it does not fit.
         focus: `NEWEST_TURN` (default), a text (e.g. the question about to be asked), or `None`.
-
-    Returns:
-        Original message objects, `model_copy`s with shorter `content` (ids, names and
-        metadata kept), and at most one record note (`additional_kwargs["lc_source"] ==
-        "discourse_memory"`). No `ToolMessage` without its call.
 
     Raises:
         BudgetTooSmallError: (a `ValueError`, with `.minimum`) not even the newest message fits.

@@ -19,8 +19,7 @@ logger = logging.getLogger(__name__)
 
 
 class ListChatMessageHistory(BaseChatMessageHistory):
-    """The default backing store, a plain list (`InMemoryChatMessageHistory` warns since
-    langchain-core 1.6.4)."""
+    """The default store, a list (`InMemoryChatMessageHistory` warns since langchain-core 1.6.4)."""
 
     def __init__(self, messages: Sequence[BaseMessage] = ()) -> None:
         self._messages: list[BaseMessage] = list(messages)
@@ -32,44 +31,24 @@ class ListChatMessageHistory(BaseChatMessageHistory):
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         self._messages.extend(messages)
 
-    async def aget_messages(self) -> list[BaseMessage]:
-        return self.messages
-
-    async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
-        self.add_messages(messages)
-
     def clear(self) -> None:
         self._messages = []
-
-    async def aclear(self) -> None:
-        self.clear()
 
 
 class DiscourseChatMessageHistory(BaseChatMessageHistory):
     """A chat history whose `messages` is a compacted view of a full backing `store`.
 
     Writes append every message, unchanged, to `store` (default: a `ListChatMessageHistory`;
-    e.g. a Redis history). Reads (`messages`, `aget_messages`) return the stored messages
-    compacted to `max_tokens`. The view is a pure function of the stored messages and the
-    settings, so `RunnableWithMessageHistory`, which stores what is past
-    `len(hist.messages)` read again after the run, stores each new message exactly once.
-
-    The core protects less when the system messages and newest turn do not fit (down to
-    compacting the newest message too); when not even the record note's frame fits, the
-    full history is returned and a warning logged (a history must not fail the chain):
-    `view()` raises instead. `focus=` of `view()` as in `compact_messages`.
+    e.g. a Redis history); reads return the stored messages compacted to `max_tokens`. The
+    view is a pure function of the stored messages and settings, so `RunnableWithMessageHistory`,
+    which stores what is past `len(hist.messages)` read again after the run, stores each new
+    message once. When not even the record note's frame fits, reads return the full history
+    and log a warning; `view()` raises instead.
     """
 
-    def __init__(
-        self,
-        store: BaseChatMessageHistory | None = None,
-        *,
-        max_tokens: int,
-        token_counter: LangChainTokenCounter = None,
-        include_system: bool = True,
-        keep_last_turn: bool = True,
-        note_role: NoteRole = "system",
-    ) -> None:
+    def __init__(self, store: BaseChatMessageHistory | None = None, *, max_tokens: int,
+                 token_counter: LangChainTokenCounter = None, include_system: bool = True,
+                 keep_last_turn: bool = True, note_role: NoteRole = "system") -> None:
         if store is not None and not isinstance(store, BaseChatMessageHistory):
             msg = f"store must be a BaseChatMessageHistory, got {type(store).__name__}."
             raise TypeError(msg)
@@ -83,11 +62,8 @@ class DiscourseChatMessageHistory(BaseChatMessageHistory):
                                  note_role=note_role, relax=True)
 
     def view(self, messages: Sequence[BaseMessage] | None = None, *, focus: Any = NEWEST_TURN) -> CompactedView:
-        """The compacted view of `messages` (default: the stored ones), with its `Compaction`.
-
-        Raises:
-            BudgetTooSmallError: not even the record note's frame fits `max_tokens`.
-        """
+        """The compacted view of `messages` (default: the stored ones), with its `Compaction`;
+        `BudgetTooSmallError` if not even the record note's frame fits `max_tokens`."""
         return self._session.view(self.store.messages if messages is None else messages, self.max_tokens, focus)
 
     def _read(self, messages: list[BaseMessage]) -> list[BaseMessage]:
@@ -107,15 +83,11 @@ class DiscourseChatMessageHistory(BaseChatMessageHistory):
         return self._read(list(await self.store.aget_messages()))
 
     @property
-    def full_messages(self) -> list[BaseMessage]:
-        """Every stored message, uncompacted."""
+    def full_messages(self) -> list[BaseMessage]:  # every stored message, uncompacted
         return list(self.store.messages)
 
     async def aget_full_messages(self) -> list[BaseMessage]:
         return list(await self.store.aget_messages())
-
-    def add_message(self, message: BaseMessage) -> None:
-        self.store.add_messages([message])
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         self.store.add_messages(list(messages))

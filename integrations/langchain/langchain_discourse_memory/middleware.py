@@ -68,53 +68,40 @@ def _normalize_trigger(trigger: Any) -> list[dict[str, float]]:
 
 def _max_input_tokens(model: Any) -> int | None:
     profile = getattr(model, "profile", None)
-    if isinstance(profile, Mapping) and isinstance(profile.get("max_input_tokens"), int):
-        return int(profile["max_input_tokens"])
-    return None
+    limit = profile.get("max_input_tokens") if isinstance(profile, Mapping) else None
+    return limit if isinstance(limit, int) else None
 
 
 class DiscourseCompactionMiddleware(AgentMiddleware):
     """A no-LLM alternative to `SummarizationMiddleware` for `create_agent`.
 
-    When `trigger` is met, the request's messages (the conversation; the agent's
-    `system_prompt` is passed on unchanged and, as in `SummarizationMiddleware`, not
-    counted unless `count_system_prompt=True`) are compacted by the core to the `keep`
-    budget, focused on the newest turn; tool calls stay paired with their results. Only
-    the request changes: the agent state keeps every message.
-
-    It never fails the agent loop: the core protects less when the newest turn does not
-    fit (down to compacting the newest message too); when not even the record note's frame
-    fits, or anything fails, or `("fraction", f)` meets a model without
-    `profile["max_input_tokens"]`, or the system prompt alone exceeds `keep`
-    (`count_system_prompt=True`), the request goes on unchanged and a warning is logged.
+    When `trigger` is met, the request's messages are compacted by the core to `keep`,
+    focused on the newest turn, calls paired with their results; the agent's `system_prompt`
+    goes on unchanged (counted only with `count_system_prompt=True`), the state is untouched.
+    It never fails the loop: the core protects less when the newest turn does not fit; when
+    not even the record note's frame fits, anything fails, `("fraction", f)` meets a model
+    without `profile["max_input_tokens"]`, or the system prompt alone exceeds `keep`, the
+    request goes on unchanged and a warning is logged.
 
     Args:
-        keep: the budget, `("tokens", n)` or `("fraction", f)` of the model's
-            `profile["max_input_tokens"]` (`("messages", n)` is refused).
-        trigger: as in `SummarizationMiddleware`: a `ContextSize`, a `TriggerClause` (AND),
-            or a list of either (OR); `None` (default): whenever the messages exceed `keep`.
+        keep: `("tokens", n)` or `("fraction", f)` of `profile["max_input_tokens"]`.
+        trigger: as in `SummarizationMiddleware`: a `ContextSize`, a `TriggerClause` (AND) or a
+            list of either (OR); `None` (default): whenever the messages exceed `keep`.
         token_counter, keep_system, keep_last_turn, note_role: as in `compact_messages`.
-        count_system_prompt: count the system prompt against `keep` and `trigger` too.
     """
 
-    def __init__(
-        self,
-        *,
-        keep: ContextSize,
-        trigger: ContextSize | TriggerClause | list[ContextSize | TriggerClause] | None = None,
-        token_counter: LangChainTokenCounter = None,
-        keep_system: bool = True,
-        keep_last_turn: bool = True,
-        note_role: NoteRole = "system",
-        count_system_prompt: bool = False,
-    ) -> None:
+    def __init__(self, *, keep: ContextSize,
+                 trigger: ContextSize | TriggerClause | list[ContextSize | TriggerClause] | None = None,
+                 token_counter: LangChainTokenCounter = None, keep_system: bool = True, keep_last_turn: bool = True,
+                 note_role: NoteRole = "system", count_system_prompt: bool = False) -> None:
         super().__init__()
         if not (isinstance(keep, tuple) and len(keep) == 2):
             msg = f"keep must be a ('tokens', n) or ('fraction', f) tuple, got {keep!r}."
             raise ValueError(msg)
         _check_size(keep[0], keep[1], "keep")
         if keep[0] == "messages":
-            msg = "keep=('messages', n) is not supported: the view is sized in tokens. Use ('tokens', n) or ('fraction', f)."
+            msg = ("keep=('messages', n) is not supported: the view is sized in tokens. "
+                   "Use ('tokens', n) or ('fraction', f).")
             raise ValueError(msg)
         self.keep = keep
         self.trigger = trigger
@@ -124,8 +111,7 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
                                  note_role=note_role, relax=True)
         self._threads: OrderedDict[Any, _Session] = OrderedDict()
         self._lock = threading.Lock()
-        self.last_view: CompactedView | None = None
-        """The last compaction sent to a model (any thread), for inspection."""
+        self.last_view: CompactedView | None = None  # the last compaction sent to a model (any thread)
 
     def _budget(self, model: Any) -> int | None:
         kind, value = self.keep
@@ -133,27 +119,17 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
         return int(value) if kind == "tokens" else None if limit is None else max(1, int(limit * value))
 
     def _triggered(self, model: Any, messages: Sequence[BaseMessage], system_tokens: int) -> bool:
-        if not self._clauses:
-            return True
-        tokens: int | None = None
-        for clause in self._clauses:
-            met = True
-            for kind, value in clause.items():
-                if kind == "messages":
-                    met = len(messages) >= value
-                else:
-                    limit = _max_input_tokens(model) if kind == "fraction" else 1
-                    if limit is None:
-                        met = False
-                    else:
-                        if tokens is None:
-                            tokens = self._session.counting.messages(messages) + system_tokens
-                        met = tokens >= (max(1, int(limit * value)) if kind == "fraction" else int(value))
-                if not met:
-                    break
-            if met:
-                return True
-        return False
+        limit, tokens = _max_input_tokens(model), None
+
+        def met(kind: str, value: float) -> bool:
+            nonlocal tokens
+            if kind == "messages" or (kind == "fraction" and limit is None):
+                return kind == "messages" and len(messages) >= value
+            if tokens is None:  # counted once, only when a clause needs it
+                tokens = self._session.counting.messages(messages) + system_tokens
+            return tokens >= (max(1, int(limit * value)) if kind == "fraction" else value)  # type: ignore[operator]
+
+        return not self._clauses or any(all(met(k, v) for k, v in c.items()) for c in self._clauses)
 
     def _thread_session(self) -> _Session:
         """The session of the current LangGraph thread: one core Compactor per conversation."""

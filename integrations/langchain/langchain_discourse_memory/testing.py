@@ -45,13 +45,13 @@ class ScriptedToolChatModel(GenericFakeChatModel):
         return self
 
     def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+                  **kw: Any) -> ChatResult:
         self.received.append(list(messages))
-        return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
 
 
 def check_agent_requests(received: Sequence[Sequence[BaseMessage]], *, system: str, budget: int,
-                         count_tokens: Callable[[Sequence[BaseMessage]], int]) -> int:
+                         count_tokens: Callable[..., int]) -> int:
     """Every request: the system prompt `system` first, the conversation after it within
     `budget`, no tool result without its call and no call without its result. Returns how
     many requests carry the record note."""
@@ -101,35 +101,38 @@ def _rows(messages: Sequence[BaseMessage]) -> list[tuple[Any, ...]]:
     return [(m.type, m.content, m.id) for m in messages]
 
 
+History, Messages, Fn = BaseChatMessageHistory, list[BaseMessage], Callable[..., Any]
+
+
 class ChatMessageHistoryTests:
     """Behaviour every `BaseChatMessageHistory` must have."""
 
     chat_history = _needs("chat_history")
 
-    def test_new_history_is_empty(self, chat_history: BaseChatMessageHistory) -> None:
+    def test_new_history_is_empty(self, chat_history: History) -> None:
         assert chat_history.messages == []
 
-    def test_add_messages_keeps_order_and_content(self, chat_history: BaseChatMessageHistory) -> None:
+    def test_add_messages_keeps_order_and_content(self, chat_history: History) -> None:
         chat_history.add_messages([HumanMessage("hello", id="1"), AIMessage("hi there", id="2")])
         chat_history.add_messages([HumanMessage("how are you?", id="3")])
         assert _rows(chat_history.messages) == [("human", "hello", "1"), ("ai", "hi there", "2"),
                                                 ("human", "how are you?", "3")]
 
-    def test_add_message_and_helpers(self, chat_history: BaseChatMessageHistory) -> None:
+    def test_add_message_and_helpers(self, chat_history: History) -> None:
         chat_history.add_message(HumanMessage("a"))
         chat_history.add_user_message("b")
         chat_history.add_ai_message("c")
         assert [(m.type, m.content) for m in chat_history.messages] == [("human", "a"), ("human", "b"), ("ai", "c")]
 
-    def test_clear(self, chat_history: BaseChatMessageHistory) -> None:
+    def test_clear(self, chat_history: History) -> None:
         chat_history.add_messages([HumanMessage("x"), AIMessage("y")])
         chat_history.clear()
         assert chat_history.messages == []
         chat_history.add_messages([HumanMessage("z")])
         assert [m.content for m in chat_history.messages] == ["z"]
 
-    def test_async_methods(self, chat_history: BaseChatMessageHistory) -> None:
-        async def run() -> tuple[list[BaseMessage], list[BaseMessage]]:
+    def test_async_methods(self, chat_history: History) -> None:
+        async def run() -> tuple[Messages, Messages]:
             await chat_history.aadd_messages([HumanMessage("q", id="q"), AIMessage("a", id="a")])
             got = await chat_history.aget_messages()
             await chat_history.aclear()
@@ -149,24 +152,21 @@ class CompactingChatMessageHistoryTests(ChatMessageHistoryTests):
     full_messages = _needs("full_messages")
 
     @pytest.fixture
-    def conversation(self) -> list[BaseMessage]:
-        """A conversation well over `max_tokens` (override to change it)."""
+    def conversation(self) -> Messages:  # well over max_tokens (override to change it)
         return sample_conversation(8)
 
-    def test_conversation_is_over_budget(self, conversation: list[BaseMessage], count_tokens: Callable[..., int],
-                                         max_tokens: int) -> None:
+    def test_conversation_is_over_budget(self, conversation: Messages, count_tokens: Fn, max_tokens: int) -> None:
         assert count_tokens(conversation) > max_tokens  # the other tests are only meaningful if it compacts
 
-    def test_store_keeps_every_message(self, compacting_history: BaseChatMessageHistory,
-                                       conversation: list[BaseMessage], full_messages: Callable[..., Any]) -> None:
+    def test_store_keeps_every_message(self, compacting_history: History, conversation: Messages,
+                                       full_messages: Fn) -> None:
         for i in range(0, len(conversation), 3):
             compacting_history.add_messages(conversation[i : i + 3])
             compacting_history.messages  # noqa: B018  (reads must not change the store)
         assert _rows(full_messages(compacting_history)) == _rows(conversation)
 
-    def test_view_fits_and_has_no_orphans(self, compacting_history: BaseChatMessageHistory,
-                                          conversation: list[BaseMessage], count_tokens: Callable[..., int],
-                                          max_tokens: int) -> None:
+    def test_view_fits_and_has_no_orphans(self, compacting_history: History, conversation: Messages,
+                                          count_tokens: Fn, max_tokens: int) -> None:
         for i in range(1, len(conversation) + 1):
             compacting_history.clear()
             compacting_history.add_messages(conversation[:i])
@@ -174,14 +174,14 @@ class CompactingChatMessageHistoryTests(ChatMessageHistoryTests):
             assert count_tokens(view) <= max_tokens, f"view over budget after {i} messages"
             assert orphan_tool_messages(view) == []
 
-    def test_view_is_compacted_and_keeps_newest_message(self, compacting_history: BaseChatMessageHistory,
-                                                         conversation: list[BaseMessage]) -> None:
+    def test_view_is_compacted_and_keeps_newest_message(self, compacting_history: History,
+                                                         conversation: Messages) -> None:
         compacting_history.add_messages(conversation)
         view = compacting_history.messages
         assert len(view) < len(conversation)
         assert _rows(view[-1:]) == _rows(conversation[-1:])
 
-    def test_two_reads_agree(self, compacting_history: BaseChatMessageHistory, conversation: list[BaseMessage]) -> None:
+    def test_two_reads_agree(self, compacting_history: History, conversation: Messages) -> None:
         compacting_history.add_messages(conversation)
         first, second = compacting_history.messages, compacting_history.messages
         assert _rows(first) == _rows(second)
@@ -190,8 +190,7 @@ class CompactingChatMessageHistoryTests(ChatMessageHistoryTests):
 
     @pytest.mark.parametrize("history_key", [None, "history"])
     def test_runnable_with_message_history_stores_each_message_once(
-        self, compacting_history: BaseChatMessageHistory, conversation: list[BaseMessage],
-        full_messages: Callable[..., Any], history_key: str | None,
+        self, compacting_history: History, conversation: Messages, full_messages: Fn, history_key: str | None
     ) -> None:
         from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
         from langchain_core.runnables.history import RunnableWithMessageHistory

@@ -37,13 +37,8 @@ def message_text(message: ChatMessage) -> str | None:
 
 
 def _call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
-    if arguments is None:
-        arguments = "{}"
-    elif not isinstance(arguments, str):
-        try:
-            arguments = json.dumps(arguments, ensure_ascii=False, default=str)
-        except (TypeError, ValueError):
-            arguments = str(arguments)
+    if not isinstance(arguments, str):
+        arguments = "{}" if arguments is None else json.dumps(arguments, ensure_ascii=False, default=str)
     out: dict[str, Any] = {"type": "function", "function": {"name": str(name or ""), "arguments": arguments}}
     if call_id:
         out["id"] = str(call_id)
@@ -108,7 +103,8 @@ def to_core_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
 
 def copy_message(message: ChatMessage) -> ChatMessage:
     """A copy whose blocks and kwargs can be changed without touching the store."""
-    return message.model_copy(update={"blocks": list(message.blocks), "additional_kwargs": dict(message.additional_kwargs)})
+    return message.model_copy(update={"blocks": list(message.blocks),
+                                      "additional_kwargs": dict(message.additional_kwargs)})
 
 
 def _rebuild(original: ChatMessage, sent: dict[str, Any], got: dict[str, Any]) -> ChatMessage:

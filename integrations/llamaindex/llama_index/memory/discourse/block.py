@@ -18,12 +18,11 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory.memory import BaseMemoryBlock
-from llama_index.core.utils import get_tokenizer
 
 from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compactor, Options
 
 from ._convert import copy_message, message_text, to_core_messages
-from .buffer import _Cache, token_counter_for
+from .buffer import _Cache
 
 __all__ = ["DiscourseMemoryBlock"]
 
@@ -61,8 +60,7 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
     (``priority=0``: never truncated)."""
 
     name: str = Field(default="DiscourseMemory", description="The name of the memory block.")
-    description: str | None = Field(
-        default="Earlier messages of this conversation, compacted; the record lists what was left out.")
+    description: str | None = "Earlier messages of this conversation, compacted; the record lists what was left out."
     priority: int = Field(default=1, description="Truncation priority (0 = never truncated).")
     token_limit: int = Field(default=2000, gt=0, description="Tokens the rendered block may use at most.")
     tokenizer_fn: Callable[[str], list] | None = Field(
@@ -73,11 +71,7 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
     _last: tuple[Any, Any] = PrivateAttr(default=(None, NEWEST_TURN))  # session and focus of the last aget
 
     def _compactor(self) -> Compactor:
-        cache = self._cache
-        if cache.compactor is None or cache.tokenizer_fn is not self.tokenizer_fn:
-            counter = token_counter_for(self.tokenizer_fn or get_tokenizer())
-            cache.compactor, cache.tokenizer_fn = Compactor(options=Options(token_counter=counter)), self.tokenizer_fn
-        return cache.compactor
+        return self._cache.compactor_for(self.tokenizer_fn)
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` with this block's tokenizer."""

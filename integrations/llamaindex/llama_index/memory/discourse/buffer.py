@@ -1,20 +1,16 @@
 """``DiscourseMemoryBuffer``: a ``ChatMemoryBuffer`` whose ``get`` compacts instead of dropping.
 
-The full history lives in the chat store (any ``BaseChatStore``); ``get`` returns it
-compacted by the core to ``token_limit - initial_token_count`` tokens (text plus the
-name and JSON arguments of every tool call; ``ChatMemoryBuffer`` ignores tool calls),
-focused on ``input`` when the caller gives it (chat engines pass the question about to
-be asked), else on the newest turn. Protection degrades in the core; when not even the
-newest message fits, ``get`` returns it verbatim (with the call it answers, for a tool
-result), as ``ChatMemoryBuffer`` returns the last message, so the LLM reports the
-over-long prompt instead of the question being lost silently.
+The chat store keeps the full history; ``get`` returns it compacted by the core to
+``token_limit - initial_token_count`` tokens (text, tool-call names and JSON arguments),
+focused on ``input`` when given (chat engines pass the question about to be asked), else
+on the newest turn. When not even the newest message fits, ``get`` returns it verbatim
+(with the call it answers), as ``ChatMemoryBuffer`` returns the last message.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -33,8 +29,6 @@ from ._convert import copy_message, from_compaction, to_core_messages, tool_call
 
 __all__ = ["DiscourseMemoryBuffer"]
 
-DEFAULT_TOKEN_LIMIT_RATIO = 0.75
-DEFAULT_TOKEN_LIMIT = 3000
 _STATE_VERSION = 1
 
 
@@ -54,31 +48,33 @@ def token_counter_for(tokenizer_fn: Callable[[str], Any]) -> Any:
 
 
 class _Cache:
-    """The buffer's core ``Compactor`` (for one ``tokenizer_fn``) and last ``Compaction``;
-    copies and pickles start empty (a compactor holds locks)."""
+    """A core ``Compactor`` (for one ``tokenizer_fn``) and the last ``Compaction``; copies and
+    pickles start empty (a compactor holds locks)."""
 
     def __init__(self) -> None:
         self.tokenizer_fn: Any = None
         self.compactor: Compactor | None = None
         self.last: Compaction | None = None
 
+    def compactor_for(self, tokenizer_fn: Callable[[str], Any] | None) -> Compactor:
+        if self.compactor is None or self.tokenizer_fn is not tokenizer_fn:
+            counter = token_counter_for(tokenizer_fn or get_tokenizer())
+            self.compactor, self.tokenizer_fn = Compactor(options=Options(token_counter=counter)), tokenizer_fn
+        return self.compactor
+
     def __getstate__(self) -> dict[str, Any]:
         return {}
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:  # deepcopy too
         self.__init__()  # type: ignore[misc]
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> _Cache:
-        return _Cache()
 
 
 def _tail(history: Sequence[ChatMessage]) -> list[ChatMessage]:
     """The newest message, with the assistant message whose calls it answers if it is a tool result."""
-    start = len(history) - 1
-    j = start
+    start = j = len(history) - 1
     while j > 0 and history[j].role == MessageRole.TOOL:
         j -= 1
-    if history[start].role == MessageRole.TOOL and history[j].role == MessageRole.ASSISTANT and tool_calls_of(history[j]):
+    if start != j and history[j].role == MessageRole.ASSISTANT and tool_calls_of(history[j]):
         start = j
     return [copy_message(m) for m in history[start:]]
 
@@ -113,7 +109,6 @@ def _load_store(data: Any) -> BaseChatStore:
     raise ValueError(f"cannot rebuild chat store {name!r} from a dict: import its package first, or pass the "
                      "store itself: DiscourseMemoryBuffer.from_dict(data, chat_store=store)")
 
-
 class DiscourseMemoryBuffer(ChatMemoryBuffer):
     """A ``ChatMemoryBuffer`` (``isinstance`` holds) whose ``get`` returns a compacted view.
 
@@ -133,70 +128,36 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
         return "DiscourseMemoryBuffer"
 
     @field_serializer("chat_store")
-    def serialize_courses_in_order(self, chat_store: BaseChatStore) -> dict:
-        # The base class's serializer of that name calls SimpleChatStore.model_dump (broken under pydantic 2.14).
+    def serialize_courses_in_order(self, chat_store: BaseChatStore) -> dict:  # replaces the base class's
         return _dump_store(chat_store)
 
-    @model_validator(mode="before")
-    @classmethod
-    def validate_memory(cls, values: Any) -> Any:  # replaces ChatMemoryBuffer's validator of that name
-        if not isinstance(values, dict):
-            return values
-        token_limit = values.get("token_limit", -1)
-        if isinstance(token_limit, bool) or not isinstance(token_limit, int) or token_limit < 1:
-            raise ValueError("Token limit must be set and greater than 0.")
-        if values.get("tokenizer_fn") is None:
-            values["tokenizer_fn"] = get_tokenizer()
-        cls._options(values)  # InvalidOptionError (a ValueError) for a bad note_role or flag
-        return values
+    @model_validator(mode="after")
+    def _check_options(self) -> DiscourseMemoryBuffer:  # ChatMemoryBuffer's validator checks token_limit
+        self._options()  # InvalidOptionError (a ValueError) for a bad note_role or flag
+        return self
 
-    @staticmethod
-    def _options(values: Any) -> Options:
-        get = values.get if isinstance(values, dict) else lambda k, d: getattr(values, k)
-        return Options(keep_system=get("keep_system", True), keep_last_turn=get("keep_last_turn", True),
-                       note_role=get("note_role", "system"))
+    def _options(self) -> Options:
+        return Options(keep_system=self.keep_system, keep_last_turn=self.keep_last_turn, note_role=self.note_role)
 
     @classmethod
-    def from_defaults(
-        cls,
-        chat_history: list[ChatMessage] | None = None,
-        llm: LLM | None = None,
-        chat_store: BaseChatStore | None = None,
-        chat_store_key: str = DEFAULT_CHAT_STORE_KEY,
-        token_limit: int | None = None,
-        tokenizer_fn: Callable[[str], list] | None = None,
-        *,
-        keep_system: bool = True,
-        keep_last_turn: bool = True,
-        note_role: str = "system",
-        **kwargs: Any,
-    ) -> DiscourseMemoryBuffer:
-        """``ChatMemoryBuffer.from_defaults``' arguments and rules (limit: ``token_limit``, else 75%
-        of ``llm``'s context window, else 3000), plus the three core settings."""
-        if kwargs:
-            raise ValueError(f"Unexpected kwargs: {kwargs}")
-        if llm is not None:
-            token_limit = token_limit or int(llm.metadata.context_window * DEFAULT_TOKEN_LIMIT_RATIO)
-        elif token_limit is None:
-            token_limit = DEFAULT_TOKEN_LIMIT
-        chat_store = chat_store or SimpleChatStore()
-        if chat_history is not None:
-            chat_store.set_messages(chat_store_key, chat_history)
-        return cls(token_limit=token_limit, tokenizer_fn=tokenizer_fn or get_tokenizer(), chat_store=chat_store,
-                   chat_store_key=chat_store_key, keep_system=keep_system, keep_last_turn=keep_last_turn,
-                   note_role=note_role)
+    def from_defaults(cls, chat_history: list[ChatMessage] | None = None, llm: LLM | None = None,
+                      chat_store: BaseChatStore | None = None, chat_store_key: str = DEFAULT_CHAT_STORE_KEY,
+                      token_limit: int | None = None, tokenizer_fn: Callable[[str], list] | None = None, *,
+                      keep_system: bool = True, keep_last_turn: bool = True, note_role: str = "system",
+                      **kwargs: Any) -> DiscourseMemoryBuffer:
+        """``ChatMemoryBuffer.from_defaults`` (limit: ``token_limit``, else 75% of ``llm``'s context
+        window, else 3000), plus the three core settings."""
+        memory = super().from_defaults(chat_history, llm, chat_store, chat_store_key, token_limit, tokenizer_fn,
+                                       **kwargs)
+        memory.keep_system, memory.keep_last_turn, memory.note_role = keep_system, keep_last_turn, note_role
+        return memory._check_options()
 
     @property
-    def last_compaction(self) -> Compaction | None:
-        """The core's result behind the latest view (``None`` before the first compacted ``get``)."""
+    def last_compaction(self) -> Compaction | None:  # the core's result behind the latest view
         return self._cache.last
 
     def _compactor(self) -> Compactor:
-        cache = self._cache
-        if cache.compactor is None or cache.tokenizer_fn is not self.tokenizer_fn:
-            cache.compactor = Compactor(options=Options(token_counter=token_counter_for(self.tokenizer_fn)))
-            cache.tokenizer_fn = self.tokenizer_fn
-        return cache.compactor
+        return self._cache.compactor_for(self.tokenizer_fn)
 
     def get(self, input: str | None = None, initial_token_count: int = 0, *, focus: Any = NEWEST_TURN,
             **kwargs: Any) -> list[ChatMessage]:
@@ -214,7 +175,7 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
         return await asyncio.to_thread(self._view, history, input, initial_token_count, focus)
 
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
-        """Tokens of ``messages`` as the budget counts them (text + tool-call names and arguments)."""
+        """Tokens of ``messages`` as the budget counts them: text, tool-call names and arguments."""
         return discourse_memory.count_messages(to_core_messages(messages), self._compactor().counter)
 
     def _view(self, history: Sequence[ChatMessage], input: Any, initial_token_count: int, focus: Any
@@ -230,7 +191,7 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
         sent = to_core_messages(history)
         try:
             result = self._compactor().compact(sent, max(0, self.token_limit - initial_token_count),
-                                               self._options(self), focus=focus)
+                                               self._options(), focus=focus)
         except BudgetTooSmallError:  # not even the newest message fits
             return _tail(history)
         self._cache.last = result
@@ -239,10 +200,7 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
     def to_dict(self, **kwargs: Any) -> dict[str, Any]:
         """JSON-safe: the settings and the chat store (its messages too for ``SimpleChatStore``);
         ``tokenizer_fn`` is not saved."""
-        return {"class_name": self.class_name(), "version": _STATE_VERSION, "token_limit": self.token_limit,
-                "chat_store_key": self.chat_store_key, "keep_system": self.keep_system,
-                "keep_last_turn": self.keep_last_turn, "note_role": self.note_role,
-                "chat_store": _dump_store(self.chat_store)}
+        return {**self.model_dump(mode="json"), "version": _STATE_VERSION}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], **kwargs: Any) -> DiscourseMemoryBuffer:
@@ -259,6 +217,3 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
         if "chat_store" not in kwargs:
             data["chat_store"] = _load_store(store)
         return cls(**{**data, **kwargs})
-
-    def to_string(self) -> str:
-        return json.dumps(self.to_dict())
