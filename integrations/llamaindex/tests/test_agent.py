@@ -107,3 +107,29 @@ def test_chat_memory_buffer_is_lost_by_ctx_to_dict_but_ours_is_not():
     ours = asyncio.run(saved_keys(DiscourseMemoryBuffer.from_defaults(token_limit=500)))
     assert "memory" not in theirs
     assert "memory" in ours
+
+
+def test_function_agent_steps_focus_on_the_users_message(monkeypatch):
+    import discourse_memory
+
+    seen = []
+    original = discourse_memory.Compactor.compact
+
+    def spy(self, messages, budget, options=None, *, focus=discourse_memory.NEWEST_TURN, **kwargs):
+        seen.append(focus)
+        return original(self, messages, budget, options, focus=focus, **kwargs)
+
+    monkeypatch.setattr(discourse_memory.Compactor, "compact", spy)
+    example = load_example("llamaindex_agent.py")
+    agent = example.build_agent(example.ScriptedLLM())
+    memory = DiscourseMemoryBuffer.from_defaults(token_limit=300)
+
+    async def go():
+        for i in range(4):
+            await agent.run(user_msg=example.user_turn(i), memory=memory)
+
+    asyncio.run(go())
+    # each run calls aget() (the newest turn) for its first LLM call, and aget(input=user_msg_str)
+    # after the tool results, which the buffer passes on as the focus
+    assert [f for f in seen if f is not discourse_memory.NEWEST_TURN] == [example.user_turn(i) for i in range(4)]
+    assert discourse_memory.NEWEST_TURN in seen
