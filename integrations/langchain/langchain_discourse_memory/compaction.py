@@ -1,9 +1,6 @@
-"""`compact_messages`, a drop-in for `trim_messages`, and `compact_view`.
-
-Translation only: the core (`discourse_memory`) decides what is kept, clipped, left out
-and recorded; this module converts messages, hands the core the user's counter as a
-text counter plus a per-message overhead (`_counting`), and maps the result back.
-"""
+"""`compact_messages`, a drop-in for `trim_messages`, and `compact_view`. Translation only: the
+core decides; this module converts messages, hands the core the user's counter as a text counter
+plus a per-message overhead (`_counting`), and maps the result back."""
 
 from __future__ import annotations
 

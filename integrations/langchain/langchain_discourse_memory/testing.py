@@ -1,18 +1,14 @@
-"""Contract tests for chat message histories, and a scripted tool-calling model (needs `pytest`).
+"""Contract tests for chat message histories (as `langchain-tests` has for other components;
+subclass, provide the fixtures), and a scripted tool-calling model (needs `pytest`).
 
-`langchain-tests` has standard suites for models, stores, tools and retrievers, none for
-`BaseChatMessageHistory`. Subclass, provide the fixtures, and pytest collects the tests:
-
-* `ChatMessageHistoryTests`: any history (ordered appends, bulk adds, clear, async twins).
-  Fixture `chat_history`: a new, empty history (budget large enough not to compact).
-* `CompactingChatMessageHistoryTests`: a history whose `messages` is a compacted view of
-  a full store: every message stays in the store, the view fits, has no orphan
-  `ToolMessage`, is the same on two reads, and `RunnableWithMessageHistory` stores each
-  message once. Fixtures: `compacting_history` (new, empty, small budget), `max_tokens`,
-  `count_tokens` (its counter over a list) and `full_messages` (history -> stored messages).
-* `ScriptedToolChatModel` replies from a script, accepts `bind_tools` and records its
-  inputs, to run a real `create_agent` loop offline; `check_agent_requests` asserts what
-  every request of such a loop with `DiscourseCompactionMiddleware` must hold.
+* `ChatMessageHistoryTests`: any history. Fixture `chat_history`: new, empty, not compacting.
+* `CompactingChatMessageHistoryTests`: a view over a full store (the store keeps every message,
+  the view fits, has no orphan `ToolMessage`, is stable, `RunnableWithMessageHistory` stores
+  each message once). Fixtures: `compacting_history` (new, empty, small budget), `max_tokens`,
+  `count_tokens` (its counter over a list), `full_messages` (history -> stored messages).
+* `ScriptedToolChatModel` replies from a script, accepts `bind_tools` and records its inputs;
+  `check_agent_requests` asserts what every request of a `create_agent` loop with
+  `DiscourseCompactionMiddleware` must hold.
 """
 
 from __future__ import annotations

@@ -200,7 +200,7 @@ def test_newest_turn_too_big_keeps_its_newest_message_and_compacts_the_rest():
 
 
 def test_view_follows_any_change_of_the_store():
-    """The cached mirror must not serve a stale view after set/reset/replace."""
+    """The view follows every change of the store (set, put, reset): no stale cache."""
     first, second = chat_history(12), tool_history(6)
     mem = DiscourseMemoryBuffer.from_defaults(chat_history=first, token_limit=250)
     mem.get()

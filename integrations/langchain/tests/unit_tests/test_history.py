@@ -192,3 +192,10 @@ def test_property_store_keeps_everything_and_every_view_fits(
         assert orphan_tool_messages(view) == []
         start = end
     assert [(m.type, m.content, m.id) for m in history.full_messages] == [(m.type, m.content, m.id) for m in conv]
+
+
+def test_count_tokens_is_the_histories_own_counter() -> None:
+    conv = sample_conversation(4)
+    assert DiscourseChatMessageHistory(max_tokens=100).count_tokens(conv) == DEFAULT_COUNT(conv)
+    approximate = DiscourseChatMessageHistory(max_tokens=100, token_counter="approximate")
+    assert approximate.count_tokens(conv) == count_tokens_approximately(conv)

@@ -1,5 +1,5 @@
 """A LangChain counter with per-message overhead is handed to the core as a text counter plus
-`message_overhead`: one core call fits the user's count (no shrink-and-retry loop); a counter
+`message_overhead`: one core call fits the user's count; a counter
 that is not additive gets one check and at most one more core call."""
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def test_the_budget_is_used_not_wasted(core_calls: list[int]) -> None:
     conv = sample_conversation(10)
     out = compact_messages(conv, max_tokens=500, token_counter="approximate", include_system=True)
     # "approximate" rounds up once per message; the core's sum of per-part roundings wastes at most
-    # a token or two per message, not the 8 retries of a shrink loop.
+    # a token or two per message.
     assert 500 - 2 * len(out) <= count_tokens_approximately(out) <= 500
 
 

@@ -56,7 +56,7 @@ def _line_overhead(count: Callable[[str], int]) -> Callable[[dict[str, Any]], in
 
 class DiscourseMemoryBlock(BaseMemoryBlock[str]):
     """Keeps the messages ``Memory`` flushes (per ``session_id``) and shows them compacted to
-    ``token_limit``. ``priority`` defaults to 1, so ``Memory`` may shrink it with ``atruncate``
+    ``token_limit``. ``priority`` defaults to 1, so ``Memory`` may truncate it (``atruncate``)
     (``priority=0``: never truncated)."""
 
     name: str = Field(default="DiscourseMemory", description="The name of the memory block.")
