@@ -22,8 +22,7 @@ from typing import Any
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
-from langchain_discourse_memory import DiscourseCompactionMiddleware
-from langchain_discourse_memory._counting import resolve_token_counter
+from langchain_discourse_memory import DiscourseCompactionMiddleware, count_tokens
 from langchain_discourse_memory.testing import ScriptedToolChatModel
 from langgraph.checkpoint.memory import InMemorySaver
 
@@ -72,7 +71,7 @@ def script() -> list[AIMessage]:
 
 
 def main() -> dict[str, Any]:
-    count = resolve_token_counter(None).messages  # offline cl100k_base, the middleware's default
+    count = count_tokens  # offline cl100k_base, the middleware's default
     model = ScriptedToolChatModel(messages=iter(script()))
     agent = create_agent(
         model,

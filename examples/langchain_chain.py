@@ -23,11 +23,10 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import RunnableLambda
 from langchain_core.runnables.history import RunnableWithMessageHistory
-from langchain_discourse_memory import DiscourseChatMessageHistory, compact_messages
-from langchain_discourse_memory._counting import resolve_token_counter
+from langchain_discourse_memory import DiscourseChatMessageHistory, compact_messages, count_tokens
 
 BUDGET = 450
-count = resolve_token_counter(None).messages  # offline cl100k_base, the adapter's default
+count = count_tokens  # offline cl100k_base: text, tool-call names and arguments (the adapter's default)
 
 
 def support_history() -> list[BaseMessage]:

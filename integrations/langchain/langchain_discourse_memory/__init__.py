@@ -1,17 +1,13 @@
-"""LangChain integration for discourse-memory.
+"""LangChain integration for discourse-memory: keep long conversations inside a token budget
+without an LLM.
 
-Keep long conversations inside a token budget without an LLM:
+* `compact_messages`: a drop-in for `trim_messages` (`compact_view` also gives the core's
+  report; `count_tokens` is the count `max_tokens` limits).
+* `DiscourseChatMessageHistory`: a `BaseChatMessageHistory` storing everything, reading a view.
+* `DiscourseCompactionMiddleware`: for `langchain.agents.create_agent` (extra `agents`).
+* `ConversationDiscourseMemory`: for legacy `langchain-classic` chains (extra `classic`).
 
-* `compact_messages`: a drop-in for `langchain_core.messages.trim_messages`.
-* `DiscourseChatMessageHistory`: a `BaseChatMessageHistory` storing everything
-  and reading back a compacted view.
-* `DiscourseCompactionMiddleware`: for `langchain.agents.create_agent`
-  (extra `agents`: `pip install "langchain-discourse-memory[agents]"`).
-* `ConversationDiscourseMemory`: for legacy `langchain-classic` chains
-  (extra `classic`: `pip install "langchain-discourse-memory[classic]"`).
-
-The two extras' classes are imported on first use, so the package imports with
-`langchain-core` alone.
+The extras' classes are imported on first use: the package imports with `langchain-core` alone.
 """
 
 from __future__ import annotations
@@ -19,22 +15,16 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from langchain_discourse_memory.compaction import CompactedView, compact_messages, compact_view
+from langchain_discourse_memory.compaction import CompactedView, compact_messages, compact_view, count_tokens
 from langchain_discourse_memory.history import DiscourseChatMessageHistory, ListChatMessageHistory
 
 if TYPE_CHECKING:
     from langchain_discourse_memory.memory import ConversationDiscourseMemory
     from langchain_discourse_memory.middleware import DiscourseCompactionMiddleware
 
-__all__ = [
-    "CompactedView",
-    "ConversationDiscourseMemory",
-    "DiscourseChatMessageHistory",
-    "DiscourseCompactionMiddleware",
-    "ListChatMessageHistory",
-    "compact_messages",
-    "compact_view",
-]
+__all__ = ["CompactedView", "ConversationDiscourseMemory", "DiscourseChatMessageHistory",
+           "DiscourseCompactionMiddleware", "ListChatMessageHistory", "compact_messages", "compact_view",
+           "count_tokens"]
 
 _LAZY = {
     "DiscourseCompactionMiddleware": ("langchain_discourse_memory.middleware", "agents", "langchain"),
@@ -48,11 +38,10 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(msg)
     module_name, extra, dist = _LAZY[name]
     try:
-        module = import_module(module_name)
+        value = getattr(import_module(module_name), name)
     except ImportError as exc:
         msg = f'{name} needs {dist}: pip install "langchain-discourse-memory[{extra}]" (import failed: {exc})'
         raise ImportError(msg) from exc
-    value = getattr(module, name)
     globals()[name] = value
     return value
 

@@ -1,109 +1,84 @@
-"""Token counters: LangChain's kinds, made usable by the core.
+"""Token counters: LangChain's kinds, handed to the core as a text counter plus a
+per-message overhead, so that one core call fits the user's own count.
 
-LangChain code passes `token_counter` as one of (see `trim_messages`):
+`None` or an encoding name is the core's own accounting (exact, no overhead). A LangChain
+counter C (a model's `get_num_tokens_from_messages`, a function of a list or of one
+`BaseMessage`, `"approximate"`) counts whole messages, and is probed:
 
-* a `BaseLanguageModel` (its `get_num_tokens_from_messages` is used),
-* a function of a list of messages, or of one `BaseMessage` (detected, as in
-  `trim_messages`, by the first parameter being annotated `BaseMessage`),
-* the string `"approximate"` (`count_tokens_approximately`).
+* text: ``t(s) = C([HumanMessage(s)]) - C([HumanMessage("")])`` (`"approximate"`: ``ceil(len(s) / 4)``);
+* per list: ``C([])`` (OpenAI counters prime the reply), taken off the budget;
+* per message: ``C([m without its text]) - C([])`` minus its tool-call names and arguments
+  (which the core counts), with and without its calls, measured at conversion and carried
+  in its dict under `OVERHEAD`; the record note's is an empty message of its role.
 
-This adapter also accepts `None` (the default: the core's offline tiktoken
-`cl100k_base`, with no per-message overhead) and any other tiktoken encoding
-name that the core can load offline.
-
-The core counts texts, not messages. `resolve_token_counter` therefore returns
-both a per-text counter for the core and the user's own per-list counter, which
-the compaction step uses to check the final messages (a LangChain counter may add
-per-message overhead that the core does not see).
+For an additive C that is C's own count; for `"approximate"` an upper bound (it rounds up
+once per message). Counters that are not additive: `compaction._Session.view`.
 """
 
 from __future__ import annotations
 
 import inspect
 import math
-import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
-from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
-from discourse_memory import Compactor, get_token_counter
-from langchain_discourse_memory._convert import to_core_dicts
+from discourse_memory import TokenCounter, count_messages, get_token_counter
+from langchain_discourse_memory._convert import is_text_block, to_core_dict, without_calls
 
-__all__ = ["Counting", "LangChainTokenCounter", "resolve_token_counter"]
+__all__ = ["OVERHEAD", "Counting", "LangChainTokenCounter", "resolve_token_counter"]
 
 LangChainTokenCounter = Union[
-    Callable[[list[BaseMessage]], int],
-    Callable[[BaseMessage], int],
-    Any,  # a BaseLanguageModel (kept as Any so langchain-core's generics stay out of it)
-    Literal["approximate"],
-    str,
-    None,
-]
-"""Every form of `token_counter` the adapter accepts."""
+    Callable[[list[BaseMessage]], int], Callable[[BaseMessage], int], Any, Literal["approximate"], str, None
+]  # Any: a BaseLanguageModel
+
+OVERHEAD = "lc_overhead"
+"""Key of a core dict holding its message's overhead: ``[with its tool calls, without]``."""
 
 _PROBE_TEXT = "The quick brown fox jumps over the lazy dog. " * 8
 
 
 @dataclass(frozen=True)
 class Counting:
-    """A resolved token counter.
-
-    Attributes:
-        text: the per-text counter handed to the core (a core `TokenCounter`,
-            which memoizes counts).
-        messages: the user's counter over a list of LangChain messages; the
-            adapter's final check uses it.
-        exact: `True` when `messages` is exactly the core's own accounting
-            (sum of content, tool-call name and arguments counts), so the core's
-            result needs no second check.
-        name: a short description for error messages.
-        compactor: a core `Compactor` built on `text`, shared by the callers
-            that have no session of their own (`compact_messages(messages, ...)`).
-            Objects that serve one conversation (a history, a memory, a runnable,
-            the middleware per thread) take their own from `new_compactor()`: the
-            core reuses the analysis of the conversation a compactor saw last.
-    """
+    """A resolved counter: `text` for the core (an encoding name or the probed text counter),
+    `messages` the user's count of a list; `exact`: that is the core's accounting."""
 
     text: Any
     messages: Callable[[Sequence[BaseMessage]], int]
     exact: bool
     name: str
-    compactor: Compactor
+    per_list: int = 0
+    notes: Mapping[str, int] = field(default_factory=dict)
+    core: TokenCounter | None = None
 
-    def new_compactor(self) -> Compactor:
-        """A fresh core `Compactor` on the same per-text counter (and its count cache)."""
-        return Compactor(self.text)
+    def dicts(self, messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
+        """The core dicts of `messages`, each with its measured overhead unless exact."""
+        out = [to_core_dict(m) for m in messages]
+        if not self.exact:
+            for m, d in zip(messages, out):
+                d[OVERHEAD] = self._overhead_of(m, d)
+        return out
 
+    def overhead(self, message: Mapping[str, Any]) -> int:
+        """The core's `message_overhead`: what `messages` adds to one dict's text."""
+        measured = message.get(OVERHEAD)
+        if measured is None:  # the record note
+            return self.notes.get(message.get("role", "system"), 0)
+        return measured[0] if message.get("tool_calls") else measured[1]
 
-def _counting(text: Any, messages: Callable[[Sequence[BaseMessage]], int], *, exact: bool, name: str) -> Counting:
-    core = get_token_counter(text)
-    return Counting(text=core, messages=messages, exact=exact, name=name, compactor=Compactor(core))
-
-
-_SHARED: dict[str, Counting] = {}
-_SHARED_LOCK = threading.Lock()
-
-
-def _core_accounting(counter: Any) -> Callable[[Sequence[BaseMessage]], int]:
-    """The core's own accounting of LangChain messages, with `counter.count`."""
-    count = counter.count
-
-    def count_messages(messages: Sequence[BaseMessage]) -> int:
-        total = 0
-        for d in to_core_dicts(messages):
-            total += count(d["content"])
-            for call in d.get("tool_calls", ()):
-                total += count(call["function"]["name"]) + count(call["function"]["arguments"])
-        return total
-
-    return count_messages
-
-
-def _approximate_text(text: str) -> int:
-    return math.ceil(len(text) / 4.0)
+    def _overhead_of(self, message: BaseMessage, d: Mapping[str, Any]) -> list[int]:
+        content = message.content
+        shell = message.model_copy(
+            update={"content": [b for b in content if not is_text_block(b)] if isinstance(content, list) else ""})
+        count = self.core.count  # type: ignore[union-attr]
+        calls = sum(count(c["function"]["name"]) + count(c["function"]["arguments"]) for c in d.get("tool_calls", ()))
+        with_calls = max(0, self.messages([shell]) - self.per_list - calls)
+        if not d.get("tool_calls"):
+            return [with_calls, with_calls]
+        return [with_calls, max(0, self.messages([without_calls(shell, shell.content)]) - self.per_list)]
 
 
 def _is_per_message(fn: Callable[..., Any]) -> bool:
@@ -114,70 +89,46 @@ def _is_per_message(fn: Callable[..., Any]) -> bool:
     return bool(params) and params[0].annotation in (BaseMessage, "BaseMessage")
 
 
-def _text_from_list_counter(list_counter: Callable[[list[BaseMessage]], int], name: str) -> Callable[[str], int]:
-    """Per-text counts from a per-list counter: count of one message minus an empty one."""
-    base = list_counter([HumanMessage(content="")])
-
-    def count_text(text: str) -> int:
-        return max(0, int(list_counter([HumanMessage(content=text)])) - base)
-
-    if count_text(_PROBE_TEXT) == 0:
-        msg = (
-            f"token_counter {name!r} gives the same count for a long text as for an empty "
-            "one, so it counts messages, not tokens (for example `len`). Compaction needs "
-            "a token counter; use trim_messages to keep a number of messages."
-        )
-        raise ValueError(msg)
-    return count_text
-
-
 def resolve_token_counter(token_counter: LangChainTokenCounter = None) -> Counting:
-    """Turn any accepted `token_counter` into a `Counting`.
+    """Resolve and probe `token_counter` (see the module docstring).
 
     Raises:
-        ValueError: for a counter that counts messages rather than tokens (such
-            as `len`), or an unknown encoding name.
-        TypeError: for an object that is neither a model, a function nor a string.
+        ValueError: a counter that counts messages, not tokens (such as `len`).
+        TypeError: neither a model, a function nor a string.
+        LookupError: an encoding name the core cannot load offline.
     """
-    if token_counter is None or isinstance(token_counter, str):
-        key = token_counter or "cl100k_base"
-        with _SHARED_LOCK:
-            shared = _SHARED.get(key)
-            if shared is None:
-                if key == "approximate":
-                    shared = _counting(_approximate_text, count_tokens_approximately, exact=False, name=key)
-                else:
-                    core = get_token_counter(key)
-                    shared = _counting(core, _core_accounting(core), exact=True, name=key)
-                _SHARED[key] = shared
-        return shared
-    if hasattr(token_counter, "get_num_tokens_from_messages"):
-        model = token_counter
-        model_name = type(model).__name__
+    if token_counter is None or (isinstance(token_counter, str) and token_counter != "approximate"):
+        name = token_counter or "cl100k_base"
+        core = get_token_counter(name)
+        return Counting(name, lambda msgs: count_messages([to_core_dict(m) for m in msgs], core), True, name, core=core)
+    user: Any = token_counter
+    if user == "approximate":
+        fn: Callable[[Sequence[BaseMessage]], int] = count_tokens_approximately
+        name, text = "approximate", lambda s: math.ceil(len(s) / 4.0)
+    elif hasattr(user, "get_num_tokens_from_messages"):
+        name = type(user).__name__
+        fn = lambda msgs: int(user.get_num_tokens_from_messages(list(msgs)))  # noqa: E731
+    elif callable(user):
+        name = getattr(user, "__name__", type(user).__name__)
+        per_message = _is_per_message(user)
+        fn = lambda msgs: sum(int(user(m)) for m in msgs) if per_message else int(user(list(msgs)))  # noqa: E731
+    else:
+        msg = ("token_counter must be None, 'approximate', a tiktoken encoding name, a BaseLanguageModel, "
+               f"or a function of messages; got {type(token_counter).__name__}.")
+        raise TypeError(msg)
+    if user != "approximate":
+        empty = fn([HumanMessage("")])
+        text = lambda s: max(0, fn([HumanMessage(s)]) - empty)  # noqa: E731
 
-        def count_messages(messages: Sequence[BaseMessage]) -> int:
-            return int(model.get_num_tokens_from_messages(list(messages)))
-
-        return _counting(
-            _text_from_list_counter(count_messages, model_name), count_messages, exact=False, name=model_name
-        )
-    if callable(token_counter):
-        fn = token_counter
-        fn_name = getattr(fn, "__name__", type(fn).__name__)
-        if _is_per_message(fn):
-
-            def list_counter(messages: Sequence[BaseMessage]) -> int:
-                return sum(int(fn(m)) for m in messages)
-
-        else:
-
-            def list_counter(messages: Sequence[BaseMessage]) -> int:
-                return int(fn(list(messages)))
-
-        return _counting(_text_from_list_counter(list_counter, fn_name), list_counter, exact=False, name=fn_name)
-    msg = (
-        "token_counter must be None, 'approximate', a tiktoken encoding name, a "
-        "BaseLanguageModel, or a function of messages; got "
-        f"{type(token_counter).__name__}."
-    )
-    raise TypeError(msg)
+    if text(_PROBE_TEXT) == 0:
+        msg = (f"token_counter {name!r} gives the same count for a long text as for an empty one, so it "
+               "counts messages, not tokens (for example `len`). Use trim_messages to keep a number of messages.")
+        raise ValueError(msg)
+    try:
+        per_list = max(0, fn([]))
+    except Exception:  # a counter that cannot count an empty list adds nothing per list
+        per_list = 0
+    notes = {role: max(0, fn([cls("")]) - per_list)
+             for role, cls in (("system", SystemMessage), ("developer", SystemMessage), ("user", HumanMessage))}
+    core = get_token_counter(text)  # shared by the core's Compactor and the probes: one count cache
+    return Counting(core, fn, False, name, per_list, notes, core)

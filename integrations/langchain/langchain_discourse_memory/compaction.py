@@ -1,301 +1,201 @@
-"""`compact_messages`: a drop-in for `langchain_core.messages.trim_messages`.
-
-Where `trim_messages` cuts whole messages from one end, `compact_messages` asks
-the discourse-memory core to deduplicate, clip and omit source-span units and
-adds a record note listing the literals (numbers, ids, dates, names, paths) of
-what was left out. Everything in this module is translation: the compaction
-policy lives in the core.
-"""
+"""`compact_messages`, a drop-in for `trim_messages`, and `compact_view`. Translation only: the
+core decides; this module converts messages, hands the core the user's counter as a text counter
+plus a per-message overhead (`_counting`), and maps the result back."""
 
 from __future__ import annotations
 
-import logging
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Literal, overload
+from typing import Any, Literal
 
-from langchain_core.messages import BaseMessage, MessageLikeRepresentation, ToolMessage, convert_to_messages
+from langchain_core.messages import BaseMessage, HumanMessage, MessageLikeRepresentation, ToolMessage
+from langchain_core.messages import convert_to_messages
 from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import Runnable, RunnableLambda
 
-from discourse_memory import BudgetTooSmallError, Compaction, Compactor, Options
-from langchain_discourse_memory._convert import from_core_messages, orphan_tool_messages, to_core_dicts
-from langchain_discourse_memory._counting import Counting, LangChainTokenCounter, resolve_token_counter
+import discourse_memory
+from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compaction, Compactor, Options
+from langchain_discourse_memory._convert import from_core, orphan_tool_messages
+from langchain_discourse_memory._counting import LangChainTokenCounter, resolve_token_counter
 
-__all__ = ["CompactedView", "compact_messages", "compact_view"]
+__all__ = ["CompactedView", "compact_messages", "compact_view", "count_tokens"]
 
-logger = logging.getLogger(__name__)
-
-NoteRole = Literal["system", "user"]
-
-_MAX_ATTEMPTS = 8
-"""How many times the core is asked again with a smaller budget when the user's
-counter (which may add per-message overhead) finds the result over `max_tokens`."""
+NoteRole = Literal["system", "user", "developer"]
+MessageTypes = Any  # str | type[BaseMessage] | Sequence[str | type[BaseMessage]], as in trim_messages
 
 
 @dataclass(frozen=True)
 class CompactedView:
-    """The outcome of one compaction.
-
-    Attributes:
-        messages: the LangChain messages to send to the model.
-        compaction: the core's result (with its `report`), or `None` when the
-            input already fit and was returned unchanged.
-        tokens: the size of `messages` by the user's own counter.
-    """
+    """One compaction: `messages` to send, the core's `compaction` (its `report`, `note`,
+    `to_html()`), and `tokens`, the size of `messages` by the user's counter."""
 
     messages: list[BaseMessage]
-    compaction: Compaction | None
+    compaction: Compaction
     tokens: int
 
 
-def _validate(max_tokens: int, note_role: str) -> None:
+def _check_max_tokens(max_tokens: Any) -> None:
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):
         msg = f"max_tokens must be an int, got {type(max_tokens).__name__}."
         raise TypeError(msg)
     if max_tokens < 0:
         msg = f"max_tokens must be >= 0, got {max_tokens}."
         raise ValueError(msg)
-    if note_role not in ("system", "user"):
-        msg = f"note_role must be 'system' or 'user', got {note_role!r}."
-        raise ValueError(msg)
 
 
-def compact_view(
-    messages: Sequence[BaseMessage],
-    *,
-    max_tokens: int,
-    counting: Counting,
-    keep_system: bool = True,
-    keep_last_turn: bool = True,
-    note_role: NoteRole = "system",
-    relax: bool = False,
-    compactor: Compactor | None = None,
-) -> CompactedView:
-    """Compact LangChain messages so that `counting.messages(result) <= max_tokens`.
+class _Session:
+    """A resolved counter, the core options (checked once, by `Options`) and the core
+    `Compactor` of one conversation (`None`: one-off calls go through `discourse_memory.compact`)."""
 
-    With `relax=True`, when the protected messages do not fit, the core protects
-    less instead of raising: the newest message alone, then not the system
-    messages either, then nothing (`compaction.report.protection` says which).
-    `compactor` is the core `Compactor` to use (default: `counting.compactor`);
-    give each conversation its own so the core can reuse its analysis.
+    def __init__(self, token_counter: LangChainTokenCounter = None, *, own: bool = True, **settings: Any) -> None:
+        self.counting = counting = resolve_token_counter(token_counter)
+        self.options = Options(token_counter=counting.text, message_overhead=0 if counting.exact else counting.overhead,
+                               **settings)
+        self.compactor = Compactor(options=self.options) if own else None
 
-    The core compacts under a budget measured with `counting.text`. When the
-    user's counter is not the core's own accounting, the result is measured with
-    it and, if over `max_tokens`, compacted again with the core budget lowered by
-    the excess, at most `_MAX_ATTEMPTS` times.
+    def new(self) -> _Session:
+        """A session for another conversation, with the same counter and options."""
+        other = object.__new__(_Session)
+        other.__dict__.update(self.__dict__, compactor=Compactor(options=self.options))
+        return other
 
-    Raises:
-        BudgetTooSmallError: when the protected messages do not fit, or when no
-            core budget brings the user's count under `max_tokens` (then
-            `.minimum` is the smallest user count reached). The latter happens
-            with counters that add a per-message overhead the core cannot see
-            (such as `"approximate"`, 3 tokens and the role per message): a
-            history of many tiny messages can fit the core's count while the
-            user's count is over `max_tokens`, and below the core's count there
-            is no room for the record note.
+    def _compact(self, sent: list[dict[str, Any]], budget: int, options: Options, focus: Any) -> Compaction:
+        if self.compactor is None:
+            return discourse_memory.compact(sent, budget, options=options, focus=focus)
+        return self.compactor.compact(sent, budget, options, focus=focus)
+
+    def view(self, messages: Sequence[BaseMessage], max_tokens: int, focus: Any = NEWEST_TURN) -> CompactedView:
+        """`messages` compacted to at most `max_tokens` by the user's counter: one core call
+        when it is additive. Otherwise (a model counter encoding "role: text" as one string,
+        where a token can straddle both) the result is counted once; if over, the excess spread
+        over the messages is added to each one's overhead for one more core call, and if still
+        over, `BudgetTooSmallError` (its `minimum`: the user's count)."""
+        _check_max_tokens(max_tokens)
+        counting, options = self.counting, self.options
+        originals = list(messages)
+        sent = counting.dicts(originals)
+        budget = max(0, max_tokens - counting.per_list)
+        if not counting.exact:
+            tokens = counting.messages(originals)
+            if tokens <= max_tokens and not orphan_tool_messages(originals):
+                whole = discourse_memory.count_messages(sent, counting.core, options)
+                return CompactedView(originals, self._compact(sent, max(budget, whole), options, focus), tokens)
+        result = self._compact(sent, budget, options, focus)
+        out = from_core(originals, sent, result, options.note_role)
+        if counting.exact:
+            return CompactedView(out, result, result.tokens_after)
+        tokens = counting.messages(out)
+        if tokens > max_tokens:
+            extra = math.ceil((tokens - counting.per_list - result.tokens_after) / len(out))
+            options = options.replace(message_overhead=lambda m: counting.overhead(m) + extra)
+            result = self._compact(sent, budget, options, focus)
+            out = from_core(originals, sent, result, options.note_role)
+            tokens = counting.messages(out)
+            if tokens > max_tokens:
+                raise BudgetTooSmallError(max_tokens, tokens, f"{result.report.protection}, by {counting.name}")
+        return CompactedView(out, result, tokens)
+
+
+def compact_view(messages: Sequence[BaseMessage], *, max_tokens: int, token_counter: LangChainTokenCounter = None,
+                 keep_system: bool = True, keep_last_turn: bool = True, note_role: NoteRole = "system",
+                 strict: bool = False, relax: bool = False, focus: str | None | Any = NEWEST_TURN) -> CompactedView:
+    """Compact LangChain messages to `max_tokens` (by `token_counter`, as in `compact_messages`)
+    and return them with the core's `Compaction`: `compact_view(msgs, max_tokens=4000).compaction.to_html()`.
+
+    Protection degrades as the core's does (the report's `protection` says what held);
+    `strict=True` raises `BudgetTooSmallError` instead, `relax=True` compacts even the newest
+    message. `focus`: `NEWEST_TURN` (default), a text, or `None`.
     """
-    _validate(max_tokens, note_role)
-    originals = list(messages)
-    if not counting.exact:
-        tokens = counting.messages(originals)
-        if tokens <= max_tokens and not orphan_tool_messages(originals):
-            return CompactedView(originals, None, tokens)
-    sent = to_core_dicts(originals)
-    settings = Options(keep_system=keep_system, keep_last_turn=keep_last_turn, note_role=note_role, relax=relax,
-                       strict=not relax)
-    core = compactor if compactor is not None else counting.compactor
-    budget = max_tokens
-    best: int | None = None
-    for attempt in range(_MAX_ATTEMPTS):
-        try:
-            result = core.compact(sent, budget, settings)
-        except BudgetTooSmallError:
-            if attempt == 0:
-                raise
-            break  # a lowered budget no longer holds the protected messages
-        out = from_core_messages(originals, sent, result.messages, result.sources, note_role=note_role)
-        tokens = result.tokens_after if counting.exact else counting.messages(out)
-        if tokens <= max_tokens:
-            return CompactedView(out, result, tokens)
-        best = tokens if best is None else min(best, tokens)
-        # The user's counter adds what the core does not see (per-message
-        # overhead, roles, names): ask again with the core budget lowered by the excess.
-        budget = min(budget, result.tokens_after) - (tokens - max_tokens)
-        if budget < 0:
-            break
-    raise BudgetTooSmallError(max_tokens, best if best is not None else max_tokens + 1)
+    session = _Session(token_counter, own=False, keep_system=keep_system, keep_last_turn=keep_last_turn,
+                       note_role=note_role, strict=strict, relax=relax)
+    return session.view(list(messages), max_tokens, focus)
 
 
-def _message_type_matches(message: BaseMessage, types: Any) -> bool:
-    if types is None:
-        return True
+def count_tokens(messages: Sequence[BaseMessage], token_counter: LangChainTokenCounter = None) -> int:
+    """Tokens of `messages` as `max_tokens` counts them (`None`: the core's accounting, cl100k_base)."""
+    return resolve_token_counter(token_counter).messages(list(messages))
+
+
+def _matches(message: BaseMessage, types: MessageTypes) -> bool:
     items = [types] if isinstance(types, (str, type)) else list(types)
-    return any(
-        (isinstance(t, str) and message.type == t) or (isinstance(t, type) and isinstance(message, t)) for t in items
-    )
+    return any(message.type == t if isinstance(t, str) else isinstance(message, t) for t in items)
 
 
-def _drop_tool_results_of(messages: list[BaseMessage], removed: Iterable[BaseMessage]) -> list[BaseMessage]:
-    ids = {c.get("id") for m in removed for c in getattr(m, "tool_calls", ()) or ()}
-    ids |= {c.get("id") for m in removed for c in getattr(m, "invalid_tool_calls", ()) or ()}
-    ids.discard(None)
-    if not ids:
-        return messages
-    return [m for m in messages if not (isinstance(m, ToolMessage) and m.tool_call_id in ids)]
-
-
-def _apply_start_end(messages: list[BaseMessage], start_on: Any, end_on: Any) -> list[BaseMessage]:
-    """Honour `trim_messages`' `start_on` / `end_on` without leaving orphan tool results."""
-    out = list(messages)
-    if end_on is not None:
-        while out and not _message_type_matches(out[-1], end_on):
-            removed = out.pop()
-            out = _drop_tool_results_of(out, [removed])
-    if start_on is not None:
-        head = 0
-        while head < len(out) and out[head].type == "system":
-            head += 1
-        removed: list[BaseMessage] = []
-        while head < len(out) and not _message_type_matches(out[head], start_on):
-            removed.append(out.pop(head))
-        out = _drop_tool_results_of(out, removed)
-    return out
-
-
-def _compact_messages(
-    messages: Iterable[MessageLikeRepresentation] | PromptValue,
-    *,
-    max_tokens: int,
-    token_counter: LangChainTokenCounter = None,
-    include_system: bool = False,
-    keep_last_turn: bool = True,
-    note_role: NoteRole = "system",
-    strategy: Literal["last"] = "last",
-    allow_partial: bool = False,
-    start_on: Any = None,
-    end_on: Any = None,
-    text_splitter: Any = None,
-    relax: bool = False,
-    _counting: Counting | None = None,
-    _compactor: Compactor | None = None,
-) -> list[BaseMessage]:
-    del allow_partial, text_splitter  # accepted for trim_messages compatibility; see docstring
-    if strategy != "last":
-        msg = (
-            f"compact_messages supports strategy='last' only (got {strategy!r}): it keeps "
-            "the newest turn and compacts older messages."
-        )
-        raise ValueError(msg)
-    lc_messages = convert_to_messages(messages)
-    counting = _counting if _counting is not None else resolve_token_counter(token_counter)
-    view = compact_view(
-        lc_messages,
-        compactor=_compactor,
-        max_tokens=max_tokens,
-        counting=counting,
-        keep_system=include_system,
-        keep_last_turn=keep_last_turn,
-        note_role=note_role,
-        relax=relax,
-    )
-    return _apply_start_end(view.messages, start_on, end_on)
-
-
-@overload
-def compact_messages(
-    messages: Iterable[MessageLikeRepresentation] | PromptValue,
-    *,
-    max_tokens: int,
-    token_counter: LangChainTokenCounter = None,
-    include_system: bool = False,
-    keep_last_turn: bool = True,
-    note_role: NoteRole = "system",
-    strategy: Literal["last"] = "last",
-    allow_partial: bool = False,
-    start_on: Any = None,
-    end_on: Any = None,
-    text_splitter: Any = None,
-    relax: bool = False,
-) -> list[BaseMessage]: ...
-
-
-@overload
-def compact_messages(
-    messages: None = None,
-    *,
-    max_tokens: int,
-    token_counter: LangChainTokenCounter = None,
-    include_system: bool = False,
-    keep_last_turn: bool = True,
-    note_role: NoteRole = "system",
-    strategy: Literal["last"] = "last",
-    allow_partial: bool = False,
-    start_on: Any = None,
-    end_on: Any = None,
-    text_splitter: Any = None,
-    relax: bool = False,
-) -> Runnable[Sequence[MessageLikeRepresentation], list[BaseMessage]]: ...
+def _apply(session: _Session, messages: Iterable[MessageLikeRepresentation] | PromptValue, *, max_tokens: int,
+           start_on: MessageTypes, end_on: MessageTypes, focus: Any) -> list[BaseMessage]:
+    msgs = convert_to_messages(messages)
+    while end_on is not None and msgs and not _matches(msgs[-1], end_on):  # before compacting, as trim_messages
+        msgs.pop()
+    out = session.view(msgs, max_tokens, focus).messages
+    if start_on is None:
+        return out
+    head = next((i for i, m in enumerate(out) if m.type != "system"), len(out))
+    dropped: set[str] = set()
+    while head < len(out) and not _matches(out[head], start_on):
+        gone = out.pop(head)
+        dropped.update(c["id"] for c in getattr(gone, "tool_calls", ()) if c.get("id"))
+    return [m for m in out if not (isinstance(m, ToolMessage) and m.tool_call_id in dropped)]
 
 
 def compact_messages(
     messages: Iterable[MessageLikeRepresentation] | PromptValue | None = None,
-    **kwargs: Any,
+    *,
+    max_tokens: int,
+    token_counter: LangChainTokenCounter = None,
+    strategy: Literal["last"] = "last",
+    allow_partial: bool = False,
+    end_on: MessageTypes = None,
+    start_on: MessageTypes = None,
+    include_system: bool = False,
+    text_splitter: Any = None,
+    # beyond trim_messages:
+    keep_last_turn: bool = True, note_role: NoteRole | None = None, strict: bool = False, relax: bool = False,
+    focus: str | None | Any = NEWEST_TURN,
 ) -> list[BaseMessage] | Runnable[Sequence[MessageLikeRepresentation], list[BaseMessage]]:
-    """Compact chat history to fit `max_tokens`; a drop-in for `trim_messages`.
+    """Compact chat history to `max_tokens`: a drop-in for `trim_messages`, same parameters.
 
-    Called with messages, returns the compacted list. Called without them,
-    returns a `Runnable` (as `trim_messages` does), so in a chain
-    `trim_messages(max_tokens=..., ...)` becomes `compact_messages(max_tokens=..., ...)`.
+    With `messages`, returns the compacted list; without, a `Runnable` (arguments checked at
+    once), so `prompt | trim_messages(max_tokens=...) | model` becomes
+    `prompt | compact_messages(max_tokens=...) | model`. Returned: original messages,
+    `model_copy`s with shorter `content` (ids, names, metadata kept) and at most one record
+    note (`additional_kwargs["lc_source"] == "discourse_memory"`); no `ToolMessage` without its call.
 
     Args:
-        messages: messages, message-likes, or a `PromptValue`.
-        max_tokens: the budget, measured with `token_counter`.
-        token_counter: `None` (default: the core's offline tiktoken
-            `cl100k_base`), `"approximate"`, a tiktoken encoding name, a
-            `BaseLanguageModel`, or a function of a list of messages or of one
-            `BaseMessage`. A counter that counts messages (`len`) is refused.
-        include_system: keep system messages verbatim (as in `trim_messages`,
-            default `False`: then they may be compacted too).
-        keep_last_turn: keep the last human message and everything after it
-            verbatim (default `True`).
-        note_role: role of the record note: `"system"` (a `SystemMessage`,
-            default) or `"user"` (a `HumanMessage`). The note carries
-            `additional_kwargs={"lc_source": "discourse_memory"}`.
-        strategy: only `"last"` (the default of `trim_messages`); `"first"` raises.
-        allow_partial: accepted and ignored: compaction always clips inside
-            messages as needed.
-        start_on: after compaction, drop leading non-system messages until one
-            of these types (as in `trim_messages`); tool results of a dropped
-            tool-calling `AIMessage` are dropped with it.
-        end_on: drop trailing messages until one of these types.
-        text_splitter: accepted and ignored (the core splits text itself).
-        relax: when what must stay verbatim does not fit, protect less instead
-            of raising (the newest message alone, then not the system messages,
-            then nothing). Default `False`: a budget too small for what the
-            caller asked to keep verbatim is an error.
-
-    Returns:
-        The compacted messages: each one is the original message object, or a
-        `model_copy` of it with shorter `content` (ids, names, metadata kept),
-        plus at most one record note. If the input fits, it is returned as is.
-        No `ToolMessage` is ever left without the `AIMessage` that called it.
+        max_tokens: the budget, counted with `token_counter`: `None` (default: the core's
+            offline `cl100k_base`), an encoding name, `"approximate"`, a `BaseLanguageModel`,
+            or a function of a list of messages or of one `BaseMessage`.
+        strategy: `"last"` only. `allow_partial`, `text_splitter`: accepted, no effect (the
+            core always works inside messages, on its own units).
+        end_on: drop trailing messages until one of these types, before compacting.
+        start_on: the first non-system message is of these types. With `"human"` among them the
+            record note opens the view as a `HumanMessage`; otherwise, or when nothing was
+            compacted, leading messages are dropped as `trim_messages` does (with their results).
+        include_system: keep system messages verbatim (default `False`, as `trim_messages`:
+            then they may be compacted; the note never precedes them).
+        keep_last_turn: keep the last human message and what follows verbatim.
+        note_role: `"system"`, `"user"` or `"developer"` (default: `"user"` with `start_on="human"`).
+        strict: raise `BudgetTooSmallError` when the protected messages do not fit, instead of
+            protecting less; `relax`: compact even the newest message when it does not fit.
+        focus: `NEWEST_TURN` (default), a text (e.g. the question about to be asked), or `None`.
 
     Raises:
-        BudgetTooSmallError: (a `ValueError`) when what must stay verbatim does
-            not fit `max_tokens`.
-        ValueError / TypeError: for a bad argument.
+        BudgetTooSmallError: (a `ValueError`, with `.minimum`) not even the newest message fits.
     """
-    if messages is not None:
-        return _compact_messages(messages, **kwargs)
-    if "max_tokens" not in kwargs:
-        msg = "compact_messages() missing required keyword argument: 'max_tokens'"
-        raise TypeError(msg)
-    # Validate eagerly so a misconfigured chain fails when it is built.
-    _validate(kwargs["max_tokens"], kwargs.get("note_role", "system"))
-    counting = resolve_token_counter(kwargs.get("token_counter"))
-    return RunnableLambda(
-        partial(_compact_messages, _counting=counting, _compactor=counting.new_compactor(), **kwargs),
-        name="compact_messages",
-    )
+    del allow_partial, text_splitter
+    if strategy != "last":
+        msg = f"compact_messages supports strategy='last' only (got {strategy!r}): it keeps the newest turn."
+        raise ValueError(msg)
+    human_first = start_on is not None and _matches(HumanMessage(""), start_on)
+    if note_role is None:
+        note_role = "user" if human_first else "system"
+    elif human_first and note_role != "user":
+        msg = (f"start_on={start_on!r} with note_role={note_role!r} would drop the view's leading messages: "
+               "leave note_role unset (the record note then opens the view as a HumanMessage).")
+        raise ValueError(msg)
+    _check_max_tokens(max_tokens)
+    session = _Session(token_counter, own=messages is None, keep_system=include_system,
+                       keep_last_turn=keep_last_turn, note_role=note_role, strict=strict, relax=relax)
+    run = partial(_apply, session, max_tokens=max_tokens, start_on=start_on, end_on=end_on, focus=focus)
+    return RunnableLambda(run, name="compact_messages") if messages is None else run(messages)

@@ -1,38 +1,14 @@
-"""Contract tests for chat message histories (needs `pytest`).
+"""Contract tests for chat message histories (as `langchain-tests` has for other components;
+subclass, provide the fixtures), and a scripted tool-calling model (needs `pytest`).
 
-`langchain-tests` ships standard suites for chat models, embeddings, vector
-stores, tools and retrievers, but none for `BaseChatMessageHistory`. These
-classes fill that gap in the same style: subclass, provide fixtures, and pytest
-collects the inherited tests.
-
-* `ChatMessageHistoryTests`: what any `BaseChatMessageHistory` must do
-  (ordered appends, single and bulk adds, clear, and the async twins). Provide
-  a `chat_history` fixture returning a new, empty history; for a compacting
-  history, make its budget large enough that nothing is compacted.
-* `CompactingChatMessageHistoryTests`: what a history whose `messages` is a
-  compacted view must also do: every added message stays in the backing store,
-  the view fits the budget, holds no orphan `ToolMessage`, is the same on two
-  reads in a row, and `RunnableWithMessageHistory` stores each message exactly
-  once. Provide `compacting_history` (new, empty, small budget), `max_tokens`,
-  `count_tokens` (the history's own counter over a list of messages) and
-  `full_messages` (a function returning the backing store's messages).
-* `ScriptedToolChatModel`: a chat model that replies from a script, accepts
-  `bind_tools` and records every input it gets, to run a real `create_agent`
-  loop (with `DiscourseCompactionMiddleware`) without an LLM;
-  `check_agent_requests` asserts what every request such a loop sent must hold.
-
-Example:
-    ```python
-    class TestMyHistory(CompactingChatMessageHistoryTests):
-        @pytest.fixture
-        def chat_history(self):
-            return DiscourseChatMessageHistory(max_tokens=10**6)
-
-        @pytest.fixture
-        def compacting_history(self):
-            return DiscourseChatMessageHistory(max_tokens=300)
-        ...
-    ```
+* `ChatMessageHistoryTests`: any history. Fixture `chat_history`: new, empty, not compacting.
+* `CompactingChatMessageHistoryTests`: a view over a full store (the store keeps every message,
+  the view fits, has no orphan `ToolMessage`, is stable, `RunnableWithMessageHistory` stores
+  each message once). Fixtures: `compacting_history` (new, empty, small budget), `max_tokens`,
+  `count_tokens` (its counter over a list), `full_messages` (history -> stored messages).
+* `ScriptedToolChatModel` replies from a script, accepts `bind_tools` and records its inputs;
+  `check_agent_requests` asserts what every request of a `create_agent` loop with
+  `DiscourseCompactionMiddleware` must hold.
 """
 
 from __future__ import annotations
@@ -52,44 +28,29 @@ from pydantic import Field
 
 from langchain_discourse_memory._convert import NOTE_SOURCE_TAG, orphan_tool_messages
 
-__all__ = [
-    "ChatMessageHistoryTests",
-    "CompactingChatMessageHistoryTests",
-    "ScriptedToolChatModel",
-    "check_agent_requests",
-    "orphan_tool_messages",
-    "sample_conversation",
-]
+__all__ = ["ChatMessageHistoryTests", "CompactingChatMessageHistoryTests", "ScriptedToolChatModel",
+           "check_agent_requests", "orphan_tool_messages", "sample_conversation"]
 
 
 class ScriptedToolChatModel(GenericFakeChatModel):
-    """`GenericFakeChatModel` that accepts `bind_tools` and records every input it gets
-    (`received`): `ScriptedToolChatModel(messages=iter([AIMessage(...), ...]))`."""
+    """`ScriptedToolChatModel(messages=iter([AIMessage(...), ...]))`; inputs in `received`."""
 
     received: list[list[BaseMessage]] = Field(default_factory=list)
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> ScriptedToolChatModel:
         return self
 
-    def _generate(
-        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
-    ) -> ChatResult:
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                  **kw: Any) -> ChatResult:
         self.received.append(list(messages))
-        return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
 
 
-def check_agent_requests(
-    received: Sequence[Sequence[BaseMessage]],
-    *,
-    system: str,
-    budget: int,
-    count_tokens: Callable[[Sequence[BaseMessage]], int],
-) -> int:
-    """Assert what every model request of an agent loop with `DiscourseCompactionMiddleware`
-    must hold (`received`: e.g. `ScriptedToolChatModel.received`): the system prompt
-    `system` first, the conversation after it within `budget` tokens by `count_tokens`,
-    no tool result without its call and no call without its result. Returns how many
-    requests were compacted (carry the record note)."""
+def check_agent_requests(received: Sequence[Sequence[BaseMessage]], *, system: str, budget: int,
+                         count_tokens: Callable[..., int]) -> int:
+    """Every request: the system prompt `system` first, the conversation after it within
+    `budget`, no tool result without its call and no call without its result. Returns how
+    many requests carry the record note."""
     compacted = 0
     for inputs in received:
         assert isinstance(inputs[0], SystemMessage) and inputs[0].content == system
@@ -109,71 +70,65 @@ def sample_conversation(turns: int = 8) -> list[BaseMessage]:
     messages: list[BaseMessage] = [SystemMessage("You are a support agent for an airline.", id="sys")]
     for t in range(turns):
         order = f"ORD-{1000 + t}"
+        items = ", ".join(f'"item-{t}-{i}"' for i in range(12))
         messages += [
-            HumanMessage(
-                f"Turn {t}: please check order {order}; I paid ${120 + t}.50 on 2024-05-{10 + t:02d}.",
-                id=f"h{t}",
-            ),
-            AIMessage(
-                "",
-                tool_calls=[{"id": f"call_{t}", "name": "get_order", "args": {"order_id": order}}],
-                id=f"a{t}",
-            ),
-            ToolMessage(
-                f'{{"order_id": "{order}", "status": "shipped", "items": '
-                + ", ".join(f'"item-{t}-{i}"' for i in range(12))
-                + "}",
-                tool_call_id=f"call_{t}",
-                name="get_order",
-                id=f"t{t}",
-            ),
-            AIMessage(
-                f"Order {order} was shipped. The items are listed in the record. "
-                "Is there anything else I can help you with today?",
-                id=f"r{t}",
-            ),
+            HumanMessage(f"Turn {t}: please check order {order}; I paid ${120 + t}.50 on 2024-05-{10 + t:02d}.",
+                         id=f"h{t}"),
+            AIMessage("", tool_calls=[{"id": f"call_{t}", "name": "get_order", "args": {"order_id": order}}],
+                      id=f"a{t}"),
+            ToolMessage(f'{{"order_id": "{order}", "status": "shipped", "items": {items}}}', tool_call_id=f"call_{t}",
+                        name="get_order", id=f"t{t}"),
+            AIMessage(f"Order {order} was shipped. The items are listed in the record. "
+                      "Is there anything else I can help you with today?", id=f"r{t}"),
         ]
     return messages
+
+
+def _needs(name: str) -> Any:
+    @pytest.fixture(name=name)
+    def fixture(self: Any) -> Any:
+        msg = f"Subclasses provide the {name} fixture."
+        raise NotImplementedError(msg)
+
+    return fixture
+
+
+def _rows(messages: Sequence[BaseMessage]) -> list[tuple[Any, ...]]:
+    return [(m.type, m.content, m.id) for m in messages]
+
+
+History, Messages, Fn = BaseChatMessageHistory, list[BaseMessage], Callable[..., Any]
 
 
 class ChatMessageHistoryTests:
     """Behaviour every `BaseChatMessageHistory` must have."""
 
-    @pytest.fixture
-    def chat_history(self) -> BaseChatMessageHistory:
-        """A new, empty history (with a budget large enough not to compact)."""
-        msg = "Subclasses provide the chat_history fixture."
-        raise NotImplementedError(msg)
+    chat_history = _needs("chat_history")
 
-    def test_new_history_is_empty(self, chat_history: BaseChatMessageHistory) -> None:
+    def test_new_history_is_empty(self, chat_history: History) -> None:
         assert chat_history.messages == []
 
-    def test_add_messages_keeps_order_and_content(self, chat_history: BaseChatMessageHistory) -> None:
-        batch = [HumanMessage("hello", id="1"), AIMessage("hi there", id="2")]
-        chat_history.add_messages(batch)
+    def test_add_messages_keeps_order_and_content(self, chat_history: History) -> None:
+        chat_history.add_messages([HumanMessage("hello", id="1"), AIMessage("hi there", id="2")])
         chat_history.add_messages([HumanMessage("how are you?", id="3")])
-        got = chat_history.messages
-        assert [(m.type, m.content, m.id) for m in got] == [
-            ("human", "hello", "1"),
-            ("ai", "hi there", "2"),
-            ("human", "how are you?", "3"),
-        ]
+        assert _rows(chat_history.messages) == [("human", "hello", "1"), ("ai", "hi there", "2"),
+                                                ("human", "how are you?", "3")]
 
-    def test_add_message_and_helpers(self, chat_history: BaseChatMessageHistory) -> None:
+    def test_add_message_and_helpers(self, chat_history: History) -> None:
         chat_history.add_message(HumanMessage("a"))
         chat_history.add_user_message("b")
         chat_history.add_ai_message("c")
         assert [(m.type, m.content) for m in chat_history.messages] == [("human", "a"), ("human", "b"), ("ai", "c")]
 
-    def test_clear(self, chat_history: BaseChatMessageHistory) -> None:
+    def test_clear(self, chat_history: History) -> None:
         chat_history.add_messages([HumanMessage("x"), AIMessage("y")])
         chat_history.clear()
         assert chat_history.messages == []
         chat_history.add_messages([HumanMessage("z")])
         assert [m.content for m in chat_history.messages] == ["z"]
 
-    def test_async_methods(self, chat_history: BaseChatMessageHistory) -> None:
-        async def run() -> tuple[list[BaseMessage], list[BaseMessage]]:
+    def test_async_methods(self, chat_history: History) -> None:
+        async def run() -> tuple[Messages, Messages]:
             await chat_history.aadd_messages([HumanMessage("q", id="q"), AIMessage("a", id="a")])
             got = await chat_history.aget_messages()
             await chat_history.aclear()
@@ -187,60 +142,27 @@ class ChatMessageHistoryTests:
 class CompactingChatMessageHistoryTests(ChatMessageHistoryTests):
     """Behaviour of a history whose `messages` is a compacted view of a full store."""
 
-    @pytest.fixture
-    def compacting_history(self) -> BaseChatMessageHistory:
-        """A new, empty history with a budget of `max_tokens`."""
-        msg = "Subclasses provide the compacting_history fixture."
-        raise NotImplementedError(msg)
+    compacting_history = _needs("compacting_history")
+    max_tokens = _needs("max_tokens")
+    count_tokens = _needs("count_tokens")
+    full_messages = _needs("full_messages")
 
     @pytest.fixture
-    def max_tokens(self) -> int:
-        """The budget of `compacting_history`."""
-        msg = "Subclasses provide the max_tokens fixture."
-        raise NotImplementedError(msg)
-
-    @pytest.fixture
-    def count_tokens(self) -> Callable[[Sequence[BaseMessage]], int]:
-        """The history's own token counter, over a list of messages."""
-        msg = "Subclasses provide the count_tokens fixture."
-        raise NotImplementedError(msg)
-
-    @pytest.fixture
-    def full_messages(self) -> Callable[[BaseChatMessageHistory], list[BaseMessage]]:
-        """A function giving every message in the history's backing store."""
-        msg = "Subclasses provide the full_messages fixture."
-        raise NotImplementedError(msg)
-
-    @pytest.fixture
-    def conversation(self) -> list[BaseMessage]:
-        """A conversation well over `max_tokens` (override to change it)."""
+    def conversation(self) -> Messages:  # well over max_tokens (override to change it)
         return sample_conversation(8)
 
-    def test_conversation_is_over_budget(
-        self, conversation: list[BaseMessage], count_tokens: Callable[..., int], max_tokens: int
-    ) -> None:
-        # Guards the other tests: they are only meaningful if compaction happens.
-        assert count_tokens(conversation) > max_tokens
+    def test_conversation_is_over_budget(self, conversation: Messages, count_tokens: Fn, max_tokens: int) -> None:
+        assert count_tokens(conversation) > max_tokens  # the other tests are only meaningful if it compacts
 
-    def test_store_keeps_every_message(
-        self,
-        compacting_history: BaseChatMessageHistory,
-        conversation: list[BaseMessage],
-        full_messages: Callable[[BaseChatMessageHistory], list[BaseMessage]],
-    ) -> None:
+    def test_store_keeps_every_message(self, compacting_history: History, conversation: Messages,
+                                       full_messages: Fn) -> None:
         for i in range(0, len(conversation), 3):
             compacting_history.add_messages(conversation[i : i + 3])
             compacting_history.messages  # noqa: B018  (reads must not change the store)
-        stored = full_messages(compacting_history)
-        assert [(m.type, m.content, m.id) for m in stored] == [(m.type, m.content, m.id) for m in conversation]
+        assert _rows(full_messages(compacting_history)) == _rows(conversation)
 
-    def test_view_fits_and_has_no_orphans(
-        self,
-        compacting_history: BaseChatMessageHistory,
-        conversation: list[BaseMessage],
-        count_tokens: Callable[..., int],
-        max_tokens: int,
-    ) -> None:
+    def test_view_fits_and_has_no_orphans(self, compacting_history: History, conversation: Messages,
+                                          count_tokens: Fn, max_tokens: int) -> None:
         for i in range(1, len(conversation) + 1):
             compacting_history.clear()
             compacting_history.add_messages(conversation[:i])
@@ -248,66 +170,43 @@ class CompactingChatMessageHistoryTests(ChatMessageHistoryTests):
             assert count_tokens(view) <= max_tokens, f"view over budget after {i} messages"
             assert orphan_tool_messages(view) == []
 
-    def test_view_is_compacted_and_keeps_newest_message(
-        self,
-        compacting_history: BaseChatMessageHistory,
-        conversation: list[BaseMessage],
-    ) -> None:
+    def test_view_is_compacted_and_keeps_newest_message(self, compacting_history: History,
+                                                         conversation: Messages) -> None:
         compacting_history.add_messages(conversation)
         view = compacting_history.messages
         assert len(view) < len(conversation)
-        assert view[-1].id == conversation[-1].id
-        assert view[-1].content == conversation[-1].content
+        assert _rows(view[-1:]) == _rows(conversation[-1:])
 
-    def test_two_reads_agree(self, compacting_history: BaseChatMessageHistory, conversation: list[BaseMessage]) -> None:
+    def test_two_reads_agree(self, compacting_history: History, conversation: Messages) -> None:
         compacting_history.add_messages(conversation)
         first, second = compacting_history.messages, compacting_history.messages
-        assert [(m.type, m.content, m.id) for m in first] == [(m.type, m.content, m.id) for m in second]
+        assert _rows(first) == _rows(second)
         assert [(m.type, m.content) for m in asyncio.run(compacting_history.aget_messages())] == [
-            (m.type, m.content) for m in first
-        ]
+            (m.type, m.content) for m in first]
 
     @pytest.mark.parametrize("history_key", [None, "history"])
     def test_runnable_with_message_history_stores_each_message_once(
-        self,
-        compacting_history: BaseChatMessageHistory,
-        conversation: list[BaseMessage],
-        full_messages: Callable[[BaseChatMessageHistory], list[BaseMessage]],
-        history_key: str | None,
+        self, compacting_history: History, conversation: Messages, full_messages: Fn, history_key: str | None
     ) -> None:
         from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
         from langchain_core.runnables.history import RunnableWithMessageHistory
 
         compacting_history.add_messages(conversation)
         replies = iter(f"reply {i}" for i in range(100))
-
-        def fake_model(messages: Any) -> AIMessage:
-            return AIMessage(next(replies))
-
-        if history_key is None:
-            chain: Any = RunnableLambda(fake_model)
-        else:
+        chain: Any = RunnableLambda(lambda messages: AIMessage(next(replies)))
+        if history_key is not None:
             prompt = ChatPromptTemplate.from_messages([MessagesPlaceholder(history_key), ("human", "{input}")])
-            chain = prompt | RunnableLambda(lambda p: fake_model(p.to_messages()))
+            chain = prompt | RunnableLambda(lambda p: AIMessage(next(replies)))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # RunnableWithMessageHistory is deprecated
             with_history = RunnableWithMessageHistory(
-                chain,
-                lambda _session_id: compacting_history,
-                input_messages_key=None if history_key is None else "input",
-                history_messages_key=history_key,
-            )
+                chain, lambda _session_id: compacting_history,
+                input_messages_key=None if history_key is None else "input", history_messages_key=history_key)
         asked = [f"question {i} about ORD-{2000 + i}" for i in range(4)]
         for text in asked:
-            config = {"configurable": {"session_id": "s"}}
-            if history_key is None:
-                with_history.invoke([HumanMessage(text)], config=config)
-            else:
-                with_history.invoke({"input": text}, config=config)
+            payload: Any = [HumanMessage(text)] if history_key is None else {"input": text}
+            with_history.invoke(payload, config={"configurable": {"session_id": "s"}})
         stored = full_messages(compacting_history)
-        added = stored[len(conversation) :]
         assert [(m.type, m.content) for m in stored[: len(conversation)]] == [(m.type, m.content) for m in conversation]
-        expected: list[tuple[str, Any]] = []
-        for i, text in enumerate(asked):
-            expected += [("human", text), ("ai", f"reply {i}")]
-        assert [(m.type, m.content) for m in added] == expected
+        expected = [row for i, text in enumerate(asked) for row in (("human", text), ("ai", f"reply {i}"))]
+        assert [(m.type, m.content) for m in stored[len(conversation) :]] == expected

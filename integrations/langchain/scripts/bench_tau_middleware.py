@@ -39,8 +39,7 @@ from langchain_core.messages import (
     ToolMessage,
     trim_messages,
 )
-from langchain_discourse_memory import DiscourseCompactionMiddleware
-from langchain_discourse_memory._counting import resolve_token_counter
+from langchain_discourse_memory import DiscourseCompactionMiddleware, count_tokens
 from langchain_discourse_memory.testing import orphan_tool_messages
 
 
@@ -111,8 +110,7 @@ def received_text(messages: list[BaseMessage]) -> str:
 
 
 def run(path: Path, budget_fraction: float, limit: int | None, budget_base: str = "conversation") -> dict[str, Any]:
-    counting = resolve_token_counter(None)
-    count = counting.messages
+    count = count_tokens  # the adapter's default accounting (cl100k_base)
     model = GenericFakeChatModel(messages=iter(()))
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     if limit:

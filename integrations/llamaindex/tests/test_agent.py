@@ -107,3 +107,71 @@ def test_chat_memory_buffer_is_lost_by_ctx_to_dict_but_ours_is_not():
     ours = asyncio.run(saved_keys(DiscourseMemoryBuffer.from_defaults(token_limit=500)))
     assert "memory" not in theirs
     assert "memory" in ours
+
+
+def test_function_agent_steps_focus_on_the_users_message(monkeypatch):
+    import discourse_memory
+
+    seen = []
+    original = discourse_memory.Compactor.compact
+
+    def spy(self, messages, budget, options=None, *, focus=discourse_memory.NEWEST_TURN, **kwargs):
+        seen.append(focus)
+        return original(self, messages, budget, options, focus=focus, **kwargs)
+
+    monkeypatch.setattr(discourse_memory.Compactor, "compact", spy)
+    example = load_example("llamaindex_agent.py")
+    agent = example.build_agent(example.ScriptedLLM())
+    memory = DiscourseMemoryBuffer.from_defaults(token_limit=300)
+
+    async def go():
+        for i in range(4):
+            await agent.run(user_msg=example.user_turn(i), memory=memory)
+
+    asyncio.run(go())
+    # each run calls aget() (the newest turn) for its first LLM call, and aget(input=user_msg_str)
+    # after the tool results, which the buffer passes on as the focus
+    assert [f for f in seen if f is not discourse_memory.NEWEST_TURN] == [example.user_turn(i) for i in range(4)]
+    assert discourse_memory.NEWEST_TURN in seen
+
+
+def test_react_agent_runs_on_the_buffer(monkeypatch):
+    import re
+
+    from llama_index.core.agent.workflow import ReActAgent
+    from llama_index.core.base.llms.types import ChatMessage
+    from llama_index.core.llms.mock import MockFunctionCallingLLM
+    from llama_index.core.tools import FunctionTool
+
+    example = load_example("llamaindex_agent.py")
+
+    def script(messages, **kwargs):
+        text = messages[-1].content or ""
+        if "Observation" in text:
+            return ChatMessage(role="assistant", content="Thought: I can answer without using any more tools.\n"
+                                                         "Answer: " + text[-60:])
+        parcel = (re.findall(r"PKG-\d+", text) or ["PKG-0"])[-1]
+        return ChatMessage(role="assistant", content="Thought: I need to use a tool to help me answer the question.\n"
+                                                     f'Action: track_parcel\nAction Input: {{"parcel_id": "{parcel}"}}')
+
+    views = []
+    original = DiscourseMemoryBuffer._view
+
+    def spy(self, history, input, initial_token_count, focus):
+        views.append((input, original(self, history, input, initial_token_count, focus)))
+        return views[-1][1]
+
+    monkeypatch.setattr(DiscourseMemoryBuffer, "_view", spy)
+    agent = ReActAgent(tools=[FunctionTool.from_defaults(example.track_parcel)],
+                       llm=MockFunctionCallingLLM(response_generator=script))
+    memory = DiscourseMemoryBuffer.from_defaults(token_limit=200)
+
+    async def go():
+        for i in range(8):
+            assert "on schedule" in str(await agent.run(user_msg=example.user_turn(i), memory=memory))
+
+    asyncio.run(go())
+    assert len(memory.get_all()) == 16  # each run stores the user message and the answer
+    assert all(view_tokens(view) <= 200 for _, view in views)
+    assert view_tokens(memory.get_all()) > 2 * 200 and memory.last_compaction is not None
+    assert {example.user_turn(i) for i in range(8)} <= {text for text, _ in views}  # aget(input=...) reached us

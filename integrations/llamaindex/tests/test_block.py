@@ -134,3 +134,33 @@ def test_block_copies_keep_working():
     asyncio.run(block.aput([ChatMessage(role="user", content=user_turn(i)) for i in range(12)]))
     text = asyncio.run(block.aget())
     assert asyncio.run(copy.deepcopy(block).aget()) == text
+
+
+def test_memorys_input_is_the_blocks_focus(monkeypatch):
+    block = DiscourseMemoryBlock(token_limit=300)
+    memory = make_memory(block, "s-focus", token_limit=1000)
+    fill(memory, 20)
+    seen = []
+    original = DiscourseMemoryBlock.render_within
+
+    def spy(self, limit, session_id=None, focus=None):
+        seen.append((session_id, focus))
+        return original(self, limit, session_id, focus)
+
+    monkeypatch.setattr(DiscourseMemoryBlock, "render_within", spy)
+    question = "Which room and card did booking BK-7301 have?"
+    sent = memory.get(input=question)
+    assert seen[0] == ("s-focus", question)
+    assert "BK-7301" in text_of(sent[0]) and "4001" in text_of(sent[0])  # the answer, flushed long ago
+    seen.clear()
+    memory.get()  # no input: the newest user message of the chat history
+    assert seen[0] == ("s-focus", user_turn(19))
+
+
+def test_render_fits_with_its_line_overhead():
+    block = DiscourseMemoryBlock(token_limit=250)
+    asyncio.run(block.aput([ChatMessage(role="user" if i % 2 == 0 else "assistant", content=user_turn(i))
+                            for i in range(30)]))
+    for limit in (60, 120, 250):
+        text = block.render_within(limit)
+        assert 0.8 * limit <= count(text) <= limit  # the prefixes are budgeted, not guessed away

@@ -200,7 +200,7 @@ def test_newest_turn_too_big_keeps_its_newest_message_and_compacts_the_rest():
 
 
 def test_view_follows_any_change_of_the_store():
-    """The cached mirror must not serve a stale view after set/reset/replace."""
+    """The view follows every change of the store (set, put, reset): no stale cache."""
     first, second = chat_history(12), tool_history(6)
     mem = DiscourseMemoryBuffer.from_defaults(chat_history=first, token_limit=250)
     mem.get()
@@ -437,3 +437,64 @@ def test_copy_and_pickle_keep_working():
     for other in (copy.deepcopy(mem), pickle.loads(pickle.dumps(mem))):
         assert dumped(other.get()) == view
         assert dumped(other.get_all()) == dumped(history)
+
+
+# ---- a ChatMemoryBuffer by every check a caller applies --------------------------------
+
+
+def test_is_a_chat_memory_buffer():
+    from llama_index.core.memory.types import BaseChatStoreMemory, BaseMemory
+
+    mem = DiscourseMemoryBuffer.from_defaults(token_limit=100)
+    assert isinstance(mem, ChatMemoryBuffer) and isinstance(mem, BaseChatStoreMemory) and isinstance(mem, BaseMemory)
+    assert mem.class_name() == "DiscourseMemoryBuffer"
+    assert ChatMemoryBuffer.from_defaults.__func__ is not DiscourseMemoryBuffer.from_defaults.__func__
+
+
+@pytest.fixture
+def focus_seen(monkeypatch):
+    import discourse_memory
+
+    seen = []
+    original = discourse_memory.Compactor.compact
+
+    def spy(self, messages, budget, options=None, *, focus=discourse_memory.NEWEST_TURN, **kwargs):
+        seen.append(focus)
+        return original(self, messages, budget, options, focus=focus, **kwargs)
+
+    monkeypatch.setattr(discourse_memory.Compactor, "compact", spy)
+    return seen
+
+
+def test_input_is_the_focus_of_get_and_aget(focus_seen):
+    from discourse_memory import NEWEST_TURN
+
+    mem = DiscourseMemoryBuffer.from_defaults(chat_history=chat_history(20), token_limit=400)
+    mem.get()
+    mem.get(input="Where does ORD-1003 ship to?")
+    asyncio.run(mem.aget(input="And invoice INV-7005?", initial_token_count=50))
+    mem.get(input="   ")  # no usable input: the newest turn
+    mem.get(input="ignored", focus=None)  # focus= overrides
+    assert focus_seen == [NEWEST_TURN, "Where does ORD-1003 ship to?", "And invoice INV-7005?", NEWEST_TURN, None]
+
+
+def test_the_question_asked_brings_its_answer_into_the_view():
+    history = chat_history(30)
+    limit = view_tokens(history) // 6
+    mem = DiscourseMemoryBuffer.from_defaults(chat_history=history, token_limit=limit)
+    unfocused = "\n".join(text_of(m) for m in mem.get(focus=None))
+    focused = "\n".join(text_of(m) for m in mem.get(input="Which city does order ORD-1002 ship to, and on which date?"))
+    assert view_tokens(mem.get(input="Which city does order ORD-1002 ship to?")) <= limit
+    assert "Denver" in focused and "ORD-1002" in focused
+    assert focused != unfocused
+
+
+def test_initial_token_count_as_chat_memory_buffer():
+    history = chat_history(5)
+    ours = DiscourseMemoryBuffer.from_defaults(chat_history=history, token_limit=200)
+    theirs = ChatMemoryBuffer.from_defaults(chat_history=history, token_limit=200)
+    # a negative count widens the budget in both (no error where ChatMemoryBuffer gives none)
+    assert dumped(ours.get(initial_token_count=-10_000)) == dumped(history) == dumped(theirs.get(initial_token_count=-10_000))
+    # the whole limit taken: the newest message, in both
+    assert dumped(ours.get(initial_token_count=200)) == dumped(history[-1:]) == dumped(theirs.get(initial_token_count=200))
+    assert view_tokens(ours.get(initial_token_count=120)) <= 80

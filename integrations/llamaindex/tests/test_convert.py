@@ -14,7 +14,6 @@ from llama_index.core.base.llms.types import (
 )
 from llama_index.core.llms.llm import ToolSelection
 from llama_index.memory.discourse._convert import (
-    counter_from_tokenizer_fn,
     from_compaction,
     to_core_message,
     to_core_messages,
@@ -174,7 +173,18 @@ def test_from_compaction_rejects_mismatched_sources():
         from_compaction([a], to_core_messages([a]), [{"role": "user", "content": "q"}], [0, 0])
 
 
-def test_counter_from_tokenizer_fn_counts_list_length():
-    count = counter_from_tokenizer_fn(lambda text: text.split())
-    assert count("a b c") == 3
-    assert count("") == 0
+def test_token_counter_for_a_custom_tokenizer_counts_list_length():
+    from llama_index.memory.discourse.buffer import token_counter_for
+
+    counter = token_counter_for(lambda text: text.split())
+    assert counter.count("a b c") == 3
+    assert counter.count("") == 0
+
+
+def test_token_counter_for_the_default_tokenizer_is_the_cores_encoding():
+    from llama_index.core.utils import get_tokenizer
+    from llama_index.memory.discourse.buffer import token_counter_for
+
+    import discourse_memory
+
+    assert token_counter_for(get_tokenizer()) is discourse_memory.get_token_counter("cl100k_base")

@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import Runnable
-from langchain_discourse_memory import compact_messages
+from langchain_discourse_memory import compact_messages, compact_view
 from langchain_discourse_memory._convert import NOTE_SOURCE_TAG
 from langchain_discourse_memory._counting import resolve_token_counter
 from langchain_discourse_memory.testing import orphan_tool_messages, sample_conversation
@@ -165,10 +165,14 @@ def test_bad_arguments_fail_clearly_and_early() -> None:
         compact_messages(sample_conversation(1), max_tokens=10, bogus=1)
 
 
-def test_budget_too_small_for_the_protected_messages() -> None:
-    conv = [SystemMessage("policy " * 300), HumanMessage("hello")]
+def test_budget_too_small_for_the_protected_messages_degrades_or_raises_when_strict() -> None:
+    conv = [SystemMessage("policy " * 300, id="s"), HumanMessage("hello", id="h")]
+    # By default the core protects less (the newest message alone) and compacts the system prompt.
+    out = compact_messages(conv, max_tokens=100, include_system=True)
+    assert COUNT(out) <= 100 and out[-1] is conv[-1]
+    assert compact_view(conv, max_tokens=100).compaction.report.protection != "system + newest turn"
     with pytest.raises(ValueError, match="too small") as info:
-        compact_messages(conv, max_tokens=100, include_system=True)
+        compact_messages(conv, max_tokens=100, include_system=True, strict=True)
     assert info.value.minimum > 100  # type: ignore[attr-defined]
 
 

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 from langchain_core.messages import AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
-from langchain_discourse_memory._convert import (
-    NOTE_SOURCE_TAG,
-    from_core_messages,
-    message_role,
-    to_core_dict,
-    to_core_dicts,
-)
+from langchain_discourse_memory._convert import NOTE_SOURCE_TAG, from_core, message_role, to_core_dict
+
+
+def to_core_dicts(messages):
+    return [to_core_dict(m) for m in messages]
+
+
+def from_core_messages(originals, sent, received, sources, *, note_role):
+    """from_core on a hand-written core result (the note's text is the note message's content)."""
+    note = next((m["content"] for m, s in zip(received, sources) if s is None), None)
+    return from_core(originals, sent, SimpleNamespace(messages=received, sources=sources, note=note), note_role)
 
 
 def test_each_message_type_becomes_an_openai_dict() -> None:
@@ -40,17 +45,15 @@ def test_each_message_type_becomes_an_openai_dict() -> None:
     ]
 
 
-def test_list_content_sends_only_text_and_tool_calls() -> None:
-    ai = AIMessage(
-        [
-            {"type": "text", "text": "Let me look."},
-            {"type": "tool_use", "id": "c9", "name": "lookup", "input": {"q": "x"}},
-            "and a plain string block",
-        ],
-        tool_calls=[{"id": "c9", "name": "lookup", "args": {"q": "x"}}],
-    )
+def test_list_content_is_passed_as_parts_with_the_tool_calls() -> None:
+    blocks = [
+        {"type": "text", "text": "Let me look."},
+        {"type": "tool_use", "id": "c9", "name": "lookup", "input": {"q": "x"}},
+        "and a plain string block",
+    ]
+    ai = AIMessage(blocks, tool_calls=[{"id": "c9", "name": "lookup", "args": {"q": "x"}}])
     d = to_core_dict(ai)
-    assert d["content"] == "Let me look.\n\nand a plain string block"
+    assert d["content"] == blocks  # the core reads the text parts and passes the others through in place
     assert [c["id"] for c in d["tool_calls"]] == ["c9"]
     assert json.loads(d["tool_calls"][0]["function"]["arguments"]) == {"q": "x"}
 
@@ -93,7 +96,8 @@ def test_dropped_tool_calls_also_drop_provider_blocks_and_raw_kwargs() -> None:
         id="a1",
     )
     sent = to_core_dicts([ai])
-    out = from_core_messages([ai], sent, [{"role": "assistant", "content": "Checking."}], (0,), note_role="system")
+    # the core returns the parts (non-text ones in place) without the calls
+    out = from_core_messages([ai], sent, [{"role": "assistant", "content": ai.content}], (0,), note_role="system")
     got = out[0]
     assert isinstance(got, AIMessage) and got.id == "a1"
     assert got.tool_calls == [] and got.invalid_tool_calls == []
@@ -101,19 +105,15 @@ def test_dropped_tool_calls_also_drop_provider_blocks_and_raw_kwargs() -> None:
     assert got.content == [{"type": "text", "text": "Checking."}, {"type": "reasoning", "reasoning": "keep me"}]
 
 
-def test_shortened_list_content_puts_new_text_in_first_text_block_and_keeps_images() -> None:
+def test_shortened_list_content_takes_the_cores_parts_and_keeps_images() -> None:
     image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
-    human = HumanMessage(
-        [
-            {"type": "text", "text": "first part", "cache_control": {"type": "ephemeral"}},
-            image,
-            {"type": "text", "text": "second"},
-        ]
-    )
+    first = {"type": "text", "text": "first part", "cache_control": {"type": "ephemeral"}}
+    human = HumanMessage([first, image, {"type": "text", "text": "second"}])
     sent = to_core_dicts([human])
-    assert sent[0]["content"] == "first part\n\nsecond"
-    out = from_core_messages([human], sent, [{"role": "user", "content": "first…"}], (0,), note_role="system")
-    assert out[0].content == [{"type": "text", "text": "first…", "cache_control": {"type": "ephemeral"}}, image]
+    got = [{**first, "text": "first…"}, image]  # the core clipped one part and left the other out
+    out = from_core_messages([human], sent, [{"role": "user", "content": got}], (0,), note_role="system")
+    assert out[0].content == got
+    assert human.content[0]["text"] == "first part"  # the original is not modified
 
 
 def test_note_becomes_a_tagged_system_or_human_message() -> None:
@@ -131,7 +131,7 @@ def test_note_becomes_a_tagged_system_or_human_message() -> None:
 
 def test_sources_length_mismatch_is_reported() -> None:
     msgs = [HumanMessage("q")]
-    with pytest.raises(ValueError, match="sources"):
+    with pytest.raises(ValueError):
         from_core_messages(msgs, to_core_dicts(msgs), [], (0,), note_role="system")
 
 
@@ -140,29 +140,19 @@ def test_non_messages_are_refused_clearly() -> None:
         message_role({"role": "user", "content": "x"})  # type: ignore[arg-type]
 
 
-def test_conversion_cache_notices_reassigned_fields() -> None:
+def test_conversion_follows_reassigned_fields() -> None:
     msg = AIMessage("first", tool_calls=[{"id": "c1", "name": "lookup", "args": {"q": 1}}])
-    assert to_core_dicts([msg])[0]["content"] == "first"
+    assert to_core_dict(msg)["content"] == "first"
     msg.content = "second"
     msg.tool_calls = [{"id": "c2", "name": "lookup", "args": {"q": 2}, "type": "tool_call"}]
-    d = to_core_dicts([msg])[0]
+    d = to_core_dict(msg)
     assert d["content"] == "second" and d["tool_calls"][0]["id"] == "c2"
-    # unchanged messages give the very same dicts, so the core can tell a conversation grew
-    assert to_core_dicts([msg])[0] is d
 
 
-def test_restored_copies_are_reused_only_for_the_same_shortening() -> None:
-    original = HumanMessage("a long text about ORD-7 and more", id="h")
-    sent = to_core_dicts([original])
-    short_a = from_core_messages([original], sent, [{"role": "user", "content": "a long…"}], (0,), note_role="system")[
-        0
-    ]
-    again = from_core_messages([original], sent, [{"role": "user", "content": "a long…"}], (0,), note_role="system")[0]
-    short_b = from_core_messages([original], sent, [{"role": "user", "content": "a…"}], (0,), note_role="system")[0]
-    assert again is short_a
-    assert short_b.content == "a…" and short_a.content == "a long…"
-    other = HumanMessage("a long text about ORD-7 and more", id="h2")  # equal text, another message
-    copy = from_core_messages(
-        [other], to_core_dicts([other]), [{"role": "user", "content": "a long…"}], (0,), note_role="system"
-    )[0]
-    assert copy.id == "h2"
+def test_developer_note_role_gives_a_system_message_with_the_openai_role() -> None:
+    msgs = [HumanMessage("q")]
+    sent = to_core_dicts(msgs)
+    out = from_core_messages(msgs, sent, [{"role": "developer", "content": "[record]"}, sent[0]], (None, 0),
+                             note_role="developer")
+    assert isinstance(out[0], SystemMessage) and message_role(out[0]) == "developer"
+    assert out[0].additional_kwargs["lc_source"] == NOTE_SOURCE_TAG

@@ -137,7 +137,7 @@ def test_too_small_budget_falls_back_to_full_history_with_warning(caplog: pytest
     assert view == conv
     assert "too small" in caplog.text.lower()
     with pytest.raises(ValueError, match="too small"):
-        history.view_strict(history.full_messages)
+        history.view()
 
 
 def test_rejects_bad_arguments() -> None:
@@ -192,3 +192,10 @@ def test_property_store_keeps_everything_and_every_view_fits(
         assert orphan_tool_messages(view) == []
         start = end
     assert [(m.type, m.content, m.id) for m in history.full_messages] == [(m.type, m.content, m.id) for m in conv]
+
+
+def test_count_tokens_is_the_histories_own_counter() -> None:
+    conv = sample_conversation(4)
+    assert DiscourseChatMessageHistory(max_tokens=100).count_tokens(conv) == DEFAULT_COUNT(conv)
+    approximate = DiscourseChatMessageHistory(max_tokens=100, token_counter="approximate")
+    assert approximate.count_tokens(conv) == count_tokens_approximately(conv)

@@ -12,6 +12,7 @@ EXPECTED_ALL = [
     "ListChatMessageHistory",
     "compact_messages",
     "compact_view",
+    "count_tokens",
 ]
 
 

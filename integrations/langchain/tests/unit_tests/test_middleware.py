@@ -192,7 +192,7 @@ def test_threads_get_their_own_core_compactor_and_identical_views() -> None:
         for thread, conv in (("A", conv_a), ("B", conv_b)):
             sent = call.invoke(request_for(conv[:n]), config={"configurable": {"thread_id": thread}})
             got[thread].append([(type(m), m.content) for m in sent.messages])
-    assert set(shared._compactors) == {"A", "B"}
+    assert set(shared._threads) == {"A", "B"}
     for thread, conv in (("A", conv_a), ("B", conv_b)):
         alone = DiscourseCompactionMiddleware(keep=("tokens", 300))
         expected = [

@@ -1,186 +1,123 @@
-"""``DiscourseMemoryBlock``: a ``BaseMemoryBlock`` for LlamaIndex's ``Memory`` class.
+"""``DiscourseMemoryBlock``: a ``BaseMemoryBlock`` for LlamaIndex's ``Memory``.
 
-``Memory`` flushes its oldest messages out of short-term memory into its memory
-blocks. The built-in blocks either lose them or send them to an LLM for fact
-extraction; this block keeps them, and renders them through
-``discourse_memory.compact`` as text that fits ``token_limit`` tokens: clipped or
-omitted units are listed in the record note, so the literals of flushed messages
-(numbers, ids, dates, names, paths) stay available to the model.
-
-``atruncate`` (called by ``Memory`` when the blocks and the chat history together
-exceed its limit, for blocks with ``priority > 0``) re-compacts the same messages to
-the smaller size asked for, instead of dropping the block whole.
+``Memory`` flushes its oldest messages into its blocks; the built-in blocks lose them or
+send them to an LLM for fact extraction. This block keeps them and renders them, compacted
+by the core and focused on what the chat is about now, as text that fits ``token_limit``,
+with the record note listing the literals of what was left out. ``atruncate`` (called by
+``Memory`` when blocks and chat history exceed its limit) compacts the same messages to the
+smaller size instead of dropping the block.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory.memory import BaseMemoryBlock
 
-from discourse_memory import BudgetTooSmallError
+from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compactor, Options
 
-from ._convert import to_core_messages
-from ._mirror import Mirror, Transient
-from .buffer import resolve_token_counter
+from ._convert import copy_message, message_text, to_core_messages
+from .buffer import _Cache
 
 __all__ = ["DiscourseMemoryBlock"]
 
-DEFAULT_BLOCK_TOKEN_LIMIT = 2000
-_MAX_SHRINK_STEPS = 8
-
 
 def render(messages: Sequence[dict[str, Any]], sources: Sequence[int | None]) -> str:
-    """Plain text of a compacted message list: one ``role: text`` entry per message,
-    tool calls as ``assistant called name(arguments)``, the record note as is."""
+    """One ``role: text`` line per message, calls as ``role called name(arguments)``, the note as is."""
     lines: list[str] = []
     for message, src in zip(messages, sources):
-        content = message.get("content")
-        if isinstance(content, list):
-            content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
-        if src is None:
-            if content:
-                lines.append(str(content))
-            continue
-        role = message.get("role", "user")
+        role, content = message.get("role", "user"), message.get("content")
         if content:
-            lines.append(f"{role}: {content}")
-        for call in message.get("tool_calls") or []:
-            function = call.get("function", {})
-            lines.append(f"{role} called {function.get('name', '')}({function.get('arguments', '')})")
+            lines.append(str(content) if src is None else f"{role}: {content}")
+        for call in message.get("tool_calls") or ():
+            lines.append(f"{role} called {call['function']['name']}({call['function']['arguments']})")
     return "\n".join(lines)
 
 
-class DiscourseMemoryBlock(BaseMemoryBlock[str]):
-    """Keeps the messages ``Memory`` flushes, and shows them compacted to ``token_limit``.
+def _line_overhead(count: Callable[[str], int]) -> Callable[[dict[str, Any]], int]:
+    """What `render` adds to a message's counted texts (role prefix, line break), probed
+    between two lines of prose: ``count("end.\\nuser: Start") - count("end.") - count("Start")``."""
 
-    Messages are kept per ``session_id`` (``Memory`` tags flushed messages with it).
-    The default ``priority`` is 1, so ``Memory`` may shrink the block with
-    ``atruncate``; set ``priority=0`` to never truncate it.
-    """
+    def added(line: str, *texts: str) -> int:
+        return max(1, count(f"end.\n{line}") - count("end.") - sum(count(t) for t in texts))
+
+    def overhead(message: dict[str, Any]) -> int:
+        role = message.get("role", "user")
+        lines = added(f"{role}: Start", "Start") if message.get("content") else 0
+        return lines + len(message.get("tool_calls") or ()) * added(f"{role} called get({{}})", "get", "{}")
+
+    return overhead
+
+
+class DiscourseMemoryBlock(BaseMemoryBlock[str]):
+    """Keeps the messages ``Memory`` flushes (per ``session_id``) and shows them compacted to
+    ``token_limit``. ``priority`` defaults to 1, so ``Memory`` may truncate it (``atruncate``)
+    (``priority=0``: never truncated)."""
 
     name: str = Field(default="DiscourseMemory", description="The name of the memory block.")
-    description: str | None = Field(
-        default="Earlier messages of this conversation, compacted; the record lists what was left out.",
-        description="A description of the memory block.",
-    )
-    priority: int = Field(
-        default=1,
-        description="Truncation priority (0 = never truncated, 1 = truncated first...).",
-    )
-    token_limit: int = Field(
-        default=DEFAULT_BLOCK_TOKEN_LIMIT,
-        gt=0,
-        description="Tokens the rendered block may use at most.",
-    )
+    description: str | None = "Earlier messages of this conversation, compacted; the record lists what was left out."
+    priority: int = Field(default=1, description="Truncation priority (0 = never truncated).")
+    token_limit: int = Field(default=2000, gt=0, description="Tokens the rendered block may use at most.")
     tokenizer_fn: Callable[[str], list] | None = Field(
-        default=None,
-        exclude=True,
-        description="LlamaIndex tokenizer (text -> tokens); default: LlamaIndex's default.",
-    )
-    messages: list[ChatMessage] = Field(
-        default_factory=list, description="Every message flushed into this block, oldest first."
-    )
+        default=None, exclude=True, description="LlamaIndex tokenizer (text -> tokens); default: LlamaIndex's.")
+    messages: list[ChatMessage] = Field(default_factory=list, description="Every message flushed into this block.")
 
-    _counter: Transient = PrivateAttr(default_factory=Transient)
-    _mirror: Mirror = PrivateAttr(default_factory=Mirror)
-    _cache: dict[Any, str] = PrivateAttr(default_factory=dict)
-    _last_session: str | None = PrivateAttr(default=None)
+    _cache: _Cache = PrivateAttr(default_factory=_Cache)
+    _last: tuple[Any, Any] = PrivateAttr(default=(None, NEWEST_TURN))  # session and focus of the last aget
 
-    def _token_counter(self) -> Any:
-        slot = self._counter
-        if slot.value is None or slot.source is not self.tokenizer_fn:
-            if self.tokenizer_fn is None:
-                from llama_index.core.utils import get_tokenizer
-
-                slot.value = resolve_token_counter(get_tokenizer())
-            else:
-                slot.value = resolve_token_counter(self.tokenizer_fn)
-            slot.source = self.tokenizer_fn
-        return slot.value
+    def _compactor(self) -> Compactor:
+        return self._cache.compactor_for(self.tokenizer_fn)
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` with this block's tokenizer."""
-        return int(self._token_counter().count(text))
+        return self._compactor().counter.count(text)
 
-    def _session_messages(self, session_id: str | None) -> list[ChatMessage]:
-        if session_id is None:
-            return list(self.messages)
-        return [m for m in self.messages if m.additional_kwargs.get("session_id", session_id) == session_id]
+    def render_within(self, limit: int, session_id: str | None = None, focus: Any = NEWEST_TURN) -> str:
+        """The kept messages (of ``session_id``) compacted and rendered in at most ``limit``
+        tokens; ``""`` when ``limit`` is too small even for the record note's frame.
 
-    def render_within(self, limit: int, session_id: str | None = None) -> str:
-        """The kept messages compacted and rendered in at most ``limit`` tokens
-        (``""`` when ``limit`` is too small even for the record note's frame)."""
-        if limit <= 0:
+        The core fits the text plus `render`'s prefixes and line breaks. Counted as one
+        text a token can straddle two lines: if over, the excess spread over the messages is
+        added to each one's overhead once; what is still over is cut at the end."""
+        history = [m for m in self.messages
+                   if session_id is None or m.additional_kwargs.get("session_id", session_id) == session_id]
+        if limit <= 0 or not history:
             return ""
-        key = (session_id, id(self.messages), len(self.messages), limit)
-        cached = self._cache.get(key)
-        if cached is not None:
-            return cached
-        history = self._session_messages(session_id)
-        if not history:
-            return ""
+        compactor = self._compactor()
+        count, overhead = compactor.counter.count, _line_overhead(compactor.counter.count)
+        options = Options(keep_system=False, keep_last_turn=False, note_role="user", message_overhead=overhead)
         sent = to_core_messages(history)
-        counter = self._token_counter()
-        budget = limit
-        text = ""
-        for _ in range(_MAX_SHRINK_STEPS):
-            try:
-                result = self._mirror.view(
-                    sent,
-                    budget,
-                    token_counter=counter,
-                    keep_system=False,
-                    keep_last_turn=False,
-                    note_role="user",
-                )
-            except BudgetTooSmallError:  # not even the record's frame fits
-                text = ""
-                break
+        try:
+            result = compactor.compact(sent, limit, options, focus=focus)
             text = render(result.messages, result.sources)
-            over = counter.count(text) - limit
-            if over <= 0:
-                break
-            # Role labels and line breaks are not counted by the core: shrink by the excess.
-            budget -= max(over, 1)
-            if budget <= 0:
-                text = ""
-                break
-        if counter.count(text) > limit:
-            text = text[: counter.head(text, limit)]
-        if len(self._cache) > 64:
-            self._cache.clear()
-        self._cache[key] = text
-        return text
+            if count(text) > limit:
+                extra = math.ceil((count(text) - result.tokens_after) / len(result.messages))
+                options = options.replace(message_overhead=lambda m: overhead(m) + extra)
+                result = compactor.compact(sent, limit, options, focus=focus)
+                text = render(result.messages, result.sources)
+        except BudgetTooSmallError:
+            return ""
+        return text if count(text) <= limit else text[: compactor.counter.head(text, limit)]
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
-        session_id = block_kwargs.get("session_id")
-        self._last_session = session_id
-        return await asyncio.to_thread(self.render_within, self.token_limit, session_id)
+        # Memory passes its chat history, with the input as the last user message: the focus.
+        asked = [message_text(m) for m in messages or () if m.role == MessageRole.USER]
+        focus = asked[-1] if asked and asked[-1] and asked[-1].strip() else NEWEST_TURN
+        self._last = (block_kwargs.get("session_id"), focus)
+        return await asyncio.to_thread(self.render_within, self.token_limit, *self._last)
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
-        for message in messages:
-            self.messages.append(
-                message.model_copy(
-                    update={
-                        "blocks": list(message.blocks),
-                        "additional_kwargs": dict(message.additional_kwargs),
-                    }
-                )
-            )
+        self.messages.extend(copy_message(m) for m in messages)
 
     async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
-        """Re-compact the kept messages to ``tokens(content) - tokens_to_truncate`` tokens."""
+        """The kept messages compacted again to ``tokens(content) - tokens_to_truncate`` tokens."""
         if tokens_to_truncate <= 0:
             return content
-        if not content:
-            return None
-        target = self.count_tokens(content) - tokens_to_truncate
-        if target <= 0:
-            return None
-        text = await asyncio.to_thread(self.render_within, target, self._last_session)
+        target = self.count_tokens(content) - tokens_to_truncate if content else 0
+        text = await asyncio.to_thread(self.render_within, target, *self._last) if target > 0 else ""
         return text or None
