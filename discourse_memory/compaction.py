@@ -210,7 +210,7 @@ class Compactor:
         for m, p in zip(new, prints[j:]):
             # The tag covers every part of every message (roles, names, all content
             # parts, calls): text cannot predict the tag of a conversation holding it.
-            tag = digest(tag + "\x00" + p[-1])
+            tag = digest(tag + "\x00" + repr(p))
             self._tags.append(tag)
         self._cols = cols
         if owned:
@@ -364,7 +364,15 @@ def _fingerprint(m: Message) -> tuple[Any, ...]:
             tuple((c.id, c.name, c.arguments) for c in m.tool_calls), _canonical(m.raw))
 
 
+_PLAIN_KEYS = frozenset({"role", "content", "tool_calls", "tool_call_id"})
+
+
 def _canonical(raw: Mapping[str, Any]) -> str:
+    """Everything a message holds, as text. A plain message (role, string content, calls)
+    is already covered by the rest of its fingerprint: only its name is added."""
+    if raw.keys() <= _PLAIN_KEYS | {"name"} and not isinstance(raw.get("content"), list):
+        name = raw.get("name")
+        return "" if name is None else f"name={name!r}"
     return json.dumps(raw, sort_keys=True, ensure_ascii=False, default=repr)
 
 

@@ -19,6 +19,11 @@ import numpy as np
 __all__ = ["DocTokens", "doc_texts", "prime_cache"]
 
 
+OPENERS = ('"', "'", "“", "‘", "«", "(", "[", "「", "『", "（")
+"""Marks that open a quote or an aside: they start the sentence of the word they touch."""
+_OPENERS: np.ndarray | None = None
+
+
 def _punct_hashes() -> np.ndarray:
     from spacy.pipeline.sentencizer import Sentencizer
     from spacy.strings import hash_string
@@ -218,6 +223,7 @@ def _build(raw: np.ndarray, sizes: np.ndarray, texts: list[str]) -> list[DocToke
         annotated[nonempty] = np.add.reduceat(set_after_first, first) > 0
     starts_mask = sent == 1
     rule = _sentencizer_starts(table[:, 5].astype(bool), in_punct, bounds)
+    rule = _openers_start(rule, table[:, 0], table[:, 1], orth, bounds)
     use_rule = ~annotated[np.repeat(np.arange(len(sizes)), sizes)]
     starts_mask[use_rule] = rule[use_rule]
     starts_mask[first] = True
@@ -243,6 +249,35 @@ def _within_doc(rows: np.ndarray, bounds: np.ndarray) -> list[int]:
     """Rows of the stacked docs as token indices within their own doc."""
     doc = np.searchsorted(bounds, rows, side="right") - 1
     return (rows - bounds[doc]).tolist()
+
+
+def _openers_start(starts: np.ndarray, idx: np.ndarray, length: np.ndarray, orth: np.ndarray,
+                   bounds: np.ndarray) -> np.ndarray:
+    """An opening quote or bracket glued to the word that starts a sentence, with space
+    before it, belongs to that sentence (spaCy's rule leaves ``"`` of ``end. "Quote``
+    at the end of the previous one)."""
+    global _OPENERS
+    if _OPENERS is None:
+        from spacy.strings import hash_string
+
+        _OPENERS = np.array(sorted(hash_string(c) for c in OPENERS), dtype=np.uint64)
+    cand = np.flatnonzero(starts)
+    cand = cand[cand > 0]
+    if not len(cand):
+        return starts
+    prev = cand - 1
+    doc_first = bounds[np.searchsorted(bounds, cand, side="right") - 1]
+    at = np.minimum(np.searchsorted(_OPENERS, orth[prev]), len(_OPENERS) - 1)
+    glued = (idx[prev] + length[prev] == idx[cand]) & (length[prev] == 1)
+    spaced = np.ones(len(cand), dtype=bool)
+    inner = prev > doc_first
+    spaced[inner] = idx[prev[inner] - 1] + length[prev[inner] - 1] < idx[prev[inner]]
+    move = (_OPENERS[at] == orth[prev]) & glued & spaced & (prev > doc_first)
+    if move.any():
+        starts = starts.copy()
+        starts[cand[move]] = False
+        starts[prev[move]] = True
+    return starts
 
 
 def _sentencizer_starts(is_punct: np.ndarray, in_punct: np.ndarray, bounds: np.ndarray) -> np.ndarray:

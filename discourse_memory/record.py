@@ -192,6 +192,8 @@ def message_label(cols: Columns, m: Message) -> str:
     speaker = cols.speaker(m.index)
     if speaker:
         return f"#{m.index} {speaker}"
+    if m.tool_calls and not any(tf.text.strip() for tf in m.texts):
+        return f"#{m.index} {m.role} called " + ", ".join(dict.fromkeys(sanitize(c.name)[:40] for c in m.tool_calls))
     return f"#{m.index} {m.role}"
 
 

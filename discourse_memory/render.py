@@ -21,24 +21,23 @@ __all__ = ["RenderCache", "render_messages"]
 
 
 class RenderCache:
-    """Rendered messages by their decisions (bounded), valid while the input message is
-    the same object: a view of a long history re-renders only what changed."""
+    """Rendered messages by their decisions (bounded): a view of a long history re-renders
+    only what changed. Valid for one conversation's columns (the compactor clears it when
+    it starts over): a message of the same index is then the same message, down to every
+    part its fingerprint covers, whatever dict object the caller passes."""
 
     LIMIT = 20_000
 
     def __init__(self) -> None:
-        self._data: dict[tuple[Any, ...], tuple[dict[str, Any] | None, list[str], object]] = {}
+        self._data: dict[tuple[Any, ...], tuple[dict[str, Any] | None, list[str]]] = {}
 
-    def get(self, key: tuple[Any, ...], raw: object) -> tuple[dict[str, Any] | None, list[str]] | None:
-        hit = self._data.get(key)
-        if hit is None or (hit[0] is not None and hit[2] is not raw):
-            return None
-        return hit[0], hit[1]
+    def get(self, key: tuple[Any, ...]) -> tuple[dict[str, Any] | None, list[str]] | None:
+        return self._data.get(key)
 
-    def put(self, key: tuple[Any, ...], message: dict[str, Any] | None, texts: list[str], raw: object) -> None:
+    def put(self, key: tuple[Any, ...], message: dict[str, Any] | None, texts: list[str]) -> None:
         if len(self._data) > self.LIMIT:
             self._data.clear()
-        self._data[key] = (message, texts, raw)
+        self._data[key] = (message, texts)
 
     def clear(self) -> None:
         self._data.clear()
@@ -131,7 +130,7 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache |
         my_heads = tuple((k, h) for k, h in heads.items() if s <= k < e) if heads else ()
         # The speaker is in the key: whether a label counts as one can change as the conversation grows.
         key = (i, decision[s:e].tobytes(), calls_kept, is_result, my_heads, recall, cols.speaker(i))
-        hit = cache.get(key, raw) if cache is not None else None
+        hit = cache.get(key) if cache is not None else None
         if hit is not None:
             if hit[0] is not None:
                 out.append(dict(hit[0]))
@@ -141,7 +140,7 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache |
         new, texts = _render_message(cols, m, raw, decision[s:e].tolist(), s, dict(my_heads), calls_kept, is_result,
                                      f"#{i}" if recall else "")
         if cache is not None:
-            cache.put(key, new, texts, raw)
+            cache.put(key, new, texts)
         if new is not None:
             out.append(dict(new))
             sources.append(i)

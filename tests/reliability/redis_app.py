@@ -132,9 +132,7 @@ def full(adapter: str, mem: Any) -> list[dict[str, Any]]:
 
 def view_tokens(adapter: str, mem: Any, messages: list[Any]) -> int:
     """Tokens of a view as the adapter's budget counts them."""
-    if adapter == "llamaindex":
-        return mem.count_tokens(messages)
-    return mem._counting.messages(messages)  # the adapter's own accounting
+    return mem.count_tokens(messages)  # each adapter's own accounting
 
 
 def main(argv: list[str]) -> None:

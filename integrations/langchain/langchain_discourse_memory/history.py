@@ -60,7 +60,6 @@ class DiscourseChatMessageHistory(BaseChatMessageHistory):
         self.max_tokens = max_tokens
         self._session = _Session(token_counter, keep_system=include_system, keep_last_turn=keep_last_turn,
                                  note_role=note_role, relax=True)
-        self._counting = self._session.counting  # read by tests/reliability/redis_app.py: use count_tokens
 
     def count_tokens(self, messages: Sequence[BaseMessage]) -> int:
         """Tokens of `messages` as `max_tokens` counts them (this history's `token_counter`)."""

@@ -119,7 +119,9 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
 
     keep_system: bool = Field(default=True, description="Keep system messages verbatim.")
     keep_last_turn: bool = Field(default=True, description="Keep the newest user message and what follows verbatim.")
-    note_role: str = Field(default="system", description="Role of the record note: system, user or developer.")
+    note_role: str = Field(default="user", description=(
+        "Role of the record note: user (default: the view then opens with a user turn, as Anthropic "
+        "and Gemini require), system or developer."))
 
     _cache: _Cache = PrivateAttr(default_factory=_Cache)
 
@@ -143,7 +145,7 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
     def from_defaults(cls, chat_history: list[ChatMessage] | None = None, llm: LLM | None = None,
                       chat_store: BaseChatStore | None = None, chat_store_key: str = DEFAULT_CHAT_STORE_KEY,
                       token_limit: int | None = None, tokenizer_fn: Callable[[str], list] | None = None, *,
-                      keep_system: bool = True, keep_last_turn: bool = True, note_role: str = "system",
+                      keep_system: bool = True, keep_last_turn: bool = True, note_role: str = "user",
                       **kwargs: Any) -> DiscourseMemoryBuffer:
         """``ChatMemoryBuffer.from_defaults`` (limit: ``token_limit``, else 75% of ``llm``'s context
         window, else 3000), plus the three core settings."""
