@@ -421,12 +421,17 @@ def _tag_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) ->
 def _mid_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) -> list[int]:
     """Name-like literals of these pieces (names and entities, not pattern kinds) that
     some piece states after a word of its own: not as its opening word, nor right
-    after a speaker label."""
+    after a speaker label. A name in a script without capitals always counts."""
     out: list[int] = []
     seen: set[tuple[str, int]] = set()
     for p, text in zip(pieces, texts):
         for lit in p.literals:
-            if lit.start == 0 or lit.kind in PATTERN_KINDS:
+            if lit.kind in PATTERN_KINDS:
+                continue
+            if not lit.text[:1].isupper():  # no capital to mistake (a Chinese name): a name wherever it stands
+                out.append(ids[lit.text])
+                continue
+            if lit.start == 0:
                 continue
             memo = (p.key, lit.start)  # the same piece states it the same way
             if memo in seen:

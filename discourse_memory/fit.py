@@ -101,6 +101,8 @@ request): its units weigh this much more."""
 RESULT_SHARE = 0.5
 """A protected tool output (a tool result, a text agent's observation) larger than this
 share of the budget is compacted like the rest instead."""
+LARGE_OUTPUT = " (a tool output over half the budget compacted)"
+"""How the report's protection says so."""
 # -- fitting the exact count -------------------------------------------------------------
 MARGIN_SHARE = 0.005
 PASSES = 5
@@ -181,7 +183,9 @@ def is_tool_output(cols: Columns, i: int) -> bool:
     return prev.role == "assistant" and any("```" in tf.text for tf in prev.texts)
 
 
-def _protected(cols: Columns, p: _Protection, budget: int) -> frozenset[int]:
+def _protected(cols: Columns, p: _Protection, budget: int) -> tuple[frozenset[int], bool]:
+    """The messages a protection step keeps verbatim, and whether a tool output it would
+    have kept was too large (see ``RESULT_SHARE``)."""
     msgs = cols.messages
     keep: set[int] = set()
     if p.system:
@@ -199,7 +203,7 @@ def _protected(cols: Columns, p: _Protection, budget: int) -> frozenset[int]:
     # its share of the budget is compacted like the rest (its focus keeps what matters).
     costs = cols.msg_cost.view
     large = {i for i in keep if costs[i] > RESULT_SHARE * budget and is_tool_output(cols, i)}
-    return frozenset(keep - large)
+    return frozenset(keep - large), bool(large)
 
 
 def fit(scene: Scene) -> Plan:
@@ -210,15 +214,17 @@ def fit(scene: Scene) -> Plan:
     frame = scene.count(_frame(scene.tag, len(cols) if options.recall else None)) + \
         options.overhead({"role": options.note_role, "content": ""})
     steps = protections(options)
-    for step in steps:
-        protected = _protected(cols, step, budget)
+    for k, step in enumerate(steps):
+        protected, large = _protected(cols, step, budget)
+        if large:
+            step = _Protection(step.name + LARGE_OUTPUT, step.system, step.turn)
         fixed = _fixed_cost(cols, protected, scene) + frame
         if fixed <= budget:
             try:
                 return _fit(scene, step, protected, fixed)
             except BudgetTooSmallError:  # the exact count of the bare view overflows
                 pass
-        if step is steps[-1]:
+        if k == len(steps) - 1:
             # The smallest view this protection allows: what must be shown, and the note
             # saying what it could not list.
             bare = _plan(scene, _rank(scene, protected), _take(_rank(scene, protected), 0.0), step.name)

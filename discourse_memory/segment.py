@@ -53,6 +53,11 @@ _SHORT_LETTER_WORD = re.compile(r"[^\W\d_]{2,}")
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
 _KATAKANA_WORD = re.compile(r"[\u30a1-\u30fa\u30fc]{2,}")
 _CJK_FUNCTION = frozenset("的了是在我你他她它们这那吗呢吧啊就也都和与个有不很还要会么什怎可以一没好对请")
+# Pairs of courtesy and chat that say nothing of their own ("thanks", "please help").
+_CJK_STOP_PAIRS = frozenset(
+    "谢谢 感谢 多谢 麻烦 帮忙 你好 您好 再见 拜拜 非常 真是 太谢 客气 不客 知道 明白 觉得 需要 想要 希望 "
+    "然后 那么 因为 所以 但是 已经 还是 或者 如果 现在 一下 看看 问问 帮助 推荐 告诉 查询 请问 行吧 嗯嗯 恩恩"
+    .split())
 # Sentence ends in CJK prose: a run of end marks and the closing quotes after it.
 _CJK_SENTENCE_END = re.compile(r"[。！？!?；｡．]+[」』”’）)》〉]*")
 # Pieces that are read as language (names found on spaCy tokens).
@@ -107,7 +112,8 @@ def _cjk_words(body: str) -> set[str]:
     function = _CJK_FUNCTION
     for run in _HAN_RUN.findall(body):
         words.update(run[i:i + 2] for i in range(len(run) - 1)
-                     if run[i] not in function and run[i + 1] not in function)
+                     if run[i] not in function and run[i + 1] not in function
+                     and run[i:i + 2] not in _CJK_STOP_PAIRS)
     words.update(_KATAKANA_WORD.findall(body))
     return words
 

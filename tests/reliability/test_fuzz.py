@@ -132,7 +132,7 @@ def check_result(msgs: list[dict[str, Any]], budget: int, result: Any, *, keep_s
         if m.get("tool_calls"):
             assert m["tool_calls"] == original["tool_calls"], "tool calls are kept verbatim or removed"
             shown_calls.update(str(c.get("id")) for c in m["tool_calls"])
-    protected = _protected(msgs, result.report.protection)
+    protected = _protected(msgs, result.report.protection, budget)
     for m, s in zip(out, sources):
         if s is not None and m["role"] == "tool" and s not in protected:
             assert str(m.get("tool_call_id")) in shown_calls, "a tool result without its call"
@@ -140,13 +140,17 @@ def check_result(msgs: list[dict[str, Any]], budget: int, result: Any, *, keep_s
             assert m == msgs[s], "protected messages are kept verbatim"
 
 
-def _protected(msgs: list[dict[str, Any]], protection: str) -> set[int]:
+def _protected(msgs: list[dict[str, Any]], protection: str, budget: int) -> set[int]:
     """The messages a view keeps verbatim under the protection its report names (see
     ``Options.strict``): system messages, and the newest turn (from the last user
     message, or the last message if there is none), or the newest message with its
-    open tool-call chain, or the newest message alone."""
+    open tool-call chain, or the newest message alone; but not a tool output (a tool
+    message, or a user message after an assistant's code block) over half the budget,
+    when the report says so."""
     if protection.startswith("everything"):
         return set(range(len(msgs)))
+    large_outputs = "(a tool output over half the budget compacted)" in protection
+    protection = protection.replace(" (a tool output over half the budget compacted)", "")
     out = {i for i, m in enumerate(msgs) if m.get("role") in ("system", "developer")} \
         if protection.startswith("system") else set()
     if not msgs:
@@ -160,7 +164,21 @@ def _protected(msgs: list[dict[str, Any]], protection: str) -> set[int]:
         out.update(_chain(msgs, last))
     elif protection.endswith("newest message"):
         out.add(last)
+    if large_outputs:
+        out = {i for i in out if not (text_tokens([msgs[i]]) > budget / 2 and _is_output(msgs, i))}
     return out
+
+
+def _is_output(msgs: list[dict[str, Any]], i: int) -> bool:
+    m = msgs[i]
+    if m.get("role") == "tool":
+        return True
+    if m.get("role") != "user" or i == 0:
+        return False
+    prev = msgs[i - 1].get("content")
+    texts = [prev] if isinstance(prev, str) else [p.get("text", "") if isinstance(p, dict) else str(p)
+                                                  for p in prev or [] if isinstance(p, (dict, str))]
+    return msgs[i - 1].get("role") == "assistant" and any("```" in t for t in texts if isinstance(t, str))
 
 
 def _chain(msgs: list[dict[str, Any]], i: int) -> set[int]:
