@@ -69,6 +69,11 @@ LITERAL_VALUE = {
     "number": 0.3,
 }
 """What a listed value of each kind is worth (other kinds: a model's entities, as names)."""
+OUTPUT_WEIGHT = 0.8
+"""A tool's output weighs this much against words the user or the assistant wrote."""
+SAID = 1.5
+"""A value the user or the assistant stated in words is worth this much more in the
+record than one only a tool's output holds."""
 RECORD_PER_UNIT = 8.0
 """Values of one unit past the first few are worth less (see ``_items``)."""
 RECORD_SHARE = 0.25
@@ -169,6 +174,14 @@ def _name(system: bool, turn: str) -> str:
         {"turn": ["newest turn"], "chain": ["newest message and its tool-call chain"],
          "message": ["newest message"], "none": []}[turn])
     return " + ".join(parts) or "nothing"
+
+
+def _outputs(cols: Columns) -> np.ndarray:
+    """Per message: a tool's output (see :func:`is_tool_output`), or a system message."""
+    memo = cols.derived.setdefault("tool_output", {})
+    for i in range(len(memo), len(cols)):
+        memo[i] = is_tool_output(cols, i) or cols.messages[i].role in SYSTEM_ROLES
+    return np.fromiter((memo[i] for i in range(len(cols))), bool, len(cols))
 
 
 def is_tool_output(cols: Columns, i: int) -> bool:
@@ -360,7 +373,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     first_user = next((m.index for m in cols.messages if m.role == "user"), None)
     if first_user is not None:
         recency[first_user] *= TASK
-    weight = recency[u_msg] * _KIND_WEIGHTS[kind]
+    weight = recency[u_msg] * _KIND_WEIGHTS[kind] * np.where(_outputs(cols), OUTPUT_WEIGHT, 1.0)[u_msg]
     # A heading alone says little (its section says it): it opens like boilerplate.
     opening = OPENING * np.where((info > 0) & (kind != _HEADING), 1.0, BOILERPLATE)
     full_gain = weight * (opening + info)
@@ -579,6 +592,12 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     kind_names = cols.lit_kind_names
     kind_value = np.array([LITERAL_VALUE.get(k, LITERAL_VALUE["name"]) for k in kind_names])
     gain *= kind_value[cols.lit_kind.view[candidates]]
+    # A value the user or the assistant put in words (not only a tool's output) is one
+    # the conversation turned on: "your reservations are 8C8K4E, UDMOP1, ...".
+    outputs = _outputs(cols)
+    if outputs.any():  # (in a conversation without tool output, every value is said)
+        said = cols.literal_counts(~outputs[cols.u_msg.view]) > 0
+        gain *= np.where(said[candidates], SAID, 1.0)
     # Diminishing returns: the k-th best value of one unit is worth 1 / (1 + k / PER_UNIT)
     # (an entry of hundreds of values from one log line is read by nobody).
     src = source[candidates]
