@@ -423,7 +423,7 @@ def _mid_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) ->
     some piece states after a word of its own: not as its opening word, nor right
     after a speaker label. A name in a script without capitals always counts."""
     out: list[int] = []
-    seen: set[tuple[str, int]] = set()
+    verdicts: dict[str, bool] = {}  # what stands before a name decides, whatever the piece
     for p, text in zip(pieces, texts):
         for lit in p.literals:
             if lit.kind in PATTERN_KINDS:
@@ -433,15 +433,14 @@ def _mid_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) ->
                 continue
             if lit.start == 0:
                 continue
-            memo = (p.key, lit.start)  # the same piece states it the same way
-            if memo in seen:
-                continue
-            seen.add(memo)
             before = text[p.start:p.start + lit.start]
-            label = _LABEL.match(before)
-            if label is not None and label.end() == len(before):
-                continue
-            if _ALNUM.search(before) and not _SENTENCE_END.search(before[-12:]):
+            mid = verdicts.get(before)
+            if mid is None:
+                label = _LABEL.match(before)
+                opens = label is not None and label.end() == len(before)
+                mid = verdicts[before] = (not opens and _ALNUM.search(before) is not None
+                                          and not _SENTENCE_END.search(before[-12:]))
+            if mid:
                 out.append(ids[lit.text])
     return out
 

@@ -39,10 +39,11 @@ import numpy as np
 
 from .columns import UNIT_KINDS, Columns
 from .errors import BudgetTooSmallError
+from .literals import Literal
 from .messages import SYSTEM_ROLES
 from .options import Options
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
-from .record import VALUES_LINE, Entry, Item, Record, date_headers, item_for, message_label, not_values, \
+from .record import VALUES_LINE, Entry, Item, Record, date_headers, first_statements, item_for, message_label, not_values, \
     render_note, sanitize, system_only_literals
 from .tokens import head_of
 from .units import Unit, clip_cost, head_literal_texts
@@ -80,7 +81,7 @@ RECORD_SHARE = 0.25
 """The record's first claim: the best items (by value per token) that fit this share of
 the room the protected messages leave come before any text; the rest compete with the
 text for what is left, so the note grows only where values are worth their tokens."""
-FOCUS = 4.0
+FOCUS = 8.0
 """A unit stating every focus term (relevance 1) is worth ``1 + FOCUS`` times its own value."""
 FOCUS_RECORD = 2.0
 """A record item of a value the focus names is worth this many times more."""
@@ -613,11 +614,18 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     header_cost: dict[str, float] = {}
     headers: dict[int, Item] = {}  # header unit -> its item
     value_cost: dict[int, float] = {}  # keyed item -> its cost after another value of its key
+    statements: dict[int, dict[str, Literal]] = {}  # unit -> first_statements, for units of many values
     for k, lit in enumerate(candidates.tolist()):
         u = int(source[lit])
         if u in headers:
             continue  # the session's date line lists every value of it
-        item = item_for(cols, u, units[u], lit, first=bool(starts[u_msg[u]] == u))
+        unit = units[u]
+        stated = None
+        if len(unit.literals) > 16:
+            stated = statements.get(u)
+            if stated is None:
+                stated = statements[u] = first_statements(unit)
+        item = item_for(cols, u, unit, lit, first=bool(starts[u_msg[u]] == u), stated=stated)
         if item is None:
             continue
         m = int(u_msg[u])

@@ -132,18 +132,35 @@ def _idf(df: np.ndarray, n: int) -> np.ndarray:
 
 
 def relevance(cols: Columns, focus: Focus) -> np.ndarray:
-    """Per unit, its BM25 score against the focus over the best possible score: 0 (shares
-    nothing) to about 1 (states every focus term). The focus's own units score the
-    weight of their message."""
+    """Per unit, how much it shares with the focus: 0 (nothing) to 1.
+
+    BM25 at two grains: each unit on its own, and each message as a whole (the terms of
+    all its units: a question's words are often spread over the sentences of the turn
+    that answers it). A unit scores the better of its own score and its message's (half
+    that, if the unit itself states none of the terms). Words match by a light stem
+    ("classes" and "class", "started" and "start"). Scores are over what a text of
+    average length stating every focus term would score. The focus's own units score
+    the weight of their message."""
     n = len(cols.units)
     if n == 0:
         return np.zeros(0)
+    n_msgs = len(cols)
+    u_msg = cols.u_msg.view
     tokens = cols.u_tokens.view
-    norm = K1 * (1.0 - B + B * tokens / max(float(tokens.mean()), 1.0))
-    score = np.zeros(n)
+    unit_norm = K1 * (1.0 - B + B * tokens / max(float(tokens.mean()), 1.0))
+    msg_tokens = cols.msg_cost.view.astype(np.float64)
+    msg_norm = K1 * (1.0 - B + B * msg_tokens / max(float(msg_tokens.mean()), 1.0))
+    unit_score = np.zeros(n)
+    msg_score = np.zeros(n_msgs)
     best = 0.0
+    stems, stem_df = _stems(cols)
+    word_terms = np.unique(stems[focus.words]) if len(focus.words) else focus.words
+    word_w = np.zeros(len(stem_df))
+    if len(focus.words):
+        np.maximum.at(word_w, stems[focus.words], focus.word_weight)
     for ptr, idx, df, terms, weights in (
-        (cols.word_ptr.view, cols.word_idx.view, cols.word_df.view, focus.words, focus.word_weight),
+        (cols.word_ptr.view, stems[cols.word_idx.view] if len(cols.word_idx.view) else cols.word_idx.view, stem_df,
+         word_terms, word_w[word_terms]),
         (cols.lit_ptr.view, cols.lit_idx.view, cols.lit_df.view, focus.literals, focus.literal_weight),
     ):
         if not len(terms) or not len(idx):
@@ -152,18 +169,56 @@ def relevance(cols: Columns, focus: Focus) -> np.ndarray:
         term_weight[terms] = weights * _idf(df[terms], n)
         best += float(term_weight.sum())
         hit = np.flatnonzero(term_weight[idx] > 0)
-        if len(hit):
-            owner = np.searchsorted(ptr, hit, side="right") - 1
-            score += np.bincount(owner, weights=term_weight[idx[hit]], minlength=n)
+        if not len(hit):
+            continue
+        owner = np.searchsorted(ptr, hit, side="right") - 1
+        unit_score += np.bincount(owner, weights=term_weight[idx[hit]], minlength=n)
+        # Each term once per message.
+        pairs = np.unique(u_msg[owner] * len(df) + idx[hit])
+        msg_score += np.bincount(pairs // len(df), weights=term_weight[pairs % len(df)], minlength=n_msgs)
     if best <= 0:
         return np.zeros(n)
-    # BM25 with every term once per unit; a unit of average length stating every term scores 1.
-    rel = score * (K1 + 1.0) / (norm + 1.0) / best
-    rel = np.minimum(rel, 1.0)
+    unit_rel = np.minimum(unit_score * (K1 + 1.0) / (unit_norm + 1.0) / best, 1.0)
+    msg_rel = np.minimum(msg_score * (K1 + 1.0) / (msg_norm + 1.0) / best, 1.0)
+    rel = np.maximum(unit_rel, msg_rel[u_msg] * np.where(unit_score > 0, 1.0, 0.5))
     if focus.messages:
-        own = np.zeros(len(cols))
+        own = np.zeros(n_msgs)
         own[list(focus.messages)] = list(focus.messages.values())
-        mine = own[cols.u_msg.view]
+        mine = own[u_msg]
         rel = np.where(mine > 0, mine, rel)
     return rel
 
+
+_SIBILANT_ES = ("sses", "xes", "ches", "shes")
+
+
+def stem(word: str) -> str:
+    """A light English stem: the plural, past and -ing endings off ("classes" -> "class",
+    "symbolizes" -> "symbolize", "started" -> "start"); other words as they are."""
+    if len(word) < 5:
+        return word[:-1] if len(word) == 4 and word.endswith("s") and not word.endswith("ss") else word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(_SIBILANT_ES):
+        return word[:-2]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[:-len(suffix)]
+    if word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _stems(cols: Columns) -> tuple[np.ndarray, np.ndarray]:
+    """Per word id, its stem's id; per stem, how many units state a word of it (the
+    words' document frequencies added up). Grown with the vocabulary."""
+    memo = cols.derived.setdefault("stems", {})
+    ids: dict[str, int] = memo.setdefault(-1, {})  # type: ignore[assignment]
+    of_word: list[int] = memo.setdefault(-2, [])  # type: ignore[assignment]
+    if len(of_word) < len(cols.word_ids):
+        for w in list(cols.word_ids)[len(of_word):]:
+            of_word.append(ids.setdefault(stem(w), len(ids)))
+    stems = np.asarray(of_word, dtype=np.int64)
+    stem_df = np.bincount(stems, weights=cols.word_df.view[:len(stems)], minlength=len(ids)) if len(stems) \
+        else np.zeros(0)
+    return stems, stem_df

@@ -126,25 +126,47 @@ def _units(cols: Columns, best: list[int], count: Callable[[str], int], max_toke
 
 
 def _within(blocks: list[str], messages: list[int], count: Callable[[str], int], max_tokens: int) -> Recalled:
-    """Blocks in order while they fit ``max_tokens``; the last one cut, with a line saying
-    how to get the rest."""
+    """Blocks in order while they fit ``max_tokens``, the last one cut, then a line naming
+    the messages not shown (so the model can ask for them): the whole text fits."""
     out: list[str] = []
+    shown: list[int] = []
     used = 0
     for k, (block, m) in enumerate(zip(blocks, messages)):
-        tokens = count(block) + 1
-        if used + tokens <= max_tokens:
+        rest = messages[k + 1:]
+        tail = count(_not_shown(rest)) + 2 if rest else 0
+        tokens = count(block) + 2
+        if used + tokens + tail <= max_tokens:
             out.append(block)
+            shown.append(m)
             used += tokens
             continue
-        room = max_tokens - used - 20
+        cut_line = f"\n… (cut to fit; recall #{m} with a larger max_tokens for the rest)"
+        room = max_tokens - used - tail - count(cut_line) - 2
         if room > 10:
-            cut = _cut(block, room, count)
-            out.append(cut + f"\n… (cut to fit; recall #{m} with a larger max_tokens for the rest)")
-        rest = messages[k + (1 if room > 10 else 0):]
+            out.append(_cut(block, room, count) + cut_line)
+            shown.append(m)
+        else:
+            rest = messages[k:]
         if rest:
-            out.append(f"(not shown to fit: #{', #'.join(map(str, rest))})")
+            out.append(_not_shown(rest))
         break
-    return Recalled("\n\n".join(out), tuple(messages), True)
+    text = "\n\n".join(out)
+    if count(text) > max_tokens:  # joins can merge tokens differently: the cap holds regardless
+        text = _cut(text, max_tokens, count)
+    return Recalled(text, tuple(shown), True)
+
+
+def _not_shown(messages: list[int]) -> str:
+    """``(not shown to fit: #2-#5, #9)``."""
+    runs: list[str] = []
+    start = prev = messages[0]
+    for m in messages[1:] + [-2]:
+        if m == prev + 1:
+            prev = m
+            continue
+        runs.append(f"#{start}" if start == prev else f"#{start}-#{prev}")
+        start = prev = m
+    return f"(not shown to fit: {', '.join(runs)})"
 
 
 def _cut(text: str, tokens: int, count: Callable[[str], int]) -> str:

@@ -28,11 +28,11 @@ import numpy as np
 
 from .columns import UNIT_KINDS, Columns
 from .labels import date_line
-from .literals import _COMMON_STARTERS, PATTERN_KINDS
+from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
 from .messages import SYSTEM_ROLES, Message
 from .units import Unit
 
-__all__ = ["Entry", "Item", "Record", "date_headers", "is_date_header", "item_for", "message_label",
+__all__ = ["Entry", "Item", "Record", "date_headers", "is_date_header", "first_statements", "item_for", "message_label",
            "not_values", "render_note", "sanitize", "system_only_literals"]
 
 _FIELD = UNIT_KINDS.index("field")
@@ -227,16 +227,28 @@ def is_date_header(u: Unit) -> bool:
     return date_line(u.text, u.literals)
 
 
-def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = False) -> Item | None:
+def first_statements(u: Unit) -> dict[str, Literal]:
+    """Each literal text of ``u`` -> where ``u`` first states it (one line of a 1 MB JSON
+    states tens of thousands: a scan per value would be quadratic)."""
+    first: dict[str, Literal] = {}
+    for x in u.literals:
+        first.setdefault(x.text, x)
+    return first
+
+
+def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = False,
+             stated: dict[str, Literal] | None = None) -> Item | None:
     """The record item of literal ``literal`` as unit ``u`` (number ``index``) states
     it: the value with its key (see the module docstring). None for a number without a
     key: a bare number out of its text says nothing. ``first``: the unit opens its
-    message (so a unit stating only a date is the session's date line)."""
+    message (so a unit stating only a date is the session's date line). ``stated``: the
+    unit's :func:`first_statements`, for a caller listing many values of one unit."""
     value = cols.lit_text[literal]
     if first and is_date_header(u):
         covers = tuple(cols.lit_ids[x.text] for x in u.literals)
         return Item(covers[0], index, u.message, sanitize(u.text), (0, len(u.text)), covers, True)
-    lit = next((x for x in u.literals if x.text == value), None)
+    lit = (stated.get(value) if stated is not None
+           else next((x for x in u.literals if x.text == value), None))
     kind = cols.lit_kind_names[int(cols.lit_kind.view[literal])]
     text = _quoted(value) if kind == "quoted" else value
     if lit is None:  # a tool call's name
@@ -340,8 +352,18 @@ def _in_context(text: str, start: int, end: int) -> tuple[int, int]:
         lo += boundary + 1
         before = text[lo:start]
     words = [m for m in _WORD.finditer(before) if m.group().lower() not in _STOP]
-    if words and before[words[-1].start():].count(" ") <= 3:
-        return lo + words[-1].start(), end
+    if words:
+        at = words[-1].start()
+        closer = before.find(")", at)
+        if closer >= 0 and "(" not in before[at:closer]:
+            # "Atlanta (ATL) to Philadelphia", not "ATL) to Philadelphia": a context
+            # never opens inside a bracket it closes.
+            opening = before.rfind("(", 0, at)
+            outer = [m for m in words if m.end() <= opening]
+            at = outer[-1].start() if outer else (opening if opening >= 0 else closer + 1)
+        if before[at:].count(" ") <= 3 and before[at:].strip():
+            opened = text.count("(", lo + at, end) - text.count(")", lo + at, end)
+            return lo + at, end + (opened > 0 and text[end:end + 1] == ")")  # "Chicago (ORD)"
     after = text[end:end + 40]
     stop = min((i for i in (after.find(c) for c in _BOUNDARY) if i >= 0), default=len(after))
     for m in _WORD.finditer(after[:stop]):

@@ -35,13 +35,17 @@ from .nlp import MAX_PROSE_CHARS, get_pipeline
 
 __all__ = ["Piece", "segment_texts"]
 
-_CONTENT_WORD = re.compile(r"[A-Za-z]{4,}")
+_CONTENT_WORD = re.compile(r"[A-Za-z]{3,}")
 _MULTI_SENTENCE = re.compile(r"[.!?][\"')\]]?\s+[A-Z\"'(\[]")
 _STOP = frozenset(
     "that this with have from they their there what when which would could should about "
     "been were will your just really also like know think sounds thanks thank great good "
     "awesome amazing wow glad love nice cool yeah sure okay feel feels much very into "
-    "than then them some more most even well here".split()
+    "than then them some more most even well here "
+    # words of three letters that carry no content, and auxiliaries of any length
+    "the and for you are was but not had has her his him she its our out all any can may who why how "
+    "did get got let say too now yes yep hey wow its it's i'm i've you'd one two off own per via etc "
+    "does doing done being having gets getting gonna wanna lot lots bit much many such ".split()
 )
 # Content words of other spaced languages: letters of any script, less the language's
 # stop words (spaCy's list); Korean words are shorter.

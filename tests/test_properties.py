@@ -84,13 +84,21 @@ def test_every_literal_is_shown_recorded_or_counted_dropped(msgs, share):
     text = view_text(r.messages)
     record = set(r.report.record)
     dropped = set(r.report.dropped)
+    system_text = view_text([m for m in msgs if m["role"] == "system"])
     for u in r.report.units:
+        sorted_out = u.literals_kept + u.literals_recorded + u.literals_dropped + u.literals_unlisted
+        assert sorted(sorted_out) == sorted(dict.fromkeys(sorted_out)), "a literal in two places"
         for lit in u.literals_kept:
             assert lit in text
         for lit in u.literals_recorded:
             assert lit in record
         for lit in u.literals_dropped:
             assert lit in dropped
+        for lit in u.literals_unlisted:
+            # No value: a capitalised word (an opener), a number, words in capitals, a
+            # quoted span of code, a tool's name, or something only the system prompt says.
+            assert (lit[:1].isupper() or lit.replace(",", "").replace(".", "").lstrip("+-").isdigit()
+                    or lit.isupper() or lit[:1] in "\"'`" or lit == "lookup" or lit in system_text), lit
     if r.note is not None:
         for lit in r.report.record:
             assert lit in r.note

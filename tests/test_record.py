@@ -186,3 +186,22 @@ def test_arguments_edited_in_place_are_read_again():
     args["q"] = "very long query " * 400  # the caller edits the same dict in place
     r = compact(msgs, budget)
     assert view_tokens(r.messages) == r.tokens_after <= budget
+
+
+def test_an_entry_never_opens_or_ends_inside_brackets():
+    trip = ("Your current reservation is a one-way trip from Atlanta (ATL) to Philadelphia (PHL) with a "
+            "stop in Chicago (ORD) on May 23, 2024. ")
+    nouns = ["garden", "kitchen", "meeting", "weather", "library", "project", "holiday", "concert"]
+    moods = ["quiet", "busy", "pleasant", "dull", "lively", "long", "calm", "strange"]
+    chat = [f"The {n} seemed {m} to everyone that afternoon." for n in nouns for m in moods]
+    msgs = [{"role": "assistant", "content": " ".join(chat[:24]) + " " + trip + " ".join(chat[24:40])},
+            {"role": "user", "content": " ".join(chat[40:])},
+            {"role": "user", "content": "Can I change it?"}]
+    items = []
+    for share in [k / 100 for k in range(12, 25)]:
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        items += [it for e in r.report.entries for it in e.items]
+    assert any("ATL" in it or "Philadelphia" in it for it in items), items
+    for it in items:
+        for part in it.split("; "):
+            assert part.count("(") == part.count(")"), part
