@@ -113,7 +113,7 @@ def test_compacted_view_is_a_valid_request_counted_exactly(name, share):
     budget = int(_independent_before(name, given) * share)
     r = compact(given, budget)
     assert given == original, "the input was edited"
-    assert r.format == fmt and r.note is not None
+    assert r.format == fmt and r.note is not None and r.edge_drops == ()
     assert count(r) == r.tokens_after <= budget
     validate(r)
     inputs = _input_messages(given, fmt)
@@ -376,6 +376,18 @@ def test_a_compactor_extends_a_growing_conversation_like_a_fresh_one():
         fresh = Compactor().compact(part, 1500)
         assert got.messages == fresh.messages and got.tokens_after == fresh.tokens_after
         rules.validate_anthropic(got.messages, part)
+
+
+def test_discourse_memory_keeps_an_anthropic_history():
+    from discourse_memory import DiscourseMemory
+
+    msgs = read_claude_code(lines("claude_code_session.jsonl"))
+    memory = DiscourseMemory()
+    for m in msgs:
+        memory.append(m)
+    view = memory.view(2000)
+    assert view.format == "anthropic" and view.messages == compact(msgs, 2000).messages
+    rules.validate_anthropic(view.messages, msgs)
 
 
 def test_a_callers_message_overhead_is_added_per_internal_message():

@@ -73,9 +73,12 @@ class FormatCompaction(Compaction):
     (for example a reasoning item whose following item was left out)."""
 
     def to_html(self, original: Sequence[Any] | None = None) -> str:
-        """The inspector page of the internal view (the messages the core compacted)."""
+        """The inspector page of the internal view (the messages the core compacted);
+        ``original``, if given, are the caller's messages (read into the internal shape)."""
         assert self.internal is not None
-        return self.internal.to_html(original)
+        if original is None:
+            return self.internal.to_html()
+        return self.internal.to_html(to_internal(original, self.format))
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()

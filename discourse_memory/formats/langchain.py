@@ -7,8 +7,9 @@ string or a list of LangChain v1 standard content blocks.
   compacted like text, unless their ``extras`` hold a signature or encrypted content
   (then, like Anthropic's ``thinking`` blocks LangChain passes through, stand-ins in an
   assistant message of their own before the message: kept whole or left out);
-- ``tool_calls`` (``{"name", "args", "id"}``) and ``tool_call`` / ``tool_use`` blocks are
-  tool calls (one per id); a ``tool`` message is the result of its ``tool_call_id``;
+- ``tool_calls`` (``{"name", "args", "id"}``, or OpenAI's ``{"id", "function"}``, which
+  ``convert_to_messages`` reads too) and ``tool_call`` / ``tool_use`` blocks are tool calls
+  (one per id); a ``tool`` message is the result of its ``tool_call_id``;
 - ``image`` blocks cost the larger of OpenAI's and Anthropic's rules (size from
   ``base64``; a ``url`` or ``file_id``: the unknown-size estimate); ``image_url`` parts
   OpenAI's; ``audio`` 10 tokens a second; ``file`` a PDF's pages; ``video``, chunks,
@@ -75,10 +76,15 @@ def accepts(m: Any) -> bool:
     elif content is not None and not isinstance(content, str):
         return False
     calls = d.get("tool_calls")
-    if calls and not all(isinstance(c, Mapping) and isinstance(c.get("name"), str) and "function" not in c
+    if calls and not all(isinstance(c, Mapping) and (isinstance(c.get("name"), str) or _openai_call(c))
                          for c in calls):
         return False
     return True
+
+
+def _openai_call(c: Mapping[str, Any]) -> bool:
+    """An OpenAI-style call (``convert_to_messages`` reads those too)."""
+    return isinstance(c.get("function"), Mapping) and isinstance(c["function"].get("name"), str)
 
 
 def decisive(m: Any) -> bool:
@@ -162,11 +168,14 @@ class LangChainReader(Reader):
         calls: list[dict[str, Any]] = []
         seen: set[str] = set()
         for c in d.get("tool_calls") or ():
-            need(isinstance(c, Mapping) and isinstance(c.get("name"), str), index, "tool_calls entries need a name")
+            need(isinstance(c, Mapping) and (isinstance(c.get("name"), str) or _openai_call(c)), index,
+                 "tool_calls entries need a name")
             cid = "" if c.get("id") is None else str(c["id"])
             if cid in seen:
                 continue
             seen.add(cid)
+            if _openai_call(c):
+                c = {"name": c["function"]["name"], "args": c["function"].get("arguments") or ""}
             args = c.get("args", {})
             calls.append({"id": cid, "type": "function",
                           "function": {"name": c["name"], "arguments": args if isinstance(args, str) else dumps(args)}})
