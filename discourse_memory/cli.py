@@ -2,9 +2,14 @@
 
 (The evaluation against baselines is a separate distribution: ``discourse-memory-eval``.)
 
-    discourse-memory compact FILE --budget N [--encoding NAME] [--format json|text] [--report]
+    discourse-memory compact FILE --budget N [--encoding NAME] [--format FORMAT] [--output json|text] [--report]
     discourse-memory demo [--sessions N] [--budget-share F]
-    discourse-memory inspect FILE --budget N -o view.html
+    discourse-memory inspect FILE --budget N [--format FORMAT] -o view.html
+
+FILE holds messages of any format ``compact`` reads (OpenAI chat, Responses items,
+Anthropic messages or a request body, LangChain or LlamaIndex dicts) as a JSON array, a
+``{"messages": [...]}`` / request-body object or JSONL, or a Claude Code or Codex
+session file (JSONL); the format is detected unless ``--format`` names it.
 """
 
 from __future__ import annotations
@@ -17,24 +22,30 @@ from typing import Any, Sequence
 
 from .errors import DiscourseMemoryError
 
-__all__ = ["main", "read_messages"]
+__all__ = ["INPUT_FORMATS", "main", "read_input", "read_messages"]
+
+INPUT_FORMATS = ("auto", "openai", "responses", "anthropic", "langchain", "llamaindex", "claude-code", "codex")
 
 
-def read_messages(source: str) -> list[dict[str, Any]]:
-    """Messages from a JSON array, a ``{"messages": [...]}`` object, or JSONL (``-`` = stdin)."""
+def _load(source: str) -> tuple[Any, bool]:
+    """The parsed input and whether it was JSONL."""
     text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
     stripped = text.strip()
     if not stripped:
         raise ValueError(f"{source}: empty input; expected a JSON array of messages or JSONL")
     try:
-        data = json.loads(stripped)
+        return json.loads(stripped), False
     except json.JSONDecodeError:
-        data = None
         lines = [line for line in stripped.splitlines() if line.strip()]
         try:
-            data = [json.loads(line) for line in lines]
+            return [json.loads(line) for line in lines], True
         except json.JSONDecodeError as exc:
             raise ValueError(f"{source}: neither a JSON document nor JSONL ({exc})") from exc
+
+
+def read_messages(source: str) -> list[dict[str, Any]]:
+    """Messages from a JSON array, a ``{"messages": [...]}`` object, or JSONL (``-`` = stdin)."""
+    data, _ = _load(source)
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
         data = data["messages"]
     if not isinstance(data, list):
@@ -42,33 +53,101 @@ def read_messages(source: str) -> list[dict[str, Any]]:
     return data
 
 
+def read_input(source: str, fmt: str = "auto") -> tuple[Any, str]:
+    """What ``compact`` is given for ``source`` and the format to name: messages, a
+    request body, or a Claude Code / Codex session file read into Anthropic messages /
+    a Responses body (``fmt``: one of :data:`INPUT_FORMATS`)."""
+    from .formats.sessions import detect_session, read_claude_code, read_codex
+
+    data, jsonl = _load(source)
+    session = fmt if fmt in ("claude-code", "codex") else detect_session(data) if jsonl and fmt == "auto" else None
+    if session is not None:
+        if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
+            raise ValueError(f"{source}: a {session} session file is JSONL of objects")
+        if session == "claude-code":
+            return read_claude_code(data), "anthropic"
+        return read_codex(data), "responses"
+    if isinstance(data, dict):
+        if set(data) == {"messages"} and isinstance(data["messages"], list):
+            data = data["messages"]
+        elif not (isinstance(data.get("messages"), list) or "input" in data):
+            raise ValueError(f"{source}: expected a list of messages or a request body with 'messages' or 'input'")
+    elif not isinstance(data, list):
+        raise ValueError(f"{source}: expected a list of messages, got {type(data).__name__}")
+    return data, fmt
+
+
+def _part_text(p: Any) -> str:
+    if not isinstance(p, dict):
+        return str(p)
+    kind = p.get("type") or p.get("block_type")
+    if kind in ("tool_use", "tool_call"):
+        return f"→ {p.get('name') or p.get('tool_name')}({json.dumps(p.get('input', p.get('args', p.get('tool_kwargs'))), ensure_ascii=False)})"
+    if kind == "tool_result":
+        inner = p.get("content")
+        body = inner if isinstance(inner, str) else "\n".join(_part_text(x) for x in inner or ())
+        return f"← {p.get('tool_use_id')}: {body}"
+    for key in ("text", "thinking", "reasoning", "refusal"):
+        if isinstance(p.get(key), str):
+            return p[key] if key == "text" else f"[{key}] {p[key]}"
+    return f"[{kind}]"
+
+
 def _text_of(message: dict[str, Any]) -> str:
-    content = message.get("content")
+    if isinstance(message.get("data"), dict):
+        message = message["data"]
+    content = message.get("content", message.get("blocks"))
     if isinstance(content, list):
-        content = "\n".join(p.get("text", f"[{p.get('type')}]") if isinstance(p, dict) else str(p) for p in content)
-    out = content or ""
+        content = "\n".join(_part_text(p) for p in content)
+    out = content if isinstance(content, str) else ""
+    if not message.get("role") and message.get("type") not in (None, "message"):
+        kind = message["type"]
+        if "arguments" in message or "input" in message:
+            out += f"→ {message.get('name')}({message.get('arguments', message.get('input'))})"
+        elif "output" in message:
+            output = message["output"]
+            out += f"← {message.get('call_id')}: " + (output if isinstance(output, str) else json.dumps(output))
+        elif kind == "reasoning":
+            out += "[reasoning] " + " ".join(x.get("text", "") for x in message.get("summary") or ())
     for call in message.get("tool_calls") or []:
-        fn = call.get("function", {})
-        out += f"\n→ {fn.get('name')}({fn.get('arguments')})"
+        fn = call.get("function", call)
+        out += f"\n→ {fn.get('name')}({fn.get('arguments', fn.get('args'))})"
     return out
+
+
+def _role_of(message: dict[str, Any]) -> str:
+    data = message.get("data") if isinstance(message.get("data"), dict) else message
+    return str(data.get("role") or data.get("type"))
+
+
+def _formats(args: argparse.Namespace) -> tuple[str, str]:
+    """(input format, output kind): ``--format json|text`` is the older spelling of ``--output``."""
+    if args.format in ("json", "text"):
+        return "auto", args.output or args.format
+    return args.format, args.output or "json"
 
 
 def _cmd_compact(args: argparse.Namespace) -> int:
     from .compaction import compact
 
-    messages = read_messages(args.file)
+    fmt, output = _formats(args)
+    messages, fmt = read_input(args.file, fmt)
     result = compact(messages, args.budget, token_counter=args.encoding,
-                     keep_last_turn=not args.no_keep_last_turn)
-    if args.format == "json":
+                     keep_last_turn=not args.no_keep_last_turn, format=fmt)
+    if output == "json":
         out: dict[str, Any] = {"messages": result.messages, "tokens_before": result.tokens_before,
                                "tokens_after": result.tokens_after, "budget": result.budget}
+        if getattr(result, "format", None) is not None:
+            out["format"] = result.format
+        if getattr(result, "body", None) is not None:
+            out["body"] = result.body
         if args.report:
             out["report"] = result.report.to_dict()
         json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
         for m in result.messages:
-            print(f"--- {m.get('role')}")
+            print(f"--- {_role_of(m)}")
             print(_text_of(m))
         print(f"\n[{result.tokens_before} -> {result.tokens_after} tokens, budget {result.budget}]")
         if args.report:
@@ -124,11 +203,10 @@ def _unit_text(messages: list[dict[str, Any]], unit: Any) -> str:
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
     from .compaction import compact
-    from .inspect import render_html
 
-    messages = read_messages(args.file)
-    result = compact(messages, args.budget, token_counter=args.encoding)
-    Path(args.output).write_text(render_html(result, messages), encoding="utf-8")
+    messages, fmt = read_input(args.file, args.format)
+    result = compact(messages, args.budget, token_counter=args.encoding, format=fmt)
+    Path(args.output).write_text(result.to_html(), encoding="utf-8")
     print(f"{args.output}: {result.tokens_before} -> {result.tokens_after} tokens "
           f"(budget {result.budget}); " + ", ".join(f"{k} {v}" for k, v in result.report.counts.items()))
     return 0
@@ -139,10 +217,12 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("compact", help="compact a conversation to a token budget")
-    p.add_argument("file", help="JSON array or JSONL of OpenAI-style messages; - for stdin")
+    p.add_argument("file", help="messages (JSON array, JSONL, request body) or a Claude Code / Codex session; - for stdin")
     p.add_argument("--budget", type=int, required=True, help="token budget of the output")
     p.add_argument("--encoding", default="cl100k_base", help="tiktoken encoding (default cl100k_base)")
-    p.add_argument("--format", choices=("json", "text"), default="json")
+    p.add_argument("--format", choices=(*INPUT_FORMATS, "json", "text"), default="auto",
+                   help="the input's format (default: detected); json/text: the same as --output (older spelling)")
+    p.add_argument("--output", choices=("json", "text"), default=None, help="print JSON (default) or the text")
     p.add_argument("--report", action="store_true", help="include the per-unit report")
     p.add_argument("--no-keep-last-turn", action="store_true", help="let the newest turn be compacted too")
     p.set_defaults(func=_cmd_compact)
@@ -154,9 +234,10 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser("inspect", help="write an HTML page showing what a compaction kept and left out")
-    p.add_argument("file", help="JSON array or JSONL of messages; - for stdin")
+    p.add_argument("file", help="messages (JSON array, JSONL, request body) or a Claude Code / Codex session; - for stdin")
     p.add_argument("--budget", type=int, required=True)
     p.add_argument("--encoding", default="cl100k_base")
+    p.add_argument("--format", choices=INPUT_FORMATS, default="auto", help="the input's format (default: detected)")
     p.add_argument("-o", "--output", default="view.html")
     p.set_defaults(func=_cmd_inspect)
 

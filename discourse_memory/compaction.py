@@ -131,10 +131,10 @@ class Compactor:
         return count_messages(messages, self.counter, self.options)
 
     def compact(self, messages: Any, budget: int, options: Options | None = None, *,
-                focus: FocusLike = NEWEST_TURN, _owned: bool = False) -> Compaction:
+                focus: FocusLike = NEWEST_TURN, format: Any = "auto", _owned: bool = False) -> Compaction:
         """``messages`` compacted to ``budget`` tokens (see :func:`compact`). ``options``
         may differ from the compactor's in everything but its analysis settings
-        (``token_counter``, ``pipeline``, ``clip_tokens``)."""
+        (``token_counter``, ``pipeline``, ``clip_tokens``). ``format``: see :func:`compact`."""
         if isinstance(budget, bool) or not isinstance(budget, int):
             raise InvalidOptionError(f"budget must be an int number of tokens; got {type(budget).__name__}")
         if budget < 0:
@@ -143,6 +143,10 @@ class Compactor:
         if focus is not NEWEST_TURN and focus is not None and not isinstance(focus, str):
             raise InvalidOptionError(
                 f"focus must be a text, None (no focus) or NEWEST_TURN; got {type(focus).__name__}")
+        from . import formats  # plain OpenAI chat goes straight to the core; anything else is converted
+
+        if formats.needs_formats(messages, format):
+            return formats.run(self, messages, budget, options, focus, format, _owned)
         with self._lock:
             cols, tag = self._columns(messages, _owned)
             return self._compact(cols, tag, messages, budget, options, focus)
@@ -461,13 +465,15 @@ def compact(
     message_overhead: int | Callable[[Mapping[str, Any]], int] = 0,
     recall: bool = False,
     options: Options | None = None,
+    format: str = "auto",
 ) -> Compaction:
-    """Compact OpenAI-style chat ``messages`` to at most ``budget`` tokens.
+    """Compact chat ``messages`` to at most ``budget`` tokens.
 
     Args:
-        messages: dicts with ``role``, ``content`` (str, None, or a list of parts),
-            and optionally ``tool_calls``, ``tool_call_id``, ``name``; other keys are
-            copied to the output unchanged.
+        messages: OpenAI chat dicts with ``role``, ``content`` (str, None, or a list of
+            parts), and optionally ``tool_calls``, ``tool_call_id``, ``name`` (other keys
+            are copied to the output unchanged); or messages of another ``format``, or a
+            request body (``{"system", "messages"}``, ``{"instructions", "input"}``).
         budget: the most tokens the output may hold: message text, tool-call names
             and arguments, the record note (and ``message_overhead`` per message).
         focus: what the view serves: ``NEWEST_TURN`` (default: the newest user message,
@@ -489,6 +495,11 @@ def compact(
             says how, and a message that lost text names itself (``…#12``).
         options: all of the above as one :class:`~discourse_memory.Options` (then the
             keyword arguments must be left at their defaults).
+        format: ``"auto"`` (detected), ``"openai"``, ``"responses"``, ``"anthropic"``,
+            ``"langchain"`` or ``"llamaindex"`` (see ``docs/formats.md``). The view is in
+            the same format: a :class:`~discourse_memory.formats.FormatCompaction` for
+            anything the core does not read as it is (plain OpenAI chat gives a
+            :class:`Compaction`, as before).
 
     Returns:
         A :class:`Compaction`; when the input already fits, its messages are copies of
@@ -511,4 +522,4 @@ def compact(
         changed = {k for k, v in given.items() if v != getattr(defaults, k)}
         if changed:
             raise InvalidOptionError(f"pass options=... or keyword arguments, not both ({', '.join(sorted(changed))})")
-    return _compactor(options).compact(messages, budget, options, focus=focus)
+    return _compactor(options).compact(messages, budget, options, focus=focus, format=format)
