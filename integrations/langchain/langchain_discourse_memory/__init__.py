@@ -6,6 +6,7 @@ without an LLM.
 * `DiscourseChatMessageHistory`: a `BaseChatMessageHistory` storing everything, reading a view.
 * `DiscourseCompactionMiddleware`: for `langchain.agents.create_agent` (extra `agents`).
 * `ConversationDiscourseMemory`: for legacy `langchain-classic` chains (extra `classic`).
+* `RecallTool`: gets back what a view left out (the middleware registers one with `recall=True`).
 
 The extras' classes are imported on first use: the package imports with `langchain-core` alone.
 """
@@ -17,13 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_discourse_memory.compaction import CompactedView, compact_messages, compact_view, count_tokens
 from langchain_discourse_memory.history import DiscourseChatMessageHistory, ListChatMessageHistory
+from langchain_discourse_memory.recall import RecallTool
 
 if TYPE_CHECKING:
     from langchain_discourse_memory.memory import ConversationDiscourseMemory
     from langchain_discourse_memory.middleware import DiscourseCompactionMiddleware
 
 __all__ = ["CompactedView", "ConversationDiscourseMemory", "DiscourseChatMessageHistory",
-           "DiscourseCompactionMiddleware", "ListChatMessageHistory", "compact_messages", "compact_view",
+           "DiscourseCompactionMiddleware", "ListChatMessageHistory", "RecallTool", "compact_messages", "compact_view",
            "count_tokens"]
 
 _LAZY = {

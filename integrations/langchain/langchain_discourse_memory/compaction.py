@@ -16,7 +16,7 @@ from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import Runnable, RunnableLambda
 
 import discourse_memory
-from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compaction, Compactor, Options
+from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compaction, Compactor, Options, Recalled
 from langchain_discourse_memory._convert import from_core, orphan_tool_messages
 from langchain_discourse_memory._counting import LangChainTokenCounter, resolve_token_counter
 
@@ -47,18 +47,20 @@ def _check_max_tokens(max_tokens: Any) -> None:
 
 class _Session:
     """A resolved counter, the core options (checked once, by `Options`) and the core
-    `Compactor` of one conversation (`None`: one-off calls go through `discourse_memory.compact`)."""
+    `Compactor` of one conversation (`None`: one-off calls go through `discourse_memory.compact`),
+    and `shown`: the messages of its last view and that view, for `recall`."""
 
     def __init__(self, token_counter: LangChainTokenCounter = None, *, own: bool = True, **settings: Any) -> None:
         self.counting = counting = resolve_token_counter(token_counter)
         self.options = Options(token_counter=counting.text, message_overhead=0 if counting.exact else counting.overhead,
                                **settings)
         self.compactor = Compactor(options=self.options) if own else None
+        self.shown: tuple[list[BaseMessage], Compaction] | None = None
 
     def new(self) -> _Session:
         """A session for another conversation, with the same counter and options."""
         other = object.__new__(_Session)
-        other.__dict__.update(self.__dict__, compactor=Compactor(options=self.options))
+        other.__dict__.update(self.__dict__, compactor=Compactor(options=self.options), shown=None)
         return other
 
     def _compact(self, sent: list[dict[str, Any]], budget: int, options: Options, focus: Any) -> Compaction:
@@ -67,6 +69,21 @@ class _Session:
         return self.compactor.compact(sent, budget, options, focus=focus)
 
     def view(self, messages: Sequence[BaseMessage], max_tokens: int, focus: Any = NEWEST_TURN) -> CompactedView:
+        out = self._fit(messages := list(messages), max_tokens, focus)
+        self.shown = (messages, out.compaction)
+        return out
+
+    def recall(self, messages: Sequence[BaseMessage] | None, reference: str, max_tokens: int) -> Recalled:
+        """`reference` resolved against the last view if `messages` (default: its own) extend what it
+        was made from (a query searches what it left out; at most half its budget back), else
+        against `messages` as a whole."""
+        shown, last = self.shown or ([], None)
+        if last is not None and (messages is None or list(messages[: len(shown)]) == shown):
+            return last.recall(reference, min(max_tokens, max(1, last.budget // 2)))
+        compactor = self.compactor or Compactor(options=self.options)
+        return compactor.recall(self.counting.dicts(messages or []), reference, max_tokens)
+
+    def _fit(self, originals: list[BaseMessage], max_tokens: int, focus: Any) -> CompactedView:
         """`messages` compacted to at most `max_tokens` by the user's counter: one core call
         when it is additive. Otherwise (a model counter encoding "role: text" as one string,
         where a token can straddle both) the result is counted once; if over, the excess spread
@@ -74,7 +91,6 @@ class _Session:
         over, `BudgetTooSmallError` (its `minimum`: the user's count)."""
         _check_max_tokens(max_tokens)
         counting, options = self.counting, self.options
-        originals = list(messages)
         sent = counting.dicts(originals)
         budget = max(0, max_tokens - counting.per_list)
         if not counting.exact:

@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage
 
-from discourse_memory import NEWEST_TURN, BudgetTooSmallError
+from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Recalled
 from langchain_discourse_memory._counting import LangChainTokenCounter
 from langchain_discourse_memory.compaction import CompactedView, NoteRole, _check_max_tokens, _Session
 
@@ -43,12 +43,13 @@ class DiscourseChatMessageHistory(BaseChatMessageHistory):
     view is a pure function of the stored messages and settings, so `RunnableWithMessageHistory`,
     which stores what is past `len(hist.messages)` read again after the run, stores each new
     message once. When not even the record note's frame fits, reads return the full history
-    and log a warning; `view()` raises instead.
+    and log a warning; `view()` raises instead. With `recall=True` the note names references
+    that `recalled` (and `RecallTool(history)`) resolves.
     """
 
     def __init__(self, store: BaseChatMessageHistory | None = None, *, max_tokens: int,
                  token_counter: LangChainTokenCounter = None, include_system: bool = True,
-                 keep_last_turn: bool = True, note_role: NoteRole = "system") -> None:
+                 keep_last_turn: bool = True, note_role: NoteRole = "system", recall: bool = False) -> None:
         if store is not None and not isinstance(store, BaseChatMessageHistory):
             msg = f"store must be a BaseChatMessageHistory, got {type(store).__name__}."
             raise TypeError(msg)
@@ -59,7 +60,11 @@ class DiscourseChatMessageHistory(BaseChatMessageHistory):
         self.store: BaseChatMessageHistory = store if store is not None else ListChatMessageHistory()
         self.max_tokens = max_tokens
         self._session = _Session(token_counter, keep_system=include_system, keep_last_turn=keep_last_turn,
-                                 note_role=note_role, relax=True)
+                                 note_role=note_role, relax=True, recall=recall)
+
+    def recalled(self, reference: str, max_tokens: int = 1000) -> Recalled:
+        """What the last view left out, verbatim (`reference`: `#12`, `#12-#15`, `<tag>#12`, or words)."""
+        return self._session.recall(self.store.messages, reference, max_tokens)
 
     def count_tokens(self, messages: Sequence[BaseMessage]) -> int:
         """Tokens of `messages` as `max_tokens` counts them (this history's `token_counter`)."""

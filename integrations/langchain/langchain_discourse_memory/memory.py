@@ -14,7 +14,7 @@ from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage, get_buffer_string
 from pydantic import Field, PrivateAttr, model_validator
 
-from discourse_memory import BudgetTooSmallError
+from discourse_memory import BudgetTooSmallError, Recalled
 from langchain_discourse_memory.compaction import NoteRole, _check_max_tokens, _Session
 from langchain_discourse_memory.history import ListChatMessageHistory
 
@@ -28,7 +28,8 @@ class ConversationDiscourseMemory(BaseChatMemory):
     (`chat_memory` keeps every message) and no LLM is needed to count: only what
     `load_memory_variables` returns is compacted to `max_token_limit`, by `token_counter`
     (default: `llm` if given, else the core's offline `cl100k_base`). When not even the
-    record note's frame fits, the full history is returned and a warning logged.
+    record note's frame fits, the full history is returned and a warning logged. With
+    `recall=True` the note names references that `recalled` (and `RecallTool(memory)`) resolves.
     """
 
     chat_memory: BaseChatMessageHistory = Field(default_factory=ListChatMessageHistory)
@@ -41,6 +42,7 @@ class ConversationDiscourseMemory(BaseChatMemory):
     keep_system: bool = True
     keep_last_turn: bool = True
     note_role: NoteRole = "system"
+    recall: bool = False
 
     _session: _Session = PrivateAttr()
 
@@ -49,8 +51,12 @@ class ConversationDiscourseMemory(BaseChatMemory):
         _check_max_tokens(self.max_token_limit)
         self._session = _Session(self.token_counter if self.token_counter is not None else self.llm,
                                  keep_system=self.keep_system, keep_last_turn=self.keep_last_turn,
-                                 note_role=self.note_role, relax=True)
+                                 note_role=self.note_role, relax=True, recall=self.recall)
         return self
+
+    def recalled(self, reference: str, max_tokens: int = 1000) -> Recalled:
+        """What the last view left out, verbatim (`reference`: `#12`, `#12-#15`, `<tag>#12`, or words)."""
+        return self._session.recall(self.chat_memory.messages, reference, max_tokens)
 
     @property
     def memory_variables(self) -> list[str]:

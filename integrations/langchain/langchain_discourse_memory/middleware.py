@@ -3,7 +3,8 @@
 Unlike `SummarizationMiddleware`, which calls an LLM in `before_model` and rewrites the
 agent state (`RemoveMessage(REMOVE_ALL_MESSAGES)` + summary), this middleware works in
 `wrap_model_call` / `awrap_model_call`: the model gets `request.override(messages=...)`,
-the state (and so the checkpointed history) keeps every message.
+the state (and so the checkpointed history) keeps every message. With `recall=True` it
+registers a `recall` tool, resolved in the calling thread's session.
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, Union
 
 from langchain.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.config import get_config
 
+from discourse_memory import Recalled
 from langchain_discourse_memory._counting import LangChainTokenCounter
 from langchain_discourse_memory.compaction import CompactedView, NoteRole, _Session
+from langchain_discourse_memory.recall import RecallArgs, RecallTool
 
 __all__ = ["ContextSize", "DiscourseCompactionMiddleware", "TriggerClause"]
 
@@ -72,6 +76,10 @@ def _max_input_tokens(model: Any) -> int | None:
     return limit if isinstance(limit, int) else None
 
 
+class _AgentRecallArgs(RecallArgs, arbitrary_types_allowed=True):
+    runtime: ToolRuntime  # injected by the agent's ToolNode (not shown to the model): state and config
+
+
 class DiscourseCompactionMiddleware(AgentMiddleware):
     """A no-LLM alternative to `SummarizationMiddleware` for `create_agent`.
 
@@ -88,12 +96,14 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
         trigger: as in `SummarizationMiddleware`: a `ContextSize`, a `TriggerClause` (AND) or a
             list of either (OR); `None` (default): whenever the messages exceed `keep`.
         token_counter, keep_system, keep_last_turn, note_role: as in `compact_messages`.
+        recall: the note names references and a `recall` tool (`tools`) gets each back: resolved in
+            the calling thread's session, against the view it last showed (or the thread's state).
     """
 
     def __init__(self, *, keep: ContextSize,
                  trigger: ContextSize | TriggerClause | list[ContextSize | TriggerClause] | None = None,
                  token_counter: LangChainTokenCounter = None, keep_system: bool = True, keep_last_turn: bool = True,
-                 note_role: NoteRole = "system", count_system_prompt: bool = False) -> None:
+                 note_role: NoteRole = "system", count_system_prompt: bool = False, recall: bool = False) -> None:
         super().__init__()
         if not (isinstance(keep, tuple) and len(keep) == 2):
             msg = f"keep must be a ('tokens', n) or ('fraction', f) tuple, got {keep!r}."
@@ -108,7 +118,8 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
         self._clauses = _normalize_trigger(trigger)
         self.count_system_prompt = count_system_prompt
         self._session = _Session(token_counter, own=False, keep_system=keep_system, keep_last_turn=keep_last_turn,
-                                 note_role=note_role, relax=True)
+                                 note_role=note_role, relax=True, recall=recall)
+        self.tools = [RecallTool(self, args_schema=_AgentRecallArgs)] if recall else []
         self._threads: OrderedDict[Any, _Session] = OrderedDict()
         self._lock = threading.Lock()
         self.last_view: CompactedView | None = None  # the last compaction sent to a model (any thread)
@@ -131,10 +142,10 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
 
         return not self._clauses or any(all(met(k, v) for k, v in c.items()) for c in self._clauses)
 
-    def _thread_session(self) -> _Session:
+    def _thread_session(self, config: Mapping[str, Any] | None = None) -> _Session:
         """The session of the current LangGraph thread: one core Compactor per conversation."""
         try:
-            thread = get_config().get("configurable", {}).get("thread_id")
+            thread = (config or get_config()).get("configurable", {}).get("thread_id")
         except RuntimeError:  # outside a runnable context
             thread = None
         with self._lock:
@@ -145,6 +156,13 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
                     self._threads.popitem(last=False)
             self._threads.move_to_end(thread)
             return session
+
+    def recalled(self, reference: str, max_tokens: int = 1000, *, runtime: ToolRuntime | None = None) -> Recalled:
+        """The `recall` tool's answer in the calling thread (`runtime`: the tool's, else the current
+        config): against the view the thread last got if its state extends that view's messages,
+        else against the state's messages."""
+        session = self._thread_session(runtime.config if runtime is not None else None)
+        return session.recall(runtime.state["messages"] if runtime is not None else None, reference, max_tokens)
 
     def compact_request(self, request: ModelRequest) -> ModelRequest:
         """The request the model should get: compacted, or `request` itself. Never raises."""
