@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from langchain_core.tools import BaseTool
@@ -15,6 +16,17 @@ RECALL_DESCRIPTION = ("Get back, verbatim, what the record note says was left ou
                       "message 12, #12-#15 a run, 1a2b3c4d#12 tagged, …#12 a cut), or a few words to search for.")
 
 
+_HEADER = re.compile(r"(?:^|\n\n)#\d+ [^\n]*:\n")
+
+
+def _parts(text: str) -> str | list[dict[str, str]]:
+    """`text` with each message header (`#12 user:`) a text block apart from the body after it: the
+    core then reads a recalled body like the message it repeats, and drops that older copy."""
+    cuts = [0, *(i for m in _HEADER.finditer(text) for i in m.span()), len(text)]
+    parts = [{"type": "text", "text": text[a:b]} for a, b in zip(cuts, cuts[1:]) if a < b]
+    return parts if len(parts) > 1 else text
+
+
 class RecallArgs(BaseModel):
     reference: str = Field(description="#12, #12-#15, 1a2b3c4d#12, or a few words to search the left-out parts for")
     max_tokens: int = Field(1000, gt=0, description="at most this many tokens back")
@@ -23,7 +35,8 @@ class RecallArgs(BaseModel):
 class RecallTool(BaseTool):
     """`recall` over `source`: a `DiscourseChatMessageHistory` or `ConversationDiscourseMemory` made
     with `recall=True` (their `recalled`), or a core `DiscourseMemory` or `Compaction` (`recall`).
-    The `ToolMessage` holds the `Recalled` text; its artifact `{"found": bool, "messages": [#...]}`."""
+    The `ToolMessage` holds the `Recalled` text (as text blocks, each message's header apart); its
+    artifact is `{"found": bool, "messages": [12, ...]}`."""
 
     name: str = "recall"
     description: str = RECALL_DESCRIPTION
@@ -35,6 +48,6 @@ class RecallTool(BaseTool):
         super().__init__(source=source, **kwargs)
 
     def _run(self, reference: str, max_tokens: int = 1000, run_manager: Any = None,
-             **injected: Any) -> tuple[str, dict[str, Any]]:
+             **injected: Any) -> tuple[str | list[dict[str, str]], dict[str, Any]]:
         found = (getattr(self.source, "recalled", None) or self.source.recall)(reference, max_tokens, **injected)
-        return found.text, {"found": found.found, "messages": list(found.messages)}
+        return _parts(found.text), {"found": found.found, "messages": list(found.messages)}

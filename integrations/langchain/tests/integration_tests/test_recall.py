@@ -61,7 +61,7 @@ def get_shipping(order_id: str) -> str:
 
 
 def note_of(messages: Sequence[BaseMessage]) -> str:
-    return next((str(m.content) for m in messages if m.additional_kwargs.get("lc_source") == NOTE_SOURCE_TAG), "")
+    return next((m.text for m in messages if m.additional_kwargs.get("lc_source") == NOTE_SOURCE_TAG), "")
 
 
 def first_order_entry(messages: Sequence[BaseMessage]) -> str:
@@ -84,11 +84,11 @@ class ReadingModel(ScriptedToolChatModel):
 
     def reply(self, messages: list[BaseMessage]) -> AIMessage:
         last = messages[-1]
-        asked = next(str(m.content) for m in reversed(messages)
+        asked = next(m.text for m in reversed(messages)
                      if isinstance(m, HumanMessage) and m.additional_kwargs.get("lc_source") != NOTE_SOURCE_TAG)
         if isinstance(last, ToolMessage) and last.name == "recall" and asked == QUESTION:
-            order = re.search(r'"order_id": "(ORD-\d+)"', str(last.content))
-            items = re.findall(r'"sku": "(SKU-[\d-]+)", "qty": \d+, "lot": "(LOT-\d+)"', str(last.content))
+            order = re.search(r'"order_id": "(ORD-\d+)"', last.text)
+            items = re.findall(r'"sku": "(SKU-[\d-]+)", "qty": \d+, "lot": "(LOT-\d+)"', last.text)
             return AIMessage(answer_for(order.group(1), [v for i in items for v in i]) if order else "Not found.")
         if isinstance(last, HumanMessage) and asked == QUESTION:
             entry = first_order_entry(messages)
@@ -115,7 +115,7 @@ def turns(agent: object, config: dict, n: int = TURNS) -> None:
 
 
 def text_of(messages: Sequence[BaseMessage]) -> str:
-    return "\n".join(str(m.content) + json.dumps(getattr(m, "tool_calls", [])) for m in messages)
+    return "\n".join(m.text + json.dumps(getattr(m, "tool_calls", [])) for m in messages)
 
 
 def test_the_agent_recovers_a_value_only_the_record_pointed_to(caplog: pytest.LogCaptureFixture) -> None:
@@ -143,16 +143,16 @@ def test_the_agent_recovers_a_value_only_the_record_pointed_to(caplog: pytest.Lo
     recalled = state[-2]
     assert isinstance(recalled, ToolMessage) and recalled.tool_call_id == call["id"] and recalled.status == "success"
     assert recalled.artifact == {"found": True, "messages": [int(entry.split()[0][1:])]}
-    assert all(v in recalled.content for v in missing)
+    assert all(v in recalled.text for v in missing)
     assert state[-1].content == answer_for(order_id, values)
     # Every request fits, nothing orphaned, every call answered; the recall result is in the
     # last one, with its call, and is not recorded again while it is shown.
     assert check_agent_requests(model.received, system=SYSTEM, budget=BUDGET, count_tokens=COUNT) >= 3
     assert [m.tool_call_id for m in after_recall if isinstance(m, ToolMessage)][-1] == call["id"]
-    assert all(v in after_recall[-1].content and v not in note_of(after_recall) for v in values)
+    assert all(v in after_recall[-1].text and v not in note_of(after_recall) for v in values)
     source = int(call["args"]["reference"][1:])
-    units = middleware.last_view.compaction.report.units
-    assert any(u.message == source and u.decision == "deduplicated" for u in units)
+    units = [u for u in middleware.last_view.compaction.report.units if u.message == source]
+    assert units and all(u.decision == "deduplicated" for u in units)  # the shown copy is the recalled one
 
 
 def test_the_tool_is_registered_described_and_its_runtime_hidden() -> None:
@@ -186,11 +186,11 @@ def test_another_threads_reference_and_unknown_ones_get_a_clear_refusal() -> Non
         state = agent.invoke({"messages": [HumanMessage("Recall something.")]}, other)["messages"]
         assert isinstance(state[-2], ToolMessage) and state[-2].tool_call_id == "r1"
         answers[reference] = state[-2]
-    assert f"record {tag} is not from this conversation" in answers[f"{tag}#2"].content
-    assert "no message #999" in answers["#999"].content
+    assert f"record {tag} is not from this conversation" in answers[f"{tag}#2"].text
+    assert "no message #999" in answers["#999"].text
     assert all(not m.artifact["found"] for m in answers.values())
     a_history = text_of(agent.get_state({"configurable": {"thread_id": "A"}}).values["messages"])
-    assert "ORD-4107" in a_history and all("ORD-4107" not in m.content for m in answers.values())
+    assert "ORD-4107" in a_history and all("ORD-4107" not in m.text for m in answers.values())
 
 
 def test_without_a_view_the_thread_state_answers() -> None:
@@ -204,7 +204,8 @@ def test_without_a_view_the_thread_state_answers() -> None:
     state = agent.invoke({"messages": [HumanMessage("Recall #2.")]}, config)["messages"]
     assert middleware.last_view is None
     assert state[-2].artifact == {"found": True, "messages": [2]}
-    assert state[-2].content.startswith("#2 tool (get_order):\n") and json.dumps(order_record("ORD-4100")) in state[-2].content
+    assert state[-2].content == [{"type": "text", "text": "#2 tool (get_order):\n"},
+                                 {"type": "text", "text": json.dumps(order_record("ORD-4100"))}]
 
 
 def test_async_loop_recovers_the_value_too() -> None:
@@ -218,6 +219,6 @@ def test_async_loop_recovers_the_value_too() -> None:
         return (await agent.ainvoke({"messages": [HumanMessage(QUESTION)]}, config))["messages"]
 
     state = asyncio.run(run())
-    order_id = re.search(r'"order_id": "(ORD-\d+)"', state[-2].content).group(1)  # type: ignore[union-attr]
+    order_id = re.search(r'"order_id": "(ORD-\d+)"', state[-2].text).group(1)  # type: ignore[union-attr]
     assert state[-2].name == "recall" and state[-1].content == answer_for(order_id, items_of(order_id))
     check_agent_requests(model.received, system=SYSTEM, budget=BUDGET, count_tokens=COUNT)

@@ -46,7 +46,8 @@ def test_the_tool_gets_back_what_the_view_only_pointed_to(history: DiscourseChat
     result = RecallTool(history).invoke(call(ref))
     assert isinstance(result, ToolMessage) and result.tool_call_id == "call_r" and result.name == "recall"
     assert result.artifact == {"found": True, "messages": [int(ref[1:])]}
-    assert str(source.content) in result.content and all(v in result.content for v in missing)
+    assert result.content[1] == {"type": "text", "text": source.text}  # the header, then the body verbatim
+    assert all(v in result.text for v in missing)
 
 
 def test_without_recall_the_note_names_no_way_back() -> None:
@@ -89,7 +90,8 @@ def test_another_conversation_gets_no_text_of_the_old_one(history: DiscourseChat
 
 def test_the_core_memory_works_with_the_tool_too() -> None:
     memory = DiscourseMemory([{"role": "user", "content": "The door code is 4471."}], recall=True)
-    assert RecallTool(memory).invoke({"reference": "#0"}) == "#0 user:\nThe door code is 4471."
+    assert RecallTool(memory).invoke({"reference": "#0"}) == [{"type": "text", "text": "#0 user:\n"},
+                                                               {"type": "text", "text": "The door code is 4471."}]
 
 
 def test_the_legacy_memory_has_the_same_tool() -> None:
@@ -102,7 +104,7 @@ def test_the_legacy_memory_has_the_same_tool() -> None:
     view = memory.load_memory_variables({})["history"]
     ref = next(line for line in note_of(view).splitlines() if re.match(r"#\d+ ", line)).split()[0]
     result = RecallTool(memory).invoke(call(ref))
-    assert result.artifact["found"] and str(memory.chat_memory.messages[int(ref[1:])].content) in result.content
+    assert result.artifact["found"] and memory.chat_memory.messages[int(ref[1:])].text in result.text
 
 
 def test_the_description_is_one_line_and_the_schema_what_the_model_fills(history) -> None:
