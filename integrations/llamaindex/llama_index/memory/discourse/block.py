@@ -19,7 +19,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory.memory import BaseMemoryBlock
 
-from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compactor, Options
+from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compactor, Options, Recalled
 
 from ._convert import copy_message, message_text, to_core_messages
 from .buffer import _Cache
@@ -66,6 +66,7 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
     tokenizer_fn: Callable[[str], list] | None = Field(
         default=None, exclude=True, description="LlamaIndex tokenizer (text -> tokens); default: LlamaIndex's.")
     messages: list[ChatMessage] = Field(default_factory=list, description="Every message flushed into this block.")
+    recall: bool = Field(default=False, description="The note names references for a recall tool.")
 
     _cache: _Cache = PrivateAttr(default_factory=_Cache)
     _last: tuple[Any, Any] = PrivateAttr(default=(None, NEWEST_TURN))  # session and focus of the last aget
@@ -77,6 +78,16 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
         """Tokens of ``text`` with this block's tokenizer."""
         return self._compactor().counter.count(text)
 
+    def _history(self, session_id: str | None) -> list[ChatMessage]:
+        return [m for m in self.messages
+                if session_id is None or m.additional_kwargs.get("session_id", session_id) == session_id]
+
+    def recalled(self, reference: str, max_tokens: int = 1000, session_id: str | None = None) -> Recalled:
+        """What the block's last rendering left out, verbatim (``session_id``: default that of the last
+        ``aget``); ``reference``: ``#12``, ``#12-#15``, ``<tag>#12`` (of the block's messages), or words."""
+        sent = to_core_messages(self._history(session_id if session_id is not None else self._last[0]))
+        return self._cache.recall(self._compactor(), sent, reference, max_tokens)
+
     def render_within(self, limit: int, session_id: str | None = None, focus: Any = NEWEST_TURN) -> str:
         """The kept messages (of ``session_id``) compacted and rendered in at most ``limit``
         tokens; ``""`` when ``limit`` is too small even for the record note's frame.
@@ -84,13 +95,13 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
         The core fits the text plus `render`'s prefixes and line breaks. Counted as one
         text a token can straddle two lines: if over, the excess spread over the messages is
         added to each one's overhead once; what is still over is cut at the end."""
-        history = [m for m in self.messages
-                   if session_id is None or m.additional_kwargs.get("session_id", session_id) == session_id]
+        history = self._history(session_id)
         if limit <= 0 or not history:
             return ""
         compactor = self._compactor()
         count, overhead = compactor.counter.count, _line_overhead(compactor.counter.count)
-        options = Options(keep_system=False, keep_last_turn=False, note_role="user", message_overhead=overhead)
+        options = Options(keep_system=False, keep_last_turn=False, note_role="user", message_overhead=overhead,
+                          recall=self.recall)
         sent = to_core_messages(history)
         try:
             result = compactor.compact(sent, limit, options, focus=focus)
@@ -102,6 +113,7 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
                 text = render(result.messages, result.sources)
         except BudgetTooSmallError:
             return ""
+        self._cache.last, self._cache.sent = result, sent
         return text if count(text) <= limit else text[: compactor.counter.head(text, limit)]
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:

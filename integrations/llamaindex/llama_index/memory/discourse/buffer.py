@@ -23,7 +23,7 @@ from llama_index.core.storage.chat_store import BaseChatStore, SimpleChatStore
 from llama_index.core.utils import get_tokenizer
 
 import discourse_memory
-from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compaction, Compactor, Options
+from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compaction, Compactor, Options, Recalled
 
 from ._convert import copy_message, from_compaction, to_core_messages, tool_calls_of
 
@@ -48,13 +48,22 @@ def token_counter_for(tokenizer_fn: Callable[[str], Any]) -> Any:
 
 
 class _Cache:
-    """A core ``Compactor`` (for one ``tokenizer_fn``) and the last ``Compaction``; copies and
-    pickles start empty (a compactor holds locks)."""
+    """A core ``Compactor`` (for one ``tokenizer_fn``), the last ``Compaction`` and the messages it
+    was made from (``sent``); copies and pickles start empty (a compactor holds locks)."""
 
     def __init__(self) -> None:
         self.tokenizer_fn: Any = None
         self.compactor: Compactor | None = None
         self.last: Compaction | None = None
+        self.sent: list[dict[str, Any]] = []
+
+    def recall(self, compactor: Compactor, sent: list[dict[str, Any]], reference: str, max_tokens: int) -> Recalled:
+        """Against the last view if ``sent`` extends what it was made from (a query searches what
+        it left out), else against all of ``sent``."""
+        last = self.last
+        if last is not None and sent[: len(self.sent)] == self.sent:
+            return last.recall(reference, max_tokens)
+        return compactor.recall(sent, reference, max_tokens)
 
     def compactor_for(self, tokenizer_fn: Callable[[str], Any] | None) -> Compactor:
         if self.compactor is None or self.tokenizer_fn is not tokenizer_fn:
@@ -114,7 +123,8 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
 
     The store keeps every message. Parts of old messages that do not fit are clipped or
     left out, and a record note (a message of role ``note_role`` after the leading system
-    messages) lists their literals: numbers, ids, dates, names, paths.
+    messages) lists their literals: numbers, ids, dates, names, paths. With ``recall=True`` the
+    note names references that ``recalled`` and ``as_recall_tool()`` get back.
     """
 
     keep_system: bool = Field(default=True, description="Keep system messages verbatim.")
@@ -122,6 +132,7 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
     note_role: str = Field(default="user", description=(
         "Role of the record note: user (default: the view then opens with a user turn, as Anthropic "
         "and Gemini require), system or developer."))
+    recall: bool = Field(default=False, description="The note names references for a recall tool.")
 
     _cache: _Cache = PrivateAttr(default_factory=_Cache)
 
@@ -139,19 +150,21 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
         return self
 
     def _options(self) -> Options:
-        return Options(keep_system=self.keep_system, keep_last_turn=self.keep_last_turn, note_role=self.note_role)
+        return Options(keep_system=self.keep_system, keep_last_turn=self.keep_last_turn, note_role=self.note_role,
+                       recall=self.recall)
 
     @classmethod
     def from_defaults(cls, chat_history: list[ChatMessage] | None = None, llm: LLM | None = None,
                       chat_store: BaseChatStore | None = None, chat_store_key: str = DEFAULT_CHAT_STORE_KEY,
                       token_limit: int | None = None, tokenizer_fn: Callable[[str], list] | None = None, *,
                       keep_system: bool = True, keep_last_turn: bool = True, note_role: str = "user",
-                      **kwargs: Any) -> DiscourseMemoryBuffer:
+                      recall: bool = False, **kwargs: Any) -> DiscourseMemoryBuffer:
         """``ChatMemoryBuffer.from_defaults`` (limit: ``token_limit``, else 75% of ``llm``'s context
-        window, else 3000), plus the three core settings."""
+        window, else 3000), plus the core settings."""
         memory = super().from_defaults(chat_history, llm, chat_store, chat_store_key, token_limit, tokenizer_fn,
                                        **kwargs)
         memory.keep_system, memory.keep_last_turn, memory.note_role = keep_system, keep_last_turn, note_role
+        memory.recall = recall
         return memory._check_options()
 
     @property
@@ -160,6 +173,18 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
 
     def _compactor(self) -> Compactor:
         return self._cache.compactor_for(self.tokenizer_fn)
+
+    def recalled(self, reference: str, max_tokens: int = 1000) -> Recalled:
+        """What the last view left out, verbatim (``reference``: ``#12``, ``#12-#15``, ``<tag>#12``, or
+        words), in at most ``max_tokens`` and half of ``token_limit``."""
+        sent = to_core_messages(self.chat_store.get_messages(self.chat_store_key))
+        return self._cache.recall(self._compactor(), sent, reference, min(max_tokens, max(1, self.token_limit // 2)))
+
+    def as_recall_tool(self, max_tokens: int = 1000) -> Any:
+        """A ``recall`` ``FunctionTool`` for ``FunctionAgent`` / ``ReActAgent`` (see :func:`.recall_tool`)."""
+        from .recall import recall_tool
+
+        return recall_tool(self, max_tokens=max_tokens)
 
     def get(self, input: str | None = None, initial_token_count: int = 0, *, focus: Any = NEWEST_TURN,
             **kwargs: Any) -> list[ChatMessage]:
@@ -196,7 +221,7 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
                                                self._options(), focus=focus)
         except BudgetTooSmallError:  # not even the newest message fits
             return _tail(history)
-        self._cache.last = result
+        self._cache.last, self._cache.sent = result, sent
         return from_compaction(history, sent, result.messages, result.sources, self.note_role)
 
     def to_dict(self, **kwargs: Any) -> dict[str, Any]:
