@@ -1,8 +1,5 @@
-"""`ConversationDiscourseMemory`: legacy `langchain-classic` memory, compacted without an LLM.
-
-Needs the `classic` extra. `BaseMemory` / `BaseChatMemory` are deprecated by LangChain
-(removal in 2.0); this class exists for chains that still use them.
-"""
+"""`ConversationDiscourseMemory`: legacy `langchain-classic` memory (extra `classic`), compacted
+without an LLM, for chains that still use the deprecated `BaseChatMemory`."""
 
 from __future__ import annotations
 
@@ -14,7 +11,7 @@ from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage, get_buffer_string
 from pydantic import Field, PrivateAttr, model_validator
 
-from discourse_memory import BudgetTooSmallError, Recalled
+from discourse_memory import Recalled
 from langchain_discourse_memory.compaction import NoteRole, _check_max_tokens, _Session
 from langchain_discourse_memory.history import ListChatMessageHistory
 
@@ -24,13 +21,10 @@ logger = logging.getLogger(__name__)
 
 
 class ConversationDiscourseMemory(BaseChatMemory):
-    """`ConversationTokenBufferMemory`'s fields and methods, but `save_context` never prunes
-    (`chat_memory` keeps every message) and no LLM is needed to count: only what
-    `load_memory_variables` returns is compacted to `max_token_limit`, by `token_counter`
-    (default: `llm` if given, else the core's offline `cl100k_base`). When not even the
-    record note's frame fits, the full history is returned and a warning logged. With
-    `recall=True` the note names references that `recalled` (and `RecallTool(memory)`) resolves.
-    """
+    """`ConversationTokenBufferMemory`'s fields and methods, but `save_context` never prunes and
+    no LLM is needed to count (`token_counter`, default `llm`, else `cl100k_base`): only what
+    `load_memory_variables` returns is compacted to `max_token_limit` (the full history, logged,
+    if not even the note's frame fits). `recall=True`: as `DiscourseChatMessageHistory`'s."""
 
     chat_memory: BaseChatMessageHistory = Field(default_factory=ListChatMessageHistory)
     human_prefix: str = "Human"
@@ -65,12 +59,7 @@ class ConversationDiscourseMemory(BaseChatMemory):
     @property
     def buffer_as_messages(self) -> list[BaseMessage]:
         """The compacted history as messages."""
-        messages = list(self.chat_memory.messages)
-        try:
-            return self._session.view(messages, self.max_token_limit).messages
-        except BudgetTooSmallError as exc:
-            logger.warning("ConversationDiscourseMemory: %s; returning the full history.", exc)
-            return messages
+        return self._session.view_or_all(self.chat_memory.messages, self.max_token_limit, logger, type(self).__name__)
 
     @property
     def buffer_as_str(self) -> str:

@@ -15,7 +15,6 @@ __all__ = ["RECALL_DESCRIPTION", "RecallArgs", "RecallTool"]
 RECALL_DESCRIPTION = ("Get back, verbatim, what the record note says was left out: a reference it names (#12 is "
                       "message 12, #12-#15 a run, 1a2b3c4d#12 tagged, …#12 a cut), or a few words to search for.")
 
-
 _HEADER = re.compile(r"(?:^|\n\n)#\d+ [^\n]*:\n")
 
 

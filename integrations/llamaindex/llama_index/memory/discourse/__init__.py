@@ -1,9 +1,5 @@
-"""LlamaIndex memory backed by discourse-memory: compaction without an LLM.
-
-``DiscourseMemoryBuffer`` replaces ``ChatMemoryBuffer``; ``DiscourseMemoryBlock`` is a
-memory block for ``llama_index.core.memory.Memory``; ``recall_tool`` lets the model get back
-what their view left out.
-"""
+"""LlamaIndex memory backed by discourse-memory, compaction without an LLM: ``DiscourseMemoryBuffer``
+(a ``ChatMemoryBuffer``), ``DiscourseMemoryBlock`` (for ``Memory``) and their ``recall_tool``."""
 
 from llama_index.memory.discourse.block import DiscourseMemoryBlock as DiscourseMemoryBlock
 from llama_index.memory.discourse.buffer import DiscourseMemoryBuffer as DiscourseMemoryBuffer

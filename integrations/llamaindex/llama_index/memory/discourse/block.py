@@ -1,12 +1,5 @@
-"""``DiscourseMemoryBlock``: a ``BaseMemoryBlock`` for LlamaIndex's ``Memory``.
-
-``Memory`` flushes its oldest messages into its blocks; the built-in blocks lose them or
-send them to an LLM for fact extraction. This block keeps them and renders them, compacted
-by the core and focused on what the chat is about now, as text that fits ``token_limit``,
-with the record note listing the literals of what was left out. ``atruncate`` (called by
-``Memory`` when blocks and chat history exceed its limit) compacts the same messages to the
-smaller size instead of dropping the block.
-"""
+"""``DiscourseMemoryBlock``: a ``BaseMemoryBlock`` for LlamaIndex's ``Memory`` that keeps the messages
+``Memory`` flushes and renders them compacted by the core to ``token_limit`` (``atruncate``: to less)."""
 
 from __future__ import annotations
 
@@ -40,8 +33,7 @@ def render(messages: Sequence[dict[str, Any]], sources: Sequence[int | None]) ->
 
 
 def _line_overhead(count: Callable[[str], int]) -> Callable[[dict[str, Any]], int]:
-    """What `render` adds to a message's counted texts (role prefix, line break), probed
-    between two lines of prose: ``count("end.\\nuser: Start") - count("end.") - count("Start")``."""
+    """What `render` adds to a message's texts (role prefix, line break), probed between two lines."""
 
     def added(line: str, *texts: str) -> int:
         return max(1, count(f"end.\n{line}") - count("end.") - sum(count(t) for t in texts))
@@ -55,9 +47,8 @@ def _line_overhead(count: Callable[[str], int]) -> Callable[[dict[str, Any]], in
 
 
 class DiscourseMemoryBlock(BaseMemoryBlock[str]):
-    """Keeps the messages ``Memory`` flushes (per ``session_id``) and shows them compacted to
-    ``token_limit``. ``priority`` defaults to 1, so ``Memory`` may truncate it (``atruncate``)
-    (``priority=0``: never truncated)."""
+    """Keeps the messages ``Memory`` flushes (per ``session_id``), shows them compacted to ``token_limit``;
+    ``priority=1`` (default): ``Memory`` may truncate it (``atruncate``), ``0``: never."""
 
     name: str = Field(default="DiscourseMemory", description="The name of the memory block.")
     description: str | None = "Earlier messages of this conversation, compacted; the record lists what was left out."
@@ -83,18 +74,14 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
                 if session_id is None or m.additional_kwargs.get("session_id", session_id) == session_id]
 
     def recalled(self, reference: str, max_tokens: int = 1000, session_id: str | None = None) -> Recalled:
-        """What the block's last rendering left out, verbatim (``session_id``: default that of the last
-        ``aget``); ``reference``: ``#12``, ``#12-#15``, ``<tag>#12`` (of the block's messages), or words."""
+        """What the last rendering left out, verbatim (``session_id``: default the last ``aget``'s)."""
         sent = to_core_messages(self._history(session_id if session_id is not None else self._last[0]))
         return self._cache.recall(self._compactor(), sent, reference, max_tokens)
 
     def render_within(self, limit: int, session_id: str | None = None, focus: Any = NEWEST_TURN) -> str:
-        """The kept messages (of ``session_id``) compacted and rendered in at most ``limit``
-        tokens; ``""`` when ``limit`` is too small even for the record note's frame.
-
-        The core fits the text plus `render`'s prefixes and line breaks. Counted as one
-        text a token can straddle two lines: if over, the excess spread over the messages is
-        added to each one's overhead once; what is still over is cut at the end."""
+        """The kept messages (of ``session_id``) compacted and rendered in at most ``limit`` tokens
+        (``""`` if too few for the note's frame): the core fits the text plus `render`'s prefixes; if
+        over, the excess spread over the messages is added to their overhead once, then cut."""
         history = self._history(session_id)
         if limit <= 0 or not history:
             return ""
