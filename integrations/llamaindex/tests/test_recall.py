@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from li_helpers import assert_tool_pairs, count, text_of, view_tokens
+from li_helpers import assert_tool_pairs, count, load_example, text_of, view_tokens
 from llama_index.core.agent.workflow import FunctionAgent, ReActAgent
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock, ToolCallBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLM
@@ -256,3 +256,11 @@ def test_the_tool_prefers_the_live_memory_of_the_context(live: bool):
     assert ("door code 4471" in text) == live
     assert DiscourseMemoryBuffer.from_dict(json.loads(json.dumps(bound.to_dict()))).recall
     assert "not a discourse memory" in asyncio.run(recall_tool().acall(ctx=_Ctx(None), reference="#1")).content
+
+
+def test_the_recall_example_runs_and_recovers_what_the_view_left_out(capsys):
+    out = load_example("llamaindex_recall.py").main()
+    assert out["unseen"] and len(out["answer"].split("; ")) == 6
+    for request in out["llm"].inputs:
+        assert_tool_pairs(request[1:])
+    assert f"{len(out['unseen'])} of those values were not in its view" in capsys.readouterr().out
