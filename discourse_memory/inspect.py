@@ -15,6 +15,10 @@ The page is one self-contained file: inline CSS, no JavaScript, no network. It h
   the others the page's commonest status, named by ``<main data-unmarked-literals>``.
   A decision is shown by a pattern and a glyph as well as a colour (colour-blind
   safe); a unit not kept has a ``title`` with its tokens before and after;
+- each message's reference (``#12``, what ``Compaction.recall`` takes) in its header,
+  ``<article data-ref="#12">``; the references the view hands out (``Compaction.references``)
+  also get ``data-handed-out`` and a "recall #12" tag, and are listed under the record
+  (``<p id="references">``, each a link to its message);
 - the record note exactly as the model receives it;
 - the compacted messages exactly as sent to the model;
   in tabs (CSS-only radio buttons), or side by side.
@@ -104,6 +108,8 @@ h2{font-size:15px;margin:4px 0 8px}
 .mh{display:flex;flex-wrap:wrap;gap:4px 10px;align-items:baseline;padding:3px 8px;background:#f4f4f4;border-bottom:1px solid var(--line);font-size:12px;color:var(--mut)}
 .mh .role{color:var(--fg);font-weight:700;text-transform:uppercase;letter-spacing:.03em}
 .mh .tag{border:1px solid #999;border-radius:3px;padding:0 4px;color:var(--fg)}
+.mh .tag.ref{border-color:var(--dup);color:var(--dup);font-weight:600}
+#references a{margin-right:6px}
 .mh .mc{margin-left:auto}
 .mb{padding:6px 8px;white-space:pre-wrap;overflow-wrap:anywhere;font:12.5px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;max-height:36em;overflow:auto}
 .fl{display:block;font:11px system-ui,sans-serif;color:var(--mut);margin-top:4px}
@@ -319,6 +325,7 @@ def _original_pane(compaction: Any, original: Sequence[Any] | None, report: Any,
     else:
         ctx = _Ctx()
     in_view = {s for s in compaction.sources if s is not None}
+    handed_out = set(getattr(compaction, "references", ()))
     dropped = set(report.dropped_messages)
     orphans = set(report.orphan_tool_results)
     protected = {u.message for u in report.units if u.protected}
@@ -336,6 +343,9 @@ def _original_pane(compaction: Any, original: Sequence[Any] | None, report: Any,
         if i not in in_view:
             cls.append("notin")
         tags = []
+        ref = f"#{i}"
+        if ref in handed_out:
+            tags.append(f"recall {ref}")
         if i in protected:
             tags.append("protected")
         if i in orphans:
@@ -349,10 +359,13 @@ def _original_pane(compaction: Any, original: Sequence[Any] | None, report: Any,
             mm = "g" if i in in_view else "o"
         mmcls = mm + (" pr" if i in protected else "")
         msgmap.append(f'<a class="{mmcls}" href=#m-{i} title="#{i} {_a(role)}: {_a(summary)}"></a>')
-        out.append(f'<article class="{" ".join(cls)}" id=m-{i} data-role="{_a(role)}">'
-                   f'<div class=mh><a href=#m-{i}>#{i}</a><b class=role>{_t(role)}</b>')
+        handed = " data-handed-out" if ref in handed_out else ""
+        out.append(f'<article class="{" ".join(cls)}" id=m-{i} data-role="{_a(role)}" data-ref="{ref}"{handed}>'
+                   f'<div class=mh><a href=#m-{i} class=ref title="its reference, for recall">{ref}</a>'
+                   f'<b class=role>{_t(role)}</b>')
         for tag in tags:
-            out.append(f"<span class=tag>{_t(tag)}</span>")
+            out.append(f'<span class="tag ref">{_t(tag)}</span>' if tag == f"recall {ref}" else
+                       f"<span class=tag>{_t(tag)}</span>")
         out.append(f"<span class=mc>{_t(summary)}</span></div><div class=mb>")
         if msgs is None:
             for u in units:
@@ -452,6 +465,10 @@ def _record_pane(compaction: Any, report: Any, out: list[str]) -> None:
         return
     out.append(f'<h2>Record: {len(report.record)} literals, exactly as the model receives it</h2>'
                f'<pre class="record" id="record">{_t(compaction.note)}</pre>')
+    refs = tuple(getattr(compaction, "references", ()))
+    links = "".join(f'<a href="#m-{_a(r[1:])}" data-ref="{_a(r)}">{_t(r)}</a>' for r in refs)
+    out.append(f'<h2>{len(refs)} references handed out for recall</h2><p id="references" class="droplist">'
+               + (links or '<span class="muted">none</span>') + "</p>")
     if report.dropped:
         out.append(f'<h2>{len(report.dropped)} literals dropped from the record to fit the budget</h2>'
                    f'<div class="droplist">{_t("; ".join(report.dropped))}</div>')

@@ -187,6 +187,30 @@ def test_record_is_the_note_exactly(sample):
     assert root.by_id("record").text() == result.note
 
 
+def test_each_message_shows_its_reference_and_those_handed_out_are_marked():
+    messages = sample_conversation(3)
+    total = compact(messages, 10**9).tokens_before
+    result = compact(messages, int(total * 0.3), recall=True)
+    handed_out = set(result.references)
+    assert handed_out and len(handed_out) < len(messages)  # some are, some are not: the marks can differ
+    root = parse(render_html(result, messages))
+    pane = root.by_id("pane-orig")
+    for i in range(len(messages)):
+        art = pane.by_id(f"m-{i}")
+        ref = f"#{i}"
+        assert art.attrs["data-ref"] == ref
+        shown = next(c for c in art.find_all(lambda n: n.tag == "a" and "ref" in n.classes))
+        assert shown.text() == ref and shown.attrs["href"] == f"#m-{i}"
+        tags = [t.text() for t in art.find_all(lambda n: "tag" in n.classes)]
+        assert ("data-handed-out" in art.attrs) == (ref in handed_out) == (f"recall {ref}" in tags), i
+        if ref in handed_out:  # what the reference gives back is this message, in full
+            recalled = result.recall(ref, 10**6)
+            assert recalled.found and recalled.messages == (i,)
+    listed = root.by_id("references").find_all(lambda n: n.tag == "a")
+    assert [a.attrs["data-ref"] for a in listed] == list(result.references)
+    assert all(root.by_id(a.attrs["href"][1:]).attrs["data-ref"] == a.attrs["data-ref"] for a in listed)
+
+
 def test_output_pane_is_the_compacted_messages(sample):
     _, result, _, root = sample
     pane = root.by_id("pane-out")

@@ -1,11 +1,4 @@
-"""LangChain messages <-> the core's OpenAI-style dicts: translation only, no policy, no cache.
-
-`to_core_dict`: `role`, `content` (the string, or the content blocks as they are: the core
-reads the text blocks and passes the others through in place), `tool_calls` (arguments as
-JSON), `tool_call_id`, `name`. `from_core` maps a `Compaction` back through its `sources`:
-the original object when the core left it alone, else a `model_copy` with the core's
-`content`, and without its calls (and the blocks and raw kwargs mirroring them) if dropped.
-"""
+"""LangChain messages <-> the core's OpenAI-style dicts: translation only, no policy, no cache."""
 
 from __future__ import annotations
 
@@ -49,8 +42,7 @@ def message_role(message: BaseMessage) -> str:
             return role
     if isinstance(message, BaseMessage):
         return message.type
-    msg = f"Expected a LangChain BaseMessage, got {type(message).__name__}."
-    raise TypeError(msg)
+    raise TypeError(f"Expected a LangChain BaseMessage, got {type(message).__name__}.")
 
 
 def is_text_block(block: Any) -> bool:

@@ -1,19 +1,7 @@
-"""Token counters: LangChain's kinds, handed to the core as a text counter plus a
-per-message overhead, so that one core call fits the user's own count.
-
-`None` or an encoding name is the core's own accounting (exact, no overhead). A LangChain
-counter C (a model's `get_num_tokens_from_messages`, a function of a list or of one
-`BaseMessage`, `"approximate"`) counts whole messages, and is probed:
-
-* text: ``t(s) = C([HumanMessage(s)]) - C([HumanMessage("")])`` (`"approximate"`: ``ceil(len(s) / 4)``);
-* per list: ``C([])`` (OpenAI counters prime the reply), taken off the budget;
-* per message: ``C([m without its text]) - C([])`` minus its tool-call names and arguments
-  (which the core counts), with and without its calls, measured at conversion and carried
-  in its dict under `OVERHEAD`; the record note's is an empty message of its role.
-
-For an additive C that is C's own count; for `"approximate"` an upper bound (it rounds up
-once per message). Counters that are not additive: `compaction._Session.view`.
-"""
+"""Token counters: LangChain's kinds, handed to the core as a text counter plus a per-message
+overhead probed from the user's counter C (text: ``C([HumanMessage(s)]) - C([HumanMessage("")])``;
+per list: ``C([])``; per message: C of it without its text, less what the core counts), so that
+one core call fits C's own count (README, "Token counters with per-message overhead")."""
 
 from __future__ import annotations
 
@@ -90,13 +78,8 @@ def _is_per_message(fn: Callable[..., Any]) -> bool:
 
 
 def resolve_token_counter(token_counter: LangChainTokenCounter = None) -> Counting:
-    """Resolve and probe `token_counter` (see the module docstring).
-
-    Raises:
-        ValueError: a counter that counts messages, not tokens (such as `len`).
-        TypeError: neither a model, a function nor a string.
-        LookupError: an encoding name the core cannot load offline.
-    """
+    """Resolve and probe `token_counter`. Raises `ValueError` for a counter of messages, not
+    tokens (`len`), `TypeError` for no counter, `LookupError` for an encoding not loadable offline."""
     if token_counter is None or (isinstance(token_counter, str) and token_counter != "approximate"):
         name = token_counter or "cl100k_base"
         core = get_token_counter(name)
@@ -113,17 +96,16 @@ def resolve_token_counter(token_counter: LangChainTokenCounter = None) -> Counti
         per_message = _is_per_message(user)
         fn = lambda msgs: sum(int(user(m)) for m in msgs) if per_message else int(user(list(msgs)))  # noqa: E731
     else:
-        msg = ("token_counter must be None, 'approximate', a tiktoken encoding name, a BaseLanguageModel, "
-               f"or a function of messages; got {type(token_counter).__name__}.")
-        raise TypeError(msg)
+        raise TypeError("token_counter must be None, 'approximate', a tiktoken encoding name, a BaseLanguageModel, "
+                        f"or a function of messages; got {type(token_counter).__name__}.")
     if user != "approximate":
         empty = fn([HumanMessage("")])
         text = lambda s: max(0, fn([HumanMessage(s)]) - empty)  # noqa: E731
 
     if text(_PROBE_TEXT) == 0:
-        msg = (f"token_counter {name!r} gives the same count for a long text as for an empty one, so it "
-               "counts messages, not tokens (for example `len`). Use trim_messages to keep a number of messages.")
-        raise ValueError(msg)
+        raise ValueError(f"token_counter {name!r} gives the same count for a long text as for an empty one, so "
+                         "it counts messages, not tokens (for example `len`). Use trim_messages to keep a number of "
+                         "messages.")
     try:
         per_list = max(0, fn([]))
     except Exception:  # a counter that cannot count an empty list adds nothing per list

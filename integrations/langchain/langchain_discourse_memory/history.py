@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage
 
-from discourse_memory import NEWEST_TURN, BudgetTooSmallError
+from discourse_memory import NEWEST_TURN, Recalled
 from langchain_discourse_memory._counting import LangChainTokenCounter
 from langchain_discourse_memory.compaction import CompactedView, NoteRole, _check_max_tokens, _Session
 
@@ -36,30 +36,26 @@ class ListChatMessageHistory(BaseChatMessageHistory):
 
 
 class DiscourseChatMessageHistory(BaseChatMessageHistory):
-    """A chat history whose `messages` is a compacted view of a full backing `store`.
-
-    Writes append every message, unchanged, to `store` (default: a `ListChatMessageHistory`;
-    e.g. a Redis history); reads return the stored messages compacted to `max_tokens`. The
-    view is a pure function of the stored messages and settings, so `RunnableWithMessageHistory`,
-    which stores what is past `len(hist.messages)` read again after the run, stores each new
-    message once. When not even the record note's frame fits, reads return the full history
-    and log a warning; `view()` raises instead.
-    """
+    """A chat history whose `messages` is a compacted view (a pure function of the stored messages)
+    of a full `store`; the full history, logged, if not even the note's frame fits (`view()` raises).
+    With `recall=True` the note names references that `recalled` (and `RecallTool(history)`) resolves."""
 
     def __init__(self, store: BaseChatMessageHistory | None = None, *, max_tokens: int,
                  token_counter: LangChainTokenCounter = None, include_system: bool = True,
-                 keep_last_turn: bool = True, note_role: NoteRole = "system") -> None:
+                 keep_last_turn: bool = True, note_role: NoteRole = "system", recall: bool = False) -> None:
         if store is not None and not isinstance(store, BaseChatMessageHistory):
-            msg = f"store must be a BaseChatMessageHistory, got {type(store).__name__}."
-            raise TypeError(msg)
+            raise TypeError(f"store must be a BaseChatMessageHistory, got {type(store).__name__}.")
         if isinstance(store, DiscourseChatMessageHistory):
-            msg = "store is already a DiscourseChatMessageHistory; pass its .store instead."
-            raise TypeError(msg)
+            raise TypeError("store is already a DiscourseChatMessageHistory; pass its .store instead.")
         _check_max_tokens(max_tokens)
         self.store: BaseChatMessageHistory = store if store is not None else ListChatMessageHistory()
         self.max_tokens = max_tokens
         self._session = _Session(token_counter, keep_system=include_system, keep_last_turn=keep_last_turn,
-                                 note_role=note_role, relax=True)
+                                 note_role=note_role, relax=True, recall=recall)
+
+    def recalled(self, reference: str, max_tokens: int = 1000) -> Recalled:
+        """What the last view left out, verbatim (`reference`: `#12`, `#12-#15`, `<tag>#12`, or words)."""
+        return self._session.recall(self.store.messages, reference, max_tokens)
 
     def count_tokens(self, messages: Sequence[BaseMessage]) -> int:
         """Tokens of `messages` as `max_tokens` counts them (this history's `token_counter`)."""
@@ -71,12 +67,7 @@ class DiscourseChatMessageHistory(BaseChatMessageHistory):
         return self._session.view(self.store.messages if messages is None else messages, self.max_tokens, focus)
 
     def _read(self, messages: list[BaseMessage]) -> list[BaseMessage]:
-        try:
-            return self.view(messages).messages
-        except BudgetTooSmallError as exc:
-            logger.warning("DiscourseChatMessageHistory: %s; returning the full history (%d messages).",
-                           exc, len(messages))
-            return messages
+        return self._session.view_or_all(messages, self.max_tokens, logger, type(self).__name__)
 
     @property  # type: ignore[override]
     def messages(self) -> list[BaseMessage]:

@@ -1,8 +1,5 @@
-"""`ConversationDiscourseMemory`: legacy `langchain-classic` memory, compacted without an LLM.
-
-Needs the `classic` extra. `BaseMemory` / `BaseChatMemory` are deprecated by LangChain
-(removal in 2.0); this class exists for chains that still use them.
-"""
+"""`ConversationDiscourseMemory`: legacy `langchain-classic` memory (extra `classic`), compacted
+without an LLM, for chains that still use the deprecated `BaseChatMemory`."""
 
 from __future__ import annotations
 
@@ -14,7 +11,7 @@ from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage, get_buffer_string
 from pydantic import Field, PrivateAttr, model_validator
 
-from discourse_memory import BudgetTooSmallError
+from discourse_memory import Recalled
 from langchain_discourse_memory.compaction import NoteRole, _check_max_tokens, _Session
 from langchain_discourse_memory.history import ListChatMessageHistory
 
@@ -24,12 +21,10 @@ logger = logging.getLogger(__name__)
 
 
 class ConversationDiscourseMemory(BaseChatMemory):
-    """`ConversationTokenBufferMemory`'s fields and methods, but `save_context` never prunes
-    (`chat_memory` keeps every message) and no LLM is needed to count: only what
-    `load_memory_variables` returns is compacted to `max_token_limit`, by `token_counter`
-    (default: `llm` if given, else the core's offline `cl100k_base`). When not even the
-    record note's frame fits, the full history is returned and a warning logged.
-    """
+    """`ConversationTokenBufferMemory`'s fields and methods, but `save_context` never prunes and
+    no LLM is needed to count (`token_counter`, default `llm`, else `cl100k_base`): only what
+    `load_memory_variables` returns is compacted to `max_token_limit` (the full history, logged,
+    if not even the note's frame fits). `recall=True`: as `DiscourseChatMessageHistory`'s."""
 
     chat_memory: BaseChatMessageHistory = Field(default_factory=ListChatMessageHistory)
     human_prefix: str = "Human"
@@ -41,6 +36,7 @@ class ConversationDiscourseMemory(BaseChatMemory):
     keep_system: bool = True
     keep_last_turn: bool = True
     note_role: NoteRole = "system"
+    recall: bool = False
 
     _session: _Session = PrivateAttr()
 
@@ -49,8 +45,12 @@ class ConversationDiscourseMemory(BaseChatMemory):
         _check_max_tokens(self.max_token_limit)
         self._session = _Session(self.token_counter if self.token_counter is not None else self.llm,
                                  keep_system=self.keep_system, keep_last_turn=self.keep_last_turn,
-                                 note_role=self.note_role, relax=True)
+                                 note_role=self.note_role, relax=True, recall=self.recall)
         return self
+
+    def recalled(self, reference: str, max_tokens: int = 1000) -> Recalled:
+        """What the last view left out, verbatim (`reference`: `#12`, `#12-#15`, `<tag>#12`, or words)."""
+        return self._session.recall(self.chat_memory.messages, reference, max_tokens)
 
     @property
     def memory_variables(self) -> list[str]:
@@ -59,12 +59,7 @@ class ConversationDiscourseMemory(BaseChatMemory):
     @property
     def buffer_as_messages(self) -> list[BaseMessage]:
         """The compacted history as messages."""
-        messages = list(self.chat_memory.messages)
-        try:
-            return self._session.view(messages, self.max_token_limit).messages
-        except BudgetTooSmallError as exc:
-            logger.warning("ConversationDiscourseMemory: %s; returning the full history.", exc)
-            return messages
+        return self._session.view_or_all(self.chat_memory.messages, self.max_token_limit, logger, type(self).__name__)
 
     @property
     def buffer_as_str(self) -> str:

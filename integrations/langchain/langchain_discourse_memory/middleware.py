@@ -1,10 +1,6 @@
-"""`DiscourseCompactionMiddleware`: compact the model's view in `create_agent`.
-
-Unlike `SummarizationMiddleware`, which calls an LLM in `before_model` and rewrites the
-agent state (`RemoveMessage(REMOVE_ALL_MESSAGES)` + summary), this middleware works in
-`wrap_model_call` / `awrap_model_call`: the model gets `request.override(messages=...)`,
-the state (and so the checkpointed history) keeps every message.
-"""
+"""`DiscourseCompactionMiddleware`: compact the model's view in `create_agent`, in `wrap_model_call`
+(`request.override(messages=...)`: the checkpointed state keeps every message), unlike
+`SummarizationMiddleware`, which rewrites the state with an LLM summary."""
 
 from __future__ import annotations
 
@@ -15,21 +11,23 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, Union
 
 from langchain.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.config import get_config
 
+from discourse_memory import Recalled
 from langchain_discourse_memory._counting import LangChainTokenCounter
 from langchain_discourse_memory.compaction import CompactedView, NoteRole, _Session
+from langchain_discourse_memory.recall import RecallArgs, RecallTool
 
 __all__ = ["ContextSize", "DiscourseCompactionMiddleware", "TriggerClause"]
 
 logger = logging.getLogger(__name__)
 
+# As in `SummarizationMiddleware`: `("tokens", n)`, `("messages", n)` or `("fraction", f)`; a clause
+# `{"tokens": n, "messages": m, "fraction": f}` is met when every given threshold is (AND).
 ContextSize = Union[tuple[Literal["tokens"], int], tuple[Literal["messages"], int], tuple[Literal["fraction"], float]]
-"""`("tokens", n)`, `("messages", n)` or `("fraction", f)`, as in `SummarizationMiddleware`."""
-
 TriggerClause = Mapping[str, Union[int, float]]
-"""`{"tokens": n, "messages": m, "fraction": f}`: every given threshold must be met (AND)."""
 
 _METRICS = ("tokens", "messages", "fraction")
 _MAX_THREADS = 64
@@ -38,17 +36,13 @@ _MAX_THREADS = 64
 
 def _check_size(kind: Any, value: Any, what: str) -> None:
     if kind not in _METRICS:
-        msg = f"Unsupported {what} metric {kind!r}; use one of {_METRICS}."
-        raise ValueError(msg)
+        raise ValueError(f"Unsupported {what} metric {kind!r}; use one of {_METRICS}.")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        msg = f"{what} value for {kind!r} must be a number, got {value!r}."
-        raise ValueError(msg)
+        raise ValueError(f"{what} value for {kind!r} must be a number, got {value!r}.")
     if kind == "fraction" and not 0 < value <= 1:
-        msg = f"{what} fraction must be in (0, 1], got {value}."
-        raise ValueError(msg)
+        raise ValueError(f"{what} fraction must be in (0, 1], got {value}.")
     if kind != "fraction" and (not isinstance(value, int) or value <= 0):
-        msg = f"{what} {kind} must be a positive int, got {value!r}."
-        raise ValueError(msg)
+        raise ValueError(f"{what} {kind} must be a positive int, got {value!r}.")
 
 
 def _normalize_trigger(trigger: Any) -> list[dict[str, float]]:
@@ -57,9 +51,8 @@ def _normalize_trigger(trigger: Any) -> list[dict[str, float]]:
         if isinstance(item, tuple) and len(item) == 2:
             item = {item[0]: item[1]}
         if not isinstance(item, Mapping) or not item:
-            msg = ("trigger must be a ('tokens'|'messages'|'fraction', value) tuple, a non-empty dict of those, "
-                   f"or a list of either; got {item!r}.")
-            raise ValueError(msg)
+            raise ValueError("trigger must be a ('tokens'|'messages'|'fraction', value) tuple, a non-empty dict of "
+                             f"those, or a list of either; got {item!r}.")
         for kind, value in item.items():
             _check_size(kind, value, "trigger")
         clauses.append(dict(item))
@@ -72,43 +65,42 @@ def _max_input_tokens(model: Any) -> int | None:
     return limit if isinstance(limit, int) else None
 
 
-class DiscourseCompactionMiddleware(AgentMiddleware):
-    """A no-LLM alternative to `SummarizationMiddleware` for `create_agent`.
+class _AgentRecallArgs(RecallArgs, arbitrary_types_allowed=True):
+    runtime: ToolRuntime  # injected by the agent's ToolNode (not shown to the model): state and config
 
-    When `trigger` is met, the request's messages are compacted by the core to `keep`,
-    focused on the newest turn, calls paired with their results; the agent's `system_prompt`
-    goes on unchanged (counted only with `count_system_prompt=True`), the state is untouched.
-    It never fails the loop: the core protects less when the newest turn does not fit; when
-    not even the record note's frame fits, anything fails, `("fraction", f)` meets a model
-    without `profile["max_input_tokens"]`, or the system prompt alone exceeds `keep`, the
-    request goes on unchanged and a warning is logged.
+
+class DiscourseCompactionMiddleware(AgentMiddleware):
+    """A no-LLM alternative to `SummarizationMiddleware` for `create_agent`: when `trigger` is met,
+    the request's messages are compacted by the core to `keep` (the state is untouched). It never
+    fails the loop: when compaction cannot help, the request goes on unchanged with a warning.
 
     Args:
         keep: `("tokens", n)` or `("fraction", f)` of `profile["max_input_tokens"]`.
         trigger: as in `SummarizationMiddleware`: a `ContextSize`, a `TriggerClause` (AND) or a
             list of either (OR); `None` (default): whenever the messages exceed `keep`.
         token_counter, keep_system, keep_last_turn, note_role: as in `compact_messages`.
+        recall: the note names references and a `recall` tool (`tools`) gets each back: resolved in
+            the calling thread's session, against the view it last showed (or the thread's state).
     """
 
     def __init__(self, *, keep: ContextSize,
                  trigger: ContextSize | TriggerClause | list[ContextSize | TriggerClause] | None = None,
                  token_counter: LangChainTokenCounter = None, keep_system: bool = True, keep_last_turn: bool = True,
-                 note_role: NoteRole = "system", count_system_prompt: bool = False) -> None:
+                 note_role: NoteRole = "system", count_system_prompt: bool = False, recall: bool = False) -> None:
         super().__init__()
         if not (isinstance(keep, tuple) and len(keep) == 2):
-            msg = f"keep must be a ('tokens', n) or ('fraction', f) tuple, got {keep!r}."
-            raise ValueError(msg)
+            raise ValueError(f"keep must be a ('tokens', n) or ('fraction', f) tuple, got {keep!r}.")
         _check_size(keep[0], keep[1], "keep")
         if keep[0] == "messages":
-            msg = ("keep=('messages', n) is not supported: the view is sized in tokens. "
-                   "Use ('tokens', n) or ('fraction', f).")
-            raise ValueError(msg)
+            raise ValueError("keep=('messages', n) is not supported: the view is sized in tokens. "
+                             "Use ('tokens', n) or ('fraction', f).")
         self.keep = keep
         self.trigger = trigger
         self._clauses = _normalize_trigger(trigger)
         self.count_system_prompt = count_system_prompt
         self._session = _Session(token_counter, own=False, keep_system=keep_system, keep_last_turn=keep_last_turn,
-                                 note_role=note_role, relax=True)
+                                 note_role=note_role, relax=True, recall=recall)
+        self.tools = [RecallTool(self, args_schema=_AgentRecallArgs)] if recall else []
         self._threads: OrderedDict[Any, _Session] = OrderedDict()
         self._lock = threading.Lock()
         self.last_view: CompactedView | None = None  # the last compaction sent to a model (any thread)
@@ -131,10 +123,10 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
 
         return not self._clauses or any(all(met(k, v) for k, v in c.items()) for c in self._clauses)
 
-    def _thread_session(self) -> _Session:
+    def _thread_session(self, config: Mapping[str, Any] | None = None) -> _Session:
         """The session of the current LangGraph thread: one core Compactor per conversation."""
         try:
-            thread = get_config().get("configurable", {}).get("thread_id")
+            thread = (config or get_config()).get("configurable", {}).get("thread_id")
         except RuntimeError:  # outside a runnable context
             thread = None
         with self._lock:
@@ -145,6 +137,12 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
                     self._threads.popitem(last=False)
             self._threads.move_to_end(thread)
             return session
+
+    def recalled(self, reference: str, max_tokens: int = 1000, *, runtime: ToolRuntime | None = None) -> Recalled:
+        """The `recall` tool's answer in the calling thread (`runtime`: the tool's): against the view it
+        last got if its state extends that view's messages, else against the state's messages."""
+        session = self._thread_session(runtime.config if runtime is not None else None)
+        return session.recall(runtime.state["messages"] if runtime is not None else None, reference, max_tokens)
 
     def compact_request(self, request: ModelRequest) -> ModelRequest:
         """The request the model should get: compacted, or `request` itself. Never raises."""
@@ -175,14 +173,12 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
         self.last_view = view
         return request.override(messages=view.messages)
 
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> ModelResponse | AIMessage:
+    def wrap_model_call(self, request: ModelRequest,
+                        handler: Callable[[ModelRequest], ModelResponse]) -> ModelResponse | AIMessage:
         """Call the model with the compacted request; the state is not modified."""
         return handler(self.compact_request(request))
 
-    async def awrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
-    ) -> ModelResponse | AIMessage:
+    async def awrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+                               ) -> ModelResponse | AIMessage:
         """Async `wrap_model_call`."""
         return await handler(self.compact_request(request))

@@ -1,15 +1,5 @@
-"""Contract tests for chat message histories (as `langchain-tests` has for other components;
-subclass, provide the fixtures), and a scripted tool-calling model (needs `pytest`).
-
-* `ChatMessageHistoryTests`: any history. Fixture `chat_history`: new, empty, not compacting.
-* `CompactingChatMessageHistoryTests`: a view over a full store (the store keeps every message,
-  the view fits, has no orphan `ToolMessage`, is stable, `RunnableWithMessageHistory` stores
-  each message once). Fixtures: `compacting_history` (new, empty, small budget), `max_tokens`,
-  `count_tokens` (its counter over a list), `full_messages` (history -> stored messages).
-* `ScriptedToolChatModel` replies from a script, accepts `bind_tools` and records its inputs;
-  `check_agent_requests` asserts what every request of a `create_agent` loop with
-  `DiscourseCompactionMiddleware` must hold.
-"""
+"""Contract tests for chat message histories (subclass, provide the fixtures each class names),
+`ScriptedToolChatModel` and `check_agent_requests` for `create_agent` loops (needs `pytest`)."""
 
 from __future__ import annotations
 
@@ -48,19 +38,16 @@ class ScriptedToolChatModel(GenericFakeChatModel):
 
 def check_agent_requests(received: Sequence[Sequence[BaseMessage]], *, system: str, budget: int,
                          count_tokens: Callable[..., int]) -> int:
-    """Every request: the system prompt `system` first, the conversation after it within
-    `budget`, no tool result without its call and no call without its result. Returns how
-    many requests carry the record note."""
+    """Every request: `system` first, the conversation after it within `budget`, no tool result
+    without its call and no call without its result. Returns how many carry the record note."""
     compacted = 0
     for inputs in received:
         assert isinstance(inputs[0], SystemMessage) and inputs[0].content == system
         conversation = list(inputs[1:])
         assert count_tokens(conversation) <= budget
         assert orphan_tool_messages(conversation) == []
-        results = {m.tool_call_id for m in conversation if isinstance(m, ToolMessage)}
-        for m in conversation:
-            if isinstance(m, AIMessage):
-                assert {c["id"] for c in m.tool_calls} <= results, "a tool call without its result"
+        calls = {c["id"] for m in conversation if isinstance(m, AIMessage) for c in m.tool_calls}
+        assert calls <= {m.tool_call_id for m in conversation if isinstance(m, ToolMessage)}, "a call without result"
         compacted += any(m.additional_kwargs.get("lc_source") == NOTE_SOURCE_TAG for m in conversation)
     return compacted
 
@@ -87,8 +74,7 @@ def sample_conversation(turns: int = 8) -> list[BaseMessage]:
 def _needs(name: str) -> Any:
     @pytest.fixture(name=name)
     def fixture(self: Any) -> Any:
-        msg = f"Subclasses provide the {name} fixture."
-        raise NotImplementedError(msg)
+        raise NotImplementedError(f"Subclasses provide the {name} fixture.")
 
     return fixture
 
@@ -101,7 +87,7 @@ History, Messages, Fn = BaseChatMessageHistory, list[BaseMessage], Callable[...,
 
 
 class ChatMessageHistoryTests:
-    """Behaviour every `BaseChatMessageHistory` must have."""
+    """Behaviour every `BaseChatMessageHistory` must have. Fixture `chat_history`: new, empty."""
 
     chat_history = _needs("chat_history")
 
@@ -140,7 +126,8 @@ class ChatMessageHistoryTests:
 
 
 class CompactingChatMessageHistoryTests(ChatMessageHistoryTests):
-    """Behaviour of a history whose `messages` is a compacted view of a full store."""
+    """A history whose `messages` is a compacted view of a full store. Fixtures: `compacting_history`
+    (new, empty, small budget), `max_tokens`, `count_tokens` (over a list), `full_messages`."""
 
     compacting_history = _needs("compacting_history")
     max_tokens = _needs("max_tokens")

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_exported_names():
     import llama_index.memory.discourse as package
 
-    assert package.__all__ == ["DiscourseMemoryBlock", "DiscourseMemoryBuffer"]
+    assert package.__all__ == ["DiscourseMemoryBlock", "DiscourseMemoryBuffer", "recall_tool"]
     for name in package.__all__:
         assert getattr(package, name).__module__.startswith("llama_index.memory.discourse.")
 

@@ -43,6 +43,18 @@ def test_chain_example(capsys: pytest.CaptureFixture[str]) -> None:
     assert "compact_messages: firmware of TCK-3100 (2.0.7) visible to the model: True" in printed
 
 
+def test_recall_example(capsys: pytest.CaptureFixture[str]) -> None:
+    out = load(ROOT / "examples" / "langchain_recall.py")["main"]()
+    printed = capsys.readouterr().out
+    state, received, budget = out["state"], out["received"], out["budget"]
+    call, result = state[-3].tool_calls[0], state[-2]
+    assert call["name"] == "recall" and isinstance(result, ToolMessage) and result.tool_call_id == call["id"]
+    assert result.artifact["found"] and out["unseen"] and all(v in result.text for v in out["unseen"])
+    for sent in received:
+        assert COUNT(sent[1:]) <= budget and orphan_tool_messages(sent) == []
+    assert f"{len(out['unseen'])} of those values were not in its view" in printed
+
+
 def tau_line(run_id: str, n: int) -> str:
     msgs = [{"role": "system", "content": "Airline policy. " * 30}]
     for t in range(n):

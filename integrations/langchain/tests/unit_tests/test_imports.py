@@ -10,6 +10,7 @@ EXPECTED_ALL = [
     "DiscourseChatMessageHistory",
     "DiscourseCompactionMiddleware",
     "ListChatMessageHistory",
+    "RecallTool",
     "compact_messages",
     "compact_view",
     "count_tokens",
@@ -48,7 +49,7 @@ def test_core_features_import_without_the_extras() -> None:
         "sys.modules['langchain'] = None\n"
         "sys.modules['langchain_classic'] = None\n"
         "import langchain_discourse_memory as m\n"
-        "assert callable(m.compact_messages) and m.DiscourseChatMessageHistory\n"
+        "assert callable(m.compact_messages) and m.DiscourseChatMessageHistory and m.RecallTool\n"
         "for name in ('DiscourseCompactionMiddleware', 'ConversationDiscourseMemory'):\n"
         "    try:\n"
         "        getattr(m, name)\n"

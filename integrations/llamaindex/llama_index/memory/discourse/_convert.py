@@ -1,13 +1,5 @@
-"""``ChatMessage`` <-> the core's OpenAI-style dicts: translation only, nothing decided here.
-
-:func:`to_core_messages`: the text of every ``TextBlock`` (joined with ``"\\n"``, as
-``ChatMessage.content`` does); tool calls from ``ToolCallBlock`` blocks and
-``additional_kwargs["tool_calls"]`` (OpenAI objects or dicts, ``ToolSelection``,
-``{"id", "name", "input"}``); ``additional_kwargs["tool_call_id"]`` of tool results.
-:func:`from_compaction`: each kept message is a copy of its original (role, metadata,
-images kept) with the core's text, and without its calls when the core removed them;
-the record note is a new ``ChatMessage`` with the note's role.
-"""
+"""``ChatMessage`` <-> the core's OpenAI-style dicts: translation only, nothing decided here (text:
+the ``TextBlock``s joined with ``"\\n"``; calls: ``ToolCallBlock`` or ``additional_kwargs``)."""
 
 from __future__ import annotations
 
@@ -19,15 +11,8 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 __all__ = ["copy_message", "from_compaction", "message_text", "to_core_message", "to_core_messages", "tool_calls_of"]
 
-_ROLE_MAP = {
-    MessageRole.SYSTEM.value: "system",
-    MessageRole.DEVELOPER.value: "developer",
-    MessageRole.USER.value: "user",
-    MessageRole.ASSISTANT.value: "assistant",
-    MessageRole.CHATBOT.value: "assistant",
-    MessageRole.MODEL.value: "assistant",
-    MessageRole.TOOL.value: "tool",
-}
+_ROLE_MAP = {"system": "system", "developer": "developer", "user": "user", "assistant": "assistant",
+             "chatbot": "assistant", "model": "assistant", "tool": "tool"}  # MessageRole values
 
 
 def message_text(message: ChatMessage) -> str | None:
@@ -65,9 +50,8 @@ def _kwargs_call(item: Any) -> dict[str, Any] | None:
 
 
 def tool_calls_of(message: ChatMessage) -> list[dict[str, Any]]:
-    """The calls of an assistant message in OpenAI form: ``ToolCallBlock`` blocks, then the
-    entries of ``additional_kwargs["tool_calls"]`` whose id no block has (integrations that
-    fill both hold the same calls twice)."""
+    """An assistant message's calls in OpenAI form: ``ToolCallBlock`` blocks, then the entries of
+    ``additional_kwargs["tool_calls"]`` whose id no block has (some integrations fill both)."""
     calls = [_call(b.tool_call_id, b.tool_name, b.tool_kwargs) for b in message.blocks if isinstance(b, ToolCallBlock)]
     seen = {c["id"] for c in calls if "id" in c}
     extra = message.additional_kwargs.get("tool_calls")

@@ -1,12 +1,5 @@
-"""``DiscourseMemoryBlock``: a ``BaseMemoryBlock`` for LlamaIndex's ``Memory``.
-
-``Memory`` flushes its oldest messages into its blocks; the built-in blocks lose them or
-send them to an LLM for fact extraction. This block keeps them and renders them, compacted
-by the core and focused on what the chat is about now, as text that fits ``token_limit``,
-with the record note listing the literals of what was left out. ``atruncate`` (called by
-``Memory`` when blocks and chat history exceed its limit) compacts the same messages to the
-smaller size instead of dropping the block.
-"""
+"""``DiscourseMemoryBlock``: a ``BaseMemoryBlock`` for LlamaIndex's ``Memory`` that keeps the messages
+``Memory`` flushes and renders them compacted by the core to ``token_limit`` (``atruncate``: to less)."""
 
 from __future__ import annotations
 
@@ -19,7 +12,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory.memory import BaseMemoryBlock
 
-from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compactor, Options
+from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compactor, Options, Recalled
 
 from ._convert import copy_message, message_text, to_core_messages
 from .buffer import _Cache
@@ -40,8 +33,7 @@ def render(messages: Sequence[dict[str, Any]], sources: Sequence[int | None]) ->
 
 
 def _line_overhead(count: Callable[[str], int]) -> Callable[[dict[str, Any]], int]:
-    """What `render` adds to a message's counted texts (role prefix, line break), probed
-    between two lines of prose: ``count("end.\\nuser: Start") - count("end.") - count("Start")``."""
+    """What `render` adds to a message's texts (role prefix, line break), probed between two lines."""
 
     def added(line: str, *texts: str) -> int:
         return max(1, count(f"end.\n{line}") - count("end.") - sum(count(t) for t in texts))
@@ -55,9 +47,8 @@ def _line_overhead(count: Callable[[str], int]) -> Callable[[dict[str, Any]], in
 
 
 class DiscourseMemoryBlock(BaseMemoryBlock[str]):
-    """Keeps the messages ``Memory`` flushes (per ``session_id``) and shows them compacted to
-    ``token_limit``. ``priority`` defaults to 1, so ``Memory`` may truncate it (``atruncate``)
-    (``priority=0``: never truncated)."""
+    """Keeps the messages ``Memory`` flushes (per ``session_id``), shows them compacted to ``token_limit``;
+    ``priority=1`` (default): ``Memory`` may truncate it (``atruncate``), ``0``: never."""
 
     name: str = Field(default="DiscourseMemory", description="The name of the memory block.")
     description: str | None = "Earlier messages of this conversation, compacted; the record lists what was left out."
@@ -66,6 +57,7 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
     tokenizer_fn: Callable[[str], list] | None = Field(
         default=None, exclude=True, description="LlamaIndex tokenizer (text -> tokens); default: LlamaIndex's.")
     messages: list[ChatMessage] = Field(default_factory=list, description="Every message flushed into this block.")
+    recall: bool = Field(default=False, description="The note names references for a recall tool.")
 
     _cache: _Cache = PrivateAttr(default_factory=_Cache)
     _last: tuple[Any, Any] = PrivateAttr(default=(None, NEWEST_TURN))  # session and focus of the last aget
@@ -77,20 +69,26 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
         """Tokens of ``text`` with this block's tokenizer."""
         return self._compactor().counter.count(text)
 
-    def render_within(self, limit: int, session_id: str | None = None, focus: Any = NEWEST_TURN) -> str:
-        """The kept messages (of ``session_id``) compacted and rendered in at most ``limit``
-        tokens; ``""`` when ``limit`` is too small even for the record note's frame.
+    def _history(self, session_id: str | None) -> list[ChatMessage]:
+        return [m for m in self.messages
+                if session_id is None or m.additional_kwargs.get("session_id", session_id) == session_id]
 
-        The core fits the text plus `render`'s prefixes and line breaks. Counted as one
-        text a token can straddle two lines: if over, the excess spread over the messages is
-        added to each one's overhead once; what is still over is cut at the end."""
-        history = [m for m in self.messages
-                   if session_id is None or m.additional_kwargs.get("session_id", session_id) == session_id]
+    def recalled(self, reference: str, max_tokens: int = 1000, session_id: str | None = None) -> Recalled:
+        """What the last rendering left out, verbatim (``session_id``: default the last ``aget``'s)."""
+        sent = to_core_messages(self._history(session_id if session_id is not None else self._last[0]))
+        return self._cache.recall(self._compactor(), sent, reference, max_tokens)
+
+    def render_within(self, limit: int, session_id: str | None = None, focus: Any = NEWEST_TURN) -> str:
+        """The kept messages (of ``session_id``) compacted and rendered in at most ``limit`` tokens
+        (``""`` if too few for the note's frame): the core fits the text plus `render`'s prefixes; if
+        over, the excess spread over the messages is added to their overhead once, then cut."""
+        history = self._history(session_id)
         if limit <= 0 or not history:
             return ""
         compactor = self._compactor()
         count, overhead = compactor.counter.count, _line_overhead(compactor.counter.count)
-        options = Options(keep_system=False, keep_last_turn=False, note_role="user", message_overhead=overhead)
+        options = Options(keep_system=False, keep_last_turn=False, note_role="user", message_overhead=overhead,
+                          recall=self.recall)
         sent = to_core_messages(history)
         try:
             result = compactor.compact(sent, limit, options, focus=focus)
@@ -102,6 +100,7 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
                 text = render(result.messages, result.sources)
         except BudgetTooSmallError:
             return ""
+        self._cache.last, self._cache.sent = result, sent
         return text if count(text) <= limit else text[: compactor.counter.head(text, limit)]
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:

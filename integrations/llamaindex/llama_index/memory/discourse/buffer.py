@@ -1,11 +1,5 @@
-"""``DiscourseMemoryBuffer``: a ``ChatMemoryBuffer`` whose ``get`` compacts instead of dropping.
-
-The chat store keeps the full history; ``get`` returns it compacted by the core to
-``token_limit - initial_token_count`` tokens (text, tool-call names and JSON arguments),
-focused on ``input`` when given (chat engines pass the question about to be asked), else
-on the newest turn. When not even the newest message fits, ``get`` returns it verbatim
-(with the call it answers), as ``ChatMemoryBuffer`` returns the last message.
-"""
+"""``DiscourseMemoryBuffer``: a ``ChatMemoryBuffer`` whose ``get`` compacts instead of dropping
+(the chat store keeps the full history; see the README for every call)."""
 
 from __future__ import annotations
 
@@ -23,7 +17,7 @@ from llama_index.core.storage.chat_store import BaseChatStore, SimpleChatStore
 from llama_index.core.utils import get_tokenizer
 
 import discourse_memory
-from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compaction, Compactor, Options
+from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compaction, Compactor, Options, Recalled
 
 from ._convert import copy_message, from_compaction, to_core_messages, tool_calls_of
 
@@ -33,9 +27,8 @@ _STATE_VERSION = 1
 
 
 def token_counter_for(tokenizer_fn: Callable[[str], Any]) -> Any:
-    """The core counter for a LlamaIndex ``tokenizer_fn``: the core's own counter of the same
-    encoding for LlamaIndex's default (``partial(Encoding.encode, ...)``; text that looks
-    like a special token counts as plain text), else ``len(tokenizer_fn(text))``."""
+    """The core counter for a ``tokenizer_fn``: the core's own for LlamaIndex's default
+    (``partial(Encoding.encode, ...)``), else ``len(tokenizer_fn(text))``."""
     if isinstance(tokenizer_fn, functools.partial):
         encoding = getattr(tokenizer_fn.func, "__self__", None)
         name = getattr(encoding, "name", None)
@@ -48,13 +41,21 @@ def token_counter_for(tokenizer_fn: Callable[[str], Any]) -> Any:
 
 
 class _Cache:
-    """A core ``Compactor`` (for one ``tokenizer_fn``) and the last ``Compaction``; copies and
-    pickles start empty (a compactor holds locks)."""
+    """A core ``Compactor`` (for one ``tokenizer_fn``), the last ``Compaction`` and the messages it
+    was made from (``sent``); copies and pickles start empty (a compactor holds locks)."""
 
     def __init__(self) -> None:
         self.tokenizer_fn: Any = None
         self.compactor: Compactor | None = None
         self.last: Compaction | None = None
+        self.sent: list[dict[str, Any]] = []
+
+    def recall(self, compactor: Compactor, sent: list[dict[str, Any]], reference: str, max_tokens: int) -> Recalled:
+        """Against the last view if ``sent`` extends its messages (a query: what it left out), else all."""
+        last = self.last
+        if last is not None and sent[: len(self.sent)] == self.sent:
+            return last.recall(reference, max_tokens)
+        return compactor.recall(sent, reference, max_tokens)
 
     def compactor_for(self, tokenizer_fn: Callable[[str], Any] | None) -> Compactor:
         if self.compactor is None or self.tokenizer_fn is not tokenizer_fn:
@@ -80,8 +81,7 @@ def _tail(history: Sequence[ChatMessage]) -> list[ChatMessage]:
 
 
 def _dump_store(store: BaseChatStore) -> dict[str, Any]:
-    """A chat store as JSON-safe data (``SimpleChatStore``'s own serialiser fails under
-    pydantic 2.14 once it holds a message: its messages are dumped here)."""
+    """A chat store as JSON-safe data (``SimpleChatStore``'s serialiser fails under pydantic 2.14)."""
     if isinstance(store, SimpleChatStore):
         messages = {key: [m.model_dump(mode="json") for m in ms] for key, ms in store.store.items()}
         return {"class_name": SimpleChatStore.class_name(), "store": messages}
@@ -110,18 +110,16 @@ def _load_store(data: Any) -> BaseChatStore:
                      "store itself: DiscourseMemoryBuffer.from_dict(data, chat_store=store)")
 
 class DiscourseMemoryBuffer(ChatMemoryBuffer):
-    """A ``ChatMemoryBuffer`` (``isinstance`` holds) whose ``get`` returns a compacted view.
-
-    The store keeps every message. Parts of old messages that do not fit are clipped or
-    left out, and a record note (a message of role ``note_role`` after the leading system
-    messages) lists their literals: numbers, ids, dates, names, paths.
-    """
+    """A ``ChatMemoryBuffer`` (``isinstance`` holds) whose ``get`` returns a compacted view: a record
+    note (role ``note_role``) lists the literals of what was left out; with ``recall=True`` it names
+    references that ``recalled`` and ``as_recall_tool()`` get back."""
 
     keep_system: bool = Field(default=True, description="Keep system messages verbatim.")
     keep_last_turn: bool = Field(default=True, description="Keep the newest user message and what follows verbatim.")
     note_role: str = Field(default="user", description=(
         "Role of the record note: user (default: the view then opens with a user turn, as Anthropic "
         "and Gemini require), system or developer."))
+    recall: bool = Field(default=False, description="The note names references for a recall tool.")
 
     _cache: _Cache = PrivateAttr(default_factory=_Cache)
 
@@ -139,19 +137,21 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
         return self
 
     def _options(self) -> Options:
-        return Options(keep_system=self.keep_system, keep_last_turn=self.keep_last_turn, note_role=self.note_role)
+        return Options(keep_system=self.keep_system, keep_last_turn=self.keep_last_turn, note_role=self.note_role,
+                       recall=self.recall)
 
     @classmethod
     def from_defaults(cls, chat_history: list[ChatMessage] | None = None, llm: LLM | None = None,
                       chat_store: BaseChatStore | None = None, chat_store_key: str = DEFAULT_CHAT_STORE_KEY,
                       token_limit: int | None = None, tokenizer_fn: Callable[[str], list] | None = None, *,
                       keep_system: bool = True, keep_last_turn: bool = True, note_role: str = "user",
-                      **kwargs: Any) -> DiscourseMemoryBuffer:
+                      recall: bool = False, **kwargs: Any) -> DiscourseMemoryBuffer:
         """``ChatMemoryBuffer.from_defaults`` (limit: ``token_limit``, else 75% of ``llm``'s context
-        window, else 3000), plus the three core settings."""
+        window, else 3000), plus the core settings."""
         memory = super().from_defaults(chat_history, llm, chat_store, chat_store_key, token_limit, tokenizer_fn,
                                        **kwargs)
         memory.keep_system, memory.keep_last_turn, memory.note_role = keep_system, keep_last_turn, note_role
+        memory.recall = recall
         return memory._check_options()
 
     @property
@@ -161,13 +161,21 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
     def _compactor(self) -> Compactor:
         return self._cache.compactor_for(self.tokenizer_fn)
 
+    def recalled(self, reference: str, max_tokens: int = 1000) -> Recalled:
+        """What the last view left out, verbatim, in at most ``max_tokens`` and half of ``token_limit``."""
+        sent = to_core_messages(self.chat_store.get_messages(self.chat_store_key))
+        return self._cache.recall(self._compactor(), sent, reference, min(max_tokens, max(1, self.token_limit // 2)))
+
+    def as_recall_tool(self, max_tokens: int = 1000) -> Any:
+        """A ``recall`` ``FunctionTool`` for ``FunctionAgent`` / ``ReActAgent`` (see :func:`.recall_tool`)."""
+        from .recall import recall_tool
+
+        return recall_tool(self, max_tokens=max_tokens)
+
     def get(self, input: str | None = None, initial_token_count: int = 0, *, focus: Any = NEWEST_TURN,
             **kwargs: Any) -> list[ChatMessage]:
-        """The history compacted to ``token_limit - initial_token_count`` tokens, focused on
-        ``input`` if given (else the newest turn; ``focus=`` overrides both, ``None``: no focus).
-
-        Raises ``ValueError("Initial token count exceeds token limit")`` like ``ChatMemoryBuffer``.
-        """
+        """The history compacted to ``token_limit - initial_token_count`` tokens, focused on ``input`` if
+        given, else the newest turn (``focus=`` overrides both). ``ValueError`` as ``ChatMemoryBuffer``."""
         return self._view(self.chat_store.get_messages(self.chat_store_key), input, initial_token_count, focus)
 
     async def aget(self, input: str | None = None, initial_token_count: int = 0, *, focus: Any = NEWEST_TURN,
@@ -196,18 +204,16 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
                                                self._options(), focus=focus)
         except BudgetTooSmallError:  # not even the newest message fits
             return _tail(history)
-        self._cache.last = result
+        self._cache.last, self._cache.sent = result, sent
         return from_compaction(history, sent, result.messages, result.sources, self.note_role)
 
     def to_dict(self, **kwargs: Any) -> dict[str, Any]:
-        """JSON-safe: the settings and the chat store (its messages too for ``SimpleChatStore``);
-        ``tokenizer_fn`` is not saved."""
+        """JSON-safe: the settings and the chat store (``SimpleChatStore``: with its messages), no ``tokenizer_fn``."""
         return {**self.model_dump(mode="json"), "version": _STATE_VERSION}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], **kwargs: Any) -> DiscourseMemoryBuffer:
-        """Rebuild from ``to_dict`` (or ``to_string``) output; keyword arguments override saved fields
-        (``chat_store=`` for a store whose class is not imported, ``tokenizer_fn=``)."""
+        """Rebuild from ``to_dict`` output; keyword arguments (``chat_store=``, ``tokenizer_fn=``) override."""
         if not isinstance(data, dict):
             raise TypeError(f"DiscourseMemoryBuffer.from_dict needs a dict, got {type(data).__name__}")
         data = {k: v for k, v in data.items() if k != "class_name"}
