@@ -61,6 +61,9 @@ RECENT_SPAN = 6.0
 """The newest messages weigh up to ``1 + RECENT`` more, fading over about
 ``RECENT_SPAN`` messages: what was just said or done leads to the next turn."""
 IDF_POWER = 2.0
+LAST_ACTIONS = 2.0
+"""The agent's newest calls weigh up to ``1 + LAST_ACTIONS`` more, fading over its last
+few (see ``_rank``)."""
 KIND_WEIGHT = {"tool_call": 3.0, "field": 1.2, "table_row": 1.1}
 RECORD_VALUE = 1.0
 """A value listed in the record, against the same value shown in its text."""
@@ -220,6 +223,23 @@ def _protected(cols: Columns, p: _Protection, budget: int) -> tuple[frozenset[in
     return frozenset(keep - large), bool(large)
 
 
+def _minimum(scene: Scene, step: _Protection, frame: int) -> int:
+    """The smallest budget the last protection step fits: what must be shown, and the
+    note saying what it could not list. At a larger budget a tool output may no longer
+    be over half of it, and so be protected: the minimum is one that holds there too."""
+    cols = scene.cols
+    budget = scene.budget
+    for _ in range(8):
+        protected, _large = _protected(cols, step, budget)
+        ranked = _rank(scene, protected)
+        need = max(_fixed_cost(cols, protected, scene) + frame,
+                   scene.measure(_plan(scene, ranked, _take(ranked, 0.0), step.name))[0])
+        if need <= budget:
+            break
+        budget = need
+    return max(budget, scene.budget + 1)
+
+
 def fit(scene: Scene) -> Plan:
     """The plan of the view (see the module docstring); raises
     :class:`~discourse_memory.BudgetTooSmallError` when not even the last protection
@@ -239,10 +259,7 @@ def fit(scene: Scene) -> Plan:
             except BudgetTooSmallError:  # the exact count of the bare view overflows
                 pass
         if k == len(steps) - 1:
-            # The smallest view this protection allows: what must be shown, and the note
-            # saying what it could not list.
-            bare = _plan(scene, _rank(scene, protected), _take(_rank(scene, protected), 0.0), step.name)
-            raise BudgetTooSmallError(budget, max(fixed, scene.measure(bare)[0]), step.name)
+            raise BudgetTooSmallError(budget, _minimum(scene, steps[-1], frame), step.name)
     raise AssertionError("unreachable: the last protection step returns or raises")
 
 
@@ -416,6 +433,10 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
         for a in call_msgs:
             rs = results[a]
             call_gain[a] *= 1.0 + FOCUS * float(max((rel[u_msg == r].max(initial=0.0) for r in rs), default=0.0))
+    # The agent's last actions are its working state: the next one often repeats, retries
+    # or continues them (same ids, same arguments).
+    for j, a in enumerate(sorted(call_msgs, reverse=True)[:8]):
+        call_gain[a] *= 1.0 + LAST_ACTIONS * np.exp(-j / 2.0)
     placeholder = scene.count(PLACEHOLDER)
     call_cost = {a: float(per_msg_cost[a]) + placeholder * len(results[a]) for a in call_msgs}
     call_ratio = np.full(n_msgs, np.inf)

@@ -487,6 +487,12 @@ def render_html(compaction: Any, original_messages: Sequence[Any] | None = None)
     Raises:
         ValueError: ``original_messages`` are not the messages the compaction was made from.
     """
+    internal = getattr(compaction, "internal", None)
+    if internal is not None:  # a view of another format: the page of the core's own view
+        from .formats import to_internal
+
+        original = None if original_messages is None else to_internal(original_messages, compaction.format)
+        return render_html(internal, original)
     report = compaction.report
     counts = report.counts
     total_units = len(report.units)

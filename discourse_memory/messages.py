@@ -54,7 +54,7 @@ class Message:
     raw: Mapping[str, Any]
 
 
-def _clean(text: str) -> str:
+def clean_text(text: str) -> str:
     """Replace lone surrogates (invalid in UTF-8) so every tokenizer accepts the text."""
     if text.isascii():
         return text
@@ -63,6 +63,9 @@ def _clean(text: str) -> str:
         return text
     except UnicodeEncodeError:
         return text.encode("utf-8", "replace").decode("utf-8")
+
+
+_clean = clean_text
 
 
 def _texts(i: int, content: Any) -> tuple[TextField, ...]:

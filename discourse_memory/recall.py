@@ -24,6 +24,7 @@ import numpy as np
 from .columns import Columns
 from .focus import focus_of_text, relevance
 from .messages import Message
+from .units import Unit
 
 __all__ = ["Recalled", "parse_reference", "recall"]
 _REF = re.compile(r"\s*(?:([0-9a-f]{8})\s*)?#(\d{1,9})(?:\s*-\s*#?(\d{1,9}))?\s*")
@@ -112,17 +113,36 @@ def _messages(cols: Columns, indices: list[int], count: Callable[[str], int], ma
 
 
 def _units(cols: Columns, best: list[int], count: Callable[[str], int], max_tokens: int) -> Recalled:
+    """The best matching units (``best``: best first) that fit ``max_tokens``, shown in
+    conversation order, grouped by message; the messages of matches left over are named."""
     units = cols.units
-    by_message: dict[int, list[int]] = {}
-    for u in sorted(best):
-        by_message.setdefault(units[u].message, []).append(u)
-    blocks = []
-    for m, us in by_message.items():
-        body = " … ".join(units[u].text if units[u].kind != "tool_call" else
-                          f"{cols.messages[m].tool_calls[int(units[u].field.split('.')[1])].name}({units[u].text})"
-                          for u in us)
-        blocks.append(f"{_header(cols, cols.messages[m])}\n{body}")
-    return _within(blocks, list(by_message), count, max_tokens)
+    taken: dict[int, list[int]] = {}
+    rest: list[int] = []
+    used = 0
+    for u in best:
+        m = units[u].message
+        cost = count(_unit_text(cols, units[u])) + 2 + (0 if m in taken else count(_header(cols, cols.messages[m])) + 2)
+        if used + cost > max_tokens - 16 and taken:  # room for the line naming the rest
+            if m not in taken and m not in rest:
+                rest.append(m)
+            continue
+        taken.setdefault(m, []).append(u)
+        used += cost
+    blocks = [f"{_header(cols, cols.messages[m])}\n" + " … ".join(_unit_text(cols, units[u]) for u in sorted(taken[m]))
+              for m in sorted(taken)]
+    got = _within(blocks, sorted(taken), count, max_tokens)
+    if not rest:
+        return got
+    more = f"\n\n(more matches, not shown to fit: #{', #'.join(map(str, sorted(rest)))})"
+    if count(got.text + more) <= max_tokens:
+        return Recalled(got.text + more, got.messages, True)
+    return got
+
+
+def _unit_text(cols: Columns, u: Unit) -> str:
+    if u.kind != "tool_call":
+        return u.text
+    return f"{cols.messages[u.message].tool_calls[int(u.field.split('.')[1])].name}({u.text})"
 
 
 def _within(blocks: list[str], messages: list[int], count: Callable[[str], int], max_tokens: int) -> Recalled:

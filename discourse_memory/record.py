@@ -45,9 +45,12 @@ _CODE = UNIT_KINDS.index("code")
 _BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029\x00-\x08\x0e-\x1b\x7f]+")
 _SPACES = re.compile(r"\s+")
 _JSON_KEY_BEFORE = re.compile(r"""["']([A-Za-z_][\w\-.]{0,40})["']\s{0,3}:\s{0,3}["']?$""")
-_WORD = re.compile(r"[^\W\d_]{3,}")
+_WORD = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}")  # CJK words are short
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_CJK_LINKS = "是在为的了也有就约达到共"  # particles and verbs that join a key to its value
+_CJK_CONTEXT = 4  # characters of a run of CJK text before a value that stand for its word
 _FIELD_KEY = re.compile(r"[^\W\d][\w .\-/()#]{0,39}")
-_BOUNDARY = ".!?:;\n"  # what a value's context does not reach across
+_BOUNDARY = ".!?:;\n。！？；：，、"  # what a value's context does not reach across (a CJK comma ends a clause)
 _PROSE_KINDS = frozenset({"sentence", "list_item", "heading", "field", "table_row"})
 # Words too common to key a value ("for" in "for $30" says nothing).
 _STOP = frozenset(
@@ -342,6 +345,21 @@ def _key(u: Unit, start: int, end: int) -> str | None:
     return None
 
 
+_CLOSER = {"(": ")", "[": "]", '"': '"', "'": "'", "`": "`", "“": "”", "‘": "’"}
+
+
+def _closed(text: str, lo: int, start: int, end: int) -> int:
+    """Where a context ``text[lo:end]`` of the value at ``start`` ends: past the closing
+    quote or bracket of one opened before the value ("Chicago (ORD)", 'File "setup.py"')."""
+    opener = text[start - 1:start] if start > lo else ""
+    closer = _CLOSER.get(opener)
+    if closer is not None and text[end:end + 1] == closer:
+        return end + 1
+    if text.count("(", lo, end) > text.count(")", lo, end) and text[end:end + 1] == ")":
+        return end + 1
+    return end
+
+
 def _in_context(text: str, start: int, end: int) -> tuple[int, int]:
     """The span of the value with the nearest content word of its sentence: the word
     before it (and what lies between), else the word after it, within a few words."""
@@ -354,6 +372,15 @@ def _in_context(text: str, start: int, end: int) -> tuple[int, int]:
     words = [m for m in _WORD.finditer(before) if m.group().lower() not in _STOP]
     if words:
         at = words[-1].start()
+        word = words[-1].group()
+        if len(word) > _CJK_CONTEXT and _CJK_CHAR.match(word[-1]):
+            # No spaces to count: the last few characters, not counting the particles
+            # between the key and its value ("人均消费是74元", not "均消费是74元").
+            tail = len(word) - len(word.rstrip(_CJK_LINKS))
+            at = max(words[-1].start(), words[-1].end() - tail - _CJK_CONTEXT)
+            possessive = text.rfind("的", lo + at, start - tail)
+            if possessive >= 0:  # "景点的评分是4分": the key is what follows 的
+                at = possessive + 1 - lo
         closer = before.find(")", at)
         if closer >= 0 and "(" not in before[at:closer]:
             # "Atlanta (ATL) to Philadelphia", not "ATL) to Philadelphia": a context
@@ -362,8 +389,7 @@ def _in_context(text: str, start: int, end: int) -> tuple[int, int]:
             outer = [m for m in words if m.end() <= opening]
             at = outer[-1].start() if outer else (opening if opening >= 0 else closer + 1)
         if before[at:].count(" ") <= 3 and before[at:].strip():
-            opened = text.count("(", lo + at, end) - text.count(")", lo + at, end)
-            return lo + at, end + (opened > 0 and text[end:end + 1] == ")")  # "Chicago (ORD)"
+            return lo + at, _closed(text, lo + at, start, end)
     after = text[end:end + 40]
     stop = min((i for i in (after.find(c) for c in _BOUNDARY) if i >= 0), default=len(after))
     for m in _WORD.finditer(after[:stop]):
@@ -373,6 +399,11 @@ def _in_context(text: str, start: int, end: int) -> tuple[int, int]:
             return start, end + m.end()
         break
     return start, end
+
+
+LONE_SESSIONS = "other sessions: "
+"""Opens the line of date lines whose sessions lost values none of which is listed (a date
+line alone on its line would read as the header of the entries after it)."""
 
 
 def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record: Record,
@@ -387,13 +418,25 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
         + (VALUES_LINE if record.entries else "]")
     ]
     header: str | None = None
+    lone: list[str] = []  # date lines of sessions none of whose values is listed
+
+    def flush() -> None:
+        if lone:
+            lines.append(LONE_SESSIONS + "; ".join(lone))
+            lone.clear()
+
     for entry in record.entries:
+        texts = _merged(it for it in entry.items if not it.header)
+        if not texts:
+            if entry.header is not None and entry.header != header and entry.header not in lone:
+                lone.append(entry.header)
+            continue
+        flush()
         if entry.header is not None and entry.header != header:
             lines.append(entry.header)
             header = entry.header
-        texts = _merged(it for it in entry.items if not it.header)
-        if texts:
-            lines.append(f"{entry.label}: " + "; ".join(texts))
+        lines.append(f"{entry.label}: " + "; ".join(texts))
+    flush()
     dropped = len(record.dropped) if dropped is None else dropped
     if dropped:
         lines.append(f"({dropped} more values dropped to fit)")

@@ -171,7 +171,7 @@ def _render_message(cols: Columns, m: Any, raw: Any, decisions: list[int], s: in
     new = dict(raw)
     content = raw.get("content")
     if isinstance(content, str):
-        new["content"] = rendered["content"] or (PLACEHOLDER if is_result else "")
+        new["content"] = rendered["content"] or (PLACEHOLDER + ref if is_result else "")
     elif isinstance(content, list):
         parts = []
         for p, part in enumerate(content):
@@ -181,17 +181,17 @@ def _render_message(cols: Columns, m: Any, raw: Any, decisions: list[int], s: in
             elif rendered[field]:
                 parts.append(rendered[field] if isinstance(part, str) else {**part, "text": rendered[field]})
         if not parts and is_result:
-            parts = [{"type": "text", "text": PLACEHOLDER}]
+            parts = [{"type": "text", "text": PLACEHOLDER + ref}]
         new["content"] = parts
     elif is_result:
-        new["content"] = PLACEHOLDER
+        new["content"] = PLACEHOLDER + ref
     if not calls_kept:
         new.pop("tool_calls", None)
         if new.get("content") is None:
             new["content"] = ""
     texts = list(rendered.values())
     if is_result and not has_text:
-        texts = [PLACEHOLDER]
+        texts = [PLACEHOLDER + ref]  # a result left out names itself, for recall
     if calls_kept:
         texts += [t for c in m.tool_calls for t in (c.name, c.arguments)]
     return new, texts

@@ -11,6 +11,7 @@ import pytest
 
 from discourse_memory import BudgetTooSmallError, DiscourseMemory, compact
 from discourse_memory.cli import main as cli_main
+from discourse_memory.formats import to_internal
 from discourse_memory.inspect import DECISIONS, render_html, unit_anchor
 from discourse_memory.sample import sample_conversation
 
@@ -33,7 +34,7 @@ def _texts(messages):
 def sample():
     messages = sample_conversation(3)
     total = compact(messages, 10**9).tokens_before
-    result = compact(messages, int(total * 0.4))
+    result = compact(messages, int(total * 0.5))  # a budget where every decision occurs
     page = render_html(result, messages)
     return messages, result, page, parse(page)
 
@@ -314,10 +315,14 @@ def test_multipart_content_and_other_parts():
     page = render_html(result, messages)
     root = parse(page)
     assert {n.attrs["id"] for n in _units(root)} == {unit_anchor(u.id) for u in result.report.units}
-    assert "[image_url part: passed through, not counted]" in root.by_id("m-1").text()
+    # The image is counted through a stand-in, its own message after its text (docs/formats.md):
+    # the page shows the stand-in, never the payload.
+    internal = to_internal(messages)
+    image_at = next(i for i, m in enumerate(internal) if m["role"] == "attachments")
+    assert "[image]" in root.by_id(f"m-{image_at}").text()
     assert "https://example.com/a.png" not in page
     for u in result.report.units:
-        assert _unit_text(root.by_id(unit_anchor(u.id))) == _field(messages, u)[u.start:u.end]
+        assert _unit_text(root.by_id(unit_anchor(u.id))) == _field(internal, u)[u.start:u.end]
 
 
 def test_to_html_and_memory_view_match_render_html(sample):

@@ -74,10 +74,12 @@ def test_dialogue_entries_are_dated_by_their_session():
     dated = [e for e in r.report.entries if e.header is not None]
     assert dated and all("May, 2023" in e.header for e in dated)
     for e in dated:
-        # The session's date line stands above the entry (or alone, when it is all the entry lists).
-        assert e.header in lines
         own = [i for i, ln in enumerate(lines) if ln.startswith(e.label + ":")]
-        assert not own or lines.index(e.header) < own[0]
+        if own:  # the session's date line stands above the entry
+            assert e.header in lines and lines.index(e.header) < own[0]
+        else:  # or, when it is all the entry lists, among the other sessions, never alone on its line
+            assert e.header not in lines
+            assert any(ln.startswith("other sessions: ") and e.header in ln for ln in lines)
 
 
 def test_a_gap_inside_a_message_is_marked_and_words_never_fuse():

@@ -164,7 +164,9 @@ def detect_format(messages: Sequence[Any]) -> str:
     unmistakably in (an Anthropic ``tool_use`` block, a Responses ``function_call``
     item, a LangChain ``"type": "ai"``, LlamaIndex ``blocks``), then in the order of
     :data:`FORMATS` with OpenAI first. A message no format reads is left to the OpenAI
-    reader, which names what is wrong with it."""
+    reader, which names what is wrong with it. A message that fits none of the formats
+    the others fit, without being unmistakably in another one (an unknown part type),
+    does not decide; one that is raises ("one list holds one format")."""
     candidates = set(FORMATS)
     seen: dict[str, int] = {}
     for i, m in enumerate(messages):
@@ -175,6 +177,10 @@ def detect_format(messages: Sequence[Any]) -> str:
             if f not in seen and _DECISIVE[f](m):
                 seen[f] = i
         both = candidates & fits
+        if not both and not any(_DECISIVE[f](m) for f in fits & set(_DECISIVE)):
+            # Nothing marks this message as another format (an unknown part type, say):
+            # it does not decide; every reader carries what it does not know as a stand-in.
+            continue
         if not both:
             before = ", ".join(sorted(candidates))
             raise InvalidMessageError(

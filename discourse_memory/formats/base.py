@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InvalidMessageError
+from ..messages import clean_text
 
 __all__ = ["MARK", "COST", "TOKENS", "BOUND", "ATTACHMENTS", "Slot", "Layout", "Reader", "stand_in", "text_part",
            "resolve", "count_internal", "compose_overhead", "has_costs", "dumps", "clean_part", "split_attachments"]
@@ -189,27 +190,31 @@ def count_internal(messages: Sequence[Mapping[str, Any]], count: Callable[[str],
                    overhead: Callable[[Mapping[str, Any]], int] | int = 0) -> int:
     """Tokens of internal messages as a view counts them: text parts (a stand-in by the
     tokens of its block), a part's extra cost, tool-call names and arguments, plus the
-    caller's own per-message overhead."""
+    caller's own per-message overhead. Text is counted as the core counts it (lone
+    surrogates replaced, see :func:`..messages.clean_text`)."""
+    def tokens(text: str) -> int:
+        return count(clean_text(text))
+
     total = 0
     for m in messages:
         content = m.get("content")
         if isinstance(content, str):
-            total += count(content)
+            total += tokens(content)
         elif isinstance(content, list):
             for p in content:
                 if isinstance(p, str):
-                    total += count(p)
+                    total += tokens(p)
                 elif isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str):
                     if TOKENS in p:
                         total += int(p[TOKENS])
                     else:
-                        total += count(p["text"]) + int(p.get(COST, 0))
+                        total += tokens(p["text"]) + int(p.get(COST, 0))
         for c in m.get("tool_calls") or ():
             fn = c.get("function") if isinstance(c, dict) else None
             if isinstance(fn, dict):
                 args = fn.get("arguments")
                 args = "" if args is None else args if isinstance(args, str) else dumps(args)
-                total += count(str(fn.get("name", ""))) + count(args)
+                total += tokens(str(fn.get("name", ""))) + tokens(args)
         total += int(m.get(BOUND, 0))
         total += int(overhead(m)) if callable(overhead) else int(overhead)
     return total

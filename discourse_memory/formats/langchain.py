@@ -164,7 +164,8 @@ class LangChainReader(Reader):
         main = len(pieces)
         msg: dict[str, Any] = {"role": internal_role}
         if internal_role == "tool":
-            msg["tool_call_id"] = str(d["tool_call_id"])
+            # Without an id it answers no call: an orphan, as an OpenAI tool message would be.
+            msg["tool_call_id"] = "" if d.get("tool_call_id") is None else str(d["tool_call_id"])
         calls: list[dict[str, Any]] = []
         seen: set[str] = set()
         for c in d.get("tool_calls") or ():

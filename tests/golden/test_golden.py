@@ -10,6 +10,7 @@ and says so. The conversations are in ``conversations.json`` (written once by
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -55,6 +56,28 @@ def test_view_is_the_recorded_one(name: str, share: float, focus: str) -> None:
 
 def test_the_record_covers_every_case_and_only_them() -> None:
     assert sorted(_recorded()) == sorted(f"{n}@{s}/{f}" for n, s, f in _cases())
+
+
+# Weights of the ranking a change of which must show in the record (one per concern:
+# recency, focus, tool output, what was said, the record's share).
+WEIGHTS = ["RECENCY", "FOCUS", "OUTPUT_WEIGHT", "SAID", "RECORD_SHARE", "CONTEXT_TURN", "TASK"]
+
+
+@pytest.mark.parametrize("weight", WEIGHTS)
+def test_changing_one_weight_of_the_policy_changes_a_recorded_view(weight: str, monkeypatch) -> None:
+    fit = importlib.import_module("discourse_memory.fit")
+
+    monkeypatch.setattr(fit, weight, getattr(fit, weight) * 2.0)
+    recorded = _recorded()
+    changed = [key for key in (f"{n}@{s}/{f}" for n, s, f in _cases())
+               if _view(*_parse(key)) != recorded[key]]
+    assert changed, f"no recorded view depends on fit.{weight}: the golden test would not notice it"
+
+
+def _parse(key: str) -> tuple[str, float, str]:
+    name, rest = key.split("@")
+    share, focus = rest.split("/")
+    return name, float(share), focus
 
 
 if __name__ == "__main__":

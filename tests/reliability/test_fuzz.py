@@ -113,8 +113,9 @@ def check_result(msgs: list[dict[str, Any]], budget: int, result: Any, *, keep_s
     assert result.tokens_after <= budget
     notes = [i for i, s in enumerate(sources) if s is None]
     assert len(notes) <= 1
-    if notes:
-        assert out[notes[0]]["content"] == result.note
+    if notes:  # the note, as a string or (a list-content format) one text block
+        content = out[notes[0]]["content"]
+        assert content == result.note or content == [{"type": "text", "text": result.note}]
     else:
         assert result.note is None
     shown_calls: set[str] = set()

@@ -52,6 +52,15 @@ def answer_from(text: str) -> str:
     return answer_for(order.group(1), [v for i in items for v in i]) if order else "Not found."
 
 
+def any_entry(messages: Sequence[ChatMessage]) -> str:
+    """The first record-note line, whatever it names."""
+    for m in messages:
+        for line in (m.content or "").splitlines():
+            if re.match(r"#\d+ ", line):
+                return line
+    return ""
+
+
 def first_entry(messages: Sequence[ChatMessage]) -> str:
     """The first record-note line naming an order lookup, wherever the note is (a message of
     its own, or inside ``Memory``'s ``<memory>`` system message)."""
@@ -163,7 +172,7 @@ def test_react_agent_recalls_through_the_same_tool():
         last = messages[-1].content or ""
         if "Observation:" in last:
             return ChatMessage(role="assistant", content=f"Thought: I can answer.\nAnswer: {answer_from(last)}")
-        reference = first_entry(messages).split(" ")[0]
+        reference = any_entry(messages).split(" ")[0]
         return ChatMessage(role="assistant", content="Thought: I need the full message.\nAction: recall\n"
                                                      f'Action Input: {{"reference": "{reference}"}}')
 
@@ -171,9 +180,11 @@ def test_react_agent_recalls_through_the_same_tool():
     async def go() -> str:
         return str(await agent.run(user_msg=QUESTION, memory=memory))
 
+    history = memory.get_all()
     answer = asyncio.run(go())
-    entry = first_entry(inputs[0])
-    order_id = re.search(r"ORD-\d+", entry).group()  # type: ignore[union-attr]
+    entry = any_entry(inputs[0])
+    # the order of the message the entry names (its id may be shown in the view already)
+    order_id = re.search(r"ORD-\d+", history[int(entry.split(" ")[0][1:])].content or "").group()  # type: ignore[union-attr]
     missing = [v for v in items_of(order_id) if v not in "\n".join(text_of(m) for m in inputs[0])]
     assert missing and all(v in (inputs[1][-1].content or "") for v in missing)
     assert answer.endswith(answer_for(order_id, items_of(order_id)))

@@ -38,11 +38,16 @@ def test_the_tool_gets_back_what_the_view_only_pointed_to(history: DiscourseChat
     view = history.messages
     note = note_of(view)
     assert "recall #N" in note
-    entry = next(line for line in note.splitlines() if re.match(r"#\d+ ", line))
-    ref = entry.split()[0]
+    shown = text_of(view)
+    # The references the view hands out: the note's entries, and the mark a message
+    # that lost text leaves ("…#12").
+    refs = [line.split()[0] for line in note.splitlines() if re.match(r"#\d+ ", line)]
+    refs += re.findall(r"…(#\d+)", shown)
+    pointed = [(ref, [v for v in re.findall(r"item-\d+-\d+", str(history.full_messages[int(ref[1:])].content))
+                      if v not in shown]) for ref in refs]
+    ref, missing = next(((r, m) for r, m in pointed if m), (None, []))
+    assert missing, pointed  # values only a reference points to
     source = history.full_messages[int(ref[1:])]
-    missing = [v for v in re.findall(r"item-\d+-\d+", str(source.content)) if v not in text_of(view)]
-    assert missing  # values only the record points to
     result = RecallTool(history).invoke(call(ref))
     assert isinstance(result, ToolMessage) and result.tool_call_id == "call_r" and result.name == "recall"
     assert result.artifact == {"found": True, "messages": [int(ref[1:])]}
