@@ -7,8 +7,9 @@ files under ``../shared/data``), the view at ``--share`` of its tokens with
 ``recall=True``; then the recall of every reference the view hands out. Prints per file:
 views, the share of the history's literals (the core's own, as the report lists them)
 found verbatim in the view or in a recall (the bar: 100%), the share of the note's
-tokens the references take (``#12`` labels and the one line explaining recall; the bar:
-at most 10%), and the mean recall calls a view offers.
+tokens the references take (``#12`` labels, which every entry has with or without
+recall, and the clause explaining recall), the share the clause alone takes (what
+``recall=True`` adds to the note), and the mean references a view offers.
 """
 
 from __future__ import annotations
@@ -45,13 +46,14 @@ def main(argv: list[str] | None = None) -> int:
 
     compactor = Compactor(options=Options(recall=True))
     count = compactor.counter.count
-    print(f"{'data':<28} {'views':>5} {'literals in reach %':>20} {'refs % of note':>15} {'refs/view':>10}")
+    print(f"{'data':<28} {'views':>5} {'literals in reach %':>20} {'refs % of note':>15} {'clause % of note':>17} "
+          f"{'refs/view':>10}")
     for path in args.data:
         if not path.exists():
             print(f"{path}: absent", file=sys.stderr)
             continue
         views = reach_n = total_n = refs = 0
-        note_tokens = ref_tokens = 0
+        note_tokens = ref_tokens = clause_tokens = 0
         for conv in load(path):
             msgs = conv.messages
             view = compactor.compact(msgs, max(1, int(compactor.count_messages(msgs) * args.share)))
@@ -66,12 +68,13 @@ def main(argv: list[str] | None = None) -> int:
             reach_n += sum(t in reach for t in lits)
             refs += len(view.references)
             if view.note:
-                bare = _REF.sub("", _CLAUSE.sub("", view.note))
+                unclaused = _CLAUSE.sub("", view.note)
                 note_tokens += count(view.note)
-                ref_tokens += count(view.note) - count(bare)
+                ref_tokens += count(view.note) - count(_REF.sub("", unclaused))
+                clause_tokens += count(view.note) - count(unclaused)
         share = 100.0 * ref_tokens / max(note_tokens, 1)
         print(f"{path.name:<28} {views:>5} {100.0 * reach_n / max(total_n, 1):>20.2f} {share:>15.1f} "
-              f"{refs / max(views, 1):>10.1f}")
+              f"{100.0 * clause_tokens / max(note_tokens, 1):>17.1f} {refs / max(views, 1):>10.1f}")
     return 0
 
 
