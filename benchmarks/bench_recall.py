@@ -25,7 +25,9 @@ DEFAULT_DATA = [ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev.json",
                 ROOT.parent / "shared" / "data" / "agents" / "swe_dev.jsonl"]
 # A reference as the note writes it, and the clause telling the model how to recall.
 _REF = re.compile(r"#\d+(?:-#\d+)?")
-_CLAUSE = re.compile(r"; recall #N \(#\d+-#\d+\) for a message in full")
+from discourse_memory.record import RECALL_HINT  # noqa: E402 - the clause the note adds
+
+_CLAUSE = re.compile(re.escape(RECALL_HINT))
 
 
 def _text(m: dict) -> str:

@@ -411,7 +411,7 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
     """The note: a frame naming what was left out, then one line per entry (a session
     date line before the entries it dates), then what could not be listed. ``recall``:
     the number of messages, when the model can recall them (the frame says how)."""
-    hint = "" if recall is None else recall_hint(recall)
+    hint = "" if recall is None else RECALL_HINT
     lines = [
         f"[discourse-memory record {tag}: earlier turns compacted to fit ({omitted} parts omitted, "
         f"{clipped} clipped at …, {deduplicated} repeats shown only where they last occur{hint})"
@@ -444,10 +444,10 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
     return "\n".join(lines)
 
 
-def recall_hint(messages: int) -> str:
-    """How the note tells the model about recall (the references it hands out: every
-    message, and the ``…#N`` marks and entry labels that name them)."""
-    return f"; recall #N (#0-#{max(messages - 1, 0)}) for a message in full"
+RECALL_HINT = "; recall #N for a message in full"
+"""How the note tells the model about recall: the references are the entry labels and
+the ``…#N`` marks that name messages (9 tokens: on a short tau-bench note a range
+``(#0-#23)`` made the clause a tenth of the note)."""
 
 
 def _merged(items: Iterable[Item]) -> list[str]:

@@ -28,6 +28,11 @@ from discourse_memory.nlp import get_pipeline
         ('He said "ship it today" loudly', '"ship it today"', "quoted"),
         ("We sold 7,447 units", "7,447", "number"),
         ("Refund 250 USD to the card", "250 USD", "amount"),
+        ("Der Zug fährt um 7:15 Uhr ab.", "7:15 Uhr", "time"),
+        ("Tu peux joindre le garage au +33 1 42 68 53 00.", "+33 1 42 68 53 00", "phone"),
+        ("Звоните 8 (495) 234-56-78.", "8 (495) 234-56-78", "phone"),
+        ('"sku": "SKU-4107-0", "qty": 1', "SKU-4107-0", "identifier"),
+        ("    def __eq__(self, other):", "__eq__", "identifier"),
     ],
 )
 def test_literal_found_with_kind(text, literal, kind):
