@@ -16,7 +16,7 @@ from bisect import bisect_right
 from itertools import accumulate, chain, repeat
 from operator import lt, sub, truediv
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
 
@@ -182,9 +182,9 @@ class Columns:
         only ever seen opening a sentence is an opener, not a name)."""
         self.lit_tags = _Grow(np.float64)
         """How many units state the literal only as a markup tag's name (``<pr_description>``)."""
-        self.derived: dict[str, dict[int, object]] = {}
-        """Values derived from messages already appended (by message index): they never
-        change as the conversation grows."""
+        self.derived: dict[str, dict[Any, object]] = {}
+        """Values derived from messages already appended (by message or unit index): they
+        never change as the conversation grows."""
 
     def speaker(self, message: int) -> str | None:
         """The speaker label message ``message`` opens with ("Caroline"), when the

@@ -582,6 +582,9 @@ def _focus_gains(cols: Columns, rel: np.ndarray, units: Sequence[Unit]) -> tuple
     return focus_gain, context
 
 
+_UNMADE = object()
+
+
 def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndarray, rel: np.ndarray | None,
            recency: np.ndarray, header_of: list[str | None], units: Sequence[Unit],
            ) -> tuple[list[Item], np.ndarray, np.ndarray, dict[int, float], dict[int, float], dict[str, float]]:
@@ -636,17 +639,20 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     headers: dict[int, Item] = {}  # header unit -> its item
     value_cost: dict[int, float] = {}  # keyed item -> its cost after another value of its key
     statements: dict[int, dict[str, Literal]] = {}  # unit -> first_statements, for units of many values
+    made = cols.derived.setdefault("record_items", {})  # (unit, literal) -> its item (or None)
     for k, lit in enumerate(candidates.tolist()):
         u = int(source[lit])
         if u in headers:
             continue  # the session's date line lists every value of it
-        unit = units[u]
-        stated = None
-        if len(unit.literals) > 16:
-            stated = statements.get(u)
-            if stated is None:
-                stated = statements[u] = first_statements(unit)
-        item = item_for(cols, u, unit, lit, first=bool(starts[u_msg[u]] == u), stated=stated)
+        item = made.get((u, lit), _UNMADE)
+        if item is _UNMADE:  # a unit's item never changes as the conversation grows
+            unit = units[u]
+            stated = None
+            if len(unit.literals) > 16:
+                stated = statements.get(u)
+                if stated is None:
+                    stated = statements[u] = first_statements(unit)
+            item = made[u, lit] = item_for(cols, u, unit, lit, first=bool(starts[u_msg[u]] == u), stated=stated)
         if item is None:
             continue
         m = int(u_msg[u])
