@@ -30,14 +30,6 @@ from discourse_memory.record import RECALL_HINT  # noqa: E402 - the clause the n
 _CLAUSE = re.compile(re.escape(RECALL_HINT))
 
 
-def _text(m: dict) -> str:
-    content = m.get("content")
-    if isinstance(content, list):
-        content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
-    calls = " ".join(c["function"]["name"] + " " + c["function"]["arguments"] for c in m.get("tool_calls") or ())
-    return f"{content or ''} {calls}"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="*", type=Path, default=DEFAULT_DATA)
@@ -45,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from discourse_memory import Compactor, Options
     from discourse_memory_evaluation.datasets import load
+    from discourse_memory_evaluation.metrics import view_text
 
     compactor = Compactor(options=Options(recall=True))
     count = compactor.counter.count
@@ -60,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             msgs = conv.messages
             view = compactor.compact(msgs, max(1, int(compactor.count_messages(msgs) * args.share)))
             views += 1
-            parts = [_text(m) for m in view.messages]
+            parts = [view_text(view.messages)]
             for ref in view.references:
                 parts.append(view.recall(ref, max_tokens=1_000_000).text)
             reach = "\n".join(parts)

@@ -11,20 +11,12 @@ import pytest
 from discourse_memory import Compactor, DiscourseMemory, InvalidOptionError, Options, compact
 from discourse_memory.sample import sample_conversation
 
-from .conftest import SHARED_DATA
-
-
-def _text(m: dict) -> str:
-    content = m.get("content")
-    if isinstance(content, list):
-        content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
-    calls = " ".join(c["function"]["name"] + " " + c["function"]["arguments"] for c in m.get("tool_calls") or ())
-    return f"{content or ''} {calls}"
+from .conftest import SHARED_DATA, view_text
 
 
 def _reach(view) -> str:
     """All the model can read: the view, then the recall of every reference it hands out."""
-    parts = [_text(m) for m in view.messages]
+    parts = [view_text(view.messages)]
     for ref in view.references:
         got = view.recall(ref, max_tokens=100_000)
         assert got.found, (ref, got.text)
@@ -84,7 +76,7 @@ def test_own_tag_binds_a_reference_to_this_conversation():
 def test_a_query_finds_left_out_units_that_share_its_words():
     msgs = sample_conversation(1)
     view = compact(msgs, 600, recall=True)
-    shown = "\n".join(_text(m) for m, src in zip(view.messages, view.sources) if src is not None)
+    shown = view_text([m for m, src in zip(view.messages, view.sources) if src is not None])
     # a value only the record (or nothing) still states
     lost = sorted(t for u in view.report.units if u.decision == "omitted"
                   for t in u.literals_recorded + u.literals_dropped if t not in shown and len(t) > 4)
