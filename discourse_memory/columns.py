@@ -35,6 +35,12 @@ _KIND_CODE = {k: i for i, k in enumerate(UNIT_KINDS)}
 # ("Caroline: "), stands between it and the start of its unit or the end of the
 # previous sentence: "Really" in "Really? I loved it." or in "Oh no. Really?"
 _LABEL = re.compile(r"\s*[\w .'\-]{1,40}:\s+")
+# A markdown label ("- **Upgrade Cabin Class**: "), and a lower-case word after the name
+# that follows it: the label opens a sentence ("Upgrade to business class"), not a value
+# ("Cabin: Business").
+_MD_LABEL = re.compile(r"[ \t]{0,8}(?:[-*+•][ \t]{1,3}|\d{1,3}[.)][ \t]{1,3})?[*_]{0,2}[\w .'\-/()]{1,40}[*_]{0,2}:[*_]{0,2}"
+                       r"[ \t]{1,3}[*_]{0,2}")
+_SENTENCE_ON = re.compile(r"[*_]{0,2},?[ \t]{1,3}[a-z]")
 _ALNUM = re.compile(r"[^\W_]")
 _SENTENCE_END = re.compile(r"(?:[.!?…。！？；]+[\"'’”」』)\]]*|\n)\W*$")
 
@@ -439,6 +445,11 @@ def _mid_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) ->
                 label = _LABEL.match(text, start, end)
                 if label is not None and label.end() == end:
                     continue  # right after a speaker label
+            line = text.rfind("\n", start, end) + 1 or start
+            if end - line <= 60:
+                label = _MD_LABEL.match(text, line, end)
+                if label is not None and label.end() == end and _SENTENCE_ON.match(text, p.start + lit.end):
+                    continue  # opens the sentence after a list item's label
             if _ALNUM.search(text, start, end) is not None \
                     and not _SENTENCE_END.search(text, max(start, end - 12), end):
                 out.append(ids[lit.text])

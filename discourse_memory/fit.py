@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 import itertools
+import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -64,6 +65,10 @@ IDF_POWER = 2.0
 LAST_ACTIONS = 2.0
 """The agent's newest calls weigh up to ``1 + LAST_ACTIONS`` more, fading over its last
 few (see ``_rank``)."""
+RETRY = 2.0
+"""A recent call whose result reports an error weighs up to ``1 + RETRY`` more: the agent
+retries it, or mends its arguments (tau-bench's ``book_reservation`` after "Error:
+payment amount does not add up"; a test run after a traceback)."""
 KIND_WEIGHT = {"tool_call": 3.0, "field": 1.2, "table_row": 1.1}
 RECORD_VALUE = 1.0
 """A value listed in the record, against the same value shown in its text."""
@@ -75,7 +80,10 @@ LITERAL_VALUE = {
 """What a listed value of each kind is worth (other kinds: a model's entities, as names)."""
 OUTPUT_WEIGHT = 0.8
 """A tool's output weighs this much against words the user or the assistant wrote."""
-SAID = 1.5
+OCCURRENCES = 4
+"""How many of a value's newest occurrences the record looks at for one with a key or a
+context word (see ``_items``)."""
+SAID = 2.5
 """A value the user or the assistant stated in words is worth this much more in the
 record than one only a tool's output holds."""
 RECORD_PER_UNIT = 8.0
@@ -186,6 +194,20 @@ def _outputs(cols: Columns) -> np.ndarray:
     for i in range(len(memo), len(cols)):
         memo[i] = is_tool_output(cols, i) or cols.messages[i].role in SYSTEM_ROLES
     return np.fromiter((memo[i] for i in range(len(cols))), bool, len(cols))
+
+
+_FAILURE = re.compile(r"\s{0,8}(?:[\w.]{0,40}(?:Error|Exception)\b|error\b|ERROR\b|FAILED\b|fatal:|failed\b"
+                      r"|Traceback \(most recent call last\))")
+
+
+def failed_result(cols: Columns, r: int) -> bool:
+    """A tool result that opens by reporting a failure (``Error: ...``, a traceback)."""
+    known = cols.derived.setdefault("failed", {})
+    hit = known.get(r)
+    if hit is None:
+        text = next((tf.text for tf in cols.messages[r].texts if tf.text.strip()), "")
+        hit = known[r] = _FAILURE.match(text[:200]) is not None
+    return hit
 
 
 def is_tool_output(cols: Columns, i: int) -> bool:
@@ -437,6 +459,13 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     # or continues them (same ids, same arguments).
     for j, a in enumerate(sorted(call_msgs, reverse=True)[:8]):
         call_gain[a] *= 1.0 + LAST_ACTIONS * np.exp(-j / 2.0)
+        failed = [r for r in results[a] if failed_result(cols, r)]
+        if failed:  # the call, and what its result says went wrong
+            boost = 1.0 + RETRY * np.exp(-j / 4.0)
+            call_gain[a] *= boost
+            in_failed = np.isin(u_msg, failed)
+            full_gain[in_failed] *= boost
+            clip_gain[in_failed] *= boost
     placeholder = scene.count(PLACEHOLDER)
     call_cost = {a: float(per_msg_cost[a]) + placeholder * len(results[a]) for a in call_msgs}
     call_ratio = np.full(n_msgs, np.inf)
@@ -589,7 +618,8 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
            recency: np.ndarray, header_of: list[str | None], units: Sequence[Unit],
            ) -> tuple[list[Item], np.ndarray, np.ndarray, dict[int, float], dict[int, float], dict[str, float]]:
     """The record items a view may list: each value not shown by the base decisions, keyed
-    from its newest occurrence among the units that may be left out."""
+    from its newest occurrence with a key or a context word among the units that may be
+    left out (else its newest)."""
     cols = scene.cols
     n_lits = len(cols.lit_text)
     if n_lits == 0:
@@ -601,11 +631,47 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     rows = np.flatnonzero(open_units & missing[lit_idx])
     if not len(rows):
         return [], np.zeros(0), np.zeros(0), {}, {}, {}
-    source = np.full(n_lits, -1, dtype=np.int64)
-    np.maximum.at(source, lit_idx[rows], owners[rows])
-    candidates = np.flatnonzero(source >= 0)
     u_msg = cols.u_msg.view
     starts = cols.msg_start.view
+    made = cols.derived.setdefault("record_items", {})  # (unit, literal) -> its item (or None)
+    statements: dict[int, dict[str, Literal]] = {}  # unit -> first_statements, for units of many values
+
+    def item_of(u: int, lit: int) -> Item | None:
+        item = made.get((u, lit), _UNMADE)
+        if item is _UNMADE:  # a unit's item never changes as the conversation grows
+            unit = units[u]
+            stated = None
+            if len(unit.literals) > 16:
+                stated = statements.get(u)
+                if stated is None:
+                    stated = statements[u] = first_statements(unit)
+            item = made[u, lit] = item_for(cols, u, unit, lit, first=bool(starts[u_msg[u]] == u), stated=stated)
+        return item  # type: ignore[return-value]
+
+    # Each value is listed from its newest occurrence that gives it a key or a context
+    # ("trip to England", not the later "Where in England was it?"), among its newest few.
+    lits, occ = lit_idx[rows], owners[rows]
+    order = np.lexsort((-occ, lits))
+    lits, occ = lits[order], occ[order]
+    first = np.flatnonzero(np.r_[True, lits[1:] != lits[:-1]])
+    bounds = np.r_[first, len(lits)]
+    candidates = lits[first]
+    source = np.full(n_lits, -1, dtype=np.int64)
+    chosen: list[Item | None] = []
+    for j, lit in enumerate(candidates.tolist()):
+        best_u, best = int(occ[bounds[j]]), None
+        for u in occ[bounds[j]:min(bounds[j + 1], bounds[j] + OCCURRENCES)].tolist():
+            item = item_of(u, lit)
+            if item is None:
+                continue
+            if best is None:
+                best_u, best = u, item
+            if item.header or item.key is not None or item.span is None \
+                    or item.span[1] - item.span[0] > len(cols.lit_text[lit]):
+                best_u, best = u, item
+                break
+        source[lit] = best_u
+        chosen.append(best)
     rarity = np.log1p(len(units) / np.maximum(cols.lit_df.view[candidates], 1.0))
     rarity /= max(float(rarity.mean()), 1e-9)
     gain = RECORD_VALUE * recency[u_msg[source[candidates]]] * np.clip(rarity, 0.5, 2.0)
@@ -638,21 +704,11 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     header_cost: dict[str, float] = {}
     headers: dict[int, Item] = {}  # header unit -> its item
     value_cost: dict[int, float] = {}  # keyed item -> its cost after another value of its key
-    statements: dict[int, dict[str, Literal]] = {}  # unit -> first_statements, for units of many values
-    made = cols.derived.setdefault("record_items", {})  # (unit, literal) -> its item (or None)
     for k, lit in enumerate(candidates.tolist()):
         u = int(source[lit])
         if u in headers:
             continue  # the session's date line lists every value of it
-        item = made.get((u, lit), _UNMADE)
-        if item is _UNMADE:  # a unit's item never changes as the conversation grows
-            unit = units[u]
-            stated = None
-            if len(unit.literals) > 16:
-                stated = statements.get(u)
-                if stated is None:
-                    stated = statements[u] = first_statements(unit)
-            item = made[u, lit] = item_for(cols, u, unit, lit, first=bool(starts[u_msg[u]] == u), stated=stated)
+        item = chosen[k]
         if item is None:
             continue
         m = int(u_msg[u])

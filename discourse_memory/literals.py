@@ -129,8 +129,8 @@ _PATTERNS: list[tuple[str, str]] = [
               r"|\(\d{2,5}\)[ \-]?\d{3,4}[ \-]?\d{3,4}(?!\d)"
               r"|(?<![\d\-])\d{3}-\d{3}-\d{4}(?![\d\-])"),
     ("amount", r"[$€£¥₹￥₽₩]\s?\d{1,3}(?:\.\d{3}){1,6},\d{1,2}(?!\d)"
-               r"|[$€£¥₹￥₽₩]\s?\d[\d,]{0,30}(?:\.\d{1,8})?(?:\s?(?:[kKmMbB]n?|million|billion)" + _BE + r")?"
-               r"|(?<![\d,.])\d[\d,]{0,30}(?:\.\d{1,8})?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars?|euros?|pounds?)" + _BE +
+               r"|[$€£¥₹￥₽₩]\s?\d(?:,?\d){0,30}(?:\.\d{1,8})?(?:\s?(?:[kKmMbB]n?|million|billion)" + _BE + r")?"
+               r"|(?<![\d,.])\d(?:,?\d){0,30}(?:\.\d{1,8})?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars?|euros?|pounds?)" + _BE +
                r"|(?<![\d,.])" + _LOCAL_NUMBER + r"(?:" + _RANGE + _LOCAL_NUMBER + r")?\s?" + _CURRENCY_AFTER),
     ("percent", r"(?<![\d.])[+\-]?\d{1,15}(?:\.\d{1,8})?\s?[%％]"),
     ("quantity", r"(?<![\d.,])" + _CJK_NUMBER + r"(?:" + _CJK_UNIT + r")?(?:" + _RANGE + _CJK_NUMBER + r")?" + _CJK_UNIT
@@ -389,6 +389,10 @@ def _title_names(toks: DocTokens, offset: int, taken: Iterable[tuple[int, int]])
 
 
 _CAPITAL_RUN = re.compile(r"\b[A-Z][a-z]{1,30}(?:[ \t][A-Z][a-z]{1,30}){0,4}\b")
+# What a sentence's first word follows (a line's start, a comment's mark, a sentence's
+# end) and a lower-case word or a year after it: "# Check if", "Copyright 2019".
+_OPENS_LINE = re.compile(r"(?:^|[\n.!?]|#|//|/\*|--|\"\"\"|\'\'\')[ \t*#>\-]{0,12}$")
+_LOWER_NEXT = re.compile(r"[ \t]{1,3}(?:[a-z]|\d{4}\b)")
 _NOT_NAMES = frozenset(
     {"True", "False", "None", "Null", "Error", "Exception", "Traceback", "Warning", "File",
      "Line", "The", "This", "That", "These", "Those", "There", "Here", "And", "But", "For",
@@ -414,6 +418,10 @@ def find_names_by_pattern(text: str, taken: Iterable[tuple[int, int]] = (), lang
             continue
         if not free(s, e):
             continue
+        if language == "en" and " " not in value and (
+                value.lower() in _COMMON_STARTERS
+                or _OPENS_LINE.search(text, max(0, s - 12), s) and _LOWER_NEXT.match(text, e)):
+            continue  # "# Check if the ...", "Copyright 2019", "We need": a sentence's first word
         out.append(Literal(value, "name", s, e))
     return out
 

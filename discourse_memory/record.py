@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -49,6 +50,12 @@ _WORD = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}"
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _CJK_LINKS = "是在为的了也有就约达到共"  # particles and verbs that join a key to its value
 _CJK_CONTEXT = 4  # characters of a run of CJK text before a value that stand for its word
+# A short label opening the value's line: "- **Total Price**: $189", "   - Price: $364".
+# A list item's or a bold label, not a plain "Melanie: 5 years" (a speaker, or a sentence
+# ending in a colon).
+_LABEL_BEFORE = re.compile(r"(?<![^\n])[ \t]{0,8}(?:(?:[-*+•][ \t]{1,3}|\d{1,3}[.)][ \t]{1,3})[*_]{0,2}"
+                           r"|[*_]{2})([^\W\d_][\w .\-/()#']{0,39}?)[*_]{0,2}[ \t]{0,3}[:：][ \t]{0,3}[*_]{0,2}"
+                           r"[ \t]{0,3}$")
 _FIELD_KEY = re.compile(r"[^\W\d][\w .\-/()#]{0,39}")
 _BOUNDARY = ".!?:;\n。！？；：，、"  # what a value's context does not reach across (a CJK comma ends a clause)
 _PROSE_KINDS = frozenset({"sentence", "list_item", "heading", "field", "table_row"})
@@ -157,11 +164,30 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
                 caps[i] = text.lower()
         caps[-1] = n
         words = cols.word_ids
+        lower_words = lowercase_words(cols) if len(caps) > 1 else Counter()
         for i, lower in caps.items():
-            if i >= 0 and (lower in words or lower in _COMMON_WORDS):
+            if i >= 0 and (lower in words or lower in _COMMON_WORDS or lower_words.get(lower, 0) >= LOWER_USES):
                 out[i] = True
     out |= cols.lit_tags.view >= cols.lit_df.view  # only ever a tag's name (<pr_description>): markup
     return out
+
+
+_LOWER_WORD = re.compile(r"(?<![\w\-.@/])[a-z][a-z'’]+(?![\w\-@/]|\.\w)")  # not in an id, address or path
+LOWER_USES = 3
+"""How often a word must be written in lower case for its capitals (``ID`` where tool
+output writes ``"id"``) to be emphasis or a label, not an identifier."""
+
+
+def lowercase_words(cols: Columns) -> Counter[str]:
+    """The words the conversation writes in lower case, standing alone (``chen`` of
+    ``chen_lee_6825`` is not one), read once per message."""
+    state = cols.derived.setdefault("lowercase_words", [0, Counter()])
+    seen, words = state
+    for m in cols.messages[seen:]:
+        for tf in m.texts:
+            words.update(_LOWER_WORD.findall(tf.text))
+    state[0] = len(cols.messages)
+    return words
 
 
 def _code_glue(text: str) -> bool:
@@ -256,6 +282,8 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     text = _quoted(value) if kind == "quoted" else value
     if lit is None:  # a tool call's name
         return Item(literal, index, u.message, sanitize(text), None, (literal,))
+    if kind not in PATTERN_KINDS and _in_label(u.text, lit.start, lit.end):
+        return None  # "- Additional Cost: $600": Title Case of a label, no name
     span: tuple[int, int] | None = None
     key = _key(u, lit.start, lit.end)
     if key is not None:
@@ -322,6 +350,18 @@ def source_path(cols: Columns, message: int) -> str | None:
     return path
 
 
+# A label opening a line: a list item's, a heading's or a bold one, up to its colon.
+_LABEL_LINE = re.compile(r"[ \t]{0,8}(?:[-*+•][ \t]{1,3}|\d{1,3}[.)][ \t]{1,3}|#{1,6}[ \t]{1,3}|(?=[*_]{2}))"
+                         r"[^:\n]{1,80}?:")
+
+
+def _in_label(text: str, start: int, end: int) -> bool:
+    """The span ``start:end`` stands in a label that opens its line, before the colon."""
+    line = text.rfind("\n", 0, start) + 1
+    label = _LABEL_LINE.match(text, line)
+    return label is not None and end < label.end()
+
+
 def _quoted(value: str) -> str:
     words = value.split()
     if len(words) <= QUOTED_WORDS:
@@ -336,6 +376,9 @@ def _key(u: Unit, start: int, end: int) -> str | None:
     match = _JSON_KEY_BEFORE.search(text, max(0, start - 60), start)
     if match:
         return match.group(1)
+    label = _LABEL_BEFORE.search(text, max(0, start - 60), start)
+    if label is not None:  # "- **Total Price**: $189", "Certificate 1: $500"
+        return label.group(1).strip()
     if u.kind == "field":
         colon = text.find(":")
         if 0 < colon < start:
@@ -412,11 +455,15 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
     date line before the entries it dates), then what could not be listed. ``recall``:
     the number of messages, when the model can recall them (the frame says how)."""
     hint = "" if recall is None else RECALL_HINT
-    lines = [
-        f"[discourse-memory record {tag}: earlier turns compacted to fit ({omitted} parts omitted, "
-        f"{clipped} clipped at …, {deduplicated} repeats shown only where they last occur{hint})"
-        + (VALUES_LINE if record.entries else "]")
-    ]
+    # Only the counts that are not zero: on a short agent view every token of the frame
+    # is a token of text or of a value less.
+    counts = [f"{omitted} earlier parts omitted"]
+    if clipped:
+        counts.append(f"{clipped} cut at …")
+    if deduplicated:
+        counts.append(f"{deduplicated} repeats shown only where they last occur")
+    lines = [f"[discourse-memory record {tag}: " + ", ".join(counts) + hint
+             + (VALUES_LINE if record.entries else "]")]
     header: str | None = None
     lone: list[str] = []  # date lines of sessions none of whose values is listed
 
@@ -455,15 +502,21 @@ def _merged(items: Iterable[Item]) -> list[str]:
     that another item of the entry already contains."""
     texts: list[str] = []
     by_key: dict[str, int] = {}
+    values: dict[int, list[str]] = {}  # text index -> the values of its key
     for item in items:
         if item.key is not None:
             at = by_key.get(item.key)
             if at is not None:
-                if item.value not in texts[at].split(": ", 1)[1].split(", "):
-                    texts[at] += ", " + item.value
+                if item.value not in values[at]:
+                    values[at].append(item.value)
                 continue
             by_key[item.key] = len(texts)
+            values[len(texts)] = [item.value]
         texts.append(item.text)
+    for at, vs in values.items():
+        if len(vs) > 1:  # "Date: May 27, 2024 / May 10, 2024": a comma inside a value
+            joiner = " / " if any("," in v for v in vs) else ", "
+            texts[at] = texts[at].split(": ", 1)[0] + ": " + joiner.join(vs)
     texts = list(dict.fromkeys(texts))
     return [t for t in texts if not any(t != o and t in o for o in texts)]
 

@@ -323,3 +323,58 @@ def test_a_value_shown_in_text_leaves_the_record_and_the_room_is_used():
         assert_tool_pairs(r.messages)
         shown = {t for u in r.report.units for t in u.literals_kept}
         assert not shown & set(r.report.record)
+
+
+def _call(i: int, name: str, args: dict) -> dict:
+    return {"role": "assistant", "content": None, "tool_calls": [
+        {"id": f"c{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]}
+
+
+def _result(i: int, text: str) -> dict:
+    return {"role": "tool", "tool_call_id": f"c{i}", "content": text}
+
+
+def _booking_run(outcome: str) -> list[dict]:
+    flights = json.dumps([{"flight_number": f"HAT{100 + k}", "origin": "JFK", "destination": "SEA",
+                           "price": 150 + k, "seats": {"economy": 10 + k}} for k in range(12)])
+    book = {"user_id": "mia_li_3668", "origin": "JFK", "destination": "SEA",
+            "flights": [{"flight_number": "HAT136", "date": "2024-05-20"}],
+            "passengers": [{"first_name": "Mia", "last_name": "Li", "dob": "1990-04-05"}],
+            "payment_methods": [{"payment_id": "certificate_7504069", "amount": 250},
+                                {"payment_id": "credit_card_4421486", "amount": 5}]}
+    return [
+        {"role": "user", "content": "I want a one way flight from JFK to SEA on May 20. My user id is mia_li_3668."},
+        _call(1, "get_user_details", {"user_id": "mia_li_3668"}),
+        _result(1, json.dumps({"name": "Mia Li", "payment_methods": {
+            "certificate_7504069": {"amount": 250}, "credit_card_4421486": {"brand": "visa"}}})),
+        _call(2, "search_direct_flight", {"origin": "JFK", "destination": "SEA", "date": "2024-05-20"}),
+        _result(2, flights),
+        {"role": "assistant", "content": "Flight HAT136 costs $255 in economy. Certificate 7504069 ($250) and Visa for $5?"},
+        {"role": "user", "content": "Yes, please proceed with that booking."},
+        _call(3, "book_reservation", book),
+        _result(3, outcome),
+        _call(4, "think", {"thought": "The total is $305, not $255. I need to recalculate the split between "
+                                      "the certificate and the card."}),
+        _result(4, ""),
+        _call(5, "calculate", {"expression": "305 - 250"}),
+        _result(5, "55.0"),
+        {"role": "assistant", "content": "The total is actually $305: certificate 7504069 pays $250 and the Visa $55. "
+                                         "Shall I go ahead?"},
+        {"role": "user", "content": "Yes, I confirm."},
+    ]
+
+
+def test_a_failed_call_and_its_error_stay_for_the_retry():
+    failed = _booking_run("Error: payment amount does not add up, total price is 305, but paid 255")
+    done = _booking_run("Reservation HX12AB created, pending payment review by the airline team today")
+
+    def booked(r) -> bool:
+        return any(c["function"]["name"] == "book_reservation" for m in r.messages for c in m.get("tool_calls") or ())
+
+    budget = int(view_tokens(failed) * 0.38)
+    r = compact(failed, budget)
+    assert r.tokens_after <= budget
+    # The agent will retry the call with mended arguments: the call and what went wrong stay.
+    assert booked(r) and any("payment amount does not add up" in (m.get("content") or "") for m in r.messages)
+    # The same call that succeeded is older history like any other at this budget.
+    assert not booked(compact(done, budget))

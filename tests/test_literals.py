@@ -2,7 +2,7 @@
 
 import pytest
 
-from discourse_memory.literals import find_literals, find_names
+from discourse_memory.literals import find_literals, find_names, find_names_by_pattern
 from discourse_memory.nlp import get_pipeline
 
 
@@ -33,6 +33,8 @@ from discourse_memory.nlp import get_pipeline
         ("Звоните 8 (495) 234-56-78.", "8 (495) 234-56-78", "phone"),
         ('"sku": "SKU-4107-0", "qty": 1', "SKU-4107-0", "identifier"),
         ("    def __eq__(self, other):", "__eq__", "identifier"),
+        ("The total is $1200, which exceeds it", "$1200", "amount"),  # not "$1200,"
+        ("Paid 1,500 USD, then more", "1,500 USD", "amount"),
     ],
 )
 def test_literal_found_with_kind(text, literal, kind):
@@ -115,3 +117,11 @@ def test_the_prose_word_skip_changes_no_match(variant):
         text = "".join(rng.choice(parts) + rng.choice(["", " "]) for _ in range(rng.randint(0, 12)))
         got = [(m.span(), m.lastgroup) for m in compiled.finditer(text)]
         assert got == [(m.span(), m.lastgroup) for m in unskipped.finditer(text)], text
+
+
+def test_names_in_code_and_logs_skip_the_first_word_of_a_comment_or_sentence():
+    code = ("# Copyright 2019 the authors\n    # Check if the value is set\n    // Fix the bug\n"
+            "x = 1  # We need Django here\nok. Remove the line\nCity: Denver is cold\n")
+    names = {lit.text for lit in find_names_by_pattern(code)}
+    assert not names & {"Copyright", "Check", "Fix", "We", "Remove"}
+    assert {"Django", "Denver"} <= names

@@ -207,3 +207,50 @@ def test_an_entry_never_opens_or_ends_inside_brackets():
     for it in items:
         for part in it.split("; "):
             assert part.count("(") == part.count(")"), part
+
+
+def _summary(k: int) -> str:
+    return (f"Here are the details of change {k}:\n\n"
+            f"1. **Upgrade Cabin Class for Noah Hernandez:**\n"
+            f"   - New Cabin: Business\n"
+            f"   - Additional Cost: ${600 + k}\n"
+            f"2. **Payment Method:**\n"
+            f"   - Credit card ending in {4400 + k}\n\n"
+            + f"We talked about the trip number {k} at length, and about the weather in town {k}. " * 6)
+
+
+def test_markdown_labels_key_their_values_and_are_no_names():
+    chat = []
+    for k in range(8):
+        chat.append({"role": "user", "content": f"Please look at booking BK-{k}00 for my sister number {k}. " * 4})
+        chat.append({"role": "assistant", "content": _summary(k)})
+    chat.append({"role": "user", "content": "Which costs did you quote?"})
+    listed, items = set(), []
+    for share in (0.15, 0.25, 0.4):
+        r = compact(chat, int(view_tokens(chat) * share))
+        listed |= set(r.report.record)
+        items += [item for e in r.report.entries for item in e.items]
+    # Title Case words of a label are not names to list ...
+    assert not listed & {"Upgrade Cabin Class", "Cabin Class", "Additional Cost", "Cost", "Payment Method", "Method"}
+    # ... and the label keys the value it opens.
+    costs = [item for item in items if "$6" in item]
+    assert costs and all(item.startswith("Additional Cost: $") for item in costs), costs
+
+
+def test_values_of_one_key_that_hold_commas_stay_apart():
+    from discourse_memory.record import Item, _merged
+
+    dates = [Item(i, 0, 0, f"Date: {d}", None, (i,), False, "Date", d)
+             for i, d in enumerate(("May 27, 2024", "May 10, 2024"))]
+    assert _merged(dates) == ["Date: May 27, 2024 / May 10, 2024"]
+    seats = [Item(i, 0, 0, f"seat: {s}", None, (i,), False, "seat", s) for i, s in enumerate(("4A", "4B", "4A"))]
+    assert _merged(seats) == ["seat: 4A, 4B"]
+
+
+def test_the_frame_names_only_what_happened():
+    from discourse_memory.record import Record, render_note
+
+    plain = render_note("0badf00d", 12, 0, 0, Record((), (), ()))
+    assert plain == "[discourse-memory record 0badf00d: 12 earlier parts omitted]\n[end of record 0badf00d]"
+    full = render_note("0badf00d", 12, 3, 4, Record((), (), ())).split("\n")[0]
+    assert "3 cut at …" in full and "4 repeats shown only where they last occur" in full
