@@ -163,4 +163,6 @@ def test_render_fits_with_its_line_overhead():
                             for i in range(30)]))
     for limit in (60, 120, 250):
         text = block.render_within(limit)
-        assert 0.8 * limit <= count(text) <= limit  # the prefixes are budgeted, not guessed away
+        assert count(text) <= limit and text.startswith("[discourse-memory record ")
+        if limit >= 120:  # (at 60 the note's frame is most of it, and no entry fits what is left)
+            assert 0.8 * limit <= count(text)  # the prefixes are budgeted, not guessed away

@@ -242,9 +242,11 @@ def test_user_note_role_makes_the_view_start_with_a_user_message():
 def test_aget_matches_get():
     history = tool_history(8)
     mem = DiscourseMemoryBuffer.from_defaults(chat_history=history, token_limit=300)
+    # The same call either way (an ``input`` is the focus, so both get the same one).
     assert dumped(asyncio.run(mem.aget(input="ignored", initial_token_count=40))) == dumped(
-        mem.get(initial_token_count=40)
+        mem.get(input="ignored", initial_token_count=40)
     )
+    assert dumped(asyncio.run(mem.aget(initial_token_count=40))) == dumped(mem.get(initial_token_count=40))
 
 
 def test_custom_tokenizer_fn_sets_the_unit_of_the_budget():
