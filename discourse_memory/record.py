@@ -207,7 +207,21 @@ def system_only_literals(cols: Columns) -> np.ndarray:
 
 
 def message_label(cols: Columns, m: Message) -> str:
-    """Who a message is from, as the record names it."""
+    """Who a message is from, as the record names it (made once per message and speaker:
+    a call's pairing never changes once made, a speaker label may start to count)."""
+    labels = cols.derived.setdefault("message_labels", {})
+    speaker = cols.speaker(m.index)
+    owner = cols.pairs.owner.get(m.index)
+    call_msg = cols.messages[owner] if owner is not None else None  # its call names a tool result
+    known = labels.get(m.index)
+    if known is not None and known[0] == speaker and known[1] is m and known[2] is call_msg:
+        return known[3]
+    label = _message_label(cols, m, speaker)
+    labels[m.index] = (speaker, m, call_msg, label)
+    return label
+
+
+def _message_label(cols: Columns, m: Message, speaker: str | None) -> str:
     if m.role == "tool":
         owner = cols.pairs.owner.get(m.index)
         call = next((c for c in cols.messages[owner].tool_calls if c.id == m.tool_call_id), None) \
@@ -218,7 +232,6 @@ def message_label(cols: Columns, m: Message) -> str:
     name = m.raw.get("name")
     if isinstance(name, str) and name.strip():
         return f"#{m.index} {sanitize(name)[:40]}"
-    speaker = cols.speaker(m.index)
     if speaker:
         return f"#{m.index} {speaker}"
     if m.tool_calls and not any(tf.text.strip() for tf in m.texts):
