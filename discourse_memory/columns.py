@@ -20,7 +20,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from .labels import date_line, speaker_label
+from .labels import LIST_MARK, date_line, speaker_label
 from .literals import PATTERN_KINDS, first_kinds
 from .messages import Message
 from .segment import Piece
@@ -38,8 +38,7 @@ _LABEL = re.compile(r"\s*[\w .'\-]{1,40}:\s+")
 # A markdown label ("- **Upgrade Cabin Class**: "), and a lower-case word after the name
 # that follows it: the label opens a sentence ("Upgrade to business class"), not a value
 # ("Cabin: Business").
-_MD_LABEL = re.compile(r"[ \t]{0,8}(?:[-*+•][ \t]{1,3}|\d{1,3}[.)][ \t]{1,3})?[*_]{0,2}[\w .'\-/()]{1,40}[*_]{0,2}:[*_]{0,2}"
-                       r"[ \t]{1,3}[*_]{0,2}")
+_MD_LABEL = re.compile(r"[ \t]{0,8}" + LIST_MARK + r"?[*_]{0,2}[\w .'\-/()]{1,40}[*_]{0,2}:[*_]{0,2}[ \t]{1,3}[*_]{0,2}")
 _SENTENCE_ON = re.compile(r"[*_]{0,2},?[ \t]{1,3}[a-z]")
 _ALNUM = re.compile(r"[^\W_]")
 _SENTENCE_END = re.compile(r"(?:[.!?…。！？；]+[\"'’”」』)\]]*|\n)\W*$")

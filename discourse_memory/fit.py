@@ -681,6 +681,8 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
                 continue
             if best is None:
                 best_u, best = u, item
+            # A context: a date line, a key, a text of its own (a quoted string, a line
+            # number's file), or words of the sentence around the value.
             if item.header or item.key is not None or item.span is None \
                     or item.span[1] - item.span[0] > len(cols.lit_text[lit]):
                 best_u, best = u, item

@@ -13,13 +13,16 @@ from collections.abc import Sequence
 
 from .literals import Literal
 
-__all__ = ["SPEAKER", "SPEAKER_AT", "date_line", "speaker_label"]
+__all__ = ["LIST_MARK", "SPEAKER", "SPEAKER_AT", "date_line", "speaker_label"]
 
 SPEAKER_AT = re.compile(r"([A-Z][\w'\-]{0,20}(?:[ ][A-Z][\w'\-]{0,20}){0,2}):[ \t]+(?=[^\W\d_]|[\"'“(\[])")
 """A speaker label: one to three capitalised words and a colon, before words (a field
 such as "Window: 02:00-04:00" is no speaker)."""
 SPEAKER = re.compile(r"\s*" + SPEAKER_AT.pattern)
 """A speaker label opening a turn."""
+LIST_MARK = r"(?:[-*+•][ \t]{1,3}|\d{1,3}[.)][ \t]{1,3})"
+"""A markdown list item's marker and the space after it (``- ``, ``2. ``): what opens the
+label of a summary's line ("- **Total Price**: $189")."""
 _DATE_KINDS = frozenset({"date", "datetime", "time"})
 _DATE_LINE_REST = re.compile(r"[\s\[\](){}<>,.:;|\-–—]*(?:on|at|am|pm|AM|PM)?[\s\[\](){}<>,.:;|\-–—]*")
 

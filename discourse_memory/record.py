@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .columns import UNIT_KINDS, Columns
-from .labels import date_line
+from .labels import LIST_MARK, date_line
 from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
 from .messages import SYSTEM_ROLES, Message
 from .units import Unit
@@ -53,9 +53,8 @@ _CJK_CONTEXT = 4  # characters of a run of CJK text before a value that stand fo
 # A short label opening the value's line: "- **Total Price**: $189", "   - Price: $364".
 # A list item's or a bold label, not a plain "Melanie: 5 years" (a speaker, or a sentence
 # ending in a colon).
-_LABEL_BEFORE = re.compile(r"(?<![^\n])[ \t]{0,8}(?:(?:[-*+•][ \t]{1,3}|\d{1,3}[.)][ \t]{1,3})[*_]{0,2}"
-                           r"|[*_]{2})([^\W\d_][\w .\-/()#']{0,39}?)[*_]{0,2}[ \t]{0,3}[:：][ \t]{0,3}[*_]{0,2}"
-                           r"[ \t]{0,3}$")
+_LABEL_BEFORE = re.compile(r"(?<![^\n])[ \t]{0,8}(?:" + LIST_MARK + r"[*_]{0,2}|[*_]{2})"
+                           r"([^\W\d_][\w .\-/()#']{0,39}?)[*_]{0,2}[ \t]{0,3}[:：][ \t]{0,3}[*_]{0,2}[ \t]{0,3}$")
 _FIELD_KEY = re.compile(r"[^\W\d][\w .\-/()#]{0,39}")
 _BOUNDARY = ".!?:;\n。！？；：，、"  # what a value's context does not reach across (a CJK comma ends a clause)
 _PROSE_KINDS = frozenset({"sentence", "list_item", "heading", "field", "table_row"})
@@ -216,16 +215,14 @@ def message_label(cols: Columns, m: Message) -> str:
     known = labels.get(m.index)
     if known is not None and known[0] == speaker and known[1] is m and known[2] is call_msg:
         return known[3]
-    label = _message_label(cols, m, speaker)
+    label = _message_label(m, speaker, call_msg)
     labels[m.index] = (speaker, m, call_msg, label)
     return label
 
 
-def _message_label(cols: Columns, m: Message, speaker: str | None) -> str:
+def _message_label(m: Message, speaker: str | None, call_msg: Message | None) -> str:
     if m.role == "tool":
-        owner = cols.pairs.owner.get(m.index)
-        call = next((c for c in cols.messages[owner].tool_calls if c.id == m.tool_call_id), None) \
-            if owner is not None else None
+        call = next((c for c in call_msg.tool_calls if c.id == m.tool_call_id), None) if call_msg is not None else None
         if call is not None:
             return f"#{m.index} {_call_label(call.name, call.arguments)}"
         return f"#{m.index} tool"
@@ -364,8 +361,7 @@ def source_path(cols: Columns, message: int) -> str | None:
 
 
 # A label opening a line: a list item's, a heading's or a bold one, up to its colon.
-_LABEL_LINE = re.compile(r"[ \t]{0,8}(?:[-*+•][ \t]{1,3}|\d{1,3}[.)][ \t]{1,3}|#{1,6}[ \t]{1,3}|(?=[*_]{2}))"
-                         r"[^:\n]{1,80}?:")
+_LABEL_LINE = re.compile(r"[ \t]{0,8}(?:" + LIST_MARK + r"|#{1,6}[ \t]{1,3}|(?=[*_]{2}))[^:\n]{1,80}?:")
 
 
 def _in_label(text: str, start: int, end: int) -> bool:
@@ -390,7 +386,7 @@ def _key(u: Unit, start: int, end: int) -> str | None:
     if match:
         return match.group(1)
     label = _LABEL_BEFORE.search(text, max(0, start - 60), start)
-    if label is not None:  # "- **Total Price**: $189", "Certificate 1: $500"
+    if label is not None:  # "- **Total Price**: $189", "   - Certificate 1: $500"
         return label.group(1).strip()
     if u.kind == "field":
         colon = text.find(":")
