@@ -206,23 +206,22 @@ def system_only_literals(cols: Columns) -> np.ndarray:
 
 
 def message_label(cols: Columns, m: Message) -> str:
-    """Who a message is from, as the record names it (made once per message and speaker:
-    a call's pairing never changes once made, a speaker label may start to count)."""
+    """Who a message is from, as the record names it: made once per message and speaker
+    (columns only grow: an edited message starts new ones; a speaker label may start to
+    count when a second message opens with it)."""
     labels = cols.derived.setdefault("message_labels", {})
     speaker = cols.speaker(m.index)
-    owner = cols.pairs.owner.get(m.index)
-    call_msg = cols.messages[owner] if owner is not None else None  # its call names a tool result
     known = labels.get(m.index)
-    if known is not None and known[0] == speaker and known[1] is m and known[2] is call_msg:
-        return known[3]
-    label = _message_label(m, speaker, call_msg)
-    labels[m.index] = (speaker, m, call_msg, label)
-    return label
+    if known is None or known[0] != speaker:
+        known = labels[m.index] = (speaker, _message_label(cols, m, speaker))
+    return known[1]
 
 
-def _message_label(m: Message, speaker: str | None, call_msg: Message | None) -> str:
+def _message_label(cols: Columns, m: Message, speaker: str | None) -> str:
     if m.role == "tool":
-        call = next((c for c in call_msg.tool_calls if c.id == m.tool_call_id), None) if call_msg is not None else None
+        owner = cols.pairs.owner.get(m.index)
+        call = next((c for c in cols.messages[owner].tool_calls if c.id == m.tool_call_id), None) \
+            if owner is not None else None
         if call is not None:
             return f"#{m.index} {_call_label(call.name, call.arguments)}"
         return f"#{m.index} tool"
