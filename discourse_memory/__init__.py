@@ -16,6 +16,7 @@ from .errors import (
     StateError,
 )
 from .memory import DiscourseMemory
+from .nlp import warm_up
 from .options import NEWEST_TURN, Options
 from .recall import Recalled
 from .report import RecordEntry, Report, UnitReport
@@ -41,6 +42,7 @@ __all__ = [
     "compact",
     "count_messages",
     "get_token_counter",
+    "warm_up",
 ]
 
 __version__ = "0.1.0"

@@ -31,6 +31,7 @@ from .record import render_note
 from .render import RenderCache, render_messages
 from .report import Report, RecordEntry, UnitReport
 from .tokens import TokenCounter, TokenCounterLike, get_token_counter, head_of
+from .tool_pairs import ToolPairs
 from .units import Analyzer, Unit, clip_cost, head_literal_texts
 
 __all__ = ["Compaction", "Compactor", "compact", "count_messages"]
@@ -148,8 +149,39 @@ class Compactor:
         if formats.needs_formats(messages, format):
             return formats.run(self, messages, budget, options, focus, format, _owned)
         with self._lock:
+            if not len(self._cols):
+                # Nothing analysed yet: a conversation that fits as it is needs no analysis
+                # (no spaCy import, no pipeline), which is most of a fresh process's first view.
+                as_is = self._fits_as_is(messages, budget, options)
+                if as_is is not None:
+                    return as_is
             cols, tag = self._columns(messages, _owned)
             return self._compact(cols, tag, messages, budget, options, focus)
+
+    def _fits_as_is(self, messages: Any, budget: int, options: Options) -> Compaction | None:
+        """The unchanged view of ``messages`` if they fit ``budget`` and their calls are
+        well formed, counted without analysing them (None: they need compacting)."""
+        msgs = validate_messages(messages)
+        count = self.counter.count
+        before = 0
+        for m in msgs:
+            before += sum(count(tf.text) for tf in m.texts) + sum(count(c.name) + count(c.arguments)
+                                                                   for c in m.tool_calls)
+            before += options.overhead(m.raw)
+            if before > budget:
+                return None
+        pairs = ToolPairs()
+        for m in msgs:
+            pairs.add(m)
+        if not _well_formed(msgs, pairs):
+            return None
+
+        def units() -> Sequence[Unit]:
+            cols = Columns(count)
+            cols.extend(msgs, self.analyzer.fields(msgs))
+            return cols.units
+
+        return _unchanged(msgs, units, before, budget, messages)
 
     def recall(self, messages: Any, ref: str, max_tokens: int = 1000, *, _owned: bool = False) -> Recalled:
         """Resolve ``ref`` (see :meth:`Compaction.recall`) against ``messages`` as a whole
@@ -242,12 +274,8 @@ class Compactor:
         units = cols.units
         count = self.counter.count
         before = int(cols.msg_cost.view.sum()) + sum(options.overhead(m.raw) for m in msgs)
-        # A call still waiting for its result in the newest turn is well formed (the agent
-        # is about to run it); an orphan result or an older unanswered call is not.
-        last_user = max((m.index for m in msgs if m.role == "user"), default=len(msgs) - 1)
-        well_formed = not cols.pairs.orphans and all(a >= last_user for a in cols.pairs.unanswered)
-        if before <= budget and well_formed:
-            return _unchanged(msgs, units, before, budget, messages)
+        if before <= budget and _well_formed(msgs, cols.pairs):
+            return _unchanged(msgs, lambda: units, before, budget, messages)
 
         recall_n = len(msgs) if options.recall else None
 
@@ -293,6 +321,13 @@ class Compactor:
         """Content words and literal texts of ``text``, analysed like the history."""
         pieces = self.analyzer.analyse([text])[0] if text.strip() else ()
         return [w for p in pieces for w in p.piece.words], [t for p in pieces for t in p.literal_texts]
+
+
+def _well_formed(msgs: Sequence[Message], pairs: ToolPairs) -> bool:
+    # A call still waiting for its result in the newest turn is well formed (the agent
+    # is about to run it); an orphan result or an older unanswered call is not.
+    last_user = max((m.index for m in msgs if m.role == "user"), default=len(msgs) - 1)
+    return not pairs.orphans and all(a >= last_user for a in pairs.unanswered)
 
 
 def _note(tag: str, plan: Plan, recall_n: int | None = None) -> str:
@@ -380,13 +415,13 @@ def _canonical(raw: Mapping[str, Any]) -> str:
     return json.dumps(raw, sort_keys=True, ensure_ascii=False, default=repr)
 
 
-def _unchanged(msgs: list[Message], units: Sequence[Unit], before: int, budget: int,
+def _unchanged(msgs: list[Message], units: Callable[[], Sequence[Unit]], before: int, budget: int,
                inputs: Any) -> Compaction:
-    def report() -> Report:
+    def report() -> Report:  # the units are analysed only if the report is read
         reports = tuple(
             UnitReport(u.id, u.kind, u.message, u.field, u.start, u.end, "kept", u.tokens, u.tokens,
                        tuple(u.literal_texts), (), ())
-            for u in units
+            for u in units()
         )
         return Report(reports, (), (), None, (), (), "everything (nothing compacted)")
 

@@ -200,11 +200,18 @@ def _attrs() -> list[int]:
     return list(_ATTRS)
 
 
-def _build(raw: np.ndarray, sizes: np.ndarray, texts: list[str]) -> list[DocTokens]:
-    """``DocTokens`` of consecutive docs whose ``_attrs()`` rows are stacked in ``raw``."""
+def prime_spacy() -> None:
+    """Import the parts of spaCy read here (see :func:`.nlp.warm_up`)."""
     global _PUNCT
+    _attrs()
     if _PUNCT is None:
         _PUNCT = _punct_hashes()
+
+
+def _build(raw: np.ndarray, sizes: np.ndarray, texts: list[str]) -> list[DocTokens]:
+    """``DocTokens`` of consecutive docs whose ``_attrs()`` rows are stacked in ``raw``."""
+    if _PUNCT is None:
+        prime_spacy()
     # Membership in the few punctuation hashes by binary search (np.isin sorts the column).
     orth = raw[:, 4]
     at = np.minimum(np.searchsorted(_PUNCT, orth), len(_PUNCT) - 1)

@@ -11,6 +11,7 @@ from .compaction import Compaction, Compactor, json_copy
 from .recall import Recalled
 from .errors import InvalidOptionError, StateError
 from .messages import validate_messages
+from .nlp import warm_up
 from .options import NEWEST_TURN, NOTE_ROLES, FocusLike, Options
 from .tokens import TokenCounterLike
 
@@ -60,6 +61,7 @@ class DiscourseMemory:
             self._token_counter_name = "cl100k_base"
         self.options = options
         self._compactor = Compactor(options=options)
+        warm_up(options.pipeline)  # a long-lived memory: its first view need not wait for spaCy
         self._messages: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._last_view: Compaction | None = None

@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-__all__ = ["DEFAULT_PIPELINE", "get_pipeline"]
+__all__ = ["DEFAULT_PIPELINE", "get_pipeline", "warm_up"]
 
 DEFAULT_PIPELINE = "blank:en"
 # spaCy refuses texts over nlp.max_length; prose paragraphs longer than this are
@@ -31,6 +31,7 @@ MAX_VOCABULARY = 200_000
 
 _PIPELINES: dict[str, Any] = {}
 _LOCK = threading.Lock()
+_WARMING: set[str] = set()
 
 
 def get_pipeline(name: str | None = None) -> Any:
@@ -45,6 +46,36 @@ def get_pipeline(name: str | None = None) -> Any:
             nlp = _load(name)
             _PIPELINES[name] = nlp
         return nlp
+
+
+def warm_up(name: str | None = None) -> threading.Thread | None:
+    """Load ``name``'s pipeline in a background thread, so that the first view that
+    needs it does not wait for spaCy's import (about 2 s in a fresh process) and the
+    pipeline. Returns the thread, or None when it is loaded or loading already.
+
+    Long-lived objects (``DiscourseMemory``, the adapters) call this when constructed; a
+    failure here is not raised (the first view that needs the pipeline raises it)."""
+    name = name or DEFAULT_PIPELINE
+    with _LOCK:
+        if name in _PIPELINES or name in _WARMING:
+            return None
+        _WARMING.add(name)
+    thread = threading.Thread(target=_warm, args=(name,), name="discourse-memory-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def _warm(name: str) -> None:
+    try:
+        get_pipeline(name)
+        from .doc_tokens import prime_spacy
+
+        prime_spacy()
+    except Exception:  # noqa: BLE001 - reported by the view that needs the pipeline
+        pass
+    finally:
+        with _LOCK:
+            _WARMING.discard(name)
 
 
 def _load(name: str) -> Any:

@@ -17,7 +17,15 @@ from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import Runnable, RunnableLambda
 
 import discourse_memory
-from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compaction, Compactor, Options, Recalled
+from discourse_memory import (
+    NEWEST_TURN,
+    BudgetTooSmallError,
+    Compaction,
+    Compactor,
+    Options,
+    Recalled,
+    warm_up,
+)
 from langchain_discourse_memory._convert import from_core, orphan_tool_messages
 from langchain_discourse_memory._counting import LangChainTokenCounter, resolve_token_counter
 
@@ -52,6 +60,8 @@ class _Session:
         self.options = Options(token_counter=counting.text, message_overhead=0 if counting.exact else counting.overhead,
                                **settings)
         self.compactor = Compactor(options=self.options) if own else None
+        if own:  # a long-lived conversation: its first view need not wait for spaCy
+            warm_up(self.options.pipeline)
         self.shown: tuple[list[BaseMessage], Compaction] | None = None
 
     def new(self) -> _Session:

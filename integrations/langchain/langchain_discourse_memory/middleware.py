@@ -15,7 +15,7 @@ from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.config import get_config
 
-from discourse_memory import Recalled
+from discourse_memory import Recalled, warm_up
 from langchain_discourse_memory._counting import LangChainTokenCounter
 from langchain_discourse_memory.compaction import CompactedView, NoteRole, _Session
 from langchain_discourse_memory.recall import RecallArgs, RecallTool
@@ -100,6 +100,7 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
         self.count_system_prompt = count_system_prompt
         self._session = _Session(token_counter, own=False, keep_system=keep_system, keep_last_turn=keep_last_turn,
                                  note_role=note_role, relax=True, recall=recall)
+        warm_up()  # an agent's first compaction need not wait for spaCy
         self.tools = [RecallTool(self, args_schema=_AgentRecallArgs)] if recall else []
         self._threads: OrderedDict[Any, _Session] = OrderedDict()
         self._lock = threading.Lock()

@@ -17,7 +17,15 @@ from llama_index.core.storage.chat_store import BaseChatStore, SimpleChatStore
 from llama_index.core.utils import get_tokenizer
 
 import discourse_memory
-from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compaction, Compactor, Options, Recalled
+from discourse_memory import (
+    NEWEST_TURN,
+    BudgetTooSmallError,
+    Compaction,
+    Compactor,
+    Options,
+    Recalled,
+    warm_up,
+)
 
 from ._convert import copy_message, from_compaction, to_core_messages, tool_calls_of
 
@@ -45,6 +53,7 @@ class _Cache:
     was made from (``sent``); copies and pickles start empty (a compactor holds locks)."""
 
     def __init__(self) -> None:
+        warm_up()  # made with its memory (buffer or block): the first view need not wait for spaCy
         self.tokenizer_fn: Any = None
         self.compactor: Compactor | None = None
         self.last: Compaction | None = None
