@@ -177,8 +177,6 @@ class Columns:
         self._lit_kind_codes: dict[str, int] = {}
         self.lit_kind = _Grow(np.int16)
         """Index into ``lit_kind_names``: the kind the literal first appears as."""
-        self.lit_cost = _Grow(np.float64)
-        """Tokens of the literal alone, plus one (a separator)."""
         self.lit_df = _Grow(np.float64)
         """How many units state the literal."""
         self.lit_last_msg = _Grow(np.int64)
@@ -303,7 +301,6 @@ class Columns:
         if len(krows):
             np.maximum.at(self.key_newest.view, krows, np.arange(first, index, dtype=np.int64))
         n_new = len(new_lits)
-        self.lit_cost.extend([count(t) + 1 for t in new_lits])
         self.lit_kind.extend([0] * n_new)
         self.lit_df.extend([0.0] * n_new)
         self.lit_last_msg.extend([0] * n_new)

@@ -88,6 +88,10 @@ SAID = 2.5
 record than one only a tool's output holds."""
 RECORD_PER_UNIT = 8.0
 """Values of one unit past the first few are worth less (see ``_items``)."""
+CANDIDATES_MIN = 256
+"""Record candidates made items: the best (before the per-unit damping) ``budget`` of them,
+at least this many. An item costs two tokens at the least, so this is twice the most a
+record can list."""
 RECORD_SHARE = 0.25
 """The record's first claim: the best items (by value per token) that fit this share of
 the room the protected messages leave come before any text; the rest compete with the
@@ -651,10 +655,14 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     made = cols.derived.setdefault("record_items", {})  # (unit, literal) -> its item (or None)
     statements: dict[int, dict[str, Literal]] = {}  # unit -> first_statements, for units of many values
 
+    built: dict[int, Unit] = {}  # a unit is built from its columns once, not once per value it states
+
     def item_of(u: int, lit: int) -> Item | None:
         item = made.get((u, lit), _UNMADE)
         if item is _UNMADE:  # a unit's item never changes as the conversation grows
-            unit = units[u]
+            unit = built.get(u)
+            if unit is None:
+                unit = built[u] = units[u]
             stated = None
             if len(unit.literals) > 16:
                 stated = statements.get(u)
@@ -663,36 +671,17 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             item = made[u, lit] = item_for(cols, u, unit, lit, first=bool(starts[u_msg[u]] == u), stated=stated)
         return item  # type: ignore[return-value]
 
-    # Each value is listed from its newest occurrence that gives it a key or a context
-    # ("trip to England", not the later "Where in England was it?"), among its newest few.
     lits, occ = lit_idx[rows], owners[rows]
     order = np.lexsort((-occ, lits))
     lits, occ = lits[order], occ[order]
-    first = np.flatnonzero(np.r_[True, lits[1:] != lits[:-1]])
-    bounds = np.r_[first, len(lits)]
+    first = np.flatnonzero(np.r_[True, lits[1:] != lits[:-1]])  # a value's occurrences: first[j]:ends[j]
+    ends = np.r_[first[1:], len(lits)]
     candidates = lits[first]
-    source = np.full(n_lits, -1, dtype=np.int64)
-    chosen: list[Item | None] = []
-    for j, lit in enumerate(candidates.tolist()):
-        best_u, best = int(occ[bounds[j]]), None
-        for u in occ[bounds[j]:min(bounds[j + 1], bounds[j] + OCCURRENCES)].tolist():
-            item = item_of(u, lit)
-            if item is None:
-                continue
-            if best is None:
-                best_u, best = u, item
-            # A context: a date line, a key, a text of its own (a quoted string, a line
-            # number's file), or words of the sentence around the value.
-            if item.header or item.key is not None or item.span is None \
-                    or item.span[1] - item.span[0] > len(cols.lit_text[lit]):
-                best_u, best = u, item
-                break
-        source[lit] = best_u
-        chosen.append(best)
+    newest = occ[first]
     rarity = np.log1p(len(units) / np.maximum(cols.lit_df.view[candidates], 1.0))
     rarity /= max(float(rarity.mean()), 1e-9)
     # As recent as its newest occurrence, wherever it is keyed from.
-    gain = RECORD_VALUE * recency[u_msg[occ[first]]] * np.clip(rarity, 0.5, 2.0)
+    gain = RECORD_VALUE * recency[u_msg[newest]] * np.clip(rarity, 0.5, 2.0)
     if rel is not None:
         lit_rel = np.zeros(n_lits)
         np.maximum.at(lit_rel, lit_idx, rel[owners])
@@ -707,6 +696,34 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     if outputs.any():  # (in a conversation without tool output, every value is said)
         said = cols.literal_counts(~outputs[cols.u_msg.view]) > 0
         gain *= np.where(said[candidates], SAID, 1.0)
+    # A record lists at most one value per two tokens of the budget: of more candidates than
+    # twice that (a 1.6 MB code block, a 40,000-row table), only the best are made items, so
+    # a view does not build a hundred thousand items to list a few hundred.
+    cap = max(CANDIDATES_MIN, scene.budget)
+    if len(candidates) > cap:
+        keep = np.sort(np.argsort(-gain, kind="stable")[:cap])
+        candidates, gain, first, ends = candidates[keep], gain[keep], first[keep], ends[keep]
+    # Each value is listed from its newest occurrence that gives it a key or a context
+    # ("trip to England", not the later "Where in England was it?"), among its newest few.
+    source = np.full(n_lits, -1, dtype=np.int64)
+    chosen: list[Item | None] = []
+    for j, lit in enumerate(candidates.tolist()):
+        lo = int(first[j])
+        best_u, best = int(occ[lo]), None
+        for u in occ[lo:min(int(ends[j]), lo + OCCURRENCES)].tolist():
+            item = item_of(u, lit)
+            if item is None:
+                continue
+            if best is None:
+                best_u, best = u, item
+            # A context: a date line, a key, a text of its own (a quoted string, a line
+            # number's file), or words of the sentence around the value.
+            if item.header or item.key is not None or item.span is None \
+                    or item.span[1] - item.span[0] > len(cols.lit_text[lit]):
+                best_u, best = u, item
+                break
+        source[lit] = best_u
+        chosen.append(best)
     # Diminishing returns: the k-th best value of one unit is worth 1 / (1 + k / PER_UNIT)
     # (an entry of hundreds of values from one log line is read by nobody).
     src = source[candidates]

@@ -14,7 +14,9 @@ The page is one self-contained file: inline CSS, no JavaScript, no network. It h
   small the class is left out where it is the default: ``k`` in kept units, and in
   the others the page's commonest status, named by ``<main data-unmarked-literals>``.
   A decision is shown by a pattern and a glyph as well as a colour (colour-blind
-  safe); a unit not kept has a ``title`` with its tokens before and after;
+  safe); a unit not kept has a ``title`` with its tokens before and after. A run of
+  left-out units longer than ``FOLD_CHARS`` characters is folded to its two ends and a
+  ``<span class=fold data-units data-chars>`` line between them;
 - each message's reference (``#12``, what ``Compaction.recall`` takes) in its header,
   ``<article data-ref="#12">``; the references the view hands out (``Compaction.references``)
   also get ``data-handed-out`` and a "recall #12" tag, and are listed under the record
@@ -122,6 +124,7 @@ nav.tabs .opt label::before{content:"☐ "}
 #hide-kept:checked~nav label[for=hide-kept]::before,#full-height:checked~nav label[for=full-height]::before{content:"☑ "}
 :is(.u,.sw)[data-decision=clipped]{text-decoration:underline dotted var(--clip) 2px;background:#fdf0d9}
 .u[data-decision=clipped] .cut{color:#8c8c8c;text-decoration:line-through #b0b0b0}
+.fold{display:block;margin:.4em 0;padding:.2em .5em;border:1px dashed #8c8c8c;color:#555;font-style:italic}
 .u[data-decision=clipped] .cut::before{content:"✂";color:#8a5a00;font-weight:700;text-decoration:none;display:inline-block;padding:0 2px}
 :is(.u,.sw)[data-decision=deduplicated]{background:repeating-linear-gradient(0deg,#dcebf7 0 2px,#fff 2px 4px);text-decoration:underline double var(--dup);color:#334}
 .u>a{font:11px system-ui,sans-serif;color:#fff;background:var(--dup);padding:0 4px;border-radius:3px;text-decoration:none;margin-left:2px;white-space:nowrap}
@@ -176,6 +179,20 @@ def _locate_literals(body: str, groups: Sequence[tuple[str, Sequence[str]]]) -> 
     return spans
 
 
+def _folded(body: str, a: int, b: int, spans: list[tuple[int, int, str]], default: str,
+            out: list[str]) -> None:
+    """``_marked``, with the middle of a stretch longer than ``FOLD_CHARS`` folded (a 5 MB
+    line without a break is one unit)."""
+    if b - a <= FOLD_CHARS:
+        _marked(body, a, b, spans, default, out)
+        return
+    _marked(body, a, a + FOLD_KEEP, spans, default, out)
+    chars = b - a - 2 * FOLD_KEEP
+    out.append(f"<span class=fold data-chars={chars}>" + _t(f"⋯ {chars:,} characters folded on this page ⋯")
+               + "</span>")
+    _marked(body, b - FOLD_KEEP, b, spans, default, out)
+
+
 def _marked(body: str, a: int, b: int, spans: list[tuple[int, int, str]], default: str,
             out: list[str]) -> None:
     """Append ``body[a:b]``, escaped, with the literal spans inside it marked
@@ -212,12 +229,12 @@ def _unit_html(u: Any, body: str | None, ctx: _Ctx, out: list[str]) -> None:
         spans = ctx.spans.get(u.id) or []
         cut = getattr(u, "head_end", None) if d == "clipped" else None
         if cut is not None and 0 <= cut < len(body):
-            _marked(body, 0, cut, spans, default, out)
+            _folded(body, 0, cut, spans, default, out)
             out.append('<span class="cut">')
-            _marked(body, cut, len(body), spans, default, out)
+            _folded(body, cut, len(body), spans, default, out)
             out.append("</span>")
         else:
-            _marked(body, 0, len(body), spans, default, out)
+            _folded(body, 0, len(body), spans, default, out)
     if d == "deduplicated" and u.duplicate_of:
         out.append(f"<a href=#{unit_anchor(u.duplicate_of)}>↪ newer copy</a>")
     out.append("</span>")
@@ -263,13 +280,58 @@ def _field_text(m: Message, fld: str) -> str:
     return next(tf.text for tf in m.texts if tf.field == fld)
 
 
+FOLD_CHARS = 20_000
+"""A run of left-out units (omitted or deduplicated, one after another in one text) longer
+than this many characters is folded: its first and last ``FOLD_KEEP`` characters' worth of
+units are shown, the units between them as one line that counts them (a 5 MB log the view
+leaves out was a 16 MB page)."""
+FOLD_KEEP = 2_000
+
+
 def _field_html(text: str, units: list[Any], ctx: _Ctx, out: list[str]) -> None:
     cur = 0
-    for u, start, body in _bodies(text, units):
+    run: list[tuple[Any, int, str]] = []  # left-out units in a row, not yet written
+
+    def write(u: Any, start: int, body: str) -> None:
+        nonlocal cur
         if start > cur:
             out.append(_t(text[cur:start]))
         _unit_html(u, body, ctx, out)
         cur = start + len(body)
+
+    def flush() -> None:
+        nonlocal cur
+        if run and run[-1][1] + len(run[-1][2]) - run[0][1] > FOLD_CHARS:
+            head = tail = 0
+            while head < len(run) - 1 and run[head][1] - run[0][1] < FOLD_KEEP:
+                head += 1
+            while tail < len(run) - head - 1 and run[-1][1] + len(run[-1][2]) - run[-1 - tail][1] < FOLD_KEEP:
+                tail += 1
+            tail = max(tail, 1)
+            folded = run[head:len(run) - tail]
+            for item in run[:head]:
+                write(*item)
+            if folded:
+                chars = folded[-1][1] + len(folded[-1][2]) - folded[0][1]
+                tokens = sum(u.tokens_before for u, _, _ in folded)
+                out.append(f"<span class=fold data-units={len(folded)} data-chars={chars}>"
+                           + _t(f"⋯ {len(folded):,} more units left out of the view ({chars:,} characters, "
+                                f"{tokens:,} tokens) are folded on this page ⋯") + "</span>")
+                cur = folded[-1][1] + len(folded[-1][2])
+            for item in run[len(run) - tail:]:
+                write(*item)
+        else:
+            for item in run:
+                write(*item)
+        run.clear()
+
+    for u, start, body in _bodies(text, units):
+        if u.decision in ("omitted", "deduplicated"):
+            run.append((u, start, body))
+            continue
+        flush()
+        write(u, start, body)
+    flush()
     if cur < len(text):
         out.append(_t(text[cur:]))
 

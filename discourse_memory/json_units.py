@@ -40,7 +40,7 @@ def json_members(text: str) -> list[tuple[int, int, int]] | None:
     start = len(text) - len(text.lstrip())
     out: list[tuple[int, int, int]] = []
     try:
-        end = _value(text, start, 0, out, None)
+        end = _value(text, start, 0, out, _container_ends(text, start))
     except _NotJson:
         return None
     if _SPACE.match(text, end).end() != len(text):
@@ -52,10 +52,11 @@ class _NotJson(Exception):
     pass
 
 
-def _value(text: str, pos: int, depth: int, out: list[tuple[int, int, int]], unit_start: int | None) -> int:
+def _value(text: str, pos: int, depth: int, out: list[tuple[int, int, int]], ends: dict[int, int]) -> int:
     """Scan the value at ``pos``; returns where it ends. A value longer than
     ``MAX_UNIT_CHARS`` is split into its members (appended to ``out``); otherwise the
-    caller emits it as one unit (from ``unit_start``, its key's quote for a member)."""
+    caller emits it as one unit (from its key's quote, for a member). ``ends``: where each
+    container ends (:func:`_container_ends`)."""
     ch = text[pos:pos + 1]
     if ch == '"':
         m = _STRING.match(text, pos)
@@ -67,7 +68,7 @@ def _value(text: str, pos: int, depth: int, out: list[tuple[int, int, int]], uni
         if m is None:
             raise _NotJson
         return m.end()
-    end = _skip(text, pos)
+    end = ends[pos]
     if end - pos <= MAX_UNIT_CHARS or depth >= MAX_DEPTH:
         return end
     close = "}" if ch == "{" else "]"
@@ -85,7 +86,7 @@ def _value(text: str, pos: int, depth: int, out: list[tuple[int, int, int]], uni
                 raise _NotJson
             pos = _SPACE.match(text, pos + 1).end()
         before = len(out)
-        value_end = _value(text, pos, depth + 1, out, member)
+        value_end = _value(text, pos, depth + 1, out, ends)
         if len(out) == before:  # short enough: the member (or element) is one unit
             out.append((member, value_end, depth))
         pos = _SPACE.match(text, value_end).end()
@@ -98,23 +99,33 @@ def _value(text: str, pos: int, depth: int, out: list[tuple[int, int, int]], uni
         raise _NotJson
 
 
-def _skip(text: str, pos: int) -> int:
-    """End of the container opening at ``pos`` (strings skipped whole)."""
-    depth = 0
+def _container_ends(text: str, pos: int) -> dict[int, int]:
+    """Where each object or array of the document at ``pos`` ends, by where it opens: one
+    scan of the text (strings skipped whole), not one per nesting level."""
+    ends: dict[int, int] = {}
+    if text[pos:pos + 1] not in ("{", "["):
+        return ends
+    opened: list[int] = []
+    search, string = _STRUCTURE.search, _STRING.match
     i = pos
     while True:
-        m = _STRUCTURE.search(text, i)
+        m = search(text, i)
         if m is None:
             raise _NotJson
         i = m.start()
         c = m.group()
         if c == '"':
-            s = _STRING.match(text, i)
+            s = string(text, i)
             if s is None:
                 raise _NotJson
             i = s.end()
             continue
-        depth += 1 if c in "{[" else -1
+        if c in "{[":
+            opened.append(i)
+        elif not opened:
+            raise _NotJson
+        else:
+            ends[opened.pop()] = i + 1
+            if not opened:
+                return ends
         i += 1
-        if depth == 0:
-            return i

@@ -526,5 +526,10 @@ def _merged(items: Iterable[Item]) -> list[str]:
             joiner = " / " if any("," in v for v in vs) else ", "
             texts[at] = texts[at].split(": ", 1)[0] + ": " + joiner.join(vs)
     texts = list(dict.fromkeys(texts))
-    return [t for t in texts if not any(t != o and t in o for o in texts)]
+    if len(texts) < 2:
+        return texts
+    # A text another one contains occurs twice in them all (one C scan each, not a
+    # comparison with every other item: an entry of a long table lists hundreds).
+    joined = "\x00".join(texts)
+    return [t for t in texts if joined.count(t) < 2]
 

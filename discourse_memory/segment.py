@@ -64,8 +64,12 @@ _CJK_STOP_PAIRS = frozenset(
     .split())
 # Sentence ends in CJK prose: a run of end marks and the closing quotes after it.
 _CJK_SENTENCE_END = re.compile(r"[。！？!?；｡．]+[」』”’）)》〉]*")
-# Pieces that are read as language (names found on spaCy tokens).
-_NLP_KINDS = frozenset({"heading", "list_item", "field", "table_row", "sentence"})
+# Pieces that are read as language (names found on spaCy tokens). A table's cells are not
+# sentences: their names are found by pattern (the first cell's "Alice Smith" is no
+# sentence opener), without the tokenizer, which took most of the time of a long table;
+# a statistical pipeline still reads rows for its entities.
+_NLP_KINDS = frozenset({"heading", "list_item", "field", "sentence"})
+_MODEL_KINDS = _NLP_KINDS | {"table_row"}
 
 
 class Piece(NamedTuple):
@@ -230,6 +234,7 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
         languages = [detect_language(t) for t in texts]
     else:
         languages = [normalise_language(language)] * len(texts)
+    nlp_kinds = _MODEL_KINDS if nlp.pipe_names else _NLP_KINDS
     plans: list[list[tuple[str, int, int, int]]] = []
     jobs: list[tuple[int, int]] = []  # (text index, plan index) needing the pipeline
     job_texts: list[str] = []
@@ -261,7 +266,7 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
                 continue
             if kind == "list_item":
                 s = start  # keep the indent: it is part of the item's source
-            if kind in _NLP_KINDS or kind == "prose":
+            if kind in nlp_kinds or kind == "prose":
                 if e - s <= MAX_PROSE_CHARS:
                     jobs.append((ti, len(plan)))
                     job_texts.append(text[s:e])

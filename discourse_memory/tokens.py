@@ -220,9 +220,12 @@ class TiktokenCounter(_Shared):
         per text, one numpy pass over all of them."""
         import numpy as np
 
-        encode = self._enc.encode_ordinary  # type: ignore[attr-defined]
         lengths, spaced = self._token_tables()
-        encoded: list[list[int] | None] = []  # None: not encodable as UTF-8
+        # tiktoken's numpy output holds a token in 4 bytes, its list in 36 (a 5 MB blob is
+        # 3.5 million tokens): the same encoding as encode_ordinary when no text is special.
+        to_numpy = getattr(self._enc, "encode_to_numpy", None)
+        encode = self._enc.encode_ordinary  # type: ignore[attr-defined]
+        encoded: list[np.ndarray | None] = []  # None: not encodable as UTF-8
         ascii_only: list[bool] = []
         for text in texts:
             try:
@@ -231,18 +234,26 @@ class TiktokenCounter(_Shared):
                 encoded.append(None)
                 ascii_only.append(False)
                 continue
-            tokens = encode(text)
+            tokens = (to_numpy(text, disallowed_special=()) if to_numpy is not None
+                      else np.array(encode(text), dtype=np.uint32))
             encoded.append(tokens)
             ascii_only.append(size == len(text))
             if self._cache.get(text) is None:
                 self._cache.put(text, len(tokens))
-        sizes = np.array([len(t or ()) for t in encoded], dtype=np.int64)
-        ids = np.fromiter(chain.from_iterable(t or () for t in encoded), dtype=np.int64, count=int(sizes.sum()))
-        widths = lengths[ids]  # type: ignore[index]
-        ends = np.cumsum(widths)
+        sizes = np.array([0 if t is None else len(t) for t in encoded], dtype=np.int64)
+        mapped = [t is not None for t in encoded]
+        parts = [t for t in encoded if t is not None and len(t)]
+        ids = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint32)
+        del parts, encoded
+        # Positions in 4 bytes where they fit (every history short of 2 GB of text).
+        pos = np.int32 if sum(len(t) + 1 for t in texts) * 4 < 2**31 else np.int64
+        widths = lengths[ids].astype(pos, copy=False)  # type: ignore[index]
+        ends = np.cumsum(widths, dtype=pos)
         # Byte offset of each token within its own text.
-        text_begins = np.concatenate(([0], ends))[np.cumsum(sizes) - sizes]
-        starts = ends - widths - np.repeat(text_begins, sizes)
+        text_begins = np.concatenate((np.zeros(1, dtype=pos), ends))[np.cumsum(sizes) - sizes]
+        starts = ends - widths
+        del ends, widths
+        starts -= np.repeat(text_begins, sizes)
         bounds = np.concatenate(([0], np.cumsum(sizes)))
         for i in np.flatnonzero(~np.array(ascii_only, dtype=bool) & (sizes > 0)).tolist():
             # Byte offsets to character offsets (a token may start inside a character:
@@ -254,8 +265,8 @@ class TiktokenCounter(_Shared):
         # Character c of text i is at bases[i] + c; one past each text's end is a gap, so
         # no position of one text sorts among another's tokens.
         bases = np.concatenate(([0], np.cumsum(np.array([len(t) + 1 for t in texts], dtype=np.int64))))[:-1]
-        return TokenTable(starts + np.repeat(bases, sizes), spaced[ids], bases, bounds,  # type: ignore[index]
-                          [t is not None for t in encoded])
+        starts += np.repeat(bases.astype(pos), sizes)
+        return TokenTable(starts, spaced[ids], bases, bounds, mapped)  # type: ignore[index]
 
 
 class TokenTable:
@@ -277,7 +288,7 @@ class TokenTable:
         """Text ``i``'s tokens are ``bounds[i]:bounds[i + 1]``."""
         self.mapped = mapped
         """Whether each text has a map (``False``: unpaired surrogates, see ``token_maps``)."""
-        index = np.arange(len(spaced), dtype=np.int64)
+        index = np.arange(len(spaced), dtype=starts.dtype)
         self._last_spaced = np.maximum.accumulate(np.where(spaced, index, -1)) if len(spaced) else index
 
     def map(self, i: int) -> TokenMap | None:
@@ -290,7 +301,8 @@ class TokenTable:
     def _holding(self, at: "np.ndarray", first: "np.ndarray") -> "np.ndarray":
         import numpy as np
 
-        i = np.searchsorted(self.starts, at, side="right") - 1
+        # Values in the table's own dtype: numpy would otherwise copy the table to compare.
+        i = np.searchsorted(self.starts, at.astype(self.starts.dtype, copy=False), side="right") - 1
         inner = i > first
         out = first.copy()
         out[inner] = np.searchsorted(self.starts, self.starts[i[inner]], side="left")
@@ -301,7 +313,8 @@ class TokenTable:
         import numpy as np
 
         base = self.bases[text]
-        n = np.searchsorted(self.starts, base + end, side="left") - self._holding(base + start, self.bounds[text])
+        ends = (base + end).astype(self.starts.dtype, copy=False)
+        n = np.searchsorted(self.starts, ends, side="left") - self._holding(base + start, self.bounds[text])
         return np.where(end <= start, 0, np.maximum(n, 1))
 
     def heads(self, text: "np.ndarray", start: "np.ndarray", end: "np.ndarray", max_tokens: "np.ndarray") -> "np.ndarray":

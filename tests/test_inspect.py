@@ -365,3 +365,37 @@ def test_500_messages_fast_and_small():
     # test_inspect_browser.py and benchmarks/bench_inspect.py.
     assert len(page.encode()) < 7 * text, (len(page.encode()), text)
     assert elapsed < 5.0, elapsed  # about 0.1 s here; a generous bound for slow CI machines
+
+
+def test_a_huge_left_out_message_is_folded_not_written_out():
+    from discourse_memory import inspect as dm_inspect
+
+    log = "\n".join(f"2024-05-01 12:00:{i % 60:02d} INFO worker-{i % 8} request req{i:07d} took {i % 300}ms"
+                    for i in range(20_000))
+    msgs = [{"role": "user", "content": log}, {"role": "assistant", "content": "Looked at it."},
+            {"role": "user", "content": "Which request was slowest?"}]
+    view = compact(msgs, 300)
+    page = view.to_html()
+    assert len(page) < len(log) / 4, len(page)
+    root = parse(page)
+    folds = root.find_all(lambda n: n.tag == "span" and "fold" in n.classes)
+    assert folds, "no fold on a page of a 1.5 MB left-out log"
+    folded_units = sum(int(n.attrs["data-units"]) for n in folds)
+    shown = {n.attrs["id"] for n in _units(root)}
+    units = view.report.units
+    # Every unit is on the page or counted by a fold, and every unit the view shows is on it.
+    assert len(shown) + folded_units == len(units)
+    assert all(dm_inspect.unit_anchor(u.id) in shown for u in units if u.decision in ("kept", "clipped"))
+    # The fold keeps both ends of the run: the log's first and last lines are on the page.
+    assert "req0000000" in page and "req0019999" in page
+
+
+def test_a_huge_unit_is_folded_in_its_middle():
+    blob = "".join(chr(65 + (i * 7919) % 26) for i in range(200_000))  # one unit: no break, no space
+    msgs = [{"role": "user", "content": "start " + blob + " end"}, {"role": "user", "content": "What was it?"}]
+    page = compact(msgs, 200).to_html()
+    assert len(page) < 50_000, len(page)
+    root = parse(page)
+    folds = root.find_all(lambda n: n.tag == "span" and "fold" in n.classes)
+    assert folds and all(int(n.attrs["data-chars"]) > 100_000 for n in folds)
+    assert "start " + blob[:100] in page and blob[-100:] + " end" in page
