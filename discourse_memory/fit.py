@@ -385,6 +385,7 @@ class _Ranked:
     long_head: Callable[[int, int], tuple[int, list[int]]]  # (unit, step) -> its head's end, literals shown
     item_order: np.ndarray  # record items, best value per token first
     reserve: float  # the record's first claim (see RECORD_SHARE)
+    beyond: frozenset[int]  # values the record could list but made no item of (see CANDIDATES_MIN)
 
 
 def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
@@ -533,7 +534,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     # Record items: each value not shown by what is kept anyway, with its key.
     base_shown = cols.literal_counts(decision == KEPT) > 0
     header_of = date_headers(cols)
-    items, item_gain, item_cost, value_cost, entry_cost, header_cost = _items(
+    items, item_gain, item_cost, value_cost, entry_cost, header_cost, beyond = _items(
         scene, decision, base_shown, noise, rel, recency, header_of, units)
 
     kinds = np.concatenate([np.full(len(call_msgs), _CALLS), np.full(len(open_msgs), _OPEN),
@@ -572,7 +573,8 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
                    call_cost, owner_of_msg, owner_u, overhead, items, value_cost, entry_cost, header_of, header_cost,
                    {it.text: k for k, it in enumerate(items) if it.header},
                    scene.count(VALUES_LINE) - scene.count("]"), base_shown, u_msg, (cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
-                   call_units, starts, _long_head(scene, units, long_tokens), item_order, RECORD_SHARE * room)
+                   call_units, starts, _long_head(scene, units, long_tokens), item_order, RECORD_SHARE * room,
+                   beyond)
 
 
 def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[int, int], tuple[int, list[int]]]:
@@ -642,14 +644,14 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     cols = scene.cols
     n_lits = len(cols.lit_text)
     if n_lits == 0:
-        return [], np.zeros(0), np.zeros(0), {}, {}, {}
+        return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset()
     owners = cols.unit_owner(cols.lit_ptr.view)
     lit_idx = cols.lit_idx.view
     open_units = (decision == OMITTED)[owners]
     missing = ~shown & ~noise
     rows = np.flatnonzero(open_units & missing[lit_idx])
     if not len(rows):
-        return [], np.zeros(0), np.zeros(0), {}, {}, {}
+        return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset()
     u_msg = cols.u_msg.view
     starts = cols.msg_start.view
     made = cols.derived.setdefault("record_items", {})  # (unit, literal) -> its item (or None)
@@ -700,8 +702,10 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     # twice that (a 1.6 MB code block, a 40,000-row table), only the best are made items, so
     # a view does not build a hundred thousand items to list a few hundred.
     cap = max(CANDIDATES_MIN, scene.budget)
+    beyond: frozenset[int] = frozenset()  # candidates not made items: dropped, as the record counts
     if len(candidates) > cap:
         keep = np.sort(np.argsort(-gain, kind="stable")[:cap])
+        beyond = frozenset(np.delete(candidates, keep).tolist())
         candidates, gain, first, ends = candidates[keep], gain[keep], first[keep], ends[keep]
     # Each value is listed from its newest occurrence that gives it a key or a context
     # ("trip to England", not the later "Where in England was it?"), among its newest few.
@@ -760,7 +764,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         items.append(item)
         keep_gain.append(float(gain[k]) * (len(item.covers) if item.header else 1.0))
         keep_cost.append(count(item.text) + 1.0)
-    return items, np.array(keep_gain), np.array(keep_cost), value_cost, entry_cost, header_cost
+    return items, np.array(keep_gain), np.array(keep_cost), value_cost, entry_cost, header_cost, beyond
 
 
 # -- taking options ----------------------------------------------------------------------
@@ -984,7 +988,7 @@ def _plan(scene: Scene, r: _Ranked, chosen: _Chosen, protection: str,
     listed_ids = {c for e in entries for it in e.items for c in it.covers}
     listed_ids |= {c for e in entries if e.header in headers for c in headers[e.header].covers}
     missing = np.flatnonzero(present & ~shown)
-    candidates = {c for it in r.item_of for c in it.covers}
+    candidates = {c for it in r.item_of for c in it.covers} | r.beyond
     dropped = tuple(i for i in missing.tolist() if i not in listed_ids and i in candidates)
     unlisted = tuple(i for i in missing.tolist() if i not in listed_ids and i not in candidates)
     return Plan(decision.copy(), r.winner.copy(), frozenset(chosen.calls_present), r.protected,

@@ -532,8 +532,17 @@ def _record_pane(compaction: Any, report: Any, out: list[str]) -> None:
     out.append(f'<h2>{len(refs)} references handed out for recall</h2><p id="references" class="droplist">'
                + (links or '<span class="muted">none</span>') + "</p>")
     if report.dropped:
+        shown, size = [], 0
+        for lit in report.dropped:
+            if size + len(lit) > FOLD_CHARS and shown:
+                break
+            shown.append(lit)
+            size += len(lit) + 2
+        rest = len(report.dropped) - len(shown)
+        fold = (f" <span class=fold data-values={rest}>" + _t(f"⋯ and {rest:,} more, folded on this page ⋯")
+                + "</span>") if rest else ""
         out.append(f'<h2>{len(report.dropped)} literals dropped from the record to fit the budget</h2>'
-                   f'<div class="droplist">{_t("; ".join(report.dropped))}</div>')
+                   f'<div class="droplist">{_t("; ".join(shown))}{fold}</div>')
     out.append("</section>")
 
 

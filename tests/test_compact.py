@@ -378,3 +378,19 @@ def test_a_failed_call_and_its_error_stay_for_the_retry():
     assert booked(r) and any("payment amount does not add up" in (m.get("content") or "") for m in r.messages)
     # The same call that succeeded is older history like any other at this budget.
     assert not booked(compact(done, budget))
+
+
+def test_every_value_left_out_is_listed_or_counted_however_many_there_are():
+    # More values than the record could ever list (fit.CANDIDATES_MIN, the budget): only the
+    # best are made items, and every other one is still counted as dropped, none lost.
+    words = " ".join(f"ID-{i:06d} on 2024-05-{i % 28 + 1:02d}" for i in range(3_000))
+    view = compact([{"role": "user", "content": words}, {"role": "user", "content": "Which ids?"}], 200)
+    report = view.report
+    every = {t for u in report.units for t in (*u.literals_kept, *u.literals_recorded, *u.literals_dropped,
+                                               *u.literals_unlisted)}
+    assert len(every) > 3_000
+    shown = {t for u in report.units for t in u.literals_kept}
+    left_out = every - shown
+    assert left_out == set(report.record) | set(report.dropped) | {t for u in report.units for t in u.literals_unlisted}
+    assert len(report.dropped) > 2_500
+    assert f"({len(report.dropped)} more values dropped to fit)" in view.note

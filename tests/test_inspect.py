@@ -380,7 +380,7 @@ def test_a_huge_left_out_message_is_folded_not_written_out():
     root = parse(page)
     folds = root.find_all(lambda n: n.tag == "span" and "fold" in n.classes)
     assert folds, "no fold on a page of a 1.5 MB left-out log"
-    folded_units = sum(int(n.attrs["data-units"]) for n in folds)
+    folded_units = sum(int(n.attrs.get("data-units", 0)) for n in folds)
     shown = {n.attrs["id"] for n in _units(root)}
     units = view.report.units
     # Every unit is on the page or counted by a fold, and every unit the view shows is on it.
@@ -397,5 +397,20 @@ def test_a_huge_unit_is_folded_in_its_middle():
     assert len(page) < 50_000, len(page)
     root = parse(page)
     folds = root.find_all(lambda n: n.tag == "span" and "fold" in n.classes)
-    assert folds and all(int(n.attrs["data-chars"]) > 100_000 for n in folds)
+    assert folds and all(int(n.attrs.get("data-chars", 0)) > 100_000 for n in folds if "data-chars" in n.attrs)
     assert "start " + blob[:100] in page and blob[-100:] + " end" in page
+
+
+def test_the_list_of_values_dropped_from_the_record_is_folded_when_long():
+    words = " ".join(f"ID-{i:06d}-{'x' * 40}" for i in range(3_000))
+    msgs = [{"role": "user", "content": words}, {"role": "user", "content": "Which ids?"}]
+    view = compact(msgs, 200)
+    assert len(view.report.dropped) > 1_000
+    page = view.to_html()
+    assert len(page) < 100_000, len(page)
+    root = parse(page)
+    lists = root.find_all(lambda n: n.tag == "div" and "droplist" in n.classes)
+    folds = [f for d in lists for f in d.find_all(lambda n: n.tag == "span" and "fold" in n.classes)]
+    assert len(folds) == 1
+    listed = lists[0].text().split(";")
+    assert int(folds[0].attrs["data-values"]) + len(listed) == len(view.report.dropped)
