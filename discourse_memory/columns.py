@@ -38,8 +38,8 @@ _LABEL = re.compile(r"\s*[\w .'\-]{1,40}:\s+")
 # A markdown label ("- **Upgrade Cabin Class**: "), and a lower-case word after the name
 # that follows it: the label opens a sentence ("Upgrade to business class"), not a value
 # ("Cabin: Business").
-_MD_LABEL = re.compile(r"[ \t]{0,8}" + LIST_MARK + r"?[*_]{0,2}[\w .'\-/()]{1,40}[*_]{0,2}:[*_]{0,2}[ \t]{1,3}[*_]{0,2}")
-_SENTENCE_ON = re.compile(r"[*_]{0,2},?[ \t]{1,3}[a-z]")
+_MD_LABEL = re.compile(r"[ \t]{0,8}" + LIST_MARK + r"?[*_]{0,2}[\w .'\-/()]{1,80}[*_]{0,2}:[*_]{0,2}[ \t]{1,3}[*_(]{0,3}")
+_SENTENCE_ON = re.compile(r"[*_]{0,2}[,;]?[ \t]{1,3}[(\"“]?[a-z]")
 _ALNUM = re.compile(r"[^\W_]")
 _SENTENCE_END = re.compile(r"(?:[.!?…。！？；]+[\"'’”」』)\]]*|\n)\W*$")
 
@@ -442,7 +442,7 @@ def _mid_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) ->
                 if label is not None and label.end() == end:
                     continue  # right after a speaker label
             line = text.rfind("\n", start, end) + 1 or start
-            if end - line <= 60:
+            if end - line <= 120:
                 label = _MD_LABEL.match(text, line, end)
                 if label is not None and label.end() == end and _SENTENCE_ON.match(text, p.start + lit.end):
                     continue  # opens the sentence after a list item's label

@@ -370,6 +370,20 @@ def literal_recall_with_context(
 # -- noise in the record ------------------------------------------------------------------
 
 _CAPITALISED_WORDS = re.compile(r"[A-Z][A-Za-z'’-]*(?: [A-Z][A-Za-z'’-]*)*")
+# A markdown field label up to the value after it: "- **Cabin Class:** ", "2. Payment method: ".
+_FIELD_LABEL = re.compile(r"[ \t]{0,8}(?:(?:[-*+]|\d{1,3}[.)])[ \t]+[*_]{0,2}|[*_]{2})[^:\n]{1,80}:[*_]{0,2}[ \t]{1,3}[*_]{0,2}$")
+# What continues a sentence after its first word: a lower-case word (after a comma or bracket).
+_SENTENCE_GOES_ON = re.compile(r"[*_]{0,2}[,;]?[ \t]{1,3}[(\"“]?[a-z]")
+
+
+def _keyed_value(text: str, start: int, end: int) -> bool:
+    """The word at ``start:end`` is a markdown field's value ("- **Cabin:** Business",
+    "- **Passenger:** Mia Li (Date of Birth ..."), not the opening of a sentence after a
+    label ("**Note**: Unfortunately, compensation is ...")."""
+    line = text.rfind("\n", 0, start) + 1
+    if start - line > 120 or not _FIELD_LABEL.match(text, line, start):
+        return False
+    return _SENTENCE_GOES_ON.match(text, end) is None
 
 
 def is_bare_number(value: str) -> bool:
@@ -384,7 +398,9 @@ class RecordNoise:
     - *opener*: capitalised words only (``Wow``, ``Door Dash``), and everywhere the
       history uses it, it opens a sentence, a line or the text after a colon (the
       grader's :func:`~.grader._opens_sentence` rule): a sentence's first word, not a
-      name;
+      name. A markdown field's value is no opening ("- **Cabin:** Business",
+      "- **Passenger:** Mia Li"): after a list or bold label, a word opens a sentence
+      only if a lower-case word follows it ("**Note**: Unfortunately, compensation");
     - *system-only*: stands in the history's system messages and in no other message
       (noise when the view keeps the system prompt, which states it anyway);
     - *bare number*: digits and punctuation only (:func:`is_bare_number`).
@@ -404,7 +420,9 @@ class RecordNoise:
             known = False
             if _CAPITALISED_WORDS.fullmatch(value):
                 starts = list(self._raw.positions(value))
-                known = bool(starts) and all(_opens_sentence(self._raw.text, i) for i in starts)
+                text = self._raw.text
+                known = bool(starts) and all(_opens_sentence(text, i) and not _keyed_value(text, i, i + len(value))
+                                             for i in starts)
             self._openers[value] = known
         return known
 
