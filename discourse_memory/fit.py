@@ -18,7 +18,8 @@
    newest turn, :mod:`.focus`) and, for units around a match, its context (the rest of
    the turn, the question it answers or the answer it got, the call of a matching
    result, the session's date line). A record item is worth ``RECORD_VALUE`` of a value
-   shown in its text, more when the focus names it.
+   shown in its text, more when the focus names it or when it is an id of a list the
+   agent is working through and has not passed to a call yet (:func:`pending_ids`).
 4. **Take** options best first while they fit (a message's first shown piece pays its
    label and chat-format overhead, a record entry its label and date line); a value
    shown by a unit taken later leaves the record, and its item's room is spent again.
@@ -86,6 +87,12 @@ context word (see ``_items``)."""
 SAID = 2.5
 """A value the user or the assistant stated in words is worth this much more in the
 record than one only a tool's output holds."""
+PENDING = 5.0
+"""An id of a list the agent is working through, not yet passed to a call (see
+:func:`pending_ids`), is worth this much more in the record. tau-bench next-step support
+(``discourse-memory-eval bench``): 62.3 -> 76.9 at 10%, 83.7 -> 94.0 at 25%, the
+question-blind numbers within 0.1 point (before ids had to share the called ones' shape,
+every id of the list's message counted: 69.5 at 10%, and the note grew by a tenth)."""
 RECORD_PER_UNIT = 8.0
 """Values of one unit past the first few are worth less (see ``_items``)."""
 CANDIDATES_MIN = 256
@@ -635,6 +642,54 @@ def _focus_gains(cols: Columns, rel: np.ndarray, units: Sequence[Unit]) -> tuple
 _UNMADE = object()
 
 
+_ID_CHAR = re.compile(r"[A-Z0-9]")
+
+
+def _id_shape(text: str) -> str:
+    """``8C8K4E`` and ``UDMOP1`` are ``XXXXXX``; ``credit_card_4074252`` is not."""
+    return _ID_CHAR.sub("X", text)
+
+
+_LIST_KINDS = np.array([k in ("list_item", "line", "table_row") for k in UNIT_KINDS])
+
+
+def pending_ids(cols: Columns) -> np.ndarray:
+    """Per literal: an id of a list (one unit, or a message's consecutive list items, lines
+    or rows) that holds at least two ids of the same shape the agent has since passed to
+    tool calls, and that no later call has passed yet ("your reservations are 8C8K4E,
+    UDMOP1, ..., 4XGCCM", then a lookup of each in turn)."""
+    out = np.zeros(len(cols.lit_text), dtype=bool)
+    ident = cols.kind_code("identifier")
+    kind = cols.u_kind.view
+    if ident < 0 or not (kind == _CALL).any():
+        return out
+    lit_ptr, lit_idx, lit_kind = cols.lit_ptr.view, cols.lit_idx.view, cols.lit_kind.view
+    starts = cols.msg_start.view
+    listed = _LIST_KINDS[kind]
+    text = cols.lit_text
+    called: set[int] = set()
+    for m in range(len(cols) - 1, -1, -1):
+        s, e = int(starts[m]), int(starts[m + 1])
+        groups: list[list[int]] = []
+        for u in range(s, e):
+            if kind[u] == _CALL:
+                continue
+            ids = [int(x) for x in lit_idx[lit_ptr[u]:lit_ptr[u + 1]].tolist() if lit_kind[x] == ident]
+            if groups and listed[u] and u > s and listed[u - 1] and kind[u - 1] != _CALL:
+                groups[-1].extend(ids)
+            else:
+                groups.append(ids)
+        for ids in groups:
+            done = {x for x in ids if x in called}
+            if len(done) >= 2:
+                shapes = {_id_shape(text[x]) for x in done}
+                out[[x for x in ids if x not in called and _id_shape(text[x]) in shapes]] = True
+        for u in range(s, e):
+            if kind[u] == _CALL:
+                called.update(lit_idx[lit_ptr[u]:lit_ptr[u + 1]].tolist())
+    return out
+
+
 def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndarray, rel: np.ndarray | None,
            recency: np.ndarray, header_of: list[str | None], units: Sequence[Unit],
            ) -> tuple[list[Item], np.ndarray, np.ndarray, dict[int, float], dict[int, float], dict[str, float]]:
@@ -698,6 +753,11 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     if outputs.any():  # (in a conversation without tool output, every value is said)
         said = cols.literal_counts(~outputs[cols.u_msg.view]) > 0
         gain *= np.where(said[candidates], SAID, 1.0)
+    # The ids of a list the agent is working through: after passing two or more of them to
+    # calls, the ones it has not passed yet are its next arguments.
+    pending = pending_ids(cols)
+    if pending.any():
+        gain *= np.where(pending[candidates], PENDING, 1.0)
     # A record lists at most one value per two tokens of the budget: of more candidates than
     # twice that (a 1.6 MB code block, a 40,000-row table), only the best are made items, so
     # a view does not build a hundred thousand items to list a few hundred.

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import random
 
+import numpy as np
 import pytest
 
 from discourse_memory import compact
@@ -51,3 +53,47 @@ def test_matches_of_a_vague_turn_do_not_fill_the_view(monkeypatch: pytest.Monkey
     undamped = _look_alike_share(compact(chat, budget))
     # Half the history repeats the turn's words; the view is not mostly those repeats.
     assert damped < 0.7 < undamped
+
+
+
+def _call(call_id: str, name: str, args: dict, result: dict) -> list[dict]:
+    return [{"role": "assistant", "content": None, "tool_calls": [
+                {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]},
+            {"role": "tool", "tool_call_id": call_id, "content": json.dumps(result)}]
+
+
+def _working_through(ids: list[str], done: int) -> list[dict]:
+    """An airline agent that looked up a user's reservations and has checked ``done`` of them."""
+    user = {"user_id": "amelia_davis_8890", "name": {"first_name": "Amelia", "last_name": "Davis"},
+            "address": {"address1": "442 Sunset Drive", "city": "Denver", "country": "USA", "zip": "80203"},
+            "email": "amelia.davis@example.com", "dob": "1984-03-05",
+            "payment_methods": {f"credit_card_{k}": {"source": "credit_card", "brand": "visa", "last_four": f"{k:04d}"}
+                                for k in range(3)},
+            "membership": "silver", "reservations": ids}
+    msgs = [{"role": "system", "content": "You are an airline agent. Look up reservations one at a time."},
+            {"role": "user", "content": "Hi, I am amelia_davis_8890. Cancel whichever of my reservations has no flights left."}]
+    msgs += _call("u", "get_user_details", {"user_id": "amelia_davis_8890"}, user)
+    for k, rid in enumerate(ids[:done]):
+        msgs += _call(f"c{k}", "get_reservation_details", {"reservation_id": rid}, {
+            "reservation_id": rid, "user_id": "amelia_davis_8890", "origin": "JFK", "destination": "SEA",
+            "cabin": "economy", "payment_history": [{"payment_id": f"credit_card_{k}", "amount": 500 + k}],
+            "flights": [{"flight_number": f"HAT{k}{j}{len(rid)}", "date": f"2024-05-{j + 10}", "price": 100 + j}
+                        for j in range(5)]})
+    return msgs
+
+
+def test_the_ids_an_agent_has_not_yet_looked_up_are_its_next_arguments(monkeypatch):
+    from discourse_memory import Compactor
+    from discourse_memory.fit import pending_ids
+
+    ids = ["8C8K4E", "UDMOP1", "XAZ3C0", "LU15PA", "MSJ4OA", "4XGCCM"]
+    msgs = _working_through(ids, 3)
+    cols, _ = Compactor()._columns(msgs)
+    assert {cols.lit_text[i] for i in np.flatnonzero(pending_ids(cols))} == set(ids[3:])
+    # A 250-token view of this 900-token history keeps them (in the record): the next call
+    # takes one of them. Without the weight, the flights of the lookups crowd them out.
+    shown = json.dumps(compact(msgs, 250).messages)
+    assert all(rid in shown for rid in ids[3:]), shown
+    monkeypatch.setattr(fit, "PENDING", 1.0)
+    shown = json.dumps(compact(msgs, 250).messages)
+    assert not any(rid in shown for rid in ids[3:])
