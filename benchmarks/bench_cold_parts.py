@@ -54,7 +54,7 @@ def floor_parts(messages: list[dict[str, Any]]) -> dict[str, float]:
     from discourse_memory import Compactor, doc_tokens, get_token_counter
     from discourse_memory.blocks import split_blocks
     from discourse_memory.gc_pause import gc_paused
-    from discourse_memory.literals import _RE
+    from discourse_memory.literals import combined_pattern
     from discourse_memory.nlp import get_pipeline
     from discourse_memory.segment import segment_texts
 
@@ -90,7 +90,7 @@ def floor_parts(messages: list[dict[str, Any]]) -> dict[str, float]:
         "spaCy tokenizer over the paragraphs": timed(
             lambda: (doc_tokens.prime_cache(fresh.tokenizer, paragraphs), [fresh.tokenizer(t) for t in joined])),
         "one tiktoken encode per text": timed(lambda: [encoding.encode_ordinary(t) for t in texts]),
-        "literal pattern over each unit": timed(lambda: [list(_RE.finditer(b)) for b in bodies]),
+        "literal pattern over each unit": timed(lambda: [list(combined_pattern().finditer(b)) for b in bodies]),
         "block splitting": timed(lambda: [list(split_blocks(t)) for t in texts]),
         "_sizes": {"texts": len(texts), "paragraphs": len(paragraphs), "units": units, "distinct bodies": len(bodies)},
     }

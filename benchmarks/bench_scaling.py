@@ -166,6 +166,7 @@ def regexes() -> list[tuple[str, re.Pattern[str], str]]:
             if isinstance(value, re.Pattern):
                 full = f"{mod.__name__.split('.')[-1]}.{name}"
                 out.append((full, value, USAGE.get(full, "line" if mod is blocks else "search")))
+    out.append(("literals.combined_pattern()", literals.combined_pattern(), "search"))
     out.append(("literals.comma_pattern()", literals.comma_pattern(), "search"))
     for kind, pattern in literals._PATTERNS:  # each literal kind alone
         out.append((f"literals.{kind}", re.compile(pattern), "search"))

@@ -207,13 +207,16 @@ def _compile(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
     return re.compile(_START + "(?:" + "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in patterns) + ")")
 
 
-_RE = _compile(_PATTERNS)
+@functools.cache
+def combined_pattern() -> re.Pattern[str]:
+    """The combined literal pattern: compiled on first use, as compiling it is a sixth of a
+    second of a fresh process's start-up (a conversation that fits needs none)."""
+    return _compile(_PATTERNS)
 
 
 @functools.cache
 def comma_pattern() -> re.Pattern[str]:
-    """The combined pattern for languages with decimal commas: compiled on first use, as
-    compiling either pattern is a sixth of a second of a fresh process's start-up."""
+    """The combined pattern for languages with decimal commas (compiled on first use)."""
     return _compile(_comma_patterns())
 
 
@@ -234,8 +237,8 @@ def find_literals(text: str, language: str = "en") -> list[Literal]:
     marker = _LIST_MARKER.match(text)
     if marker:
         skip = marker.end()
-    pattern = comma_pattern() if language in COMMA_LANGUAGES else _RE
-    for m in pattern.finditer(text, skip):
+    combined = comma_pattern() if language in COMMA_LANGUAGES else combined_pattern()
+    for m in combined.finditer(text, skip):
         kind = m.lastgroup or "number"
         start, end = m.span()
         if kind in ("url", "path"):
