@@ -69,8 +69,10 @@ def _warm(name: str) -> None:
     try:
         get_pipeline(name)
         from .doc_tokens import prime_spacy
+        from .literals import combined_pattern
 
         prime_spacy()
+        combined_pattern()
     except Exception:  # noqa: BLE001 - reported by the view that needs the pipeline
         pass
     finally:
