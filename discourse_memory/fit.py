@@ -658,36 +658,50 @@ def pending_ids(cols: Columns) -> np.ndarray:
     or rows) that holds at least two ids of the same shape the agent has since passed to
     tool calls, and that no later call has passed yet ("your reservations are 8C8K4E,
     UDMOP1, ..., 4XGCCM", then a lookup of each in turn)."""
-    out = np.zeros(len(cols.lit_text), dtype=bool)
+    n_lits = len(cols.lit_text)
+    out = np.zeros(n_lits, dtype=bool)
     ident = cols.kind_code("identifier")
     kind = cols.u_kind.view
-    if ident < 0 or not (kind == _CALL).any():
+    is_call = kind == _CALL
+    if ident < 0 or not is_call.any():
         return out
-    lit_ptr, lit_idx, lit_kind = cols.lit_ptr.view, cols.lit_idx.view, cols.lit_kind.view
-    starts = cols.msg_start.view
-    listed = _LIST_KINDS[kind]
-    text = cols.lit_text
-    called: set[int] = set()
-    for m in range(len(cols) - 1, -1, -1):
-        s, e = int(starts[m]), int(starts[m + 1])
-        groups: list[list[int]] = []
-        for u in range(s, e):
-            if kind[u] == _CALL:
-                continue
-            ids = [int(x) for x in lit_idx[lit_ptr[u]:lit_ptr[u + 1]].tolist() if lit_kind[x] == ident]
-            if groups and listed[u] and u > s and listed[u - 1] and kind[u - 1] != _CALL:
-                groups[-1].extend(ids)
-            else:
-                groups.append(ids)
-        for ids in groups:
-            done = {x for x in ids if x in called}
-            if len(done) >= 2:
-                shapes = {_id_shape(text[x]) for x in done}
-                out[[x for x in ids if x not in called and _id_shape(text[x]) in shapes]] = True
-        for u in range(s, e):
-            if kind[u] == _CALL:
-                called.update(lit_idx[lit_ptr[u]:lit_ptr[u + 1]].tolist())
+    lit_ptr, lit_idx = cols.lit_ptr.view, cols.lit_idx.view
+    u_msg = cols.u_msg.view
+    owners = cols.unit_owner(lit_ptr)
+    row_msg = u_msg[owners]
+    # The last message whose calls pass each literal (-1: none).
+    last_call = np.full(n_lits, -1, dtype=np.int64)
+    call_rows = is_call[owners]
+    np.maximum.at(last_call, lit_idx[call_rows], row_msg[call_rows])
+    # A list: a unit, or consecutive list items, lines or rows of one message.
+    listed = _LIST_KINDS[kind] & ~is_call
+    joins = np.zeros(len(kind), dtype=bool)
+    joins[1:] = listed[1:] & listed[:-1] & (u_msg[1:] == u_msg[:-1])
+    group = np.cumsum(~joins)[owners]
+    rows = np.flatnonzero(~call_rows & (cols.lit_kind.view[lit_idx] == ident))
+    if not len(rows):
+        return out
+    lits, groups = lit_idx[rows], group[rows]
+    done = last_call[lits] > row_msg[rows]
+    shapes = _shape_ids(cols)[lits]
+    # Lists with two distinct ids passed since, and the shapes of those.
+    pairs = np.unique(np.stack([groups[done], lits[done]]), axis=1) if done.any() else np.zeros((2, 0), np.int64)
+    counts = np.bincount(pairs[0], minlength=int(group.max()) + 1) if pairs.shape[1] else np.zeros(1, np.int64)
+    n_shapes = int(shapes.max()) + 1
+    ready = done & (counts[groups] >= 2) if pairs.shape[1] else done & False
+    keys = np.unique(groups[ready] * n_shapes + shapes[ready])
+    todo = ~done & np.isin(groups * n_shapes + shapes, keys)
+    out[lits[todo]] = True
     return out
+
+
+def _shape_ids(cols: Columns) -> np.ndarray:
+    """Per literal, a number for its :func:`_id_shape` (kept up to date as literals come)."""
+    memo = cols.derived.setdefault("id_shapes", ([], {}))
+    ids, numbers = memo
+    for text in cols.lit_text[len(ids):]:
+        ids.append(numbers.setdefault(_id_shape(text), len(numbers)))
+    return np.asarray(ids, dtype=np.int64)
 
 
 def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndarray, rel: np.ndarray | None,
