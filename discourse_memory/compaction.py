@@ -165,9 +165,7 @@ class Compactor:
         count = self.counter.count
         before = 0
         for m in msgs:
-            before += sum(count(tf.text) for tf in m.texts) + sum(count(c.name) + count(c.arguments)
-                                                                   for c in m.tool_calls)
-            before += options.overhead(m.raw)
+            before += _tokens(m, count, options)
             if before > budget:
                 return None
         pairs = ToolPairs()
@@ -341,13 +339,14 @@ def count_messages(messages: Sequence[Mapping[str, Any]], token_counter: TokenCo
     or each text part), each tool call's name and arguments, plus ``options``'
     per-message overhead. The one accounting of the library and its adapters."""
     counter = token_counter if isinstance(token_counter, TokenCounter) else get_token_counter(token_counter)
-    total = 0
-    for m in validate_messages(list(messages)):
-        total += sum(counter.count(tf.text) for tf in m.texts)
-        total += sum(counter.count(c.name) + counter.count(c.arguments) for c in m.tool_calls)
-        if options is not None:
-            total += options.overhead(m.raw)
-    return total
+    return sum(_tokens(m, counter.count, options) for m in validate_messages(list(messages)))
+
+
+def _tokens(m: Message, count: Callable[[str], int], options: Options | None) -> int:
+    """A message's tokens as a view counts them: its texts, its calls' names and
+    arguments, and ``options``' per-message overhead."""
+    n = sum(count(tf.text) for tf in m.texts) + sum(count(c.name) + count(c.arguments) for c in m.tool_calls)
+    return n + (options.overhead(m.raw) if options is not None else 0)
 
 
 def json_copy(value: Any) -> Any:
