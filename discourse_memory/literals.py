@@ -341,7 +341,7 @@ def find_token_names(toks: DocTokens, offset: int = 0, taken: Iterable[tuple[int
 
     def flush() -> None:
         nonlocal run_start
-        if run_start >= 0 and free(run_start, run_end) and not _PLURAL_ABBREVIATION.fullmatch(text, run_start, run_end):
+        if run_start >= 0 and free(run_start, run_end):
             out.append(Literal(text[run_start:run_end], "name", run_start - offset, run_end - offset))
         run_start = -1
 
@@ -400,9 +400,6 @@ def _title_names(toks: DocTokens, offset: int, taken: Iterable[tuple[int, int]])
     return out
 
 
-# "IDs", "URLs", "APIs": an abbreviation's plural is a common noun ("here are the
-# reservation IDs"), not a name (a record listed "reservation IDs" as a value).
-_PLURAL_ABBREVIATION = re.compile(r"[A-Z]{2,12}s")
 _CAPITAL_RUN = re.compile(r"\b[A-Z][a-z]{1,30}(?:[ \t][A-Z][a-z]{1,30}){0,4}\b")
 # What a sentence's first word follows (a line's start, a comment's mark, a sentence's
 # end) and a lower-case word or a year after it: "# Check if", "Copyright 2019".

@@ -153,25 +153,38 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
             if hit is None:
                 hit = glue[i] = _code_glue(cols.lit_text[i])
             out[i] = out[i] or bool(hit)
+    # Emphasis in capitals ("IMPORTANT", "MUST") and an abbreviation's plural ("IDs",
+    # "URLs") where the text also writes the word in lower case: a label or a common noun
+    # ("here are the reservation IDs"), not a value; "RPGs" in a chat about games stays.
     identifier = cols.kind_code("identifier")
-    if identifier >= 0:  # emphasis in capitals ("IMPORTANT", "MUST") where the text also uses the word
-        caps = cols.derived.setdefault("capitals", {})
-        seen = caps.setdefault(-1, 0)  # literals looked at so far (ids grow in order)
-        for i in range(seen, n):
-            text = cols.lit_text[i]
-            if kinds[i] == identifier and len(text) >= 2 and text.isalpha() and text.isupper():
-                caps[i] = text.lower()
-        caps[-1] = n
-        words = cols.word_ids
-        lower_words = lowercase_words(cols) if len(caps) > 1 else Counter()
-        for i, lower in caps.items():
-            if i >= 0 and (lower in words or lower in _COMMON_WORDS or lower_words.get(lower, 0) >= LOWER_USES):
+    caps = cols.derived.setdefault("capitals", {})
+    seen = caps.setdefault(-1, 0)  # literals looked at so far (ids grow in order)
+    for i in range(seen, n):
+        text = cols.lit_text[i]
+        if kinds[i] == identifier and len(text) >= 2 and text.isalpha() and text.isupper():
+            # Longer than a code ("JFK", "NASA", "USD"): a word in capitals for emphasis or a
+            # heading ("IMPORTANT", "CRITICAL REQUIREMENTS", "FAILURE").
+            caps[i] = (text.lower(),) if len(text) <= MAX_CODE_LETTERS else ()
+        elif names[kinds[i]] and _PLURAL_ABBREVIATION.fullmatch(text):
+            caps[i] = (text[:-1].lower(), text.lower())
+    caps[-1] = n
+    if len(caps) > 1:
+        # Written in lower case elsewhere (its own content word is its lower case: "jfk"
+        # of "JFK" says nothing about the text writing "jfk").
+        lower_words = lowercase_words(cols)
+        for i, forms in caps.items():
+            if i >= 0 and (not forms or any(f in _COMMON_WORDS or lower_words.get(f, 0) >= LOWER_USES
+                                             for f in forms)):
                 out[i] = True
     out |= cols.lit_tags.view >= cols.lit_df.view  # only ever a tag's name (<pr_description>): markup
     return out
 
 
+_PLURAL_ABBREVIATION = re.compile(r"[A-Z]{2,12}s")
 _LOWER_WORD = re.compile(r"(?<![\w\-.@/])[a-z][a-z'’]+(?![\w\-@/]|\.\w)")  # not in an id, address or path
+MAX_CODE_LETTERS = 4
+"""A word in capitals of at most this many letters may be a code (an airport, an agency,
+a currency); a longer one is emphasis or a heading."""
 LOWER_USES = 3
 """How often a word must be written in lower case for its capitals (``ID`` where tool
 output writes ``"id"``) to be emphasis or a label, not an identifier."""

@@ -126,13 +126,3 @@ def test_names_in_code_and_logs_skip_the_first_word_of_a_comment_or_sentence():
     assert not names & {"Copyright", "Check", "Fix", "We", "Remove"}
     assert {"Django", "Denver"} <= names
 
-
-def test_an_abbreviations_plural_is_no_name():
-    # "Here are the reservation IDs": a record listed "reservation IDs" as a value.
-    from discourse_memory.nlp import get_pipeline
-    from discourse_memory.segment import segment_texts
-
-    text = "Here are the reservation IDs and the URLs of the APIs. NASA and the FAQs of IBM."
-    found = {lit.text for p in segment_texts([text], get_pipeline())[0] for lit in p.literals}
-    assert not found & {"IDs", "URLs", "APIs", "FAQs"}
-    assert {"NASA", "IBM"} <= found

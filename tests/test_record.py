@@ -254,3 +254,34 @@ def test_the_frame_names_only_what_happened():
     assert plain == "[discourse-memory record 0badf00d: 12 earlier parts omitted]\n[end of record 0badf00d]"
     full = render_note("0badf00d", 12, 3, 4, Record((), (), ())).split("\n")[0]
     assert "3 cut at …" in full and "4 repeats shown only where they last occur" in full
+
+
+def _values(msgs):
+    from discourse_memory import Compactor
+    from discourse_memory.record import not_values, system_only_literals
+
+    cols, _ = Compactor()._columns(msgs)
+    noise = not_values(cols, system_only_literals(cols))
+    return {t for i, t in enumerate(cols.lit_text) if not noise[i]}, {t for i, t in enumerate(cols.lit_text) if noise[i]}
+
+
+def test_codes_in_capitals_are_values_and_emphasis_is_not():
+    # "JFK" lower-cased is its own content word: that said nothing of the text writing
+    # "jfk", yet it made every code in capitals noise, and the record lost the airports.
+    msgs = [{"role": "user", "content": "IMPORTANT: fly me from JFK to ORD, then on to ATL. CRITICAL REQUIREMENTS "
+                                        "follow. Pay in USD."},
+            {"role": "assistant", "content": "Noted, it is important. The FAILURE case is handled."}]
+    values, noise = _values(msgs)
+    assert {"JFK", "ORD", "ATL", "USD"} <= values
+    assert {"IMPORTANT", "CRITICAL", "FAILURE"} & values == set()
+
+
+def test_an_abbreviations_plural_is_a_value_unless_the_text_writes_it_in_lower_case():
+    ids = [{"role": "user", "content": "I found the reservation IDs for you, 8C8K4E and UDMOP1."},
+           {"role": "assistant", "content": "Each id is listed; one id per line, the id first."}]
+    values, noise = _values(ids)
+    assert "IDs" in noise and {"8C8K4E", "UDMOP1"} <= values
+    games = [{"role": "user", "content": "I mostly play RPGs and MOBAs with my friends."},
+             {"role": "assistant", "content": "Which ones do you like best?"}]
+    values, _ = _values(games)
+    assert {"RPGs", "MOBAs"} <= values
