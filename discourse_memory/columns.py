@@ -420,14 +420,19 @@ def _tag_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) ->
     return out
 
 
+_CODE = re.compile(r"[A-Z]{2,4}")
+"""A code in capitals (``JFK``, ``BTW``): read like a name for where it stands."""
+
+
 def _mid_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) -> list[int]:
-    """Name-like literals of these pieces (names and entities, not pattern kinds) that
-    some piece states after a word of its own: not as its opening word, nor right
-    after a speaker label. A name in a script without capitals always counts."""
+    """Name-like literals of these pieces (names, entities and codes in capitals, not other
+    pattern kinds) that some piece states after a word of its own: not as its opening
+    word, nor right after a speaker label. A name in a script without capitals always
+    counts."""
     out: list[int] = []
     for p, text in zip(pieces, texts):
         for lit in p.literals:
-            if lit.kind in PATTERN_KINDS:
+            if lit.kind in PATTERN_KINDS and not (lit.kind == "identifier" and _CODE.fullmatch(lit.text)):
                 continue
             if not lit.text[:1].isupper():  # no capital to mistake (a Chinese name): a name wherever it stands
                 out.append(ids[lit.text])

@@ -163,8 +163,9 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
         text = cols.lit_text[i]
         if kinds[i] == identifier and len(text) >= 2 and text.isalpha() and text.isupper():
             # Longer than a code ("JFK", "NASA", "USD"): a word in capitals for emphasis or a
-            # heading ("IMPORTANT", "CRITICAL REQUIREMENTS", "FAILURE").
-            caps[i] = (text.lower(),) if len(text) <= MAX_CODE_LETTERS else ()
+            # heading ("IMPORTANT", "CRITICAL REQUIREMENTS", "FAILURE"); a code only ever
+            # opening its sentence is a chat's abbreviation ("BTW, I finished").
+            caps[i] = (text.lower(),) if len(text) <= MAX_CODE_LETTERS and cols.lit_mid.view[i] else ()
         elif names[kinds[i]] and _PLURAL_ABBREVIATION.fullmatch(text):
             caps[i] = (text[:-1].lower(), text.lower())
     caps[-1] = n

@@ -270,10 +270,11 @@ def test_codes_in_capitals_are_values_and_emphasis_is_not():
     # "jfk", yet it made every code in capitals noise, and the record lost the airports.
     msgs = [{"role": "user", "content": "IMPORTANT: fly me from JFK to ORD, then on to ATL. CRITICAL REQUIREMENTS "
                                         "follow. Pay in USD."},
-            {"role": "assistant", "content": "Noted, it is important. The FAILURE case is handled."}]
+            {"role": "assistant", "content": "Noted, it is important. The FAILURE case is handled."},
+            {"role": "user", "content": "BTW, I finished the form. FYI the JFK desk closes early."}]
     values, noise = _values(msgs)
     assert {"JFK", "ORD", "ATL", "USD"} <= values
-    assert {"IMPORTANT", "CRITICAL", "FAILURE"} & values == set()
+    assert {"IMPORTANT", "CRITICAL", "FAILURE", "BTW", "FYI"} & values == set()
 
 
 def test_an_abbreviations_plural_is_a_value_unless_the_text_writes_it_in_lower_case():
