@@ -420,8 +420,9 @@ def _tag_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) ->
     return out
 
 
-_CODE = re.compile(r"[A-Z]{2,4}")
-"""A code in capitals (``JFK``, ``BTW``): read like a name for where it stands."""
+CODE = re.compile(r"[A-Z]{2,4}")
+"""A code in capitals (``JFK``, ``NASA``, ``BTW``): read like a name for where it stands;
+a longer word in capitals is emphasis or a heading (:func:`.record.not_values`)."""
 
 
 def _mid_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) -> list[int]:
@@ -432,7 +433,7 @@ def _mid_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) ->
     out: list[int] = []
     for p, text in zip(pieces, texts):
         for lit in p.literals:
-            if lit.kind in PATTERN_KINDS and not (lit.kind == "identifier" and _CODE.fullmatch(lit.text)):
+            if lit.kind in PATTERN_KINDS and not (lit.kind == "identifier" and CODE.fullmatch(lit.text)):
                 continue
             if not lit.text[:1].isupper():  # no capital to mistake (a Chinese name): a name wherever it stands
                 out.append(ids[lit.text])

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .columns import UNIT_KINDS, Columns
+from .columns import CODE, UNIT_KINDS, Columns
 from .labels import LIST_MARK, date_line
 from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
 from .messages import SYSTEM_ROLES, Message
@@ -165,7 +165,7 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
             # Longer than a code ("JFK", "NASA", "USD"): a word in capitals for emphasis or a
             # heading ("IMPORTANT", "CRITICAL REQUIREMENTS", "FAILURE"); a code only ever
             # opening its sentence is a chat's abbreviation ("BTW, I finished").
-            caps[i] = (text.lower(),) if len(text) <= MAX_CODE_LETTERS and cols.lit_mid.view[i] else ()
+            caps[i] = (text.lower(),) if CODE.fullmatch(text) and cols.lit_mid.view[i] else ()
         elif names[kinds[i]] and _PLURAL_ABBREVIATION.fullmatch(text):
             caps[i] = (text[:-1].lower(), text.lower())
     caps[-1] = n
@@ -183,9 +183,6 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
 
 _PLURAL_ABBREVIATION = re.compile(r"[A-Z]{2,12}s")
 _LOWER_WORD = re.compile(r"(?<![\w\-.@/])[a-z][a-z'’]+(?![\w\-@/]|\.\w)")  # not in an id, address or path
-MAX_CODE_LETTERS = 4
-"""A word in capitals of at most this many letters may be a code (an airport, an agency,
-a currency); a longer one is emphasis or a heading."""
 LOWER_USES = 3
 """How often a word must be written in lower case for its capitals (``ID`` where tool
 output writes ``"id"``) to be emphasis or a label, not an identifier."""
