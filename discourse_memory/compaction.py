@@ -257,14 +257,15 @@ class Compactor:
         self._prints = prints
         return cols, (self._tags[-1] if self._tags else content_key(""))[:8]
 
-    def _relevance(self, cols: Columns, focus: FocusLike) -> np.ndarray | None:
+    def _relevance(self, cols: Columns, focus: FocusLike) -> tuple[np.ndarray | None, bool]:
+        """Per unit, its relevance to the focus (None: no focus), and whether the focus asks."""
         if focus is None or not len(cols):
-            return None
+            return None, False
         if focus is NEWEST_TURN:
             found = focus_of_turn(cols)
         else:
-            found = focus_of_text(cols, *self._terms(focus))
-        return relevance(cols, found) if found is not None else None
+            found = focus_of_text(cols, *self._terms(focus), text=focus)
+        return (relevance(cols, found), found.asks) if found is not None else (None, False)
 
     def _compact(self, cols: Columns, tag: str, messages: Any, budget: int, options: Options,
                  focus: FocusLike) -> Compaction:
@@ -285,7 +286,7 @@ class Compactor:
                                                                                 "content": note})
             return total, note
 
-        scene = Scene(cols, budget, options, self._relevance(cols, focus), tag, count, measure,
+        scene = Scene(cols, budget, options, *self._relevance(cols, focus), tag, count, measure,
                       lambda text, n: head_of(self.counter, text, n))
         plan = fit(scene)
         out, sources, _ = render_messages(cols, plan, messages, self._render_cache, options.recall)

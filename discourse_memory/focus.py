@@ -25,6 +25,7 @@ would be without one.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,13 +33,41 @@ import numpy as np
 from .columns import Columns
 from .messages import SYSTEM_ROLES
 
-__all__ = ["Focus", "focus_of_text", "focus_of_turn", "relevance"]
+__all__ = ["Focus", "asked_kinds", "focus_of_text", "focus_of_turn", "relevance"]
 
 K1 = 1.2
 B = 0.75
 CONTEXT_WEIGHT = 0.6
 """Weight of the terms of the message the newest one answers (or the action a tool
 output answers), against 1 for the newest turn itself."""
+ANSWER_KIND = 1.0
+"""A question asking for a kind of value ("how long", "when", "多少钱") raises by this share
+the relevance of the units that state a value of that kind: the answer to "How long has
+Caroline had her friends?" is the sentence with "for 4 years", not the one with "long day".
+Question classes of this sort are the first step of classic question answering (Li & Roth
+2002); here they are a few phrases per language, read only from a question."""
+_ASKS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (re.compile(r"(?i)\bhow\s+(?:long|many|much|old|often|far)\b|\bwhat\s+(?:percentage|number\s+of|amount)\b"
+                r"|多少|几个|几天|几晚|几位|几间|多久|多长|いくつ|いくら|何人|何日|何回|何時間"),
+     ("number", "quantity", "amount", "percent")),
+    (re.compile(r"(?i)\bwhen\b|\b(?:what|which)\s+(?:time|year|month|day|date)\b"
+                r"|什么时候|几点|哪天|哪一天|何时|いつ|何時|何月"),
+     ("date", "datetime", "time")),
+    (re.compile(r"(?i)\b(?:phone|telephone)\b|电话|電話"), ("phone",)),
+    (re.compile(r"(?i)\be-?mail\b|邮箱|メール"), ("email",)),
+    (re.compile(r"(?i)\b(?:cost|price|pay|paid|fee)\b|价格|多少钱|价钱|费用|値段|料金"), ("amount",)),
+    (re.compile(r"(?i)\bversion\b|版本|バージョン"), ("version",)),
+)
+_QUESTION = re.compile(r"[?？]")
+
+
+def asked_kinds(text: str) -> tuple[str, ...]:
+    """The literal kinds a question asks for (none if ``text`` asks no question)."""
+    if not _QUESTION.search(text):
+        return ()
+    return tuple(sorted({k for pattern, kinds in _ASKS if pattern.search(text) for k in kinds}))
+
+
 MIN_STRENGTH = 2.0
 """A focus whose terms carry less idf than this in all (about one term that a tenth of
 the units state) is too vague to rank by."""
@@ -55,6 +84,11 @@ class Focus:
     messages: dict[int, float]
     """The messages the focus was read from, with their weights: their own units are as
     relevant as their weight (the step an agent just took is the focus)."""
+    kinds: tuple[str, ...] = ()
+    """The literal kinds the focus asks for (see :data:`ANSWER_KIND`)."""
+    asks: bool = False
+    """The focus is a question (a user's, or a given text, with a question mark): it asks
+    for something the history holds, where a remark ("thanks, see you!") only goes on."""
 
 
 def focus_of_turn(cols: Columns) -> Focus | None:
@@ -70,25 +104,29 @@ def focus_of_turn(cols: Columns) -> Focus | None:
         weighted[step] = 1.0
         for r in cols.pairs.results.get(step, ()):
             weighted[r] = 1.0
-    else:
-        weighted[last.index] = 1.0
-        prev = next((m for m in reversed(msgs[:-1]) if m.role not in SYSTEM_ROLES), None)
-        if prev is not None and prev.role != last.role:
-            # An action in a code block (a text agent's command) and its output are one step.
-            action = prev.role == "assistant" and any("```" in tf.text for tf in prev.texts)
-            weighted[prev.index] = 1.0 if action else CONTEXT_WEIGHT
-    return _from_messages(cols, weighted)
+        return _from_messages(cols, weighted)
+    weighted[last.index] = 1.0
+    said = " ".join(tf.text for tf in last.texts) if last.role == "user" else ""
+    prev = next((m for m in reversed(msgs[:-1]) if m.role not in SYSTEM_ROLES), None)
+    if prev is not None and prev.role != last.role:
+        # An action in a code block (a text agent's command) and its output are one step.
+        action = prev.role == "assistant" and any("```" in tf.text for tf in prev.texts)
+        weighted[prev.index] = 1.0 if action else CONTEXT_WEIGHT
+        if action:  # the output of a command, not a question of the user
+            said = ""
+    return _from_messages(cols, weighted, asked_kinds(said), bool(_QUESTION.search(said)))
 
 
 def focus_of_text(cols: Columns, words: list[str], literals: list[str],
-                  min_strength: float = MIN_STRENGTH) -> Focus | None:
+                  min_strength: float = MIN_STRENGTH, text: str = "") -> Focus | None:
     """A focus on a given text, from its content words and literal texts (analysed
-    like the history's units); terms the history does not contain are dropped."""
+    like the history's units); terms the history does not contain are dropped. The
+    ``text`` itself, if given, says what kinds of value it asks for."""
     w = sorted({cols.word_ids[t] for t in words if t in cols.word_ids})
     found = {cols.lit_ids[t]: 1.0 for t in literals if t in cols.lit_ids}
     lits = sorted(_without_word_literals(cols, dict.fromkeys(w, 1.0), found))
     return _focus(cols, np.array(w, dtype=np.int64), np.ones(len(w)), np.array(lits, dtype=np.int64),
-                  np.ones(len(lits)), {}, min_strength)
+                  np.ones(len(lits)), {}, min_strength, asked_kinds(text), bool(_QUESTION.search(text)))
 
 
 def _without_word_literals(cols: Columns, words: dict[int, float], lits: dict[int, float]) -> dict[int, float]:
@@ -99,7 +137,8 @@ def _without_word_literals(cols: Columns, words: dict[int, float], lits: dict[in
     return {t: w for t, w in lits.items() if cols.lit_text[t].lower() not in named}
 
 
-def _from_messages(cols: Columns, weighted: dict[int, float]) -> Focus | None:
+def _from_messages(cols: Columns, weighted: dict[int, float], kinds: tuple[str, ...] = (),
+                   asks: bool = False) -> Focus | None:
     starts = cols.msg_start.view
     word_w: dict[int, float] = {}
     lit_w: dict[int, float] = {}
@@ -114,13 +153,13 @@ def _from_messages(cols: Columns, weighted: dict[int, float]) -> Focus | None:
     lit_w = _without_word_literals(cols, word_w, lit_w)
     return _focus(cols, np.fromiter(word_w, np.int64, len(word_w)), np.fromiter(word_w.values(), float, len(word_w)),
                   np.fromiter(lit_w, np.int64, len(lit_w)), np.fromiter(lit_w.values(), float, len(lit_w)),
-                  dict(weighted))
+                  dict(weighted), MIN_STRENGTH, kinds, asks)
 
 
 def _focus(cols: Columns, words: np.ndarray, word_weight: np.ndarray, literals: np.ndarray,
-           literal_weight: np.ndarray, messages: dict[int, float], min_strength: float = MIN_STRENGTH
-           ) -> Focus | None:
-    focus = Focus(words, word_weight, literals, literal_weight, messages)
+           literal_weight: np.ndarray, messages: dict[int, float], min_strength: float = MIN_STRENGTH,
+           kinds: tuple[str, ...] = (), asks: bool = False) -> Focus | None:
+    focus = Focus(words, word_weight, literals, literal_weight, messages, kinds, asks)
     n = len(cols.units)
     strength = float((word_weight * _idf(cols.word_df.view[words], n)).sum()
                      + (literal_weight * _idf(cols.lit_df.view[literals], n)).sum())
@@ -181,6 +220,10 @@ def relevance(cols: Columns, focus: Focus) -> np.ndarray:
     unit_rel = np.minimum(unit_score * (K1 + 1.0) / (unit_norm + 1.0) / best, 1.0)
     msg_rel = np.minimum(msg_score * (K1 + 1.0) / (msg_norm + 1.0) / best, 1.0)
     rel = np.maximum(unit_rel, msg_rel[u_msg] * np.where(unit_score > 0, 1.0, 0.5))
+    if focus.kinds and ANSWER_KIND and len(cols.lit_kind_names):
+        wanted = np.isin(np.array(cols.lit_kind_names), focus.kinds)
+        states = cols.per_unit_sum(wanted[cols.lit_kind.view].astype(np.float64)) > 0
+        rel = np.where(states, np.minimum(rel * (1.0 + ANSWER_KIND), 1.0), rel)
     if focus.messages:
         own = np.zeros(n_msgs)
         own[list(focus.messages)] = list(focus.messages.values())

@@ -97,3 +97,42 @@ def test_the_ids_an_agent_has_not_yet_looked_up_are_its_next_arguments(monkeypat
     monkeypatch.setattr(fit, "PENDING", 1.0)
     shown = json.dumps(compact(msgs, 250).messages)
     assert not any(rid in shown for rid in ids[3:])
+
+
+def _friends_chat() -> list[dict]:
+    """Many turns say "long" and "friends"; one, halfway, says for how long, in a number."""
+    walks = ["walk", "hike", "swim", "ride", "talk", "lunch", "drive", "climb"]
+    out = [{"role": "user", "content": "Hi! I want to tell you about my week."}]
+    for i in range(40):
+        if i == 20:
+            out.append({"role": "user", "content": "These friends have been there for me for 4 years, since I moved."})
+            out.append({"role": "assistant", "content": "That's wonderful to hear."})
+        city, walk = CITIES[i % len(CITIES)], walks[i // len(CITIES) + (i % 3)]
+        out.append({"role": "user", "content": f"My friends and I had a long {walk} around {city} today."})
+        out.append({"role": "assistant", "content": f"A long {walk} with friends in {city} sounds great."})
+    return out
+
+
+def test_a_question_for_a_number_brings_back_the_unit_that_states_one(monkeypatch: pytest.MonkeyPatch):
+    import discourse_memory.focus as focus
+
+    chat = _friends_chat() + [{"role": "user", "content": "How long have I had these friends?"}]
+    budget = view_tokens(chat) // 12
+
+    def answered() -> bool:
+        return any("4 years" in (m.get("content") or "") for m in compact(chat, budget).messages)
+
+    assert answered()
+    monkeypatch.setattr(focus, "ANSWER_KIND", 0.0)
+    assert not answered()  # by words alone, forty walks "with friends" rank as high
+
+
+def test_the_kinds_a_question_asks_for():
+    from discourse_memory.focus import asked_kinds
+
+    assert set(asked_kinds("How many nights did we book?")) >= {"number", "quantity"}
+    assert set(asked_kinds("When did Caroline move?")) == {"date", "datetime", "time"}
+    assert "phone" in asked_kinds("这家酒店的电话是多少？") and "number" in asked_kinds("这家酒店的电话是多少？")
+    assert "amount" in asked_kinds("What did the upgrade cost?")
+    assert asked_kinds("Tell me when you are free.") == ()  # not a question
+    assert asked_kinds("What is her favourite book?") == ()  # asks for no kind of value
