@@ -424,7 +424,23 @@ def _closed(text: str, lo: int, start: int, end: int) -> int:
 
 def _in_context(text: str, start: int, end: int) -> tuple[int, int]:
     """The span of the value with the nearest content word of its sentence: the word
-    before it (and what lies between), else the word after it, within a few words."""
+    before it (and what lies between), else the word after it, within a few words; the
+    word after it when that one touches the value and the one before does not ("LGBT
+    pride", not "time at the LGBT")."""
+    before, after = _context_before(text, start, end), _context_after(text, start, end)
+    if before is None:
+        return after[:2] if after else (start, end)
+    if after is not None and after[2] and not before[2]:
+        return after[:2]
+    return before[:2]
+
+
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def _context_before(text: str, start: int, end: int) -> tuple[int, int, bool] | None:
+    """The span from the nearest content word before the value, and whether that word
+    touches it (no other word between)."""
     lo = max(0, start - 40)
     before = text[lo:start]
     boundary = max(before.rfind(c) for c in _BOUNDARY)  # stay in the value's sentence, after a label
@@ -432,35 +448,47 @@ def _in_context(text: str, start: int, end: int) -> tuple[int, int]:
         lo += boundary + 1
         before = text[lo:start]
     words = [m for m in _WORD.finditer(before) if m.group().lower() not in _STOP]
-    if words:
-        at = words[-1].start()
-        word = words[-1].group()
-        if len(word) > _CJK_CONTEXT and _CJK_CHAR.match(word[-1]):
-            # No spaces to count: the last few characters, not counting the particles
-            # between the key and its value ("人均消费是74元", not "均消费是74元").
-            tail = len(word) - len(word.rstrip(_CJK_LINKS))
-            at = max(words[-1].start(), words[-1].end() - tail - _CJK_CONTEXT)
-            possessive = text.rfind("的", lo + at, start - tail)
-            if possessive >= 0:  # "景点的评分是4分": the key is what follows 的
-                at = possessive + 1 - lo
-        closer = before.find(")", at)
-        if closer >= 0 and "(" not in before[at:closer]:
-            # "Atlanta (ATL) to Philadelphia", not "ATL) to Philadelphia": a context
-            # never opens inside a bracket it closes.
-            opening = before.rfind("(", 0, at)
-            outer = [m for m in words if m.end() <= opening]
-            at = outer[-1].start() if outer else (opening if opening >= 0 else closer + 1)
-        if before[at:].count(" ") <= 3 and before[at:].strip():
-            return lo + at, _closed(text, lo + at, start, end)
+    if not words:
+        return None
+    at = words[-1].start()
+    word = words[-1].group()
+    touches = _CJK_CHAR.match(word[-1]) is not None or not _LETTER.search(before[words[-1].end():])
+    if len(word) > _CJK_CONTEXT and _CJK_CHAR.match(word[-1]):
+        # No spaces to count: the last few characters, not counting the particles
+        # between the key and its value ("人均消费是74元", not "均消费是74元").
+        tail = len(word) - len(word.rstrip(_CJK_LINKS))
+        at = max(words[-1].start(), words[-1].end() - tail - _CJK_CONTEXT)
+        possessive = text.rfind("的", lo + at, start - tail)
+        if possessive >= 0:  # "景点的评分是4分": the key is what follows 的
+            at = possessive + 1 - lo
+    closer = before.find(")", at)
+    if closer >= 0 and "(" not in before[at:closer]:
+        # "Atlanta (ATL) to Philadelphia", not "ATL) to Philadelphia": a context
+        # never opens inside a bracket it closes.
+        opening = before.rfind("(", 0, at)
+        outer = [m for m in words if m.end() <= opening]
+        at = outer[-1].start() if outer else (opening if opening >= 0 else closer + 1)
+    if before[at:].count(" ") <= 3 and before[at:].strip():
+        return lo + at, _closed(text, lo + at, start, end), touches
+    return None
+
+
+def _context_after(text: str, start: int, end: int) -> tuple[int, int, bool] | None:
+    """The span to the nearest content word after the value, and whether it touches it."""
     after = text[end:end + 40]
     stop = min((i for i in (after.find(c) for c in _BOUNDARY) if i >= 0), default=len(after))
     for m in _WORD.finditer(after[:stop]):
         if m.group().lower() in _STOP:
             continue
         if after[:m.end()].count(" ") <= 3:
-            return start, end + m.end()
+            stop = m.end()
+            if after[:stop].count("(") > after[:stop].count(")"):  # "Chicago (ORD)", not "Chicago (ORD"
+                stop = after.find(")", stop) + 1
+                if not stop:
+                    return None
+            return start, end + stop, not _LETTER.search(after[:m.start()])
         break
-    return start, end
+    return None
 
 
 LONE_SESSIONS = "other sessions: "
