@@ -114,8 +114,8 @@ ANSWER = 3.0
 many times the ``CONTEXT_NEIGHBOUR`` share: "How long have you had such a support
 system?" matches, "I've known these friends for 4 years" answers. LoCoMo per-question
 answers in the view (``discourse-memory-eval bench``): 31.3 / 31.3 -> 32.0 / 33.3 at 10% /
-25% with ``QUESTION`` (32.0 / 33.3 with 3 against 2; 2 adds nothing at 10%); a stronger focus for every newest turn instead cost the
-question-blind views (evidence turns at 10% 8.1 -> 5.7, CrossWOZ gold values at 25% 55.0 ->
+25% with ``QUESTION`` (3 against 2: 2 adds nothing at 10%); a stronger focus for every
+newest turn instead cost the question-blind views (evidence turns at 10% 8.1 -> 5.7, CrossWOZ gold values at 25% 55.0 ->
 54.4), and a stronger share for every neighbour of a match filled the view with the
 replies to statements ("That's lovely!") in place of further matches."""
 FOCUS_MATCHES = 16.0
@@ -466,8 +466,9 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     clip_gain *= damp
 
     rel = scene.relevance
+    focus = FOCUS * (QUESTION if scene.asks else 1.0)
     if rel is not None and len(rel) == n_units and rel.any():
-        focus_factor, context = _focus_gains(cols, rel, units, scene.asks)
+        focus_factor, context = _focus_gains(cols, rel, focus, scene.asks)
         full_gain = full_gain * (1.0 + focus_factor + context)
         clip_gain = clip_gain * (1.0 + focus_factor * np.maximum(cols.u_head_share.view, 0.5) + context)
     else:
@@ -490,7 +491,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     if rel is not None:  # a call is worth what its results share with the focus
         for a in call_msgs:
             rs = results[a]
-            call_gain[a] *= 1.0 + FOCUS * (QUESTION if scene.asks else 1.0) * float(max((rel[u_msg == r].max(initial=0.0) for r in rs), default=0.0))
+            call_gain[a] *= 1.0 + focus * float(max((rel[u_msg == r].max(initial=0.0) for r in rs), default=0.0))
     # The agent's last actions are its working state: the next one often repeats, retries
     # or continues them (same ids, same arguments).
     for j, a in enumerate(sorted(call_msgs, reverse=True)[:8]):
@@ -610,11 +611,11 @@ def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[
     return head
 
 
-def _focus_gains(cols: Columns, rel: np.ndarray, units: Sequence[Unit], asks: bool
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool) -> tuple[np.ndarray, np.ndarray]:
     """Per unit, how many times its own value what it shares with the focus adds, and
     what being context to a match adds: the rest of its message, the messages before
-    and after it, its date line."""
+    and after it, its date line. ``focus`` is the focus's weight, ``asks`` whether it is
+    a question (see ``QUESTION`` and ``ANSWER``)."""
     n_msgs = len(cols)
     starts = cols.msg_start.view
     u_msg = cols.u_msg.view
@@ -624,7 +625,6 @@ def _focus_gains(cols: Columns, rel: np.ndarray, units: Sequence[Unit], asks: bo
         rank = np.empty(len(rel))
         rank[np.argsort(-rel, kind="stable")] = np.arange(len(rel))
         rel = rel / (1.0 + rank / FOCUS_MATCHES)
-    focus = FOCUS * (QUESTION if asks else 1.0)
     focus_gain = focus * rel
     msg_rel = np.zeros(n_msgs)
     np.maximum.at(msg_rel, u_msg, rel)

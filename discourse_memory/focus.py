@@ -47,7 +47,8 @@ Caroline had her friends?" is the sentence with "for 4 years", not the one with 
 Question classes of this sort are the first step of classic question answering (Li & Roth
 2002); here they are a few phrases per language, read only from a question."""
 _ASKS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
-    (re.compile(r"(?i)\bhow\s+(?:long|many|much|old|often|far)\b|\bwhat\s+(?:percentage|number\s+of|amount)\b"
+    (re.compile(r"(?i)\bhow\s+(?:long|many|much|old|often|far)\b"
+                r"|\bwhat\s+(?:percentage|number\s+of|amount)\b"
                 r"|多少|几个|几天|几晚|几位|几间|多久|多长|いくつ|いくら|何人|何日|何回|何時間"),
      ("number", "quantity", "amount", "percent")),
     (re.compile(r"(?i)\bwhen\b|\b(?:what|which)\s+(?:time|year|month|day|date)\b"
