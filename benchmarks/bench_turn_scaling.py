@@ -46,7 +46,9 @@ def history(n: int) -> list[dict[str, Any]]:
 
 
 def new_message(i: int) -> dict[str, Any]:
-    sys.path.insert(0, str(HERE))
+    """The ~500-token message ``bench_core_speed.py`` appends (imported once, then cached)."""
+    if str(HERE) not in sys.path:
+        sys.path.insert(0, str(HERE))
     from bench_core_speed import new_message as make
 
     return make(i)
