@@ -103,6 +103,9 @@ RECORD_SHARE = 0.25
 """The record's first claim: the best items (by value per token) that fit this share of
 the room the protected messages leave come before any text; the rest compete with the
 text for what is left, so the note grows only where values are worth their tokens."""
+RECORD_MAX = 1.0
+"""The most of that room the record may take (past its first claim it competes with the
+text for the rest)."""
 FOCUS = 8.0
 """A unit stating every focus term (relevance 1) is worth ``1 + FOCUS`` times its own value."""
 QUESTION = 1.5
@@ -407,6 +410,7 @@ class _Ranked:
     long_head: Callable[[int, int], tuple[int, list[int]]]  # (unit, step) -> its head's end, literals shown
     item_order: np.ndarray  # record items, best value per token first
     reserve: float  # the record's first claim (see RECORD_SHARE)
+    record_cap: float  # the most the record may take (see RECORD_MAX)
     beyond: frozenset[int]  # values the record could list but made no item of (see CANDIDATES_MIN)
 
 
@@ -597,7 +601,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
                    {it.text: k for k, it in enumerate(items) if it.header},
                    scene.count(VALUES_LINE) - scene.count("]"), base_shown, u_msg, (cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
                    call_units, starts, _long_head(scene, units, long_tokens), item_order, RECORD_SHARE * room,
-                   beyond)
+                   RECORD_MAX * room, beyond)
 
 
 def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[int, int], tuple[int, list[int]]]:
@@ -902,6 +906,7 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     queue = iter(r.item_order.tolist())
     item_costs = r.costs[r.kinds == _ITEM].tolist()
     reserve = min(r.reserve, room)
+    cap = max(r.record_cap, reserve)
     costs = r.costs[r.order]
     # No option from position i on costs less than this: stop when the room is below it.
     floor = np.minimum.accumulate(costs[::-1])[::-1].tolist() if len(costs) else []
@@ -964,7 +969,7 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         if header is not None and header not in headers and not item.header:
             session = r.header_items.get(header)
             extra += r.header_cost.get(header, 0.0)
-        if cost + extra > left:
+        if cost + extra > left or used + cost + extra > cap:
             return False
         left -= cost + extra
         used += cost + extra

@@ -554,6 +554,9 @@ BARS = (
     ("evidence_retention", 0.0),
     ("sentence_survival", 0.0),
 )
+LOW_BUDGET_BARS = {  # (data kind, budget) -> metrics not below the best baseline (issue 16: the note
+    ("qa-dialogue", 0.1): ("evidence_retention", "sentence_survival"),  # must not crowd out the text)
+}
 KIND_MARGINS = {  # (data kind, metric, budget) -> lead asked instead of BARS' (issue 20: CrossWOZ)
     ("gold-values", "gold_arg_recall", 0.25): 0.20,
     ("gold-values", "gold_arg_recall", 0.5): 0.15,
@@ -621,7 +624,8 @@ def check_bars(summary: Sequence[dict]) -> list[str]:
     100%): a view that keeps every gold argument cannot be further ahead.
 
     Question-blind rows: no budget violation nor failure; the :data:`BARS` leads
-    (:data:`KIND_MARGINS` on CrossWOZ-like data); opener noise at most
+    (:data:`KIND_MARGINS` on CrossWOZ-like data); :data:`LOW_BUDGET_BARS` (LoCoMo-like
+    data at 10%: evidence turns and sentence openings not below); opener noise at most
     :data:`OPENER_NOISE_MAX` of the record's entries at every budget;
     with-context literal recall at least :data:`WITH_CONTEXT_MIN`; note share at
     most :data:`NOTE_SHARE_MAX`. Mode rows: the :data:`MODE_BARS` leads."""
@@ -643,6 +647,15 @@ def check_bars(summary: Sequence[dict]) -> list[str]:
                 for metric, margin in BARS:
                     margin = KIND_MARGINS.get((kind, metric, fraction), margin)
                     line = _lead(mine_row, others, metric, margin, ceiling, where, label)
+                    if line:
+                        lines.append(line)
+        for (bar_kind, fraction), metrics in LOW_BUDGET_BARS.items():
+            if bar_kind != kind:
+                continue
+            ceiling = keyed.get(("blind", dataset, "full-history", fraction), {})
+            for mine_row, others, label in _pairs(keyed, "blind", dataset, fraction):
+                for metric in metrics:
+                    line = _lead(mine_row, others, metric, 0.0, ceiling, f"{dataset} @ {fraction:g}", label)
                     if line:
                         lines.append(line)
         for fraction in budgets:

@@ -183,3 +183,18 @@ def test_check_bars_record_context_note_and_crosswoz():
             "(keep_system=False, as these baselines may drop the system prompt) (bar: +15 points)") not in lines
     assert "PASS zh @ 0.5: gold-argument recall 70.0 vs best baseline trim-last 55.0 (bar: +15 points)" in lines
     assert not any("with-context" in line and "zh" in line for line in lines)  # no bar on CrossWOZ
+
+
+def test_check_bars_low_budget_dialogue_openings_and_evidence():
+    """Issue 16: at 10% on LoCoMo-like data, the note must not crowd out the text: sentence
+    openings and evidence turns not below the best baseline (other kinds: no such check)."""
+    rows = [blind_row("discourse-memory", 0.1, kind="qa-dialogue"), blind_row("head-tail", 0.1, kind="qa-dialogue"),
+            blind_row("discourse-memory", 0.1, kind="shell-agent", dataset="swe"),
+            blind_row("head-tail", 0.1, kind="shell-agent", dataset="swe")]
+    rows[0].scores.update(sentence_survival=0.10, evidence_retention=0.08)
+    rows[1].scores.update(sentence_survival=0.09, evidence_retention=0.10)
+    rows[3].scores.update(sentence_survival=0.9)
+    lines = check_bars(summarize(rows))
+    assert "PASS d @ 0.1: sentence openings kept 10.0 vs best baseline head-tail 9.0 (bar: not below)" in lines
+    assert "FAIL d @ 0.1: evidence turns kept 8.0 vs best baseline head-tail 10.0 (bar: not below)" in lines
+    assert not any(line.startswith(("PASS swe @ 0.1", "FAIL swe @ 0.1")) and "openings" in line for line in lines)
