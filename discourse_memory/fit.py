@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from .actions import is_action
 from .columns import UNIT_KINDS, Columns
 from .errors import BudgetTooSmallError
 from .literals import Literal
@@ -252,8 +253,7 @@ def is_tool_output(cols: Columns, i: int) -> bool:
         return True
     if m.role != "user" or i == 0:
         return False
-    prev = cols.messages[i - 1]
-    return prev.role == "assistant" and any("```" in tf.text for tf in prev.texts)
+    return is_action(cols.messages[i - 1])
 
 
 def _protected(cols: Columns, p: _Protection, budget: int) -> tuple[frozenset[int], bool]:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .actions import is_action
 from .columns import Columns
 from .messages import SYSTEM_ROLES
 
@@ -111,7 +112,7 @@ def focus_of_turn(cols: Columns) -> Focus | None:
     prev = next((m for m in reversed(msgs[:-1]) if m.role not in SYSTEM_ROLES), None)
     if prev is not None and prev.role != last.role:
         # An action in a code block (a text agent's command) and its output are one step.
-        action = prev.role == "assistant" and any("```" in tf.text for tf in prev.texts)
+        action = is_action(prev)
         weighted[prev.index] = 1.0 if action else CONTEXT_WEIGHT
         if action:  # the output of a command, not a question of the user
             said = ""

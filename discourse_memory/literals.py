@@ -247,6 +247,13 @@ def find_literals(text: str, language: str = "en") -> list[Literal]:
         value = text[start:end]
         if kind == "identifier" and value.lower().rstrip(".") in _NOT_IDENTIFIER:
             continue
+        if kind == "identifier" and value[0] in "nrt" and text[start - 1:start] == "\\" \
+                and (start < 2 or text[start - 2] != "\\"):
+            # "\nReservation": a JSON string's escaped line break and the word after it; an
+            # id after the break ("\nXEHM4B") is still one
+            start, value = start + 1, value[1:]
+            if not (any(c.isdigit() for c in value) or sum(c.isupper() for c in value) > 1):
+                continue
         if kind == "identifier" and _JSON_KEY.match(text, end) and text[start - 1:start] in "\"'":
             continue  # a JSON object key names a field: schema, not a value
         if kind == "identifier" and "." in value and value.replace(".", "").isalpha() \

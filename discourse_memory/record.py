@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .actions import command_label, is_action, last_command
 from .columns import CODE, UNIT_KINDS, Columns
 from .labels import LIST_MARK, date_line
 from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
@@ -236,6 +237,10 @@ def _message_label(cols: Columns, m: Message, speaker: str | None) -> str:
         if call is not None:
             return f"#{m.index} {_call_label(call.name, call.arguments)}"
         return f"#{m.index} tool"
+    if m.role == "user" and m.index > 0 and is_action(cols.messages[m.index - 1]):
+        command = last_command(cols.messages[m.index - 1])
+        if command is not None:  # a text agent's output: keyed by the command that printed it
+            return f"#{m.index} {command_label(command)}"
     name = m.raw.get("name")
     if isinstance(name, str) and name.strip():
         return f"#{m.index} {sanitize(name)[:40]}"
@@ -529,13 +534,25 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
         if entry.header is not None and entry.header != header:
             lines.append(entry.header)
             header = entry.header
-        lines.append(f"{entry.label}: " + "; ".join(texts))
+        lines.append(f"{entry.label}: " + "; ".join(_unkeyed(texts, entry.label)))
     flush()
     dropped = len(record.dropped) if dropped is None else dropped
     if dropped:
         lines.append(f"({dropped} more values dropped to fit)")
     lines.append(f"[end of record {tag}]")
     return "\n".join(lines)
+
+
+def _unkeyed(texts: list[str], label: str) -> list[str]:
+    """Values without a file key the entry's label already names: ``#17 `nl -ba a/b.py`:
+    207, 208``, not ``#17 `nl -ba a/b.py`: a/b.py: 207, 208``."""
+    if "`" not in label:
+        return texts
+    out = []
+    for text in texts:
+        key, sep, rest = text.partition(": ")
+        out.append(rest if sep and rest and ("/" in key or "." in key) and key in label else text)
+    return out
 
 
 RECALL_HINT = "; recall #N for a message in full"

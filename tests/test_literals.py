@@ -126,3 +126,16 @@ def test_names_in_code_and_logs_skip_the_first_word_of_a_comment_or_sentence():
     assert not names & {"Copyright", "Check", "Fix", "We", "Remove"}
     assert {"Django", "Denver"} <= names
 
+
+
+def test_an_escaped_line_break_in_json_text_is_no_identifier():
+    """tau-bench's ``think`` arguments: ``...refund.\\nReservation 59XX6W ...`` once gave the
+    record an id ``nReservation``; the id after a break is still found, and so is a word
+    after an escaped backslash (``\\\\nGrid`` is the text ``\\nGrid``)."""
+    text = ('{"thought": "It was booked on 2024-05-01, more than a day ago, so it cannot be canceled for a '
+            'refund unless the airline cancels the flight, and we wait to see what happens next.\\nReservation '
+            '59XX6W is fine.\\nXEHM4B is next.\\tTotal left and \\\\nGrid"}')
+    found = [(lit.text, lit.kind) for lit in find_literals(text)]
+    assert ("nReservation", "identifier") not in found and ("tTotal", "identifier") not in found
+    assert ("59XX6W", "identifier") in found and ("XEHM4B", "identifier") in found
+    assert ("nGrid", "identifier") in found
