@@ -257,15 +257,15 @@ class Compactor:
         self._prints = prints
         return cols, (self._tags[-1] if self._tags else content_key(""))[:8]
 
-    def _relevance(self, cols: Columns, focus: FocusLike) -> tuple[np.ndarray | None, bool]:
+    def _relevance(self, cols: Columns, focus: FocusLike) -> tuple[np.ndarray | None, bool, bool]:
         """Per unit, its relevance to the focus (None: no focus), and whether the focus asks."""
         if focus is None or not len(cols):
-            return None, False
+            return None, False, False
         if focus is NEWEST_TURN:
             found = focus_of_turn(cols)
         else:
             found = focus_of_text(cols, *self._terms(focus), text=focus)
-        return (relevance(cols, found), found.asks) if found is not None else (None, False)
+        return (relevance(cols, found), found.asks, found.remark) if found is not None else (None, False, False)
 
     def _compact(self, cols: Columns, tag: str, messages: Any, budget: int, options: Options,
                  focus: FocusLike) -> Compaction:

@@ -91,6 +91,9 @@ class Focus:
     asks: bool = False
     """The focus is a question (a user's, or a given text, with a question mark): it asks
     for something the history holds, where a remark ("thanks, see you!") only goes on."""
+    remark: bool = False
+    """The focus is a chat's newest message that asks nothing (not an agent's step, not a
+    given text): it says where the talk goes, not what it needs from the history."""
 
 
 def focus_of_turn(cols: Columns) -> Focus | None:
@@ -115,8 +118,9 @@ def focus_of_turn(cols: Columns) -> Focus | None:
         action = is_action(prev)
         weighted[prev.index] = 1.0 if action else CONTEXT_WEIGHT
         if action:  # the output of a command, not a question of the user
-            said = ""
-    return _from_messages(cols, weighted, asked_kinds(said), bool(_QUESTION.search(said)))
+            return _from_messages(cols, weighted)
+    asks = bool(_QUESTION.search(said))
+    return _from_messages(cols, weighted, asked_kinds(said), asks, remark=not asks)
 
 
 def focus_of_text(cols: Columns, words: list[str], literals: list[str],
@@ -140,7 +144,7 @@ def _without_word_literals(cols: Columns, words: dict[int, float], lits: dict[in
 
 
 def _from_messages(cols: Columns, weighted: dict[int, float], kinds: tuple[str, ...] = (),
-                   asks: bool = False) -> Focus | None:
+                   asks: bool = False, remark: bool = False) -> Focus | None:
     starts = cols.msg_start.view
     word_w: dict[int, float] = {}
     lit_w: dict[int, float] = {}
@@ -155,13 +159,13 @@ def _from_messages(cols: Columns, weighted: dict[int, float], kinds: tuple[str, 
     lit_w = _without_word_literals(cols, word_w, lit_w)
     return _focus(cols, np.fromiter(word_w, np.int64, len(word_w)), np.fromiter(word_w.values(), float, len(word_w)),
                   np.fromiter(lit_w, np.int64, len(lit_w)), np.fromiter(lit_w.values(), float, len(lit_w)),
-                  dict(weighted), MIN_STRENGTH, kinds, asks)
+                  dict(weighted), MIN_STRENGTH, kinds, asks, remark)
 
 
 def _focus(cols: Columns, words: np.ndarray, word_weight: np.ndarray, literals: np.ndarray,
            literal_weight: np.ndarray, messages: dict[int, float], min_strength: float = MIN_STRENGTH,
-           kinds: tuple[str, ...] = (), asks: bool = False) -> Focus | None:
-    focus = Focus(words, word_weight, literals, literal_weight, messages, kinds, asks)
+           kinds: tuple[str, ...] = (), asks: bool = False, remark: bool = False) -> Focus | None:
+    focus = Focus(words, word_weight, literals, literal_weight, messages, kinds, asks, remark)
     n = len(cols.units)
     strength = float((word_weight * _idf(cols.word_df.view[words], n)).sum()
                      + (literal_weight * _idf(cols.lit_df.view[literals], n)).sum())

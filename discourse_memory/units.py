@@ -32,6 +32,17 @@ _TABLE_SEP_LINE = re.compile(r"\n[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?
 _TEXT_CACHE_LIMIT = 50_000
 _PIECE_CACHE_LIMIT = 100_000
 _WIDE = frozenset({"code", "table_row"})  # kinds whose clipped head keeps twice the tokens
+_WIDE_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+WIDE_SCRIPT_SHARE = 0.3
+"""A piece at least this share of whose first characters are Han, kana or Hangul keeps
+twice the tokens in its clipped head too: such a character is a token or more, so twelve
+tokens are six characters (``哦算了吧，我现在想 …``) where in English they are eight
+words; and it is clipped only when longer than that head by half (see ``_head``)."""
+
+
+def _wide_script(body: str) -> bool:
+    sample = body[:200]
+    return len(_WIDE_SCRIPT.findall(sample)) >= WIDE_SCRIPT_SHARE * max(len(sample), 1)
 
 
 def field_getter(tuple_type: type, name: str) -> itemgetter:
@@ -173,9 +184,14 @@ class Analyzer:
         prev = np.where(new_text, 0, np.roll(end, 1))
         tokens = table.counts(owner, prev, end)
         size = stop - start
-        limit = self.clip_tokens * np.where(np.fromiter(map(_WIDE.__contains__, kinds), bool, len(flat)), 2, 1)
+        wide = [kind in _WIDE or _wide_script(texts[o][a:b]) for kind, o, a, b in
+                zip(kinds, owner_list, start.tolist(), stop.tolist())]
+        limit = self.clip_tokens * np.where(np.fromiter(wide, bool, len(flat)), 2, 1)
         head = size.copy()
-        long = np.flatnonzero(size > limit * 2)
+        # Too short to be worth clipping: twice the head in characters (a CJK character is
+        # about a token, so there the bar is in tokens: half again the head).
+        script = np.fromiter((w and k not in _WIDE for w, k in zip(wide, kinds)), bool, len(flat))
+        long = np.flatnonzero(size > np.where(script, limit * 3 // 2, limit * 2))
         head[long] = table.heads(owner[long], start[long], stop[long], limit[long])
         clip = tokens.copy()
         cut = np.flatnonzero(head < size)
@@ -214,8 +230,9 @@ class Analyzer:
         return out
 
     def _head(self, body: str, kind: str) -> int:
-        limit = self.clip_tokens * (2 if kind in _WIDE else 1)
-        if len(body) <= limit * 2:  # too short to be worth clipping
+        script = kind not in _WIDE and _wide_script(body)
+        limit = self.clip_tokens * (2 if kind in _WIDE or script else 1)
+        if len(body) <= (limit * 3 // 2 if script else limit * 2):  # too short to be worth clipping
             return len(body)
         return head_of(self.counter, body, limit)
 

@@ -56,6 +56,41 @@ def test_matches_of_a_vague_turn_do_not_fill_the_view(monkeypatch: pytest.Monkey
 
 
 
+def test_a_remark_weighs_less_than_a_question_and_an_agents_step_is_neither():
+    from discourse_memory.columns import Columns
+    from discourse_memory.compaction import Compactor
+    from discourse_memory.focus import focus_of_turn
+
+    def focus(msgs):
+        cols, _ = Compactor()._columns(msgs)
+        assert isinstance(cols, Columns)
+        return focus_of_turn(cols)
+
+    chat = _chat()
+    remark = focus(chat)
+    question = focus(chat[:-1] + [{"role": "user", "content": "Which cabin did we book in Tbilisi?"}])
+    assert remark.remark and not remark.asks
+    assert question.asks and not question.remark
+    step = focus(chat[:-1] + [{"role": "assistant", "content": "Let me look.\n\n```bash\ngrep -n Tbilisi log.txt\n```"},
+                              {"role": "user", "content": "12: Tbilisi cabin 107"}])
+    assert not step.remark and not step.asks
+
+
+def test_a_remark_still_brings_back_what_it_names_but_fills_less_of_the_view(monkeypatch: pytest.MonkeyPatch):
+    """A chat's newest message that asks nothing says where the talk goes: its words bring
+    back the old turns that name them, at a tenth of a question's weight (``fit.REMARK``)."""
+    chat = _chat()[:-1] + [{"role": "user", "content": "I still think about Tbilisi."}]
+    budget = view_tokens(chat) // 3
+
+    def weeks() -> set[str]:
+        r = compact(chat, budget)
+        shown = [m.get("content") or "" for m, s in zip(r.messages, r.sources) if s is not None and s < 80]
+        return {text.split(":")[0] for text in shown if "Tbilisi" in text}
+
+    assert "Week 27" in weeks()  # an older Tbilisi week, beyond what recency alone keeps
+    monkeypatch.setattr(fit, "REMARK", 0.0)
+    assert weeks() == {"Week 37"}  # without the remark's focus, only the newest one
+
 def _call(call_id: str, name: str, args: dict, result: dict) -> list[dict]:
     return [{"role": "assistant", "content": None, "tool_calls": [
                 {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]},

@@ -160,3 +160,32 @@ def test_every_literal_slices_back_on_cjk_and_latin_mixtures(text):
                 body = text[p.start:p.end]
                 for lit in p.literals:
                     assert body[lit.start:lit.end] == lit.text
+
+
+@pytest.mark.parametrize("table", [False, True])
+def test_a_cjk_clip_keeps_as_many_words_as_an_english_one(table):
+    """Twelve tokens are six Chinese characters (``哦算了吧，我现在想 …``): a piece written
+    in Han, kana or Hangul keeps twice the tokens in its head, and one only half again as
+    long as that head is not clipped at all. Both ways of measuring agree (one encoding
+    per text, or each piece apart: a counter without a token table)."""
+    from discourse_memory.tokens import get_token_counter
+    from discourse_memory.units import Analyzer
+
+    counter = get_token_counter()
+
+    class Plain:  # the same counts, without the token table (the per-piece path)
+        count = staticmethod(counter.count)
+        head = staticmethod(counter.head)
+
+    analyzer = Analyzer(counter if table else Plain())
+    long_zh = "我们下午先去故宫博物院参观，然后在王府井大街附近找一家评分在四分以上的北京烤鸭店吃晚饭，最后打车回酒店休息。"
+    short_zh = "地址为东四十条23号，周边有三家很好的餐厅。"
+    english = ("We will first visit the Palace Museum in the afternoon, then find a Peking duck restaurant rated "
+               "above four near Wangfujing for dinner, and finally take a taxi back to the hotel.")
+    (zh,), (short,), (en,) = (analyzer.analyse([t])[0] for t in (long_zh, short_zh, english))
+    zh_head = long_zh[:zh.head_end]
+    en_words = len(english[:en.head_end].split())
+    assert zh.head_end < len(long_zh) and en.head_end < len(english)
+    assert counter.count(zh_head) > 1.5 * counter.count(english[:en.head_end])
+    assert len(zh_head) >= 1.5 * en_words  # a Chinese word is one to two characters
+    assert short.head_end == len(short_zh)  # not worth clipping
