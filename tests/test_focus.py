@@ -48,7 +48,10 @@ def test_a_question_brings_back_the_old_turn_that_answers_it():
 def test_matches_of_a_vague_turn_do_not_fill_the_view(monkeypatch: pytest.MonkeyPatch):
     chat = _chat()
     budget = view_tokens(chat) // 4
+    remark = _look_alike_share(compact(chat, budget))
+    monkeypatch.setattr(fit, "REMARK", 1.0)  # the turn weighs as a question would: only the damping holds
     damped = _look_alike_share(compact(chat, budget))
+    assert remark <= damped
     monkeypatch.setattr(fit, "FOCUS_MATCHES", 0.0)
     undamped = _look_alike_share(compact(chat, budget))
     # Half the history repeats the turn's words; the view is not mostly those repeats.
