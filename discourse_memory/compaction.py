@@ -272,7 +272,9 @@ class Compactor:
         msgs = cols.messages
         units = cols.units
         count = self.counter.count
-        before = int(cols.msg_cost.view.sum()) + sum(options.overhead(m.raw) for m in msgs)
+        before = int(cols.msg_cost.view.sum())
+        if options.message_overhead:
+            before += sum(options.overhead(m.raw) for m in msgs)
         if before <= budget and _well_formed(msgs, cols.pairs):
             return _unchanged(msgs, lambda: units, before, budget, messages)
 

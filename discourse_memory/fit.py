@@ -503,9 +503,10 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     per_msg_cost = np.bincount(call_rows, weights=tokens[is_call], minlength=n_msgs)
     call_gain = np.bincount(call_rows, weights=full_gain[is_call], minlength=n_msgs)
     if rel is not None:  # a call is worth what its results share with the focus
+        msg_rel = np.zeros(n_msgs)
+        np.maximum.at(msg_rel, u_msg, rel)  # once per view, not a scan of every unit per call
         for a in call_msgs:
-            rs = results[a]
-            call_gain[a] *= 1.0 + focus * float(max((rel[u_msg == r].max(initial=0.0) for r in rs), default=0.0))
+            call_gain[a] *= 1.0 + focus * float(max((msg_rel[r] for r in results[a]), default=0.0))
     # The agent's last actions are its working state: the next one often repeats, retries
     # or continues them (same ids, same arguments).
     for j, a in enumerate(sorted(call_msgs, reverse=True)[:8]):

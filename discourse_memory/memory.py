@@ -65,6 +65,7 @@ class DiscourseMemory:
         self._messages: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._last_view: Compaction | None = None
+        self._plain = True  # every stored message is plain OpenAI chat (see view)
         self.extend(messages)
 
     def append(self, message: Mapping[str, Any]) -> None:
@@ -75,8 +76,12 @@ class DiscourseMemory:
         """Add messages in order; all are validated before any is stored."""
         batch = [copy.deepcopy(dict(m)) if isinstance(m, Mapping) else m for m in messages]
         validate_messages(batch)
+        from .formats import openai_chat  # the formats load when a memory is first filled, not on import
+
+        plain = all(openai_chat.plain(m) for m in batch)
         with self._lock:
             self._messages.extend(batch)
+            self._plain = self._plain and plain
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -91,13 +96,20 @@ class DiscourseMemory:
         with self._lock:
             self._messages.clear()
             self._last_view = None
+            self._plain = True
 
     def view(self, budget: int, *, focus: FocusLike = NEWEST_TURN) -> Compaction:
         """The history compacted to ``budget`` tokens (see :func:`discourse_memory.compact`);
         ``focus`` as there (default: the newest turn)."""
         with self._lock:
             snapshot = list(self._messages)
-        view = self._compactor.compact(snapshot, budget, self.options, focus=focus, _owned=True)
+            plain = self._plain
+        from .formats import INTERNAL
+
+        # Stored messages never change: whether they are plain OpenAI chat was read once,
+        # when they came in, not again on every view of a long history.
+        view = self._compactor.compact(snapshot, budget, self.options, focus=focus, _owned=True,
+                                       format=INTERNAL if plain else "auto")
         # The view must not share lists or dicts with the stored history: editing it
         # (as frameworks do) would otherwise rewrite the history.
         view.messages[:] = [json_copy(msg) for msg in view.messages]

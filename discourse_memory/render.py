@@ -111,8 +111,14 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache |
     sources: list[int] = []
     counted: list[list[str]] = []
     heads = plan.heads
-    for m in cols.messages:
-        i = m.index
+    # Only messages that can show anything: protected, with a shown unit, with their calls
+    # kept, or a result of a kept call (a view of a long history shows few of its messages).
+    results = cols.pairs.results
+    candidates = set(np.flatnonzero(any_shown).tolist()) | set(plan.protected) | set(plan.calls_present)
+    candidates.update(r for a in plan.calls_present for r in results.get(a, ()))
+    messages = cols.messages
+    for i in sorted(candidates):
+        m = messages[i]
         raw = inputs[i]
         if i in plan.protected:
             out.append(copy.copy(dict(raw)))

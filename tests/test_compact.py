@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+import discourse_memory.fit as fit
 from discourse_memory import BudgetTooSmallError, InvalidMessageError, compact
 from discourse_memory.sample import sample_conversation
 
@@ -364,20 +365,26 @@ def _booking_run(outcome: str) -> list[dict]:
     ]
 
 
-def test_a_failed_call_and_its_error_stay_for_the_retry():
+def test_a_failed_call_and_its_error_stay_for_the_retry(monkeypatch: pytest.MonkeyPatch):
     failed = _booking_run("Error: payment amount does not add up, total price is 305, but paid 255")
     done = _booking_run("Reservation HX12AB created, pending payment review by the airline team today")
 
     def booked(r) -> bool:
         return any(c["function"]["name"] == "book_reservation" for m in r.messages for c in m.get("tool_calls") or ())
 
-    budget = int(view_tokens(failed) * 0.38)
+    def error(r) -> bool:
+        return any("payment amount does not add up" in (m.get("content") or "") for m in r.messages)
+
+    budget = int(view_tokens(failed) * 0.36)
     r = compact(failed, budget)
     assert r.tokens_after <= budget
     # The agent will retry the call with mended arguments: the call and what went wrong stay.
-    assert booked(r) and any("payment amount does not add up" in (m.get("content") or "") for m in r.messages)
-    # The same call that succeeded is older history like any other at this budget.
-    assert not booked(compact(done, budget))
+    assert booked(r) and error(r)
+    monkeypatch.setattr(fit, "RETRY", 0.0)
+    assert not error(compact(failed, budget))  # without the retry's weight, the error goes
+    monkeypatch.setattr(fit, "RETRY", 2.0)
+    # The same call that succeeded is older history like any other at a budget this tight.
+    assert not booked(compact(done, int(view_tokens(done) * 0.32)))
 
 
 def test_every_value_left_out_is_listed_or_counted_however_many_there_are():
