@@ -4,7 +4,7 @@ tool calls).
 
 The policy treats such an output like a tool result (:func:`fit.is_tool_output`), the
 focus takes a command and its output as one step, and the record keys the values of an
-output by the command that printed them (``#15 `sed -n 280,330p …/deletion.py```).
+output by the command that printed them (:func:`record.command_label`).
 """
 
 from __future__ import annotations
@@ -13,16 +13,12 @@ import re
 
 from .messages import Message
 
-__all__ = ["command_label", "is_action", "last_command"]
+__all__ = ["is_action", "last_command"]
 
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)^[ \t]{0,3}\1", re.M | re.S)
 SHELLS = frozenset({"", "bash", "sh", "shell", "console", "zsh", "fish", "powershell", "pwsh", "cmd", "bat"})
 """Info strings of a fenced block that holds a command (a ``yaml`` or ``python`` block
 shows code; it runs nothing)."""
-_BREAKS = re.compile(r"[\r\n\v\f\x85\u2028\u2029]+")
-LABEL_CHARS = 40
-"""A command in a record label: at most this many characters (its head and its tail,
-where a file name stands: ``sed -n 280,330p …/models/deletion.py``)."""
 
 
 def is_action(m: Message) -> bool:
@@ -55,21 +51,3 @@ def last_command(m: Message) -> str | None:
             if lines:
                 return lines[-1]
     return None
-
-
-def command_label(command: str) -> str:
-    """``command`` as a record label shows it: one line, at most :data:`LABEL_CHARS`
-    characters (the middle cut), in backticks; no ``": "`` or ``"; "`` (which separate a
-    label from its values and the values from each other) and no backtick inside."""
-    text = " ".join(_BREAKS.sub(" ", command).split())
-    # ``cd /testbed && nl -ba a.py | sed -n 10,20p``: the step that reads or runs something
-    # (not the ``cd`` before it), and the first stage of its pipe (the file, not the filter).
-    steps = [s for s in re.split(r"\s*(?:&&|\|\||;)\s*", text) if s and not s.startswith("cd ")]
-    if steps:
-        text = re.split(r"\s+\|\s+", steps[-1])[0] or text
-    text = text.replace("`", "'").replace(": ", ":").replace("; ", ";")
-    if len(text) > LABEL_CHARS:
-        tail = LABEL_CHARS * 2 // 3
-        head = LABEL_CHARS - tail - 1
-        text = text[:head].rstrip() + "…" + text[-tail:].lstrip()
-    return f"`{text}`"

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .actions import command_label, is_action, last_command
+from .actions import is_action, last_command
 from .columns import CODE, UNIT_KINDS, Columns
 from .labels import LIST_MARK, date_line
 from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
@@ -249,6 +249,29 @@ def _message_label(cols: Columns, m: Message, speaker: str | None) -> str:
     if m.tool_calls and not any(tf.text.strip() for tf in m.texts):
         return f"#{m.index} {m.role} called " + ", ".join(dict.fromkeys(sanitize(c.name)[:40] for c in m.tool_calls))
     return f"#{m.index} {m.role}"
+
+
+LABEL_CHARS = 40
+"""A command in a record label: at most this many characters (its head and its tail,
+where a file name stands: ``sed -n 280,330p …/models/deletion.py``)."""
+
+
+def command_label(command: str) -> str:
+    """``command`` as a record label shows it: one line, at most :data:`LABEL_CHARS`
+    characters (the middle cut), in backticks; no ``": "`` or ``"; "`` (which separate a
+    label from its values and the values from each other) and no backtick inside."""
+    text = sanitize(command)
+    # ``cd /testbed && nl -ba a.py | sed -n 10,20p``: the step that reads or runs something
+    # (not the ``cd`` before it), and the first stage of its pipe (the file, not the filter).
+    steps = [s for s in re.split(r"\s*(?:&&|\|\||;)\s*", text) if s and not s.startswith("cd ")]
+    if steps:
+        text = re.split(r"\s+\|\s+", steps[-1])[0] or text
+    text = text.replace("`", "'").replace(": ", ":").replace("; ", ";")
+    if len(text) > LABEL_CHARS:
+        tail = LABEL_CHARS * 2 // 3
+        head = LABEL_CHARS - tail - 1
+        text = text[:head].rstrip() + "…" + text[-tail:].lstrip()
+    return f"`{text}`"
 
 
 def _call_label(name: str, arguments: str) -> str:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from discourse_memory import compact
-from discourse_memory.actions import LABEL_CHARS, command_label, is_action, last_command
+from discourse_memory.actions import is_action, last_command
 from discourse_memory.messages import validate_messages
+from discourse_memory.record import LABEL_CHARS, command_label
 
 from .conftest import view_tokens
 
