@@ -29,7 +29,7 @@ import re
 import threading
 from typing import Any
 
-__all__ = ["CJK", "LANGUAGES", "LATIN", "detect_language", "normalise_language"]
+__all__ = ["CJK", "LANGUAGES", "LATIN", "detect_language", "normalise_language", "wide_script_share"]
 
 LATIN = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs", "sk", "sl", "hr",
          "ro", "hu", "tr", "ca")
@@ -45,6 +45,8 @@ _VOTE_SAMPLE = 400  # and for the vote of Latin-script words
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _KANA = re.compile(r"[\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
+_WIDE = re.compile(f"{_HAN.pattern}|{_KANA.pattern}|{_HANGUL.pattern}")
+"""Characters of about a token or more each (Han, kana, Hangul)."""
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _NOT_LATIN = re.compile(r"[\u0370-\u03ff\u0400-\u04ff\u0590-\u06ff\u0900-\u0dff\u0e00-\u0eff\u10a0-\u10ff"
                         r"\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
@@ -188,3 +190,8 @@ class _Classify:
     def classify(self, text: str) -> tuple[str, float]:
         lang, probability = self._ident.classify(text)
         return ("nb" if lang == "no" else lang), float(probability)
+
+
+def wide_script_share(text: str) -> float:
+    """Share of ``text``'s characters that are Han, kana or Hangul (0 for empty text)."""
+    return len(_WIDE.findall(text)) / len(text) if text else 0.0

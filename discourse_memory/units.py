@@ -17,6 +17,7 @@ import numpy as np
 
 from .gc_pause import gc_paused, is_bulk
 from .keys import content_key
+from .language import wide_script_share
 from .literals import Literal, find_literals, find_names_by_pattern
 from .messages import Message
 from .nlp import get_pipeline
@@ -32,7 +33,6 @@ _TABLE_SEP_LINE = re.compile(r"\n[ \t]*(?:\|[ \t]*)?:?-{2,}:?[ \t]*(?:\|[ \t]*:?
 _TEXT_CACHE_LIMIT = 50_000
 _PIECE_CACHE_LIMIT = 100_000
 _WIDE = frozenset({"code", "table_row"})  # kinds whose clipped head keeps twice the tokens
-_WIDE_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 WIDE_SCRIPT_SHARE = 0.3
 """A piece at least this share of whose first characters are Han, kana or Hangul keeps
 twice the tokens in its clipped head too: such a character is a token or more, so twelve
@@ -41,8 +41,7 @@ words; and it is clipped only when longer than that head by half (see ``_head``)
 
 
 def _wide_script(body: str) -> bool:
-    sample = body[:200]
-    return len(_WIDE_SCRIPT.findall(sample)) >= WIDE_SCRIPT_SHARE * max(len(sample), 1)
+    return wide_script_share(body[:200]) >= WIDE_SCRIPT_SHARE
 
 
 def field_getter(tuple_type: type, name: str) -> itemgetter:
