@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -46,8 +46,8 @@ from .literals import Literal
 from .messages import SYSTEM_ROLES
 from .options import Options
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
-from .record import VALUES_LINE, Entry, Item, Record, date_headers, first_statements, item_for, message_label, not_values, \
-    render_note, sanitize, system_only_literals
+from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, date_headers, first_statements, item_for, line_text, message_label, \
+    not_values, render_note, sanitize, system_only_literals
 from .tokens import head_of
 from .units import Unit, clip_cost, head_literal_texts
 
@@ -858,6 +858,10 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     header_cost: dict[str, float] = {}
     headers: dict[int, Item] = {}  # header unit -> its item
     value_cost: dict[int, float] = {}  # keyed item -> its cost after another value of its key
+    spans_made: set[tuple[int, tuple[int, int]]] = set()
+    inner_cache = cols.derived.setdefault("record_inner", {})  # (unit, span) -> literal ids it shows
+    at_of = np.full(n_lits, -1, dtype=np.int64)  # literal -> its place among the candidates
+    at_of[candidates] = np.arange(len(candidates))
     for k, lit in enumerate(candidates.tolist()):
         u = int(source[lit])
         if u in headers:
@@ -874,12 +878,34 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             header = header_of[m]
             if header is not None and header not in header_cost:
                 header_cost[header] = count(header) + 1.0
+        g = float(gain[k])
+        if item.key is None and item.span is not None and not item.header:
+            # One item lists every value its text shows (the values on one line of code, the
+            # identifier in a quoted `call(x)`): its tokens are paid once for all of them.
+            if (u, item.span) in spans_made:
+                continue
+            spans_made.add((u, item.span))
+            inner = [c for c in _shown_in(cols, units, inner_cache, u, item.span) if c != lit and at_of[c] >= 0]
+            if inner:
+                item = replace(item, covers=item.covers + tuple(inner))
+                g += float(gain[at_of[inner]].sum())
         if item.key is not None:
             value_cost[len(items)] = count(", " + item.value)
         items.append(item)
-        keep_gain.append(float(gain[k]) * (len(item.covers) if item.header else 1.0))
+        keep_gain.append(g * (len(item.covers) if item.header else 1.0))
         keep_cost.append(count(item.text) + 1.0)
     return items, np.array(keep_gain), np.array(keep_cost), value_cost, entry_cost, header_cost, beyond
+
+
+def _shown_in(cols: Columns, units: Sequence[Unit], cache: dict, u: int, span: tuple[int, int]) -> tuple[int, ...]:
+    """The literal ids that unit ``u`` states inside ``span`` of its text (a unit's text never
+    changes, so neither does this)."""
+    found = cache.get((u, span))
+    if found is None:
+        ids = cols.lit_ids
+        found = cache[u, span] = tuple(dict.fromkeys(
+            ids[x.text] for x in units[u].literals if span[0] <= x.start and x.end <= span[1]))
+    return found
 
 
 # -- taking options ----------------------------------------------------------------------
@@ -926,6 +952,8 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         k = by_literal.pop(lit, None)
         if k is None:
             return 0.0
+        if any(by_literal.get(c) == k for c in r.item_of[k].covers):
+            return 0.0  # the item's line still lists a value the view does not show
         nonlocal used
         freed = taken.pop(k)
         item = r.item_of[k]
@@ -963,8 +991,16 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     def take_item(k: int, cost: float) -> bool:
         nonlocal left, used
         item = r.item_of[k]
-        if k in taken or any(shown_lits[c] or c in by_literal for c in item.covers):
+        if k in taken:
             return False
+        if item.header or len(item.covers) == 1:
+            if any(shown_lits[c] or c in by_literal for c in item.covers):
+                return False
+            fresh = item.covers
+        else:  # a code line's values: worth listing while one of them is neither shown nor listed
+            fresh = tuple(c for c in item.covers if not shown_lits[c] and c not in by_literal)
+            if not fresh:
+                return False
         m = item.message
         header = item.text if item.header else r.header_of[m]
         extra = 0.0
@@ -987,7 +1023,7 @@ def _take(r: _Ranked, room: float) -> _Chosen:
             taken[k] = cost
             return True
         taken[k] = cost + min(extra, 0.0)
-        by_literal.update((c, k) for c in item.covers)
+        by_literal.update((c, k) for c in fresh)
         entries[m] = entries.get(m, 0) + 1
         if item.key is not None:
             keys[m, item.key] = keys.get((m, item.key), 0) + 1
@@ -1116,10 +1152,15 @@ def _joined(cols: Columns, units: Sequence[Unit], items: list[Item]) -> list[Ite
     out: list[Item] = []
     for it in items:
         prev = out[-1] if out else None
-        if (prev is not None and prev.span is not None and it.span is not None and prev.unit == it.unit
-                and it.span[0] <= prev.span[1] + 1):
+        if prev is None or prev.span is None or it.span is None or prev.unit != it.unit:
+            out.append(it)
+            continue
+        unit = units[it.unit]
+        lines = unit.kind in LINE_KINDS
+        # Lines of code join where they overlap (one line), words where they touch.
+        if it.span[0] < prev.span[1] if lines else it.span[0] <= prev.span[1] + 1:
             span = (prev.span[0], max(prev.span[1], it.span[1]))
-            text = sanitize(units[it.unit].text[span[0]:span[1]])
+            text = line_text(unit.text, span) if lines else sanitize(unit.text[span[0]:span[1]])
             out[-1] = Item(prev.literal, prev.unit, prev.message, text, span, prev.covers + it.covers)
         else:
             out.append(it)

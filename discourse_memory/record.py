@@ -3,8 +3,9 @@
 The note the model reads lists, for each message that lost values, who said it (the
 speaker or role; for tool output, the tool and its call) and the values with their
 keys: the field's key (``Total: $21.99``), the JSON key (``user_id: mia_li_3668``), the
-table's column header, or for prose the nearest content word of the sentence that
-stated it (``last Saturday``). Dialogue keeps its session dates as group lines. Not
+table's column header, for prose the nearest content word of the sentence that
+stated it (``last Saturday``), for code and output lines the line itself (``2040
+fk_name = None``, not ``fk_name = None`` cut at a dot into ``self.verbose_name = self``). Dialogue keeps its session dates as group lines. Not
 values, so never listed: capitalised words only ever seen opening a sentence
 (``Really``, ``Check``), values that only stand in the system prompt, text caught
 between two string literals of code, and numbers without a key.
@@ -35,7 +36,7 @@ from .messages import SYSTEM_ROLES, Message
 from .units import Unit
 
 __all__ = ["Entry", "Item", "Record", "date_headers", "is_date_header", "first_statements", "item_for", "message_label",
-           "not_values", "render_note", "sanitize", "system_only_literals"]
+           "example_units", "line_text", "not_values", "render_note", "sanitize", "system_only_literals"]
 
 _FIELD = UNIT_KINDS.index("field")
 _TABLE_ROW = UNIT_KINDS.index("table_row")
@@ -208,13 +209,55 @@ def _code_glue(text: str) -> bool:
     return not inner or inner[0] in ")]},;.|&+=" or inner[-1] in "([{,=+&|" or "\\n" in inner or "\\t" in inner
 
 
+# A prompt's examples (``<example>``, ``<examples>``, ``<format_example>``,
+# ``<example_response>``) show a form with placeholders (``your_command_here``,
+# ``filename.py``): their values are not the conversation's. (A harness's
+# ``<instructions>`` are not examples: the command that submits an agent's work stands
+# there, and the agent's last step needs it.)
+_EXAMPLE = re.compile(r"<((?:\w+[-_])?examples?(?:[-_]\w+)?)(?:\s[^<>]*)?>.*?</\1\s*>", re.S | re.I)
+
+
+def example_units(cols: Columns) -> tuple[np.ndarray, Counter[int]]:
+    """Per unit, whether it reaches into an example section of its message (see
+    ``_EXAMPLE``); and for those units, how often each literal stands outside every
+    section (a sentence may run past a section's end). Found once per message (columns
+    only grow)."""
+    state = cols.derived.setdefault("example_units", [0, [], Counter()])
+    seen, found, outside = state
+    starts = cols.msg_start.view
+    for m in cols.messages[seen:]:
+        regions = {tf.field: [x.span() for x in _EXAMPLE.finditer(tf.text)]
+                   for tf in m.texts if "</" in tf.text}
+        if not any(regions.values()):
+            continue
+        for u in range(int(starts[m.index]), int(starts[m.index + 1])):
+            unit = cols.units[u]
+            spans = [(a, b) for a, b in regions.get(unit.field, ()) if a < unit.end and unit.start < b]
+            if not spans:
+                continue
+            found.append(u)
+            for x in unit.literals:
+                at = unit.start + x.start
+                if not any(a <= at < b for a, b in spans):
+                    outside[cols.lit_ids[x.text]] += 1
+    state[0] = len(cols.messages)
+    mask = np.zeros(len(cols.u_msg.view), dtype=bool)
+    mask[found] = True
+    return mask, outside
+
+
 def system_only_literals(cols: Columns) -> np.ndarray:
-    """Per literal: stated only in system/developer messages."""
+    """Per literal: stated only in system/developer messages and in the examples of other
+    messages (:func:`example_units`)."""
     system = np.array([m.role in SYSTEM_ROLES for m in cols.messages], dtype=bool)
-    if not system.any():
+    reaching, outside = example_units(cols)
+    instructing = system[cols.u_msg.view] | reaching
+    if not instructing.any():
         return np.zeros(len(cols.lit_text), dtype=bool)
-    outside = cols.literal_counts(~system[cols.u_msg.view]) > 0
-    return ~outside
+    counts = cols.literal_counts(~instructing)
+    if outside:
+        counts[list(outside)] += list(outside.values())
+    return ~(counts > 0)
 
 
 def message_label(cols: Columns, m: Message) -> str:
@@ -330,8 +373,9 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     text = _quoted(value) if kind == "quoted" else value
     if lit is None:  # a tool call's name
         return Item(literal, index, u.message, sanitize(text), None, (literal,))
-    if kind not in PATTERN_KINDS and _in_label(u.text, lit.start, lit.end):
-        return None  # "- Additional Cost: $600": Title Case of a label, no name
+    if kind not in PATTERN_KINDS and (_in_label(u.text, lit.start, lit.end)
+                                      or u.kind == "heading" and _title_case(u.text)):
+        return None  # "- Additional Cost: $600", "## Important Boundaries": Title Case of a label, no name
     span: tuple[int, int] | None = None
     key = _key(u, lit.start, lit.end)
     if key is not None:
@@ -349,6 +393,10 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
             return None
         span = (lit.start, after.end())
         shown = u.text[span[0]:span[1]]
+    elif u.kind in LINE_KINDS and text == value:
+        span = code_line(u.text, lit.start, lit.end)
+        shown = line_text(u.text, span)
+        return Item(literal, index, u.message, shown, span, (literal,))
     else:
         span = _in_context(u.text, lit.start, lit.end)
         shown = u.text[span[0]:span[1]] if text == value else text
@@ -357,6 +405,60 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         shown = shown[:MAX_ITEM_CHARS - 1] + "…"
         span = None
     return Item(literal, index, u.message, shown, span if text == value else None, (literal,))
+
+
+LINE_KINDS = frozenset({"code", "line"})
+_WORD_CHAR = re.compile(r"\w")
+LINE_CHARS = 40
+"""A code or output line longer than this is shown as this many characters around the value."""
+
+
+def line_text(text: str, span: tuple[int, int]) -> str:
+    """A :func:`code_line` span as the note shows it: ``…`` where it cuts its line, after
+    the line's number when a listing numbered it (``1962 … self.db_table = self.model…``)."""
+    lo = text.rfind("\n", 0, span[0]) + 1
+    hi = text.find("\n", span[1])
+    shown = text[span[0]:span[1]]
+    before = text[lo:span[0]]
+    if before.strip():
+        number = _LINE_NUMBER.match(before)
+        shown = (number.group(1) + " " if number else "") + ("…" if not number or before[number.end():].strip()
+                                                           else "") + shown
+    if text[span[1]:None if hi < 0 else hi].strip():
+        shown += "…"
+    return sanitize(shown)
+
+
+def code_line(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the line holding ``start:end`` without its indent, or a window of about
+    :data:`LINE_CHARS` around the value that starts and ends between words. A line of code
+    is its own context: the words around a value are code, and a sentence's boundaries
+    (the dot of ``self.model._meta``) cut it into something it does not say."""
+    lo = text.rfind("\n", 0, start) + 1
+    hi = text.find("\n", end)
+    hi = len(text) if hi < 0 else hi
+    while lo < start and text[lo] in " \t":
+        lo += 1
+    while hi > end and text[hi - 1] in " \t\r":
+        hi -= 1
+    if hi - lo <= LINE_CHARS or len(sanitize(text[lo:hi])) <= LINE_CHARS:  # (an indent inside counts once)
+        return lo, hi
+    number = _LINE_NUMBER.match(text, lo, start)
+    if number is not None:  # the window is of the code, after its number (shown by line_text)
+        lo = number.end()
+        while lo < start and text[lo] in " \t":
+            lo += 1
+    room = max(LINE_CHARS - (end - start), 0)
+    a = max(lo, start - room // 3)
+    b = min(hi, end + room - (start - a))
+    a = max(lo, min(a, b - LINE_CHARS))
+    # Start and end between words, not inside one ("…= Permission.objects.get(…", not
+    # "…= Permission.objects.get(content_t…").
+    while lo < a < start and _WORD_CHAR.match(text, a - 1) and _WORD_CHAR.match(text, a):
+        a += 1
+    while end < b < hi and _WORD_CHAR.match(text, b - 1) and _WORD_CHAR.match(text, b):
+        b -= 1
+    return a, b
 
 
 _LINE_NUMBER = re.compile(r"[ \t]*(\d{1,7})(?:[ \t]*[:|\t-]|[ \t]{2})")
@@ -400,6 +502,13 @@ def source_path(cols: Columns, message: int) -> str | None:
 
 # A label opening a line: a list item's, a heading's or a bold one, up to its colon.
 _LABEL_LINE = re.compile(r"[ \t]{0,8}(?:" + LIST_MARK + r"|#{1,6}[ \t]{1,3}|(?=[*_]{2}))[^:\n]{1,80}?:")
+
+
+def _title_case(text: str) -> bool:
+    """Every word capitalised: a section's title (``Important Boundaries``), not a
+    sentence naming something (``Trip to Paris``)."""
+    words = _WORD.findall(text)
+    return bool(words) and all(w[0].isupper() for w in words)
 
 
 def _in_label(text: str, start: int, end: int) -> bool:

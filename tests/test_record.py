@@ -286,3 +286,121 @@ def test_an_abbreviations_plural_is_a_value_unless_the_text_writes_it_in_lower_c
              {"role": "assistant", "content": "Which ones do you like best?"}]
     values, _ = _values(games)
     assert {"RPGs", "MOBAs"} <= values
+
+
+def test_a_line_of_code_is_listed_as_its_line_not_a_cut_of_its_words():
+    # A text agent read a file with `nl -ba`; the output's values are left out. Each is
+    # listed with the line that states it: "self.verbose_name = self" (a cut at the dot
+    # of `self.model._meta`) says something the code does not.
+    names = [f"{w}_{k}" for k in range(6) for w in ("verbose_name", "db_table", "app_label", "ordering")]
+    source = "\n".join(f"  {1960 + i}\t        self.{name} = self.model._meta.{name}" for i, name in enumerate(names))
+    chat = [
+        {"role": "user", "content": "Fix the admin inline bug. " + FILLER},
+        {"role": "assistant", "content": "Reading the options.\n\n```bash\nnl -ba django/contrib/admin/options.py\n```"},
+        {"role": "user", "content": source + "\n" + FILLER},
+        {"role": "assistant", "content": FILLER + "\n\n```bash\npython -m pytest tests/admin_inlines -x\n```"},
+        {"role": "user", "content": "1 passed in 0.5s. " + FILLER},
+    ]
+    seen = 0
+    for share in (0.3, 0.4, 0.5, 0.6):
+        r = compact(chat, int(view_tokens(chat) * share))
+        for e in r.report.entries:
+            for item, value in zip(e.items, e.values):
+                if value.startswith("self.") and value.count(".") == 1:
+                    seen += 1
+                    # The line, from its number to its end or a marked cut; never a word cut.
+                    assert re.fullmatch(r"19\d\d " + re.escape(value) + r" = self\.model\._meta\.(\w+|…)", item), item
+    assert seen, "no value of the listing was left out and listed"
+
+
+def test_a_long_code_line_is_cut_between_words_and_the_cut_is_marked():
+    from discourse_memory.record import LINE_CHARS, code_line, line_text
+
+    line = "    view_report = Permission.objects.get(content_type=report_ct, codename='view_report')"
+    text = "x = 1\n" + line + "\ny = 2"
+    start = text.index("Permission.objects.get")
+    end = start + len("Permission.objects.get")
+    a, b = code_line(text, start, end)
+    assert a <= start and b >= end and b - a <= LINE_CHARS
+    assert not (text[a - 1].isalnum() and text[a].isalnum()) and not (text[b - 1].isalnum() and text[b].isalnum())
+    shown = line_text(text, (a, b))
+    assert shown.startswith("…") or a == text.index("view_report")
+    assert shown.endswith("…")
+    # A short line is shown whole, without its indent and without marks.
+    s = text.index("y = 2")
+    assert line_text(text, code_line(text, s, s + 1)) == "y = 2"
+
+
+def test_two_lines_of_code_are_two_items_not_one_glued_line():
+    code = "```python\n" + "\n".join(f"through_model_{k} = Report.photos_{k}.through\n"
+                                      f"through_ct_{k} = ContentType.objects.get_for_model(m{k})" for k in range(8)) + "\n```"
+    chat = [
+        {"role": "user", "content": "Write the reproduction. " + FILLER},
+        {"role": "assistant", "content": "Here it is.\n\n" + code + "\n\n" + FILLER},
+        {"role": "user", "content": FILLER + " Now run it."},
+        {"role": "assistant", "content": FILLER + " Running it next."},
+        {"role": "user", "content": "Go on."},
+    ]
+    found = False
+    for share in (0.3, 0.4, 0.5, 0.6):
+        r = compact(chat, int(view_tokens(chat) * share))
+        for e in r.report.entries:
+            for item in e.items:
+                assert item.count(" = ") <= 1, item  # one line, not lines glued with spaces
+                found = found or re.fullmatch(r"through_model_\d = Report\.photos_\d\.through", item) is not None
+    assert found, "no line's value was listed with its line"
+
+
+def test_values_of_a_prompts_examples_are_not_listed_and_its_instructions_are():
+    # A prompt's <example> shows a form with placeholders ("your_command_here",
+    # "filename.py"): not values of the conversation. The command its instructions say
+    # submits the work is one: the agent's last step needs it.
+    rules = ("<instructions>\nWhen done, run `echo COMPLETE_TASK_AND_SUBMIT && git diff`.\n"
+             "<format_example>\nTHOUGHT: reasoning\n```bash\nyour_command_here\n```\n</format_example>\n"
+             "<example_response>\n```bash\nsed -i 's/old_string/new_string/g' filename.py\n"
+             "nl -ba filename.py | sed -n '10,20p'\n```\n</example_response>\n</instructions>")
+    words = "apple birch cedar delta ember frost grove heron iris juniper kelp lotus maple nectar olive pine".split()
+
+    def prose(n: str) -> str:  # distinct sentences: repeats would be deduplicated, not left out
+        return " ".join(f"The team went over the {w} notes of the {n} round once more." for w in words)
+
+    chat = [
+        {"role": "user", "content": "<pr_description>The admin inline hides rows for view-only users."
+                                    "</pr_description>\n\n" + rules + "\n\n" + prose("first") + " "
+                                    + " ".join(f"Ticket OPS-{7700 + i} was closed by the {w} team." for i, w in enumerate(words))},
+        {"role": "assistant", "content": prose("second") + "\n\n```bash\ngrep -n InlineModelAdmin django/contrib/admin/options.py\n```"},
+        {"role": "user", "content": prose("third") + " The file is django/contrib/admin/options.py."},
+        {"role": "assistant", "content": prose("fourth") + "\n\n```bash\npython -m pytest tests/admin_inlines\n```"},
+        {"role": "user", "content": "3 passed."},
+    ]
+    placeholders = {"filename.py", "/old_string/new_string/g", "your_command_here"}
+    for share in (0.2, 0.3, 0.4, 0.5):
+        r = compact(chat, int(view_tokens(chat) * share))
+        listed = set(r.report.record)
+        assert not listed & placeholders, listed & placeholders
+        assert any(v.startswith("OPS-") for v in listed) or share == 0.5, listed
+        # (the note is one of the view's messages)
+        assert "COMPLETE_TASK_AND_SUBMIT" in "\n".join(str(m.get("content")) for m in r.messages), share
+
+
+def test_the_words_of_a_title_case_heading_are_no_names():
+    # "## Important Boundaries" titles a section: "Boundaries" is no name to list. A
+    # heading that is a phrase ("Trip to Paris") still names what it names.
+    sections = []
+    for i, title in enumerate(("Task Instructions", "Important Boundaries", "Command Execution Rules",
+                               "Environment Details")):
+        sections.append(f"## {title}\n\nRule {i}: keep the change small and run ticket OPS-{7100 + i} checks first.")
+    chat = [
+        {"role": "user", "content": "\n\n".join(sections) + "\n\n## Trip to Paris\n\nWe fly out on Friday."},
+        {"role": "assistant", "content": FILLER},
+        {"role": "user", "content": FILLER + " What next?"},
+        {"role": "assistant", "content": FILLER},
+        {"role": "user", "content": "Go on."},
+    ]
+    listed_any = False
+    for share in (0.15, 0.2, 0.3, 0.4):
+        r = compact(chat, int(view_tokens(chat) * share), relax=True)
+        listed = set(r.report.record)
+        assert not listed & {"Instructions", "Boundaries", "Rules", "Details", "Task", "Environment"}, listed
+        listed_any = listed_any or any(v.startswith("OPS-") for v in listed)
+    assert listed_any
