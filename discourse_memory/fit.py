@@ -176,6 +176,7 @@ each ranked like any option (and taken only after the step before it)."""
 
 _CALLS, _OPEN, _CLIP, _REST, _FULL, _ITEM, _LONG = range(7)
 _KIND_WEIGHTS = np.array([KIND_WEIGHT.get(k, 1.0) for k in UNIT_KINDS])
+_LINE_KIND = np.array([k in LINE_KINDS for k in UNIT_KINDS])
 _LISTED = np.array([k in ("line", "list_item", "table_row", "field") for k in UNIT_KINDS])
 _HEADING = UNIT_KINDS.index("heading")
 _CALL = UNIT_KINDS.index("tool_call")
@@ -859,6 +860,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     headers: dict[int, Item] = {}  # header unit -> its item
     value_cost: dict[int, float] = {}  # keyed item -> its cost after another value of its key
     spans_made: set[tuple[int, tuple[int, int]]] = set()
+    u_kind = cols.u_kind.view
     inner_cache = cols.derived.setdefault("record_inner", {})  # (unit, span) -> literal ids it shows
     at_of = np.full(n_lits, -1, dtype=np.int64)  # literal -> its place among the candidates
     at_of[candidates] = np.arange(len(candidates))
@@ -879,9 +881,10 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             if header is not None and header not in header_cost:
                 header_cost[header] = count(header) + 1.0
         g = float(gain[k])
-        if item.key is None and item.span is not None and not item.header:
-            # One item lists every value its text shows (the values on one line of code, the
-            # identifier in a quoted `call(x)`): its tokens are paid once for all of them.
+        if item.key is None and item.span is not None and not item.header and _LINE_KIND[u_kind[u]]:
+            # One item lists every value its line of code shows: the line's tokens are paid
+            # once for all of them. (Not in prose: there it took LoCoMo's with-context
+            # recall at 25% from 90.2 to 87.5, one span keying two values by each other.)
             if (u, item.span) in spans_made:
                 continue
             spans_made.add((u, item.span))
