@@ -1128,6 +1128,9 @@ def _plan(scene: Scene, r: _Ranked, chosen: _Chosen, protection: str,
     by_message: dict[int, list[Item]] = {}
     for item in chosen.items:
         if not item.header and not all(shown[c] for c in item.covers):
+            if len(item.covers) > 1:  # a line's values the view shows elsewhere are not listed by it
+                covers = tuple(c for c in item.covers if not shown[c])
+                item = replace(item, literal=covers[0], covers=covers)
             by_message.setdefault(item.message, []).append(item)
     headers = {it.text: it for it in chosen.items if it.header}
     for it in headers.values():  # a date line alone still dates its session

@@ -61,7 +61,7 @@ def test_a_text_agents_output_is_keyed_by_its_command():
         msgs.append({"role": "assistant", "content": f"THOUGHT: run it.\n\n```bash\ncd /testbed && python3 "
                                                      f"tests/runtests.py delete_{i} | tail -n 20\n```"})
         msgs.append({"role": "user", "content": f"<returncode>1</returncode>\n<output>\n{filler(i)}\nFAILED "
-                                                f"test_cascade_{i} (delete.tests.OnDeleteTests): ticket DEL-{700 + i}"
+                                                f"test_cascade_{i}: ticket DEL-{700 + i}"
                                                 f"\n{filler(i + 7)}\n</output>"})
     msgs.append({"role": "assistant", "content": "THOUGHT: now read the code.\n\n```bash\nls\n```"})
     msgs.append({"role": "user", "content": "<returncode>0</returncode>\n<output>\nsetup.py\n</output>"})
