@@ -4,11 +4,13 @@ The note the model reads lists, for each message that lost values, who said it (
 speaker or role; for tool output, the tool and its call) and the values with their
 keys: the field's key (``Total: $21.99``), the JSON key (``user_id: mia_li_3668``), the
 table's column header, for prose the nearest content word of the sentence that
-stated it (``last Saturday``), for code and output lines the line itself (``2040
-fk_name = None``, not ``fk_name = None`` cut at a dot into ``self.verbose_name = self``). Dialogue keeps its session dates as group lines. Not
-values, so never listed: capitalised words only ever seen opening a sentence
-(``Really``, ``Check``), values that only stand in the system prompt, text caught
-between two string literals of code, and numbers without a key.
+stated it (``last Saturday``), for a line of code or output the line itself (``1969
+fk_name = None``: a sentence's rules cut ``self.verbose_name = self.model._meta.x`` at
+its dot into ``self.verbose_name = self``). Dialogue keeps its session dates as group
+lines. Not values, so never listed: capitalised words only ever seen opening a sentence
+(``Really``, ``Check``), the words of a Title Case heading, values that only stand in
+the system prompt or a prompt's examples, text caught between two string literals of
+code, and numbers without a key.
 
 The record's text comes from user and tool messages, so it is presented as quoted data:
 every item is a short span (quoted strings are capped), line breaks of every kind are
@@ -251,10 +253,10 @@ def system_only_literals(cols: Columns) -> np.ndarray:
     messages (:func:`example_units`)."""
     system = np.array([m.role in SYSTEM_ROLES for m in cols.messages], dtype=bool)
     reaching, outside = example_units(cols)
-    instructing = system[cols.u_msg.view] | reaching
-    if not instructing.any():
+    prompt = system[cols.u_msg.view] | reaching
+    if not prompt.any():
         return np.zeros(len(cols.lit_text), dtype=bool)
-    counts = cols.literal_counts(~instructing)
+    counts = cols.literal_counts(~prompt)
     if outside:
         counts[list(outside)] += list(outside.values())
     return ~(counts > 0)
