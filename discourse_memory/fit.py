@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 import itertools
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -890,7 +890,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             spans_made.add((u, item.span))
             inner = [c for c in _shown_in(cols, units, inner_cache, u, item.span) if c != lit and at_of[c] >= 0]
             if inner:
-                item = replace(item, covers=item.covers + tuple(inner))
+                item = _covering(item, item.literal, item.covers + tuple(inner))
                 g += float(gain[at_of[inner]].sum())
         if item.key is not None:
             value_cost[len(items)] = count(", " + item.value)
@@ -898,6 +898,12 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         keep_gain.append(g * (len(item.covers) if item.header else 1.0))
         keep_cost.append(count(item.text) + 1.0)
     return items, np.array(keep_gain), np.array(keep_cost), value_cost, entry_cost, header_cost, beyond
+
+
+def _covering(item: Item, literal: int, covers: tuple[int, ...]) -> Item:
+    """``item`` listing ``covers`` (built directly: ``dataclasses.replace`` was a tenth of a
+    turn's record upkeep)."""
+    return Item(literal, item.unit, item.message, item.text, item.span, covers, item.header, item.key, item.value)
 
 
 def _shown_in(cols: Columns, units: Sequence[Unit], cache: dict, u: int, span: tuple[int, int]) -> tuple[int, ...]:
@@ -1130,7 +1136,7 @@ def _plan(scene: Scene, r: _Ranked, chosen: _Chosen, protection: str,
         if not item.header and not all(shown[c] for c in item.covers):
             if len(item.covers) > 1:  # a line's values the view shows elsewhere are not listed by it
                 covers = tuple(c for c in item.covers if not shown[c])
-                item = replace(item, literal=covers[0], covers=covers)
+                item = _covering(item, covers[0], covers)
             by_message.setdefault(item.message, []).append(item)
     headers = {it.text: it for it in chosen.items if it.header}
     for it in headers.values():  # a date line alone still dates its session

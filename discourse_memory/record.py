@@ -413,20 +413,29 @@ LINE_KINDS = frozenset({"code", "line"})
 _WORD_CHAR = re.compile(r"\w")
 LINE_CHARS = 40
 """A code or output line longer than this is shown as this many characters around the value."""
+LINE_SCAN = 400
+
+
+def _line_start(text: str, at: int) -> tuple[int, bool]:
+    """Where the line holding ``at`` starts, looked for within :data:`LINE_SCAN` characters
+    (a value of a 1 MB line must not cost a scan of it), and whether that is the line's start."""
+    cut = max(0, at - LINE_SCAN)
+    lo = text.rfind("\n", cut, at) + 1
+    return (lo, True) if lo or not cut else (cut, False)
 
 
 def line_text(text: str, span: tuple[int, int]) -> str:
     """A :func:`code_line` span as the note shows it: ``…`` where it cuts its line, after
     the line's number when a listing numbered it (``1962 … self.db_table = self.model…``)."""
-    lo = text.rfind("\n", 0, span[0]) + 1
-    hi = text.find("\n", span[1])
+    lo, whole = _line_start(text, span[0])
+    hi = text.find("\n", span[1], span[1] + LINE_SCAN)
     shown = text[span[0]:span[1]]
     before = text[lo:span[0]]
     if before.strip():
-        number = _LINE_NUMBER.match(before)
+        number = _LINE_NUMBER.match(before) if whole else None
         shown = (number.group(1) + " " if number else "") + ("…" if not number or before[number.end():].strip()
                                                            else "") + shown
-    if text[span[1]:None if hi < 0 else hi].strip():
+    if text[span[1]:span[1] + LINE_SCAN if hi < 0 else hi].strip():
         shown += "…"
     return sanitize(shown)
 
@@ -436,16 +445,16 @@ def code_line(text: str, start: int, end: int) -> tuple[int, int]:
     :data:`LINE_CHARS` around the value that starts and ends between words. A line of code
     is its own context: the words around a value are code, and a sentence's boundaries
     (the dot of ``self.model._meta``) cut it into something it does not say."""
-    lo = text.rfind("\n", 0, start) + 1
-    hi = text.find("\n", end)
-    hi = len(text) if hi < 0 else hi
+    lo, whole = _line_start(text, start)
+    hi = text.find("\n", end, end + LINE_SCAN)
+    hi = min(len(text), end + LINE_SCAN) if hi < 0 else hi
     while lo < start and text[lo] in " \t":
         lo += 1
     while hi > end and text[hi - 1] in " \t\r":
         hi -= 1
-    if hi - lo <= LINE_CHARS or len(sanitize(text[lo:hi])) <= LINE_CHARS:  # (an indent inside counts once)
-        return lo, hi
-    number = _LINE_NUMBER.match(text, lo, start)
+    if hi - lo <= LINE_CHARS or (hi - lo <= 4 * LINE_CHARS and len(sanitize(text[lo:hi])) <= LINE_CHARS):
+        return lo, hi  # (an indent inside counts once)
+    number = _LINE_NUMBER.match(text, lo, start) if whole else None
     if number is not None:  # the window is of the code, after its number (shown by line_text)
         lo = number.end()
         while lo < start and text[lo] in " \t":
