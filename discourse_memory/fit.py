@@ -31,6 +31,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+import bisect
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -911,9 +912,17 @@ def _shown_in(cols: Columns, units: Sequence[Unit], cache: dict, u: int, span: t
     changes, so neither does this)."""
     found = cache.get((u, span))
     if found is None:
+        by_start = cache.get(u)
+        if by_start is None:  # a code block states thousands: one sort, then a bisection per span
+            lits = sorted(units[u].literals, key=lambda x: x.start)
+            by_start = cache[u] = ([x.start for x in lits], lits)
+        starts, lits = by_start
         ids = cols.lit_ids
-        found = cache[u, span] = tuple(dict.fromkeys(
-            ids[x.text] for x in units[u].literals if span[0] <= x.start and x.end <= span[1]))
+        inside = []
+        for x in lits[bisect.bisect_left(starts, span[0]):bisect.bisect_left(starts, span[1])]:
+            if x.end <= span[1]:
+                inside.append(ids[x.text])
+        found = cache[u, span] = tuple(dict.fromkeys(inside))
     return found
 
 
