@@ -1176,12 +1176,12 @@ def _joined(cols: Columns, units: Sequence[Unit], items: list[Item]) -> list[Ite
         if prev is None or prev.span is None or it.span is None or prev.unit != it.unit:
             out.append(it)
             continue
-        unit = units[it.unit]
-        lines = unit.kind in LINE_KINDS
+        lines = bool(_LINE_KIND[cols.u_kind.view[it.unit]])
         # Lines of code join where they overlap (one line), words where they touch.
         if it.span[0] < prev.span[1] if lines else it.span[0] <= prev.span[1] + 1:
             span = (prev.span[0], max(prev.span[1], it.span[1]))
-            text = line_text(unit.text, span) if lines else sanitize(unit.text[span[0]:span[1]])
+            unit_text = units[it.unit].text  # (a unit is built from its columns only to join)
+            text = line_text(unit_text, span) if lines else sanitize(unit_text[span[0]:span[1]])
             out[-1] = Item(prev.literal, prev.unit, prev.message, text, span, prev.covers + it.covers)
         else:
             out.append(it)

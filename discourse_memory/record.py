@@ -398,7 +398,6 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     elif u.kind in LINE_KINDS and text == value:
         span = code_line(u.text, lit.start, lit.end)
         shown = line_text(u.text, span)
-        return Item(literal, index, u.message, shown, span, (literal,))
     else:
         span = _in_context(u.text, lit.start, lit.end)
         shown = u.text[span[0]:span[1]] if text == value else text

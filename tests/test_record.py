@@ -404,3 +404,25 @@ def test_the_words_of_a_title_case_heading_are_no_names():
         assert not listed & {"Instructions", "Boundaries", "Rules", "Details", "Task", "Environment"}, listed
         listed_any = listed_any or any(v.startswith("OPS-") for v in listed)
     assert listed_any
+
+
+def test_an_item_of_a_code_line_is_capped_like_every_other():
+    # A value longer than an item may be (a 120-character URL on a line of a script) is
+    # cut like any other item: the note lists values, not messages.
+    url = "https://files.example.com/" + "/".join(f"segment-{k:02d}" for k in range(10)) + "/report.csv"
+    script = "```python\n" + "\n".join(f"urls_{k} = fetch('{url}?part={k}')" for k in range(6)) + "\n```"
+    chat = [
+        {"role": "user", "content": "Write the downloader. " + FILLER},
+        {"role": "assistant", "content": "Here it is.\n\n" + script},
+        {"role": "user", "content": FILLER + " Run it."},
+        {"role": "assistant", "content": FILLER},
+        {"role": "user", "content": "Go on."},
+    ]
+    seen = False
+    for share in (0.2, 0.3, 0.4, 0.5):
+        r = compact(chat, int(view_tokens(chat) * share))
+        for e in r.report.entries:
+            for item in e.items:
+                assert len(item) <= 80, item
+                seen = seen or "files.example.com" in item
+    assert seen, "no value of the script was listed"
