@@ -41,6 +41,7 @@ _LABEL = re.compile(r"\s*[\w .'\-]{1,40}:\s+")
 _MD_LABEL = re.compile(r"[ \t]{0,8}" + LIST_MARK + r"?[*_]{0,2}[\w .'\-/()]{1,80}[*_]{0,2}:[*_]{0,2}[ \t]{1,3}[*_(]{0,3}")
 _SENTENCE_ON = re.compile(r"[*_]{0,2}[,;]?[ \t]{1,3}[(\"“]?[a-z]")
 _ALNUM = re.compile(r"[^\W_]")
+_JSON_STRING_OPEN = re.compile(r"""[\w\-]["']\s{0,3}:\s{0,3}["']$""")  # '{"thought": "' before a text
 _SENTENCE_END = re.compile(r"(?:[.!?…。！？；]+[\"'’”」』)\]]*|\n)\W*$")
 
 
@@ -452,6 +453,9 @@ def _mid_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) ->
                 label = _MD_LABEL.match(text, line, end)
                 if label is not None and label.end() == end and _SENTENCE_ON.match(text, p.start + lit.end):
                     continue  # opens the sentence after a list item's label
+            if end - start >= 4 and _JSON_STRING_OPEN.search(text, end - 12 if end - 12 > start else start, end) \
+                    and _SENTENCE_ON.match(text, p.start + lit.end):
+                continue  # opens the text of a JSON string ('{"thought": "Calculate the total'): an opener
             if _ALNUM.search(text, start, end) is not None \
                     and not _SENTENCE_END.search(text, max(start, end - 12), end):
                 out.append(ids[lit.text])

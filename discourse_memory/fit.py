@@ -86,6 +86,12 @@ OUTPUT_WEIGHT = 0.8
 OCCURRENCES = 4
 """How many of a value's newest occurrences the record looks at for one with a key or a
 context word (see ``_items``)."""
+LISTING = 0.3
+LONE_DATES = False
+"""Whether a session's date line may be listed alone, for its own values: "[7:06 pm on 9
+January, 2023]" says nothing of what happened then. It is listed above the entries of its
+session instead (see ``_take``)."""
+"""A value a tool's output only lists (a line of ``ls -R``) is worth this much in the record."""
 SAID = 2.5
 """A value the user or the assistant stated in words is worth this much more in the
 record than one only a tool's output holds."""
@@ -682,6 +688,20 @@ def _questions(cols: Columns) -> np.ndarray:
     return np.asarray(memo[:len(cols)], dtype=bool)
 
 
+_NAMES_ONLY = re.compile(r"[\w./@+~%-]+(?:[ \t]+[\w./@+~%-]+)*|[\w.@+~%-]*/[\w./@+~%-]*:")
+
+
+def listing_line(text: str) -> bool:
+    """A line that only lists names (of ``ls``, ``find``, ``git status``): whitespace-separated
+    file names, or a ``./dir:`` header; not words ("Ran 42 tests in 0.521s" is a sentence),
+    nor a ``key: value`` line."""
+    text = text.strip().strip("…").strip()  # (a long line's item is cut at …)
+    if not text or len(text) > 400 or not _NAMES_ONLY.fullmatch(text):
+        return False
+    names = text.split()  # (a `key: value` line is no listing; an ``ls -R`` header is one path)
+    return 2 * sum(any(c in w for c in "._/-") for w in names) >= len(names)
+
+
 _UNMADE = object()
 
 
@@ -848,6 +868,19 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     # Diminishing returns: the k-th best value of one unit is worth 1 / (1 + k / PER_UNIT)
     # (an entry of hundreds of values from one log line is read by nobody).
     src = source[candidates]
+    if outputs.any():
+        # A line of a tool's output that only lists names: the agent can list them again,
+        # and a hundred file names crowd out what it found.
+        listed = cols.derived.setdefault("listing_items", {})  # (unit, literal) -> its item lists names
+        in_output = outputs[u_msg[src]] & _LINE_KIND[cols.u_kind.view[src]]
+        for j in np.flatnonzero(in_output).tolist():
+            key = (int(src[j]), int(candidates[j]))
+            hit = listed.get(key)
+            if hit is None:
+                item = chosen[j]
+                hit = listed[key] = item is not None and listing_line(item.text)
+            if hit:
+                gain[j] *= LISTING
     by_unit = np.lexsort((-gain, src))
     group_start = np.flatnonzero(np.r_[True, src[by_unit][1:] != src[by_unit][:-1]])
     rank = np.arange(len(by_unit)) - np.repeat(group_start, np.diff(np.r_[group_start, len(by_unit)]))
@@ -1009,8 +1042,8 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     def take_item(k: int, cost: float) -> bool:
         nonlocal left, used
         item = r.item_of[k]
-        if k in taken:
-            return False
+        if k in taken or (item.header and not LONE_DATES):
+            return False  # (a date line is listed above an entry of its session, not alone)
         if item.header or len(item.covers) == 1:
             if any(shown_lits[c] or c in by_literal for c in item.covers):
                 return False
@@ -1123,7 +1156,11 @@ def _take(r: _Ranked, room: float) -> _Chosen:
             decision[target] = KEPT
             freed += show([target], False)
         left += freed - cost - extra
-    return _Chosen(decision, calls_present, [r.item_of[k] for k in sorted(taken)], heads)
+    listed = [r.item_of[k] for k in sorted(taken)]
+    if not LONE_DATES and r.header_items:  # a date line whose entries all left the record leaves too
+        dated = {r.header_of[it.message] for it in listed if not it.header}
+        listed = [it for it in listed if not it.header or it.text in dated]
+    return _Chosen(decision, calls_present, listed, heads)
 
 
 def _plan(scene: Scene, r: _Ranked, chosen: _Chosen, protection: str,

@@ -217,6 +217,44 @@ def _code_glue(text: str) -> bool:
 # ``<instructions>`` are not examples: the command that submits an agent's work stands
 # there, and the agent's last step needs it.)
 _EXAMPLE = re.compile(r"<((?:\w+[-_])?examples?(?:[-_]\w+)?)(?:\s[^<>]*)?>.*?</\1\s*>", re.S | re.I)
+_HEADING_LINE = re.compile(r"(#{1,6})[ \t]+(.*)")
+_FENCE_LINE = re.compile(r"[ \t]{0,3}(```|~~~)")
+_EXAMPLE_TITLE = re.compile(r"(?<![\w@./-])examples?(?![\w@/-]|\.\w)", re.I)  # not of user@example.com
+
+
+def _markdown_examples(text: str) -> list[tuple[int, int]]:
+    """The sections of a markdown text under a heading that names examples (``## Useful
+    Command Examples``), each up to the next heading of its level or above; a ``#`` line
+    inside a code block is a comment, not a heading."""
+    spans: list[tuple[int, int]] = []
+    open_at: tuple[int, int] | None = None  # (level, start) of the example section being read
+    fence = None
+    at = 0
+    for line in text.splitlines(keepends=True):
+        f = _FENCE_LINE.match(line)
+        if f:
+            fence = None if fence == f.group(1) else fence or f.group(1)
+        elif fence is None and line.startswith("#"):
+            h = _HEADING_LINE.match(line)
+            if h:
+                level = len(h.group(1))
+                if open_at is not None and level <= open_at[0]:
+                    spans.append((open_at[1], at))
+                    open_at = None
+                if open_at is None and _EXAMPLE_TITLE.search(h.group(2)):
+                    open_at = (level, at)
+        at += len(line)
+    if open_at is not None:
+        spans.append((open_at[1], at))
+    return spans
+
+
+def _example_spans(text: str) -> list[tuple[int, int]]:
+    """A message text's example sections: tagged (``_EXAMPLE``) and under a heading."""
+    spans = [x.span() for x in _EXAMPLE.finditer(text)] if "</" in text else []
+    if "#" in text:
+        spans += _markdown_examples(text)
+    return spans
 
 
 def example_units(cols: Columns) -> tuple[np.ndarray, Counter[int]]:
@@ -228,8 +266,7 @@ def example_units(cols: Columns) -> tuple[np.ndarray, Counter[int]]:
     seen, found, outside = state
     starts = cols.msg_start.view
     for m in cols.messages[seen:]:
-        regions = {tf.field: [x.span() for x in _EXAMPLE.finditer(tf.text)]
-                   for tf in m.texts if "</" in tf.text}
+        regions = {tf.field: _example_spans(tf.text) for tf in m.texts if "</" in tf.text or "#" in tf.text}
         if not any(regions.values()):
             continue
         for u in range(int(starts[m.index]), int(starts[m.index + 1])):
@@ -600,11 +637,12 @@ def _context_before(text: str, start: int, end: int) -> tuple[int, int, bool] | 
     at = words[-1].start()
     word = words[-1].group()
     touches = _CJK_CHAR.match(word[-1]) is not None or not _LETTER.search(before[words[-1].end():])
-    if len(word) > _CJK_CONTEXT and _CJK_CHAR.match(word[-1]):
+    if _CJK_CHAR.match(word[-1]):
         # No spaces to count: the last few characters, not counting the particles
         # between the key and its value ("人均消费是74元", not "均消费是74元").
         tail = len(word) - len(word.rstrip(_CJK_LINKS))
-        at = max(words[-1].start(), words[-1].end() - tail - _CJK_CONTEXT)
+        if len(word) > _CJK_CONTEXT:
+            at = max(words[-1].start(), words[-1].end() - tail - _CJK_CONTEXT)
         possessive = text.rfind("的", lo + at, start - tail)
         if possessive >= 0:  # "景点的评分是4分": the key is what follows 的
             at = possessive + 1 - lo

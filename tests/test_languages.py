@@ -189,3 +189,15 @@ def test_a_cjk_clip_keeps_as_many_words_as_an_english_one(table):
     assert counter.count(zh_head) > 1.5 * counter.count(english[:en.head_end])
     assert len(zh_head) >= 1.5 * en_words  # a Chinese word is one to two characters
     assert short.head_end == len(short_zh)  # not worth clipping
+
+
+@pytest.mark.parametrize("text, value, context", [
+    ("锦江之星(北京通州北苑地铁站店)的评分是4.4分，周边的景点有韩美林艺术馆。", "4.4分", "评分是4.4分"),  # not "的评分是4.4分"
+    ("这个景点的评分是4分。", "4分", "评分是4分"),
+    ("人均消费是74元。", "74元", "人均消费是74元"),
+])
+def test_a_cjk_value_is_keyed_by_what_follows_a_possessive(text, value, context):
+    from discourse_memory.record import _in_context
+    start = text.index(value)
+    lo, hi = _in_context(text, start, start + len(value))
+    assert text[lo:hi] == context

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from discourse_memory import compact
+from discourse_memory import compact, record
 
 from .conftest import view_tokens
 
@@ -69,17 +69,24 @@ def test_dialogue_entries_are_dated_by_their_session():
                                                 "yesterday and she is lovely. " + FILLER})
         msgs.append({"role": "assistant", "content": "Melanie: That is wonderful news! " + FILLER})
     msgs.append({"role": "user", "content": "Caroline: what else?"})
-    r = compact(msgs, view_tokens(msgs) // 4)
-    lines = r.note.split("\n")
-    dated = [e for e in r.report.entries if e.header is not None]
-    assert dated and all("May, 2023" in e.header for e in dated)
-    for e in dated:
-        own = [i for i, ln in enumerate(lines) if ln.startswith(e.label + ":")]
-        if own:  # the session's date line stands above the entry
-            assert e.header in lines and lines.index(e.header) < own[0]
-        else:  # or, when it is all the entry lists, among the other sessions, never alone on its line
-            assert e.header not in lines
-            assert any(ln.startswith("other sessions: ") and e.header in ln for ln in lines)
+    seen = False
+    for d in (10, 14, 20):
+        r = compact(msgs, view_tokens(msgs) // d)
+        lines = r.note.split("\n")
+        dated = [e for e in r.report.entries if e.header is not None]
+        assert all("May, 2023" in e.header for e in dated)
+        for e in dated:
+            own = [i for i, ln in enumerate(lines) if ln.startswith(e.label + ":")]
+            if own:  # the session's date line stands above the entry
+                seen = True
+                assert e.header in lines and lines.index(e.header) < own[0]
+        # A date line says when something was said, never only that a session was: it is
+        # listed above an entry of its session, not alone and not on a line of dates.
+        for i, ln in enumerate(lines):
+            assert not ln.startswith("other sessions")
+            if ln.startswith("[10:00 am"):
+                assert lines[i + 1].startswith("#"), lines
+    assert seen
 
 
 def test_a_gap_inside_a_message_is_marked_and_words_never_fuse():
@@ -383,6 +390,43 @@ def test_values_of_a_prompts_examples_are_not_listed_and_its_instructions_are():
         assert "COMPLETE_TASK_AND_SUBMIT" in "\n".join(str(m.get("content")) for m in r.messages), share
 
 
+def test_values_under_a_heading_of_examples_are_not_listed_and_the_next_section_is():
+    # SWE-bench's harness shows its command forms under "## Useful Command Examples", not in
+    # tags: `cat <<'EOF' > newfile.py`, `sed -i '1s/old_string/new_string/' filename.py`. A
+    # "# Replace ..." line in its code block is a comment: the section goes on to the next
+    # "##" heading, and the submit command under that heading is the conversation's.
+    rules = ("## Useful Command Examples\n\n### Create a new file:\n```bash\ncat <<'EOF' > newfile.py\n"
+             "hello = 'world'\nEOF\n```\n\n### Edit files with sed:\n```bash\n# Replace all occurrences\n"
+             "sed -i 's/old_string/new_string/g' filename.py\n\n# Replace first occurrence on line 1\n"
+             "sed -i '1s/old_string/new_string/' other_name.py\n```\n\n## Submission\n\nWhen done, run "
+             "`echo SUBMIT_TOKEN_7781 && git diff --cached` and ticket OPS-7790 closes.")
+    assert [rules[a:b].split("\n", 1)[0] for a, b in record._markdown_examples(rules)] == ["## Useful Command Examples"]
+    (a, b), = record._markdown_examples(rules)
+    assert "other_name.py" in rules[a:b] and "SUBMIT_TOKEN_7781" not in rules[a:b]
+    assert record._markdown_examples("## Write to user@example.com\n\nor see example.org.") == []  # no examples
+    words = "apple birch cedar delta ember frost grove heron iris juniper kelp lotus maple nectar olive pine".split()
+
+    def prose(n: str) -> str:
+        return " ".join(f"The team went over the {w} notes of the {n} round once more." for w in words)
+
+    chat = [
+        {"role": "user", "content": "Fix the inline admin.\n\n" + rules + "\n\n" + prose("first")},
+        {"role": "assistant", "content": prose("second") + "\n\n```bash\ngrep -n Inline django/contrib/admin/options.py\n```"},
+        {"role": "user", "content": prose("third") + " The file is django/contrib/admin/options.py."},
+        {"role": "assistant", "content": prose("fourth") + "\n\n```bash\npython -m pytest tests/admin_inlines\n```"},
+        {"role": "user", "content": "3 passed."},
+    ]
+    placeholders = {"newfile.py", "filename.py", "other_name.py", "/old_string/new_string/g"}
+    seen_submit = False
+    for share in (0.2, 0.3, 0.4, 0.5):
+        r = compact(chat, int(view_tokens(chat) * share))
+        listed = set(r.report.record)
+        assert not listed & placeholders, listed & placeholders
+        text = "\n".join(str(m.get("content")) for m in r.messages)
+        seen_submit = seen_submit or "SUBMIT_TOKEN_7781" in text
+    assert seen_submit
+
+
 def test_the_words_of_a_title_case_heading_are_no_names():
     # "## Important Boundaries" titles a section: "Boundaries" is no name to list. A
     # heading that is a phrase ("Trip to Paris") still names what it names.
@@ -426,3 +470,53 @@ def test_an_item_of_a_code_line_is_capped_like_every_other():
                 assert len(item) <= 80, item
                 seen = seen or "files.example.com" in item
     assert seen, "no value of the script was listed"
+
+
+def test_a_listing_of_file_names_does_not_crowd_out_what_the_agent_found():
+    # `ls -R` prints hundreds of names the agent can list again; what its searches found
+    # before it cannot. The record lists names only once every finding is in the view.
+    words = "amber basil cedar dune ember fjord grove heron iris juniper kelp lotus moss nectar opal pine".split()
+    msgs = [{"role": "system", "content": "You run one bash command per turn."},
+            {"role": "user", "content": "Fix the failing deletion test."}]
+    for i in range(10):
+        msgs.append({"role": "assistant", "content": f"THOUGHT: search.\n\n```bash\ngrep -rn handler_{i} pkg\n```"})
+        msgs.append({"role": "user", "content": "<returncode>0</returncode>\n<output>\n" + " ".join(
+            f"The {words[(i + k) % 16]} fixture loaded {words[(3 * i + 2 * k) % 16]} settings for step {k} first."
+            for k in range(30)) + f"\nconfig_{i}.ini: owner OPS-{700 + i} on db-{40 + i}.internal:{5400 + i}\n"
+            + " ".join(f"Teardown of the {words[(i + k) % 16]} fixture took {k} seconds." for k in range(20))
+            + "\n</output>"})
+    listing = "\n".join(f"./pkg/{w}_{k}:\n{w}_{k}_a.py {w}_{k}_b.py {w}_{k}_c.py" for k in range(12) for w in words[:8])
+    msgs += [{"role": "assistant", "content": "THOUGHT: look around.\n\n```bash\nls -R\n```"},
+             {"role": "user", "content": f"<returncode>0</returncode>\n<output>\n{listing}\n</output>"},
+             {"role": "assistant", "content": "THOUGHT: read the code.\n\n```bash\nnl -ba pkg/delete.py\n```"},
+             {"role": "user", "content": "<returncode>0</returncode>\n<output>\n1 import os\n</output>"}]
+    names_listed = 0
+    for share in (0.05, 0.08, 0.1, 0.15):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        text = "\n".join(str(m.get("content")) for m in r.messages)
+        names = sum(re.search(r"_\d+_[abc]\.py", v) is not None for v in r.report.record)
+        owners = sum(f"OPS-{700 + i}" in text for i in range(10))
+        assert owners == 10 or names == 0, (share, owners, names)
+        names_listed += names
+    assert names_listed, "no budget left room for the listing: the test shows nothing"
+
+
+def test_the_first_word_of_a_json_text_is_an_opener_not_a_name():
+    # tau-bench agents think through a `think` tool: {"thought": "Calculate the total ..."}.
+    # "Calculate" opens the thought's text; it is no name to list ("Noah Hernandez" is).
+    verbs = ["Calculate", "Compare", "Check", "Confirm", "Verify", "Review"]
+    msgs = [{"role": "system", "content": "You are an airline agent."},
+            {"role": "user", "content": "Upgrade Noah Hernandez to business, please. " + FILLER}]
+    for i, verb in enumerate(verbs):
+        thought = json.dumps({"thought": f"{verb} the total cost of the upgrade for Noah Hernandez on flight HAT{230 + i}. "
+                                         + " ".join(f"Then the fare of leg {k} is added to it." for k in range(8))})
+        msgs += [{"role": "assistant", "content": None, "tool_calls": [
+                     {"id": f"t{i}", "type": "function", "function": {"name": "think", "arguments": thought}}]},
+                 {"role": "tool", "tool_call_id": f"t{i}", "content": FILLER},
+                 {"role": "assistant", "content": f"Step {i} is done. " + FILLER}]
+    msgs.append({"role": "user", "content": "Go on."})
+    listed: set[str] = set()
+    for share in (0.1, 0.2, 0.3):
+        listed |= set(compact(msgs, int(view_tokens(msgs) * share)).report.record)
+    assert not listed & set(verbs), listed & set(verbs)
+    assert any("HAT2" in v for v in listed), listed
