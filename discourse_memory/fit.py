@@ -87,11 +87,12 @@ OCCURRENCES = 4
 """How many of a value's newest occurrences the record looks at for one with a key or a
 context word (see ``_items``)."""
 LISTING = 0.3
+"""A value a tool's output only lists (a line of ``ls -R``, see :func:`listing_line`) is
+worth this much in the record."""
 LONE_DATES = False
 """Whether a session's date line may be listed alone, for its own values: "[7:06 pm on 9
 January, 2023]" says nothing of what happened then. It is listed above the entries of its
 session instead (see ``_take``)."""
-"""A value a tool's output only lists (a line of ``ls -R``) is worth this much in the record."""
 SAID = 2.5
 """A value the user or the assistant stated in words is worth this much more in the
 record than one only a tool's output holds."""
@@ -698,7 +699,7 @@ def listing_line(text: str) -> bool:
     text = text.strip().strip("…").strip()  # (a long line's item is cut at …)
     if not text or len(text) > 400 or not _NAMES_ONLY.fullmatch(text):
         return False
-    names = text.split()  # (a `key: value` line is no listing; an ``ls -R`` header is one path)
+    names = text.split()
     return 2 * sum(any(c in w for c in "._/-") for w in names) >= len(names)
 
 
