@@ -453,7 +453,7 @@ def _mid_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) ->
                 label = _MD_LABEL.match(text, line, end)
                 if label is not None and label.end() == end and _SENTENCE_ON.match(text, p.start + lit.end):
                     continue  # opens the sentence after a list item's label
-            if end - start >= 4 and _JSON_STRING_OPEN.search(text, end - 12 if end - 12 > start else start, end) \
+            if end - start >= 4 and _JSON_STRING_OPEN.search(text, max(start, end - 12), end) \
                     and _SENTENCE_ON.match(text, p.start + lit.end):
                 continue  # opens the text of a JSON string ('{"thought": "Calculate the total'): an opener
             if _ALNUM.search(text, start, end) is not None \
