@@ -197,6 +197,11 @@ class Columns:
         label = self._labels[message]
         return label if label is not None and self._label_uses[label] >= 2 else None
 
+    def opening_label(self, message: int) -> str | None:
+        """The label message ``message`` opens with ("Caroline"), counted or not (see
+        :meth:`speaker`): it never changes as the conversation grows."""
+        return self._labels[message]
+
     def tool_groups(self) -> tuple[dict[int, list[int]], set[int], set[int]]:
         """(assistant message -> its result messages, orphan results, assistant messages
         with a call that has no result), kept up to date as messages are appended."""

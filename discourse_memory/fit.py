@@ -430,6 +430,7 @@ class _Ranked:
     item_order: np.ndarray  # record items, best value per token first
     reserve: float  # the record's first claim (see RECORD_SHARE)
     beyond: frozenset[int]  # values the record could list but made no item of (see CANDIDATES_MIN)
+    row_cost: dict[int, float]  # tokens of a listed JSON record's first field and braces, by unit
 
 
 def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
@@ -580,7 +581,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     # Record items: each value not shown by what is kept anyway, with its key.
     base_shown = cols.literal_counts(decision == KEPT) > 0
     header_of = date_headers(cols)
-    items, item_gain, item_cost, value_cost, entry_cost, header_cost, beyond = _items(
+    items, item_gain, item_cost, value_cost, entry_cost, header_cost, beyond, row_cost = _items(
         scene, decision, base_shown, noise, rel, recency, header_of, units)
 
     kinds = np.concatenate([np.full(len(call_msgs), _CALLS), np.full(len(open_msgs), _OPEN),
@@ -620,7 +621,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
                    {it.text: k for k, it in enumerate(items) if it.header},
                    scene.count(VALUES_LINE) - scene.count("]"), base_shown, u_msg, (cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
                    call_units, starts, _long_head(scene, units, long_tokens), item_order, RECORD_SHARE * room,
-                   beyond)
+                   beyond, row_cost)
 
 
 def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[int, int], tuple[int, list[int]]]:
@@ -770,21 +771,22 @@ def _shape_ids(cols: Columns) -> np.ndarray:
 
 def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndarray, rel: np.ndarray | None,
            recency: np.ndarray, header_of: list[str | None], units: Sequence[Unit],
-           ) -> tuple[list[Item], np.ndarray, np.ndarray, dict[int, float], dict[int, float], dict[str, float]]:
+           ) -> tuple[list[Item], np.ndarray, np.ndarray, dict[int, float], dict[int, float], dict[str, float],
+                      frozenset[int], dict[int, float]]:
     """The record items a view may list: each value not shown by the base decisions, keyed
     from its newest occurrence with a key or a context word among the units that may be
     left out (else its newest)."""
     cols = scene.cols
     n_lits = len(cols.lit_text)
     if n_lits == 0:
-        return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset()
+        return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset(), {}
     owners = cols.unit_owner(cols.lit_ptr.view)
     lit_idx = cols.lit_idx.view
     open_units = (decision == OMITTED)[owners]
     missing = ~shown & ~noise
     rows = np.flatnonzero(open_units & missing[lit_idx])
     if not len(rows):
-        return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset()
+        return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset(), {}
     u_msg = cols.u_msg.view
     starts = cols.msg_start.view
     made = cols.derived.setdefault("record_items", {})  # (unit, literal) -> its item (or None)
@@ -891,6 +893,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     keep_gain: list[float] = []
     keep_cost: list[float] = []
     entry_cost: dict[int, float] = {}
+    row_cost: dict[int, float] = {}
     header_cost: dict[str, float] = {}
     headers: dict[int, Item] = {}  # header unit -> its item
     value_cost: dict[int, float] = {}  # keyed item -> its cost after another value of its key
@@ -929,16 +932,19 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
                 g += float(gain[at_of[inner]].sum())
         if item.key is not None:
             value_cost[len(items)] = count(", " + item.value)
+        if item.row is not None and u not in row_cost:
+            row_cost[u] = count("{" + item.row + ", }")
         items.append(item)
         keep_gain.append(g * (len(item.covers) if item.header else 1.0))
         keep_cost.append(count(item.text) + 1.0)
-    return items, np.array(keep_gain), np.array(keep_cost), value_cost, entry_cost, header_cost, beyond
+    return items, np.array(keep_gain), np.array(keep_cost), value_cost, entry_cost, header_cost, beyond, row_cost
 
 
 def _covering(item: Item, literal: int, covers: tuple[int, ...]) -> Item:
     """``item`` listing ``covers`` (built directly: ``dataclasses.replace`` was a tenth of a
     turn's record upkeep)."""
-    return Item(literal, item.unit, item.message, item.text, item.span, covers, item.header, item.key, item.value)
+    return Item(literal, item.unit, item.message, item.text, item.span, covers, item.header, item.key, item.value,
+                item.row)
 
 
 def _shown_in(cols: Columns, units: Sequence[Unit], cache: dict, u: int, span: tuple[int, int]) -> tuple[int, ...]:
@@ -981,7 +987,9 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     taken: dict[int, float] = {}  # record item -> the room it took
     by_literal: dict[int, int] = {}  # literal -> the (non-header) item listing it
     entries: dict[int, int] = {}  # message -> how many of its items are listed
-    keys: dict[tuple[int, str], int] = {}  # (message, key) -> values listed under it
+    keys: dict[tuple[int, int, str], int] = {}  # (message, record unit or -1, key) -> values listed under it
+    rows: dict[int, int] = {}  # a JSON record's unit -> how many of its values are listed under its first field
+    in_rows: set[int] = set()  # the items counted there
     headers: set[str] = set()  # session date lines printed
     opened: set[int] = set()
     heads: dict[int, int] = {}  # clipped unit -> the end of its long head
@@ -1011,9 +1019,16 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         item = r.item_of[k]
         m = item.message
         if item.key is not None:
-            keys[m, item.key] -= 1
-            if not keys[m, item.key]:
-                del keys[m, item.key]
+            scope = item.unit if item.row is not None else -1
+            keys[m, scope, item.key] -= 1
+            if not keys[m, scope, item.key]:
+                del keys[m, scope, item.key]
+        if k in in_rows:
+            in_rows.discard(k)
+            rows[item.unit] -= 1
+            if not rows[item.unit]:
+                del rows[item.unit]
+                freed += r.row_cost.get(item.unit, 0.0)
         entries[m] -= 1
         if not entries[m]:
             del entries[m]
@@ -1056,8 +1071,11 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         m = item.message
         header = item.text if item.header else r.header_of[m]
         extra = 0.0
-        if item.key is not None and (m, item.key) in keys:
+        scope = item.unit if item.row is not None else -1
+        if item.key is not None and (m, scope, item.key) in keys:
             extra = r.value_cost.get(k, cost) - cost  # ", value" after its key's first value
+        if item.row is not None and item.unit not in rows and item.text != item.row:
+            extra += r.row_cost.get(item.unit, 0.0)  # (a record's first field alone is listed as any value)
         if not item.header and m not in entries:
             extra += r.entry_cost.get(m, 0.0)
         if not taken:
@@ -1078,7 +1096,10 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         by_literal.update((c, k) for c in fresh)
         entries[m] = entries.get(m, 0) + 1
         if item.key is not None:
-            keys[m, item.key] = keys.get((m, item.key), 0) + 1
+            keys[m, scope, item.key] = keys.get((m, scope, item.key), 0) + 1
+        if item.row is not None and (item.unit in rows or item.text != item.row):
+            rows[item.unit] = rows.get(item.unit, 0) + 1
+            in_rows.add(k)
         if session is not None and session not in taken:
             taken[session] = 0.0  # the date line printed above this entry
         return True

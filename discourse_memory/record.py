@@ -102,6 +102,11 @@ class Item:
     are shown as one ``key: v1, v2``."""
     value: str = ""
     """The value as shown after its key (for items with a key)."""
+    row: str | None = None
+    """When the unit is one record of a list (a JSON object), its first field as shown
+    (``flight_number: HAT110``): the record's values are listed together under it
+    (``{flight_number: HAT110, price: 105}``), not merged by key with other records'
+    (``flight_number: HAT110, HAT206; price: 105, 102`` no longer says whose price is whose)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,11 +331,47 @@ def _message_label(cols: Columns, m: Message, speaker: str | None) -> str:
     name = m.raw.get("name")
     if isinstance(name, str) and name.strip():
         return f"#{m.index} {sanitize(name)[:40]}"
+    about = asked_about(cols, m)
+    key = "" if about is None else " re " + about
     if speaker:
-        return f"#{m.index} {speaker}"
+        return f"#{m.index} {speaker}{key}"
     if m.tool_calls and not any(tf.text.strip() for tf in m.texts):
         return f"#{m.index} {m.role} called " + ", ".join(dict.fromkeys(sanitize(c.name)[:40] for c in m.tool_calls))
-    return f"#{m.index} {m.role}"
+    return f"#{m.index} {m.role}{key}"
+
+
+def asked_about(cols: Columns, m: Message) -> str | None:
+    """The name a reply's question asks about when the reply does not state it: the key of
+    the reply's record entry (``#109 assistant re 天安门广场: 电话是010-65666606。``; without it
+    the number is the phone of nothing). The question is the message just before, from the
+    other side, in a sentence that asks; a name opening its sentence or naming a speaker
+    (``Hey Mel!``) is not what it asks about. Read from these two messages only, so the
+    label is the same however the conversation grew."""
+    if m.index == 0 or m.role in _NOT_CHAT:
+        return None
+    q = cols.messages[m.index - 1]
+    if q.role == m.role or q.role in _NOT_CHAT or q.tool_calls or is_action(q) \
+            or q.index > 0 and is_action(cols.messages[q.index - 1]):
+        return None  # (a text agent's command, or the output it printed: no question)
+    own = " ".join(tf.text for tf in m.texts)
+    speakers = [s for s in (cols.opening_label(q.index), cols.opening_label(m.index)) if s]
+    starts = cols.msg_start.view
+    for k in range(int(starts[q.index]), int(starts[q.index + 1])):
+        u = cols.units[k]
+        if u.kind != "sentence" or "?" not in u.text and "？" not in u.text:
+            continue
+        for lit in u.literals:
+            if lit.kind != "name" or lit.text in own:
+                continue
+            if not _CJK_CHAR.match(lit.text) and not u.text[:lit.start].strip(" \t\"'“([*_-"):
+                continue  # "Did Tom ...?": a capitalised sentence opener
+            if any(s in lit.text or lit.text in s for s in speakers):
+                continue
+            return sanitize(lit.text)[:LABEL_CHARS]
+    return None
+
+
+_NOT_CHAT = SYSTEM_ROLES | {"tool", "function"}
 
 
 LABEL_CHARS = 40
@@ -420,7 +461,7 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     if key is not None:
         value_shown = sanitize(text)
         return Item(literal, index, u.message, f"{sanitize(key)}: {value_shown}", None, (literal,), False,
-                    sanitize(key), value_shown)
+                    sanitize(key), value_shown, row_key(u))
     if kind == "number":
         if u.kind not in _PROSE_KINDS:
             path = _line_number_file(cols, u, lit.start, lit.end)
@@ -443,6 +484,23 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         shown = shown[:MAX_ITEM_CHARS - 1] + "…"
         span = None
     return Item(literal, index, u.message, shown, span if text == value else None, (literal,))
+
+
+_FIRST_MEMBER = re.compile(r"""\{\s*"([A-Za-z_][\w\-.]{0,40})"\s*:\s*"""
+                           r"""(?:"((?:[^"\\\n]|\\.){1,60})"|(-?\d[\d.eE+\-]{0,20}|true|false))\s*[,}]""")
+
+
+def row_key(u: Unit) -> str | None:
+    """``key: value`` of the first member of a unit that is a JSON object standing alone (an
+    element of a list: a search result's flight, ``flight_number: HAT110``) whose first
+    member is a scalar, else None."""
+    if not (u.depth or u.start) or not u.text.startswith("{"):
+        return None  # (a whole document is keyed by its call; a member "address": {...} by its fields)
+    m = _FIRST_MEMBER.match(u.text)
+    if m is None:
+        return None
+    value = m.group(2) if m.group(2) is not None else m.group(3)
+    return sanitize(f"{m.group(1)}: {_quoted(value) if ' ' in value else value}")
 
 
 LINE_KINDS = frozenset({"code", "line"})
@@ -745,23 +803,38 @@ def _merged(items: Iterable[Item]) -> list[str]:
     """Item texts: values under the same key as one ``key: v1, v2``, and without an item
     that another item of the entry already contains."""
     texts: list[str] = []
-    by_key: dict[str, int] = {}
+    by_key: dict[tuple[int, str], int] = {}
     values: dict[int, list[str]] = {}  # text index -> the values of its key
+    rows: dict[int, list[int]] = {}  # a record's unit -> its texts
+    heads: dict[int, str] = {}  # a record's unit -> its first field
+    items = list(items)
+    # A record listing only its first field is one more value of that key
+    # ("flight_number: HAT132, HAT206"); one listing others lists them under it.
+    records = {it.unit for it in items if it.row is not None and it.text != it.row}
     for item in items:
         if item.key is not None:
-            at = by_key.get(item.key)
+            scope = item.unit if item.unit in records else -1
+            at = by_key.get((scope, item.key))
             if at is not None:
                 if item.value not in values[at]:
                     values[at].append(item.value)
                 continue
-            by_key[item.key] = len(texts)
+            by_key[scope, item.key] = len(texts)
             values[len(texts)] = [item.value]
+            if scope >= 0:
+                rows.setdefault(item.unit, []).append(len(texts))
+                heads[item.unit] = item.row
         texts.append(item.text)
     for at, vs in values.items():
         if len(vs) > 1:  # "Date: May 27, 2024 / May 10, 2024": a comma inside a value
             joiner = " / " if any("," in v for v in vs) else ", "
             texts[at] = texts[at].split(": ", 1)[0] + ": " + joiner.join(vs)
-    texts = list(dict.fromkeys(texts))
+    for unit, ats in rows.items():  # a record's values as one text, under its first field
+        fields = [heads[unit]] + [texts[at] for at in ats if texts[at] != heads[unit]]
+        texts[ats[0]] = "{" + ", ".join(fields) + "}" if len(fields) > 1 else fields[0]
+        for at in ats[1:]:
+            texts[at] = ""
+    texts = [t for t in dict.fromkeys(texts) if t]
     if len(texts) < 2:
         return texts
     # A text another one contains occurs twice in them all (one C scan each, not a

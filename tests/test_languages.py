@@ -8,10 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from discourse_memory import compact
 from discourse_memory.language import detect_language, normalise_language
 from discourse_memory.literals import find_cjk_names, find_literals
 from discourse_memory.nlp import get_pipeline
 from discourse_memory.segment import segment_texts
+
+from .conftest import view_tokens
 
 SENTENCES = json.loads((Path(__file__).parent / "fixtures" / "language_sentences.json").read_text())
 
@@ -201,3 +204,47 @@ def test_a_cjk_value_is_keyed_by_what_follows_a_possessive(text, value, context)
     start = text.index(value)
     lo, hi = _in_context(text, start, start + len(value))
     assert text[lo:hi] == context
+
+
+def _zh_places() -> list[tuple[str, str]]:
+    places = ["天安门广场", "欢乐水魔方水上乐园", "绿岛乐园", "北京海洋馆", "北京动物园", "八达岭长城"]
+    return [(p, f"010-{65666606 + 1111 * i}") for i, p in enumerate(places)]
+
+
+def test_a_reply_without_the_name_its_question_asks_about_is_keyed_by_it():
+    # "电话是010-65666606。" says whose phone it is only with the question before it.
+    chat = []
+    days = "一二三四五六七八九十"
+    for i, (place, phone) in enumerate(_zh_places()):
+        chat.append({"role": "user", "content": f"好的，那{place}的电话是多少？"})
+        chat.append({"role": "assistant", "content": f"电话是{phone}。"})
+        chat.append({"role": "user", "content": "".join(
+            f"谢谢你。第{days[i]}天第{days[k]}次我们想慢慢地走一走，看看周围的风景再说吧。" for k in range(4))})
+        chat.append({"role": "assistant", "content": "".join(
+            f"不客气。祝您第{days[i]}天第{days[k]}次玩得开心，有问题随时再联系我。" for k in range(4))})
+    chat.append({"role": "user", "content": "好的，再见。"})
+    keyed = 0
+    for share in (0.2, 0.3, 0.4):
+        r = compact(chat, int(view_tokens(chat) * share))
+        for e in r.report.entries:
+            for value in e.values:
+                place = next((p for p, phone in _zh_places() if phone == value), None)
+                if place is not None:
+                    assert e.label.endswith(f"assistant re {place}"), e.label
+                    keyed += 1
+    assert keyed >= 3
+
+
+def test_a_reply_that_names_its_subject_or_answers_no_question_has_no_key():
+    chat = [{"role": "user", "content": "Caroline: Hey Mel! How was the trip to Paris with the kids?"},
+            {"role": "assistant", "content": "Melanie: Paris was lovely, we stayed at the Hotel Lutetia on 45 "
+                                             "Boulevard Raspail for 6 nights. " + FILLER_EN},
+            {"role": "user", "content": "Caroline: That's great, I visited Oslo in May. " + FILLER_EN},
+            {"role": "assistant", "content": "Melanie: Nice, we paid 240 euros for the tickets. " + FILLER_EN},
+            {"role": "user", "content": "Caroline: Bye for now!"}]
+    r = compact(chat, view_tokens(chat) // 4)
+    assert r.report.entries
+    assert not any(" re " in e.label for e in r.report.entries), [e.label for e in r.report.entries]
+
+
+FILLER_EN = "The day went on about nothing in particular for a long while. " * 6

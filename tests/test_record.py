@@ -520,3 +520,40 @@ def test_the_first_word_of_a_json_text_is_an_opener_not_a_name():
         listed |= set(compact(msgs, int(view_tokens(msgs) * share)).report.record)
     assert not listed & set(verbs), listed & set(verbs)
     assert any("HAT2" in v for v in listed), listed
+
+
+def _flights(n: int) -> str:
+    return json.dumps([{"flight_number": f"HAT{100 + 7 * i}", "origin": "ATL", "destination": "LGA",
+                        "scheduled_departure_time_est": f"{6 + i:02d}:{(13 * i) % 60:02d}:00",
+                        "status": "available", "prices": {"economy": 90 + 11 * i, "business": 400 + 23 * i}}
+                       for i in range(n)])
+
+
+def test_the_values_of_a_listed_record_stand_under_its_first_field():
+    # Merged by key, "flight_number: HAT100, HAT107; economy: 90, 101" no longer says whose
+    # price is whose: a record of a list keeps its values together, under its first field.
+    flights = json.loads(_flights(12))
+    msgs = [{"role": "user", "content": "Find me a flight from ATL to LGA on May 24."},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function",
+                 "function": {"name": "search_direct_flight", "arguments": '{"origin": "ATL", "destination": "LGA"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": _flights(12)},
+            {"role": "assistant", "content": FILLER},
+            {"role": "user", "content": "Which one is cheapest?"}]
+    whose = {}
+    for f in flights:
+        for value in (f["scheduled_departure_time_est"], str(f["prices"]["economy"]), str(f["prices"]["business"])):
+            whose[value] = f["flight_number"]
+    checked = 0
+    for share in (0.2, 0.3, 0.4, 0.5):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        for e in r.report.entries:
+            if not e.label.startswith("#2 "):
+                continue
+            for item, value in zip(e.items, e.values):
+                if value in whose and not item.startswith("flight_number"):
+                    group = next(g for g in r.note.split("; ") if item in g)
+                    assert group.startswith("{flight_number: " + whose[value] + ",") \
+                        or f"{{flight_number: {whose[value]}," in group, (value, group)
+                    checked += 1
+    assert checked >= 3, checked
