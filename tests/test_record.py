@@ -557,3 +557,18 @@ def test_the_values_of_a_listed_record_stand_under_its_first_field():
                         or f"{{flight_number: {whose[value]}," in group, (value, group)
                     checked += 1
     assert checked >= 3, checked
+
+
+def test_a_history_with_no_value_to_list_still_compacts():
+    # No literal at all, and none left out: the record's item table is empty (its early
+    # returns once lacked a field the fit reads, and compaction raised).
+    plain = [{"role": "user" if i % 2 == 0 else "assistant",
+              "content": f"we talked about the weather and the garden again, round {'abcdefghij'[i % 10]} "
+                         + "and nothing much happened at all " * 8} for i in range(30)]
+    r = compact(plain, view_tokens(plain) // 5)
+    assert r.tokens_after <= r.budget and r.messages[-1]["content"] == plain[-1]["content"]
+    quiet = [{"role": "user", "content": "the plan is fine " * 40 + "on 2024-05-03."},
+             {"role": "assistant", "content": "noted, the plan is fine " * 40},
+             {"role": "user", "content": "good"}]
+    r = compact(quiet, view_tokens(quiet) // 2)
+    assert r.tokens_after <= r.budget
