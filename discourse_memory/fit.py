@@ -21,7 +21,8 @@
    shown in its text, more when the focus names it or when it is an id of a list the
    agent is working through and has not passed to a call yet (:func:`pending_ids`).
 4. **Take** options best first while they fit (a message's first shown piece pays its
-   label and chat-format overhead, a record entry its label and date line); a value
+   label and chat-format overhead, and in a dialogue of dated sessions its session's
+   date line, shown with it; a record entry pays its label and date line); a value
    shown by a unit taken later leaves the record, and its item's room is spent again.
 5. **Check** the rendered view's exact token count; decide again with the estimate's
    error taken off (or the room it left added) until it fits, a few passes at most.
@@ -47,7 +48,8 @@ from .literals import Literal
 from .messages import SYSTEM_ROLES
 from .options import Options
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
-from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, date_headers, first_statements, item_for, line_text, message_label, \
+from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, date_headers, first_statements, is_date_header, item_for, \
+    line_text, message_label, \
     not_values, render_note, sanitize, system_only_literals
 from .tokens import head_of
 from .units import Unit, clip_cost, head_literal_texts
@@ -431,6 +433,8 @@ class _Ranked:
     reserve: float  # the record's first claim (see RECORD_SHARE)
     beyond: frozenset[int]  # values the record could list but made no item of (see CANDIDATES_MIN)
     row_cost: dict[int, float]  # tokens of a listed JSON record's first field and braces, by unit
+    date_unit: np.ndarray  # per message, the date line unit of its session (-1: none)
+    date_cost: dict[int, float]  # tokens of showing a session's date line, by its unit
 
 
 def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
@@ -607,6 +611,9 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     item_rows = np.flatnonzero(kinds == _ITEM)
     item_order = item_rows[np.argsort(-ratios[item_rows], kind="stable")] - (item_rows[0] if len(item_rows) else 0)
 
+    date_unit = _date_units(cols, units)
+    dates = np.unique(date_unit[date_unit >= 0])
+    date_cost = dict(zip(dates.tolist(), (cols.u_tokens.view[dates] + MARK_TOKENS).tolist()))
     overhead = cols.msg_label_cost.view.copy()
     if options.recall:  # the reference a message's first mark carries (``…#12``)
         overhead += np.array([scene.count(f"#{i}") for i in range(n_msgs)], dtype=np.float64)
@@ -621,7 +628,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
                    {it.text: k for k, it in enumerate(items) if it.header},
                    scene.count(VALUES_LINE) - scene.count("]"), base_shown, u_msg, (cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
                    call_units, starts, _long_head(scene, units, long_tokens), item_order, RECORD_SHARE * room,
-                   beyond, row_cost)
+                   beyond, row_cost, date_unit, date_cost)
 
 
 def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[int, int], tuple[int, list[int]]]:
@@ -680,6 +687,24 @@ def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool) -> tu
         heads = np.flatnonzero(best > 0)
         np.add.at(context, starts[heads], CONTEXT_DATE * focus * best[heads])
     return focus_gain, context
+
+
+def _date_units(cols: Columns, units: Sequence[Unit]) -> np.ndarray:
+    """Per message, the unit of its session's date line (``[1:56 pm on 8 May, 2023]``, the
+    first unit of the message that opens the session), or -1 (grown with the conversation)."""
+    memo: list[int] = cols.derived.setdefault("date_units", {}).setdefault(-1, [])  # type: ignore[assignment]
+    sessions = cols.msg_session.view
+    starts = cols.msg_start.view
+    for m in range(len(memo), len(cols)):
+        s = int(sessions[m])
+        if s < 0 or int(starts[s]) >= int(starts[s + 1]):
+            memo.append(-1)
+        elif s < m:
+            memo.append(memo[s])
+        else:
+            first = int(starts[s])
+            memo.append(first if is_date_header(units[first]) else -1)
+    return np.asarray(memo[:len(cols)], dtype=np.int64)
 
 
 def _questions(cols: Columns) -> np.ndarray:
@@ -1104,6 +1129,16 @@ def _take(r: _Ranked, room: float) -> _Chosen:
             taken[session] = 0.0  # the date line printed above this entry
         return True
 
+    for msg in sorted(r.protected):  # the protected messages' sessions are dated first
+        date = int(r.date_unit[msg])
+        if date < 0 or decision[date] != OMITTED:
+            continue
+        session = int(u_msg[date])
+        cost = r.date_cost[date] + (0.0 if msg_shown[session] else overhead[session])
+        if cost <= left:
+            msg_shown[session] = True
+            decision[date] = KEPT
+            left += show([date], False) - cost
     fill_reserve()
     for pos, (kind, target, cost) in enumerate(zip(r.kinds[r.order].tolist(), r.targets[r.order].tolist(),
                                                     costs.tolist())):
@@ -1154,6 +1189,12 @@ def _take(r: _Ranked, room: float) -> _Chosen:
             if call is None:
                 continue
             extra += call + (0.0 if msg_shown[owner] else overhead[owner])
+        date = int(r.date_unit[msg])
+        need_date = date >= 0 and decision[date] == OMITTED and not (
+            date == target if kind != _OPEN else u_msg[date] == msg and r.in_short[date] and r.opening[date] == KEPT)
+        if need_date:  # a message is shown with when it was said: its session's date line
+            session = int(u_msg[date])
+            extra += r.date_cost[date] + (0.0 if msg_shown[session] or session == msg else overhead[session])
         if not msg_shown[msg]:
             extra += overhead[msg]
         if cost + extra > left:
@@ -1177,6 +1218,10 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         else:
             decision[target] = KEPT
             freed += show([target], False)
+        if need_date:  # (after an opening's own decisions: they may leave its date line out)
+            msg_shown[u_msg[date]] = True
+            decision[date] = KEPT
+            freed += show([date], False)
         left += freed - cost - extra
     listed = [r.item_of[k] for k in sorted(taken)]
     if not LONE_DATES and r.header_items:  # a date line whose entries all left the record leaves too

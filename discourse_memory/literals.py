@@ -309,7 +309,8 @@ def find_token_names(toks: DocTokens, offset: int = 0, taken: Iterable[tuple[int
     A capitalised word that opens its sentence is a name only if it is not a common
     sentence opener or stop word; after a list, heading or emphasis marker ("- Deploy
     the canary", "## Rollback") only if the text also capitalises it mid-sentence. A
-    run never starts with a stop word. In another language than English (whose openers
+    run starts with a stop word only mid-sentence and before another capitalised word
+    ("One Way", "The Hague"). In another language than English (whose openers
     ``_COMMON_STARTERS`` lists) an opening word is a name only if the text also
     capitalises it mid-sentence. German capitalises every noun ("Der Preis", "Die
     Bestellung"): there a name is only the capitalised words after a title ("Herr
@@ -352,7 +353,7 @@ def find_token_names(toks: DocTokens, offset: int = 0, taken: Iterable[tuple[int
             out.append(Literal(text[run_start:run_end], "name", run_start - offset, run_end - offset))
         run_start = -1
 
-    for k, t, opener in capitals:
+    for i, (k, t, opener) in enumerate(capitals):
         capital = True
         if opener >= 0:
             if stops[k] or english and t.lower() in _COMMON_STARTERS:
@@ -364,7 +365,10 @@ def find_token_names(toks: DocTokens, offset: int = 0, taken: Iterable[tuple[int
             last = k
             continue
         flush()
-        if capital and not stops[k]:
+        if capital and (not stops[k] or opener < 0 and i + 1 < len(capitals) and capitals[i + 1][0] == k + 1
+                        and not stops[k + 1]):
+            # (a capitalised stop word mid-sentence opens a run when a name follows it:
+            # "Trip Type: One Way", "The Hague"; not "Way")
             run_start, run_end, last = starts[k], starts[k] + len(t), k
     flush()
     return out + _entities(text, offset, taken, ents, out)

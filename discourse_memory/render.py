@@ -86,7 +86,10 @@ def render_field(text: str, units: list[Unit], decisions: list[int], heads: dict
                 sep = f"\n{mark()}\n" if gap_lines or "\n" in u.gap else f" {mark()} "
             parts.append(sep + body)
         else:
-            parts.append((u.gap or " ") + body)
+            # Units that touch in the source touch here ("django.core.exceptions." and
+            # "FieldError: ..." are two sentences to spaCy): a space is added only after a
+            # clip's mark, which the source never had.
+            parts.append((u.gap or (" " if marked else "")) + body)
         parts.append(u.suffix)
         marked = d == CLIPPED and u.kind != "code"
         omitted_run = gap_lines = False

@@ -60,6 +60,14 @@ def test_names_skip_capitalised_sentence_starters():
     assert "Thanks" not in names and "Deploy" not in names
 
 
+def test_a_capitalised_stop_word_mid_sentence_opens_the_name_after_it():
+    # "- **Trip Type:** One Way" was recorded as the name "Way".
+    doc = get_pipeline()("Trip Type: One Way, and we flew to The Hague. The plan is fine. I have one Ticket.")
+    names = {lit.text for lit in find_names(doc)}
+    assert {"One Way", "The Hague"} <= names
+    assert "Way" not in names and "The plan" not in names and "one Ticket" not in names
+
+
 def test_adversarial_input_is_fast():
     import time
 

@@ -89,6 +89,27 @@ def test_dialogue_entries_are_dated_by_their_session():
     assert seen
 
 
+def test_a_turn_the_view_shows_comes_with_its_sessions_date():
+    # "Last Friday I entered a tournament" says when only beside its session's date line:
+    # on this LoCoMo-style dialogue, before, half the turns a 25% view showed had none.
+    from pathlib import Path
+    msgs = json.loads((Path(__file__).parent / "golden" / "conversations.json").read_text())["dialogue"]
+    dates: list[str | None] = []
+    for m in msgs:
+        first = m["content"].split("\n")[0]
+        dates.append(first if first.startswith("[") and first.endswith("]") else (dates[-1] if dates else None))
+    assert len(set(dates)) > 5
+    for share in (0.1, 0.25, 0.5):
+        for focus in ({"focus": None}, {}):
+            r = compact(msgs, int(view_tokens(msgs) * share), **focus)
+            assert r.tokens_after <= r.budget
+            text = "\n".join(m["content"] for m in r.messages if m["content"] != r.note)
+            shown = {s for s in r.sources if s is not None}
+            assert len(shown) >= 5
+            for s in shown:
+                assert dates[s] in text, (share, s, dates[s])  # in the view's text, not only in the note
+
+
 def test_a_gap_inside_a_message_is_marked_and_words_never_fuse():
     text = ("So it falls through to line 1312:\n\n```python\n" + "x = compute(y)\n" * 60 + "```\n"
             "ColumnClass is typically `Column`. " + FILLER)
@@ -572,3 +593,23 @@ def test_a_history_with_no_value_to_list_still_compacts():
              {"role": "user", "content": "good"}]
     r = compact(quiet, view_tokens(quiet) // 2)
     assert r.tokens_after <= r.budget
+
+
+def test_units_that_touch_in_the_source_touch_in_the_view():
+    # spaCy ends a sentence inside "django.core.exceptions.FieldError"; the view showed
+    # "django.core.exceptions. FieldError", a space the output never had.
+    trace = "\n".join(f'  File "/testbed/django/db/models/sql/query.py", line {1200 + 7 * i}, in step_{i}\n'
+                      f"    value = self.resolve_{i}(lookup, names)" for i in range(12))
+    error = ("django.core.exceptions.FieldError: Cannot resolve keyword 'book_alice' into field. "
+             "Choices are: book, content_object, content_type, favorite_books, id, name")
+    msgs = [{"role": "user", "content": "Run the reproduction script."},
+            {"role": "assistant", "content": "THOUGHT: running it.\n\n```bash\npython reproduce_issue.py\n```"},
+            {"role": "user", "content": "Traceback (most recent call last):\n" + trace + "\n" + error + "\n" + trace},
+            {"role": "assistant", "content": "THOUGHT: the FieldError names book_alice. Which field is it?"}]
+    seen = 0
+    for share in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+        r = compact(msgs, int(view_tokens(msgs) * share), focus="FieldError book_alice")
+        text = "\n".join(m["content"] or "" for m in r.messages)
+        assert "exceptions. FieldError" not in text
+        seen += "django.core.exceptions.FieldError" in text
+    assert seen
