@@ -47,6 +47,7 @@ from .errors import BudgetTooSmallError
 from .literals import Literal
 from .messages import SYSTEM_ROLES
 from .options import Options
+from .outline import list_heads
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
 from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, date_headers, first_statements, is_date_header, item_for, \
     line_text, message_label, \
@@ -110,6 +111,8 @@ CANDIDATES_MIN = 256
 """Record candidates made items: the best (before the per-unit damping) ``budget`` of them,
 at least this many. An item costs two tokens at the least, so this is twice the most a
 record can list."""
+MAX_HEADS = 3
+"""A shown list item brings at most this many heads above it (see :mod:`.outline`)."""
 RECORD_SHARE = 0.25
 """The record's first claim: the best items (by value per token) that fit this share of
 the room the protected messages leave come before any text; the rest compete with the
@@ -432,9 +435,11 @@ class _Ranked:
     item_order: np.ndarray  # record items, best value per token first
     reserve: float  # the record's first claim (see RECORD_SHARE)
     beyond: frozenset[int]  # values the record could list but made no item of (see CANDIDATES_MIN)
-    row_cost: dict[int, float]  # tokens of a listed JSON record's first field and braces, by unit
+    row_cost: dict[int, float]  # tokens of a listed record's head and braces, by group
     date_unit: np.ndarray  # per message, the date line unit of its session (-1: none)
     date_cost: dict[int, float]  # tokens of showing a session's date line, by its unit
+    list_head: np.ndarray  # per unit, the list item or label it falls under (-1: none; see outline)
+    head_tokens: np.ndarray  # per unit, its tokens shown whole (a list head is shown so)
 
 
 def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
@@ -628,7 +633,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
                    {it.text: k for k, it in enumerate(items) if it.header},
                    scene.count(VALUES_LINE) - scene.count("]"), base_shown, u_msg, (cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
                    call_units, starts, _long_head(scene, units, long_tokens), item_order, RECORD_SHARE * room,
-                   beyond, row_cost, date_unit, date_cost)
+                   beyond, row_cost, date_unit, date_cost, list_heads(cols), cols.u_tokens.view)
 
 
 def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[int, int], tuple[int, list[int]]]:
@@ -957,8 +962,8 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
                 g += float(gain[at_of[inner]].sum())
         if item.key is not None:
             value_cost[len(items)] = count(", " + item.value)
-        if item.row is not None and u not in row_cost:
-            row_cost[u] = count("{" + item.row + ", }")
+        if item.row is not None and item.group not in row_cost:
+            row_cost[item.group] = count("{" + item.row + ", }")
         items.append(item)
         keep_gain.append(g * (len(item.covers) if item.header else 1.0))
         keep_cost.append(count(item.text) + 1.0)
@@ -969,7 +974,7 @@ def _covering(item: Item, literal: int, covers: tuple[int, ...]) -> Item:
     """``item`` listing ``covers`` (built directly: ``dataclasses.replace`` was a tenth of a
     turn's record upkeep)."""
     return Item(literal, item.unit, item.message, item.text, item.span, covers, item.header, item.key, item.value,
-                item.row)
+                item.row, item.group)
 
 
 def _shown_in(cols: Columns, units: Sequence[Unit], cache: dict, u: int, span: tuple[int, int]) -> tuple[int, ...]:
@@ -1012,8 +1017,8 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     taken: dict[int, float] = {}  # record item -> the room it took
     by_literal: dict[int, int] = {}  # literal -> the (non-header) item listing it
     entries: dict[int, int] = {}  # message -> how many of its items are listed
-    keys: dict[tuple[int, int, str], int] = {}  # (message, record unit or -1, key) -> values listed under it
-    rows: dict[int, int] = {}  # a JSON record's unit -> how many of its values are listed under its first field
+    keys: dict[tuple[int, int, str], int] = {}  # (message, record group or -1, key) -> values listed under it
+    rows: dict[int, int] = {}  # a record's group -> how many of its values are listed under its head
     in_rows: set[int] = set()  # the items counted there
     headers: set[str] = set()  # session date lines printed
     opened: set[int] = set()
@@ -1044,16 +1049,16 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         item = r.item_of[k]
         m = item.message
         if item.key is not None:
-            scope = item.unit if item.row is not None else -1
+            scope = item.group if item.row is not None else -1
             keys[m, scope, item.key] -= 1
             if not keys[m, scope, item.key]:
                 del keys[m, scope, item.key]
         if k in in_rows:
             in_rows.discard(k)
-            rows[item.unit] -= 1
-            if not rows[item.unit]:
-                del rows[item.unit]
-                freed += r.row_cost.get(item.unit, 0.0)
+            rows[item.group] -= 1
+            if not rows[item.group]:
+                del rows[item.group]
+                freed += r.row_cost.get(item.group, 0.0)
         entries[m] -= 1
         if not entries[m]:
             del entries[m]
@@ -1096,11 +1101,11 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         m = item.message
         header = item.text if item.header else r.header_of[m]
         extra = 0.0
-        scope = item.unit if item.row is not None else -1
+        scope = item.group if item.row is not None else -1
         if item.key is not None and (m, scope, item.key) in keys:
             extra = r.value_cost.get(k, cost) - cost  # ", value" after its key's first value
-        if item.row is not None and item.unit not in rows and item.text != item.row:
-            extra += r.row_cost.get(item.unit, 0.0)  # (a record's first field alone is listed as any value)
+        if item.row is not None and item.group not in rows and item.text != item.row:
+            extra += r.row_cost.get(item.group, 0.0)  # (a record's first field alone is listed as any value)
         if not item.header and m not in entries:
             extra += r.entry_cost.get(m, 0.0)
         if not taken:
@@ -1122,8 +1127,8 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         entries[m] = entries.get(m, 0) + 1
         if item.key is not None:
             keys[m, scope, item.key] = keys.get((m, scope, item.key), 0) + 1
-        if item.row is not None and (item.unit in rows or item.text != item.row):
-            rows[item.unit] = rows.get(item.unit, 0) + 1
+        if item.row is not None and (item.group in rows or item.text != item.row):
+            rows[item.group] = rows.get(item.group, 0) + 1
             in_rows.add(k)
         if session is not None and session not in taken:
             taken[session] = 0.0  # the date line printed above this entry
@@ -1195,11 +1200,22 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         if need_date:  # a message is shown with when it was said: its session's date line
             session = int(u_msg[date])
             extra += r.date_cost[date] + (0.0 if msg_shown[session] or session == msg else overhead[session])
+        # A list item is shown under its heads ("1. **Flight HAT136**" above "- Price: $152",
+        # and the heading above that).
+        need_heads = []
+        head = int(r.list_head[target]) if kind in (_CLIP, _FULL) else -1
+        while head >= 0 and decision[head] == OMITTED and len(need_heads) < MAX_HEADS:
+            need_heads.append(head)
+            extra += float(r.head_tokens[head])
+            head = int(r.list_head[head])
         if not msg_shown[msg]:
             extra += overhead[msg]
         if cost + extra > left:
             continue
         freed = 0.0
+        if need_heads:
+            decision[need_heads] = KEPT
+            freed += show(need_heads, False)
         if need_call:
             calls_present.add(owner)
             msg_shown[owner] = True
@@ -1286,7 +1302,8 @@ def _joined(cols: Columns, units: Sequence[Unit], items: list[Item]) -> list[Ite
             span = (prev.span[0], max(prev.span[1], it.span[1]))
             unit_text = units[it.unit].text  # (a unit is built from its columns only to join)
             text = line_text(unit_text, span) if lines else sanitize(unit_text[span[0]:span[1]])
-            out[-1] = Item(prev.literal, prev.unit, prev.message, text, span, prev.covers + it.covers)
+            out[-1] = Item(prev.literal, prev.unit, prev.message, text, span, prev.covers + it.covers,
+                           row=prev.row, group=prev.group)
         else:
             out.append(it)
     return out

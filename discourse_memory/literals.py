@@ -482,8 +482,99 @@ _CJK_BEFORE_NAME = frozenset(
 _CJK_NAME_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fffA-Za-z0-9·&'\-]")
 
 
+# An enumeration names things of one kind: "周边景点有故宫, 天安门广场, 什刹海" -- once one item
+# is a name by its end word, its neighbours across a list mark are names too ("故宫",
+# "什刹海" end in no such word); a list of three or more joined by "、" is one of names
+# (dishes: "夫妻肺片、 清蒸鲈鱼、 酱萝卜"). A neighbour is a run of name characters with at
+# least one Han character, no word that no name holds, and 2 to ``_CJK_NAME_CHARS`` long.
+_LIST_MARK = re.compile(r"[ \t]{0,3}(?:[,、]|和|及|以及)[ \t]{0,3}")  # (bounded: a search stays linear)
+_LIST_BEFORE = re.compile(r"(?:[,、]|和|及)[ \t]{0,3}$")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_ENUMERATION = re.compile(r"(?:[\u3400-\u4dbf\u4e00-\u9fff]{2,16}[ \t]*、[ \t]*){2,}[\u3400-\u4dbf\u4e00-\u9fff]{2,16}")
+
+
+def _run_back(text: str, end: int, floor: int) -> int:
+    """Where a name ending at ``end`` starts, running back over name characters to a word
+    that no name holds (``_CJK_BEFORE_NAME``), at most ``_CJK_NAME_CHARS``."""
+    i = end
+    while i > floor and end - i < _CJK_NAME_CHARS:
+        c = text[i - 1]
+        if not _CJK_NAME_CHAR.match(c) or text[i - 2:i] in _CJK_BEFORE_NAME or c in _CJK_BEFORE_NAME:
+            break
+        i -= 1
+    return i
+
+
+def _neighbour(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` can be an item of an enumeration of names."""
+    seg = text[start:end]
+    if not (2 <= len(seg) <= _CJK_NAME_CHARS and _HAN.search(seg) is not None):
+        return False
+    ends = [m for m in _CJK_NAME_END.finditer(seg) if m.end() == len(seg)]
+    if any(m.start() == 0 for m in ends):
+        return False  # an end word alone ("酒店"): a kind, not a name
+    if any(m.start() >= 2 for m in ends):
+        return True  # a name by its end word, whatever it holds ("中国国家博物馆" after "天安门广场, ")
+    return not any(seg[k] in _CJK_BEFORE_NAME or seg[k:k + 2] in _CJK_BEFORE_NAME for k in range(len(seg)))
+
+
+def _enumerated(text: str, names: list[Literal]) -> list[Literal]:
+    """The neighbours of ``names`` in enumerations, and the items of "、" lists (see above)."""
+    taken = [(n.start, n.end) for n in names]
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e in taken)
+
+    extra: list[Literal] = []
+
+    def add(a: int, b: int) -> bool:
+        if not free(a, b) or not _neighbour(text, a, b):
+            return False
+        extra.append(Literal(text[a:b], "name", a, b))
+        taken.append((a, b))
+        return True
+
+    for n in names:
+        pos = n.end
+        while True:  # the items after it
+            m = _LIST_MARK.match(text, pos)
+            if m is None:
+                break
+            b = m.end()
+            while b < len(text) and b - m.end() < _CJK_NAME_CHARS and _CJK_NAME_CHAR.match(text[b]):
+                b += 1
+            if not free(m.end(), b):
+                pos = next(e for s, e in taken if s < b and e > m.end())
+                continue
+            if not add(m.end(), b):
+                break
+            pos = b
+        pos = n.start
+        while True:  # the items before it
+            m = _LIST_BEFORE.search(text, max(0, pos - 4), pos)
+            if m is None:
+                break
+            a = _run_back(text, m.start(), 0)
+            if not add(a, m.start()):
+                break
+            pos = a
+    if "、" in text:
+        for m in _ENUMERATION.finditer(text):
+            parts = [p for p in re.finditer(r"[\u3400-\u4dbf\u4e00-\u9fff]+", m.group())]
+            for k, p in enumerate(parts):
+                a, b = m.start() + p.start(), m.start() + p.end()
+                if k == 0:
+                    a = _run_back(text, b, m.start())
+                add(a, b)
+    return sorted(names + extra, key=lambda x: x.start)
+
+
 def find_cjk_names(text: str) -> list[Literal]:
     """Chinese names of places and organisations in ``text`` (see above), in order."""
+    return _enumerated(text, _suffix_names(text))
+
+
+def _suffix_names(text: str) -> list[Literal]:
     out: list[Literal] = []
     last = 0  # where the last name ended
     for m in _CJK_NAME_END.finditer(text):

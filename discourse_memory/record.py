@@ -35,16 +35,18 @@ from .columns import CODE, UNIT_KINDS, Columns
 from .labels import LIST_MARK, date_line
 from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
 from .messages import SYSTEM_ROLES, Message
+from .outline import head_text, is_attribute, list_heads
 from .units import Unit
 
 __all__ = ["Entry", "Item", "Record", "date_headers", "is_date_header", "first_statements", "item_for", "message_label",
-           "example_units", "line_text", "not_values", "render_note", "sanitize", "system_only_literals"]
+           "example_units", "line_text", "list_row", "not_values", "render_note", "sanitize", "system_only_literals"]
 
 _FIELD = UNIT_KINDS.index("field")
 _TABLE_ROW = UNIT_KINDS.index("table_row")
 _CALL = UNIT_KINDS.index("tool_call")
 _LINE = UNIT_KINDS.index("line")
 _CODE = UNIT_KINDS.index("code")
+_HEADING = UNIT_KINDS.index("heading")
 
 # Every line break Unicode knows, and other controls: a value must stay on its line.
 _BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029\x00-\x08\x0e-\x1b\x7f]+")
@@ -70,7 +72,7 @@ _STOP = frozenset(
     "like know think sounds thanks thank great good awesome amazing glad love nice cool yeah sure "
     "okay feel feels much very into than then them some more most even well here yes wow hey "
     "being because does doing done each every into its it's i'm i've you're over only other "
-    "such these those while where why".split()
+    "such these those while where why per actually currently already still".split()
 )
 VALUES_LINE = "; values left out, quoted as data:]"
 """How the note's first line ends when it lists values."""
@@ -103,10 +105,14 @@ class Item:
     value: str = ""
     """The value as shown after its key (for items with a key)."""
     row: str | None = None
-    """When the unit is one record of a list (a JSON object), its first field as shown
-    (``flight_number: HAT110``): the record's values are listed together under it
-    (``{flight_number: HAT110, price: 105}``), not merged by key with other records'
+    """When the unit is one record of a list, what heads the record as shown: a JSON
+    object's first field (``flight_number: HAT110``), a nested list item's head (``Flight
+    HAT136 (JFK to ATL)``, :mod:`.outline`). The record's values are listed together under
+    it (``{flight_number: HAT110, price: 105}``), not merged by key with other records'
     (``flight_number: HAT110, HAT206; price: 105, 102`` no longer says whose price is whose)."""
+    group: int = -1
+    """The unit that heads the record ``row`` names (the JSON object's own unit, a list
+    item's head): items of one group are listed together."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -458,10 +464,12 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         return None  # "- Additional Cost: $600", "## Important Boundaries": Title Case of a label, no name
     span: tuple[int, int] | None = None
     key = _key(u, lit.start, lit.end)
+    json_row = row_key(u)
+    row, group = (json_row, index) if json_row is not None else list_row(cols, index, u)
     if key is not None:
         value_shown = sanitize(text)
         return Item(literal, index, u.message, f"{sanitize(key)}: {value_shown}", None, (literal,), False,
-                    sanitize(key), value_shown, row_key(u))
+                    sanitize(key), value_shown, row, group)
     if kind == "number":
         if u.kind not in _PROSE_KINDS:
             path = _line_number_file(cols, u, lit.start, lit.end)
@@ -483,7 +491,25 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     if len(shown) > MAX_ITEM_CHARS:
         shown = shown[:MAX_ITEM_CHARS - 1] + "…"
         span = None
-    return Item(literal, index, u.message, shown, span if text == value else None, (literal,))
+    return Item(literal, index, u.message, shown, span if text == value else None, (literal,), row=row, group=group)
+
+
+def list_row(cols: Columns, index: int, u: Unit) -> tuple[str | None, int]:
+    """The head of the nested list item or field ``u`` (number ``index``) as a record row,
+    and its unit (``(None, -1)`` when it has none): see :mod:`.outline`. Under a heading,
+    only attributes (``key: value``) are listed in the heading's braces."""
+    heads = list_heads(cols)
+    parent = int(heads[index]) if index < len(heads) else -1
+    if parent < 0 or cols.u_kind.view[parent] == _HEADING and not is_attribute(u):
+        return None, -1
+    texts = cols.derived.setdefault("head_texts", {})
+    text = texts.get(parent, _UNSEEN)
+    if text is _UNSEEN:
+        text = texts[parent] = head_text(cols.units[parent])
+    return (None, -1) if text is None else (sanitize(text), parent)  # type: ignore[arg-type]
+
+
+_UNSEEN = object()
 
 
 _FIRST_MEMBER = re.compile(r"""\{\s*"([A-Za-z_][\w\-.]{0,40})"\s*:\s*"""
@@ -805,15 +831,15 @@ def _merged(items: Iterable[Item]) -> list[str]:
     texts: list[str] = []
     by_key: dict[tuple[int, str], int] = {}
     values: dict[int, list[str]] = {}  # text index -> the values of its key
-    rows: dict[int, list[int]] = {}  # a record's unit -> its texts
-    heads: dict[int, str] = {}  # a record's unit -> its first field
+    rows: dict[int, list[int]] = {}  # a record's group -> its texts
+    heads: dict[int, str] = {}  # a record's group -> its head
     items = list(items)
     # A record listing only its first field is one more value of that key
     # ("flight_number: HAT132, HAT206"); one listing others lists them under it.
-    records = {it.unit for it in items if it.row is not None and it.text != it.row}
+    records = {it.group for it in items if it.row is not None and it.text != it.row}
     for item in items:
+        scope = item.group if item.group in records else -1
         if item.key is not None:
-            scope = item.unit if item.unit in records else -1
             at = by_key.get((scope, item.key))
             if at is not None:
                 if item.value not in values[at]:
@@ -821,16 +847,16 @@ def _merged(items: Iterable[Item]) -> list[str]:
                 continue
             by_key[scope, item.key] = len(texts)
             values[len(texts)] = [item.value]
-            if scope >= 0:
-                rows.setdefault(item.unit, []).append(len(texts))
-                heads[item.unit] = item.row
+        if scope >= 0:
+            rows.setdefault(scope, []).append(len(texts))
+            heads[scope] = item.row  # type: ignore[assignment]
         texts.append(item.text)
     for at, vs in values.items():
         if len(vs) > 1:  # "Date: May 27, 2024 / May 10, 2024": a comma inside a value
             joiner = " / " if any("," in v for v in vs) else ", "
             texts[at] = texts[at].split(": ", 1)[0] + ": " + joiner.join(vs)
-    for unit, ats in rows.items():  # a record's values as one text, under its first field
-        fields = [heads[unit]] + [texts[at] for at in ats if texts[at] != heads[unit]]
+    for group, ats in rows.items():  # a record's values as one text, under its head
+        fields = [heads[group]] + [texts[at] for at in ats if texts[at] != heads[group]]
         texts[ats[0]] = "{" + ", ".join(fields) + "}" if len(fields) > 1 else fields[0]
         for at in ats[1:]:
             texts[at] = ""

@@ -122,6 +122,20 @@ def test_chinese_names_by_their_end_words(text, names):
     assert [x.text for x in find_cjk_names(text)] == names
 
 
+@pytest.mark.parametrize("text, names", [
+    # (CrossWOZ answers: "故宫", "什刹海", "老书虫" end in no word that ends names)
+    ("周边景点有故宫, 天安门广场, 中国国家博物馆, 什刹海, 前门", ["故宫", "天安门广场", "中国国家博物馆", "什刹海", "前门"]),
+    ("当然可以，给您推荐恭王府，什刹海和北京动物园。", ["恭王府", "什刹海", "北京动物园"]),
+    ("是的，周边餐馆有松子日本料理(亮马桥店), 老书虫, 大董(工体店)。", ["松子日本料理(亮马桥店)", "老书虫", "大董(工体店)"]),
+    ("推荐您品尝他家的夫妻肺片、 清蒸鲈鱼、 金枪鱼披萨", ["夫妻肺片", "清蒸鲈鱼", "金枪鱼披萨"]),
+    ("想吃烤馒头和九转大肠", []),  # two dishes, no name among them: no enumeration of names
+    ("有北京饭店, 酒店", ["北京饭店"]),  # an end word alone is a kind, not a name
+    ("谢谢, 好的", []),
+])
+def test_the_items_of_an_enumeration_of_chinese_names_are_names(text, names):
+    assert [x.text for x in find_cjk_names(text)] == names
+
+
 def test_cjk_units_have_content_words():
     (pieces,) = segment_texts(["这个酒店周边有什么景点呢？"], get_pipeline())
     assert set(pieces[0].words) == {"酒店", "周边", "景点", "店周"}  # pairs with no function character

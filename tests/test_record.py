@@ -580,6 +580,92 @@ def test_the_values_of_a_listed_record_stand_under_its_first_field():
     assert checked >= 3, checked
 
 
+def _flight_list(n: int) -> tuple[str, dict[str, str]]:
+    """An assistant's nested markdown list of ``n`` flights, and whose each value is."""
+    lines, whose = ["Here are the direct flights I found:", ""], {}
+    for i in range(n):
+        number, price, dep = f"HAT{101 + 7 * i}", f"${120 + 13 * i}", f"{(6 + i) % 12 + 1:02d}:{(7 * i) % 60:02d} PM EST"
+        lines += [f"{i + 1}. **Flight {number} (JFK to SEA)**", f"   - Departure: {dep}",
+                  f"   - Economy Price: {price}", f"   - Available Seats: {3 + i}", ""]
+        whose[price] = whose[dep] = number
+    return "\n".join(lines + ["Please let me know which flight you would like to book."]), whose
+
+
+def _flight_chat(n: int) -> tuple[list[dict], dict[str, str]]:
+    listing, whose = _flight_list(n)
+    return [{"role": "user", "content": "I need a flight from New York to Seattle on May 20."},
+            {"role": "assistant", "content": listing},
+            {"role": "user", "content": FILLER},
+            {"role": "assistant", "content": FILLER},
+            {"role": "user", "content": "Which of them leaves last?"}], whose
+
+
+def test_the_values_of_a_nested_list_item_stand_under_its_head():
+    # "Departure: 06:00 AM EST, 01:00 AM EST; Economy Price: $121, $100" merged two flights'
+    # values by key: whose price is whose was gone. A nested item's values are listed
+    # under the item that heads it.
+    msgs, whose = _flight_chat(8)
+    checked = 0
+    for share in (0.2, 0.3, 0.4, 0.5):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        entry = next((e for e in r.report.entries if e.label == "#1 assistant"), None)
+        if entry is None:
+            continue
+        for item, value in zip(entry.items, entry.values):
+            if value in whose:
+                groups = [g for g in re.findall(r"\{[^{}]*\}", r.note) if value in g]
+                assert groups and all(g.startswith("{Flight " + whose[value] + " (JFK to SEA), ") for g in groups), \
+                    (value, r.note)
+                checked += 1
+    assert checked >= 4, checked
+
+
+def test_a_nested_list_item_is_shown_with_its_head():
+    # "- Economy Price: $152" in the view without "1. **Flight HAT136**" above it is the
+    # price of no flight.
+    msgs, whose = _flight_chat(8)
+    seen = 0
+    for share in (0.15, 0.2, 0.3, 0.4, 0.5):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        shown = next((m["content"] for m, s in zip(r.messages, r.sources) if s == 1), "")
+        heads = re.findall(r"\*\*Flight (HAT\d+)", shown)
+        for line in shown.split("\n"):
+            value = next((v for v in whose if v in line and "Flight" not in line), None)
+            if value is None:
+                continue
+            above = shown[:shown.index(line)]
+            assert heads and re.findall(r"\*\*Flight (HAT\d+)", above)[-1] == whose[value], (value, shown)
+            seen += 1
+    assert seen >= 3, seen
+
+
+def test_a_headings_fields_stand_under_it_and_its_steps_stand_alone():
+    # Two runbooks' owners merged by key ("Owner: Dana Whitfield, Tomas Ortega") lose which
+    # runbook is whose; a step under a heading is not an attribute of it.
+    def runbook(service: str, owner: str, version: str) -> str:
+        return (f"# Runbook: {service}\n\nOwner: {owner}\nTicket: OPS-{len(service) * 1111}\n\n"
+                f"1. Deploy {version} to the canary and watch it for 15 minutes.\n"
+                f"2. Shift traffic to {version} in steps of 10%.\n")
+    msgs = [{"role": "user", "content": "Write both runbooks."},
+            {"role": "assistant", "content": runbook("payments-gw", "Dana Whitfield", "v6.0.2")},
+            {"role": "assistant", "content": runbook("ledger-api-service", "Tomas Ortega", "v6.9.1")},
+            {"role": "user", "content": FILLER},
+            {"role": "assistant", "content": FILLER},
+            {"role": "user", "content": "Who owns which?"}]
+    tickets = {"OPS-12221": "payments-gw", "OPS-19998": "ledger-api-service"}
+    checked = 0
+    for share in (0.15, 0.2, 0.3, 0.4):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        for group in re.findall(r"\{[^{}]*\}", r.note):
+            assert "Deploy" not in group and "traffic" not in group, group
+        for ticket, service in tickets.items():
+            if ticket in r.note:
+                groups = [g for g in re.findall(r"\{[^{}]*\}", r.note) if ticket in g]
+                assert groups and groups[0].startswith("{Runbook: " + service + ", "), r.note
+                checked += 1
+    assert checked >= 2, checked
+
+
 def test_a_history_with_no_value_to_list_still_compacts():
     # No literal at all, and none left out: the record's item table is empty (its early
     # returns once lacked a field the fit reads, and compaction raised).
