@@ -277,7 +277,7 @@ _COMMON_STARTERS = frozenset(
     sounds still such sure thank thanks that that's the their them then there these they
     this those though thus to today tomorrow too totally true two um very was we well were
     what when where whether which while who why will wish with without wonderful would wow
-    yeah yes yesterday yet you your yup
+    yeah yep yes yesterday yet you your yup whoa woah omg haha aww ooh phew gosh
     absolutely amazing anyway aside based below check consider currently definitely
     describe each else example finally following here's i'm i've i'll it's next note
     okay once otherwise overall please possibly sadly since step thanks then therefore
@@ -287,6 +287,14 @@ _COMMON_STARTERS = frozenset(
     open pick print put read remove replace restart run save scale select send set show
     start stop switch take tell try turn update upgrade verify wait watch write
     """.split()
+)
+
+
+# Words that start a chat's sentence again after a speaker's label or a comma: never a
+# name there ("Maria: Yep John, Let's go" names John).
+_RESTARTS = frozenset(
+    "yep yeah yes yup nope no wow hey hi hello oh ah aw aww whoa woah omg haha ooh phew gosh well so okay ok "
+    "thanks sorry lol hmm um cool nice great awesome congrats let let's".split()
 )
 
 
@@ -360,6 +368,8 @@ def find_token_names(toks: DocTokens, offset: int = 0, taken: Iterable[tuple[int
                 capital = False
             elif (opener < k or not english) and t not in mid_capitals:
                 capital = False
+        elif english and t.lower() in _RESTARTS and text[max(0, starts[k] - 3):starts[k]].rstrip()[-1:] in (",", ":"):
+            capital = False  # a chat's sentence starting again after a comma or a label: "Maria: Yep John, Let's go"
         if capital and k == last + 1 and run_start >= 0:
             run_end = starts[k] + len(t)
             last = k

@@ -68,6 +68,14 @@ def test_a_capitalised_stop_word_mid_sentence_opens_the_name_after_it():
     assert "Way" not in names and "The plan" not in names and "one Ticket" not in names
 
 
+def test_a_chat_sentence_starting_again_after_a_label_or_comma_names_no_interjection():
+    # LoCoMo's record listed "John, Let" and the name "Yep John" for "Maria: Yep John, Let's ...".
+    doc = get_pipeline()("Maria: Yep John, Let's keep up the good work. Mel: Wow, Paris was lovely, Hey.")
+    names = {lit.text for lit in find_names(doc)}
+    assert {"John", "Paris"} <= names
+    assert not names & {"Yep John", "Yep", "Let", "Wow", "Hey"}, names
+
+
 def test_adversarial_input_is_fast():
     import time
 
