@@ -48,6 +48,18 @@ def build(shape: str) -> str:
             size += len(s) + 1
             i += 1
         return "\n".join(" ".join(sentences[k:k + 5]) for k in range(0, len(sentences), 5))
+    if shape == "zh-prose":  # Chinese answers naming places in lists, 2000 sentences a paragraph (a scraped page)
+        places = ["故宫", "什刹海", "北京饭店", "天安门广场", "老书虫", "北京动物园", "恭王府", "前门"]
+        sentences = []
+        size = 0
+        i = 0
+        while size < MB:
+            a, b, c = (places[(i + k) % len(places)] for k in (0, 3, 5))
+            s = f"周边景点有{a}, {b}和{c}，门票{i % 90 + 10}元，电话是010-{6500_0000 + i}。"
+            sentences.append(s)
+            size += len(s.encode("utf-8"))
+            i += 1
+        return "\n".join("".join(sentences[k:k + 2000]) for k in range(0, len(sentences), 2000))
     if shape.startswith("table-"):
         rows = int(shape.split("-")[1].rstrip("k")) * 1000
         lines = ["| id | item | date | price | status |", "|---|---|---|---|---|"]
@@ -86,7 +98,7 @@ def build(shape: str) -> str:
     raise SystemExit(f"unknown shape {shape!r}")
 
 
-SHAPES = ["prose", "table-10k", "table-40k", "fences-50k", "quoted-100k", "json-1mb", "log-5mb", "blob-5mb"]
+SHAPES = ["prose", "zh-prose", "table-10k", "table-40k", "fences-50k", "quoted-100k", "json-1mb", "log-5mb", "blob-5mb"]
 
 
 def _rss_kb() -> int:

@@ -530,10 +530,12 @@ def _neighbour(text: str, start: int, end: int) -> bool:
 
 def _enumerated(text: str, names: list[Literal]) -> list[Literal]:
     """The neighbours of ``names`` in enumerations, and the items of "、" lists (see above)."""
-    taken = [(n.start, n.end) for n in names]
+    taken = bytearray(len(text))  # characters a name holds (a scan of every name per item was quadratic)
+    for n in names:
+        taken[n.start:n.end] = b"\x01" * (n.end - n.start)
 
     def free(a: int, b: int) -> bool:
-        return all(b <= s or a >= e for s, e in taken)
+        return not any(taken[a:b])
 
     extra: list[Literal] = []
 
@@ -541,7 +543,7 @@ def _enumerated(text: str, names: list[Literal]) -> list[Literal]:
         if not free(a, b) or not _neighbour(text, a, b):
             return False
         extra.append(Literal(text[a:b], "name", a, b))
-        taken.append((a, b))
+        taken[a:b] = b"\x01" * (b - a)
         return True
 
     for n in names:
@@ -553,11 +555,8 @@ def _enumerated(text: str, names: list[Literal]) -> list[Literal]:
             b = m.end()
             while b < len(text) and b - m.end() < _CJK_NAME_CHARS and _CJK_NAME_CHAR.match(text[b]):
                 b += 1
-            if not free(m.end(), b):
-                pos = next(e for s, e in taken if s < b and e > m.end())
-                continue
             if not add(m.end(), b):
-                break
+                break  # (a name there scans on from its own end)
             pos = b
         pos = n.start
         while True:  # the items before it

@@ -43,8 +43,8 @@ def is_attribute(u: Unit) -> bool:
 
 
 def head_text(u: Unit) -> str | None:
-    """A head's text as the record shows it: without its list or heading mark and emphasis, or its closing colon (``Flight HAT136 (JFK to ATL)``); None when longer than
-    :data:`HEAD_CHARS`."""
+    """A head's text as the record shows it: without its list or heading mark, emphasis and
+    closing colon (``Flight HAT136 (JFK to ATL)``); None when longer than :data:`HEAD_CHARS`."""
     text = _MARKUP.sub("", u.text, count=1).strip()
     text = text.replace("**", "").replace("__", "").strip().rstrip(":：").strip()
     text = " ".join(text.split())
