@@ -49,6 +49,7 @@ from .messages import SYSTEM_ROLES
 from .options import Options
 from .outline import list_heads
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
+from .replies import question_units
 from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, date_headers, first_statements, is_date_header, item_for, \
     line_text, message_label, \
     not_values, render_note, sanitize, system_only_literals
@@ -440,6 +441,8 @@ class _Ranked:
     date_cost: dict[int, float]  # tokens of showing a session's date line, by its unit
     list_head: np.ndarray  # per unit, the list item or label it falls under (-1: none; see outline)
     head_tokens: np.ndarray  # per unit, its tokens shown whole (a list head is shown so)
+    question_unit: np.ndarray  # per message, the unit of the question it answers (-1: none)
+    question_cost: np.ndarray  # per message, the tokens of showing that unit's opening
 
 
 def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
@@ -593,6 +596,11 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     items, item_gain, item_cost, value_cost, entry_cost, header_cost, beyond, row_cost = _items(
         scene, decision, base_shown, noise, rel, recency, header_of, units)
 
+    # A reply is shown with its question (see _take).
+    question_unit = question_units(cols)
+    asked = question_unit >= 0
+    question_cost = np.zeros(n_msgs)
+    question_cost[asked] = open_cost_u[question_unit[asked]]
     kinds = np.concatenate([np.full(len(call_msgs), _CALLS), np.full(len(open_msgs), _OPEN),
                             np.full(len(idx_clip), _CLIP), np.full(len(idx_rest), _REST),
                             np.full(len(idx_whole), _FULL), np.full(len(items), _ITEM),
@@ -633,7 +641,8 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
                    {it.text: k for k, it in enumerate(items) if it.header},
                    scene.count(VALUES_LINE) - scene.count("]"), base_shown, u_msg, (cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
                    call_units, starts, _long_head(scene, units, long_tokens), item_order, RECORD_SHARE * room,
-                   beyond, row_cost, date_unit, date_cost, list_heads(cols), cols.u_tokens.view)
+                   beyond, row_cost, date_unit, date_cost, list_heads(cols), cols.u_tokens.view, question_unit,
+                   question_cost)
 
 
 def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[int, int], tuple[int, list[int]]]:
@@ -1208,11 +1217,20 @@ def _take(r: _Ranked, room: float) -> _Chosen:
             need_heads.append(head)
             extra += float(r.head_tokens[head])
             head = int(r.list_head[head])
+        # A reply is shown with the question it answers (at least that question's head).
+        asked = int(r.question_unit[msg]) if kind != _REST else -1
+        need_question = asked >= 0 and decision[asked] == OMITTED
+        if need_question:
+            extra += float(r.question_cost[msg]) + (0.0 if msg_shown[msg - 1] else overhead[msg - 1])
         if not msg_shown[msg]:
             extra += overhead[msg]
         if cost + extra > left:
             continue
         freed = 0.0
+        if need_question:
+            msg_shown[msg - 1] = True
+            decision[asked] = r.opening[asked]
+            freed += show([asked], bool(r.opening[asked] == CLIPPED))
         if need_heads:
             decision[need_heads] = KEPT
             freed += show(need_heads, False)

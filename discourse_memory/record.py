@@ -36,6 +36,7 @@ from .labels import LIST_MARK, date_line
 from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
 from .messages import SYSTEM_ROLES, Message
 from .outline import head_text, is_attribute, list_heads
+from .replies import question_message
 from .units import Unit
 
 __all__ = ["Entry", "Item", "Record", "date_headers", "is_date_header", "first_statements", "item_for", "message_label",
@@ -350,15 +351,12 @@ def asked_about(cols: Columns, m: Message) -> str | None:
     """The name a reply's question asks about when the reply does not state it: the key of
     the reply's record entry (``#109 assistant re 天安门广场: 电话是010-65666606。``; without it
     the number is the phone of nothing). The question is the message just before, from the
-    other side, in a sentence that asks; a name opening its sentence or naming a speaker
-    (``Hey Mel!``) is not what it asks about. Read from these two messages only, so the
+    other side (:func:`.replies.question_message`), in a sentence that asks; a name opening
+    its sentence or naming a speaker (``Hey Mel!``) is not what it asks about. Read from these two messages only, so the
     label is the same however the conversation grew."""
-    if m.index == 0 or m.role in _NOT_CHAT:
+    q = question_message(cols, m)
+    if q is None:
         return None
-    q = cols.messages[m.index - 1]
-    if q.role == m.role or q.role in _NOT_CHAT or q.tool_calls or is_action(q) \
-            or q.index > 0 and is_action(cols.messages[q.index - 1]):
-        return None  # (a text agent's command, or the output it printed: no question)
     own = " ".join(tf.text for tf in m.texts)
     speakers = [s for s in (cols.opening_label(q.index), cols.opening_label(m.index)) if s]
     starts = cols.msg_start.view
@@ -376,8 +374,6 @@ def asked_about(cols: Columns, m: Message) -> str | None:
             return sanitize(lit.text)[:LABEL_CHARS]
     return None
 
-
-_NOT_CHAT = SYSTEM_ROLES | {"tool", "function"}
 
 
 LABEL_CHARS = 40

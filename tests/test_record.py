@@ -110,6 +110,45 @@ def test_a_turn_the_view_shows_comes_with_its_sessions_date():
                 assert dates[s] in text, (share, s, dates[s])  # in the view's text, not only in the note
 
 
+def _qa_chat(lang: str) -> list[dict]:
+    places = ["北京饭店", "和平宾馆", "长城酒店", "王府井大酒店", "友谊宾馆", "建国饭店", "国际饭店", "京伦饭店"]
+    msgs: list[dict] = []
+    for i, place in enumerate(places):
+        if lang == "zh":
+            msgs += [{"role": "user", "content": f"我想住{place}，这家酒店的价格是多少？"},
+                     {"role": "assistant", "content": f"价格是{310 + 17 * i}元。"},
+                     {"role": "user", "content": "好的。" + "我们再看看别的地方吧，" * 6 + "谢谢。"},
+                     {"role": "assistant", "content": f"推荐您去第{i + 3}号景点，那里风景很好，可以玩{i + 2}小时。"}]
+        else:
+            msgs += [{"role": "user", "content": f"Thanks. How long did the review of batch {i + 1} take?"},
+                     {"role": "assistant", "content": f"About {11 + 3 * i} hours; Dana filed the report as "
+                                                      f"reports/batch-{i + 1}.pdf on {i + 2} May."},
+                     {"role": "user", "content": f"Right. The vendor call about shipping was moved again, "
+                                                 f"the {['second', 'third', 'fourth', 'fifth'][i % 4]} time this "
+                                                 f"month, and nobody could say why the schedule keeps slipping."},
+                     {"role": "assistant", "content": f"Noted: ticket {4100 + i} stays open until {i + 1} May."}]
+    return msgs + [{"role": "user", "content": "ok"}]
+
+
+def test_a_reply_the_view_shows_comes_with_its_question():
+    # "价格是310元。" alone is the price of nothing; the view shows it under the question it
+    # answers (at least that question's head), as a tool result under its call.
+    for lang in ("zh", "en"):
+        msgs = _qa_chat(lang)
+        shown = 0
+        for share in (0.25, 0.4, 0.6):
+            r = compact(msgs, int(view_tokens(msgs) * share), focus=None)
+            assert r.tokens_after <= r.budget
+            replies = [i for i, s in enumerate(r.sources) if s is not None and s % 4 == 1 and s < len(msgs) - 1]
+            shown += len(replies)
+            for i in replies:
+                s = r.sources[i]
+                assert i > 0 and r.sources[i - 1] == s - 1, (lang, share, s, r.sources)
+                asked = r.messages[i - 1]["content"]
+                assert "?" in asked or "？" in asked, (lang, share, asked)
+        assert shown >= 2, lang
+
+
 def test_a_gap_inside_a_message_is_marked_and_words_never_fuse():
     text = ("So it falls through to line 1312:\n\n```python\n" + "x = compute(y)\n" * 60 + "```\n"
             "ColumnClass is typically `Column`. " + FILLER)

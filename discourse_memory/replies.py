@@ -1,0 +1,66 @@
+"""Which question a chat reply answers: the message just before it, from the other side
+of the talk, in a sentence that asks.
+
+A reply shown alone often cannot be read: "地址是北京市门头沟区斋堂镇。" is the address of
+what was asked, "I felt relieved and grateful" the answer to "How did you feel
+afterwards?". The view shows a reply with its question, at least that question's head
+(:func:`question_units`, used by :mod:`.fit`), and the record keys a left-out reply's
+values by the name its question asks about (:func:`.record.asked_about`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .actions import is_action
+from .columns import Columns
+from .messages import SYSTEM_ROLES, Message
+
+__all__ = ["question_message", "question_units"]
+
+_NOT_CHAT = SYSTEM_ROLES | {"tool", "function"}
+_COUNTS = frozenset({"number", "quantity", "percent"})
+"""Kinds of value a reply does not name a question's subject by ("batch 7": "7")."""
+
+
+def question_message(cols: Columns, m: Message) -> Message | None:
+    """The message a reply may answer: the one just before it, from the other side, when
+    both are turns of the talk (not a system message, a tool's output, a tool call, a text
+    agent's command or the output it printed)."""
+    if m.index == 0 or m.role in _NOT_CHAT:
+        return None
+    q = cols.messages[m.index - 1]
+    if q.role == m.role or q.role in _NOT_CHAT or q.tool_calls or is_action(q) \
+            or q.index > 0 and is_action(cols.messages[q.index - 1]):
+        return None
+    return q
+
+
+def _asks(text: str) -> bool:
+    return "?" in text or "？" in text
+
+
+def question_units(cols: Columns) -> np.ndarray:
+    """Per message, the unit of the question it answers, or -1: the last unit that asks in
+    its :func:`question_message`. -1 too when the question names something (a value other
+    than a bare count) and the reply names all it names ("世界花卉大观园的地址是…" to
+    "世界花卉大观园地址在哪？"). Found once per message, from these two messages only (the
+    conversation grows; they do not change)."""
+    memo: list[int] = cols.derived.setdefault("question_units", {}).setdefault(-1, [])  # type: ignore[assignment]
+    starts = cols.msg_start.view
+    units = cols.units
+    for m in cols.messages[len(memo):]:
+        found = -1
+        q = question_message(cols, m)
+        if q is not None:
+            for u in range(int(starts[q.index + 1]) - 1, int(starts[q.index]) - 1, -1):
+                if units[u].kind != "tool_call" and _asks(units[u].text):
+                    found = u
+                    break
+        named = [lit.text for lit in units[found].literals if lit.kind not in _COUNTS] if found >= 0 else []
+        if named:
+            reply = "\n".join(tf.text for tf in m.texts)
+            if all(text in reply for text in named):
+                found = -1
+        memo.append(found)
+    return np.asarray(memo[:len(cols)], dtype=np.int64)
