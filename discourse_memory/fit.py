@@ -380,10 +380,15 @@ def _fit(scene: Scene, step: _Protection, protected: frozenset[int], fixed: int)
         if smallest is None or tokens < smallest[1]:
             smallest = (plan, tokens)
         over = tokens - budget
+        # The estimates err by a share of what they count (gap marks between units shown
+        # side by side, labels): the room left or lacking is scaled by that share.
+        scale = 1.0
+        if chosen.spent > 0 and tokens > fixed:
+            scale = min(max(chosen.spent / (tokens - fixed), 0.5), 2.0)
         if over > 0:
-            slack -= over + margin
+            slack -= (over + margin) * max(scale, 1.0)
         elif -over >= enough and best is not None and best[0] is plan:
-            slack += (-over - margin) * 0.9
+            slack += (-over - margin) * 0.9 * scale
         else:
             break
     if best is None:
@@ -1014,6 +1019,7 @@ class _Chosen:
     calls_present: set[int]
     items: list[Item]
     heads: dict[int, int] = field(default_factory=dict)
+    spent: float = 0.0  # the room the options took, by the estimates
 
 
 def _take(r: _Ranked, room: float) -> _Chosen:
@@ -1261,7 +1267,7 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     if not LONE_DATES and r.header_items:  # a date line whose entries all left the record leaves too
         dated = {r.header_of[it.message] for it in listed if not it.header}
         listed = [it for it in listed if not it.header or it.text in dated]
-    return _Chosen(decision, calls_present, listed, heads)
+    return _Chosen(decision, calls_present, listed, heads, room - left)
 
 
 def _plan(scene: Scene, r: _Ranked, chosen: _Chosen, protection: str,
