@@ -1,17 +1,21 @@
 """Speed of the core on a ~65,000-token history, against LangChain's trim_messages.
 
-    python benchmarks/bench_core_speed.py [--tokens 65000] [--repeat 30]
+    python benchmarks/bench_core_speed.py [--tokens 65000] [--repeat 30] [--history RUNS.jsonl]
 
 Prints: cold compaction time (pipelines loaded, nothing parsed yet), the median
 time to append one ~500-token message and take a new view, and the median time of
 ``langchain_core.messages.trim_messages`` with the same tiktoken counter on the
 same history (skipped with a message if langchain-core is not installed).
 Budget: 25% of the history. Everything runs in this one process, one thread.
+The history is the built-in sample conversation, or with ``--history`` a real one: the
+runs of a JSON-lines file of ``{"messages": [...]}`` objects (such as
+``../shared/data/agents/swe_dev.jsonl``) in order, cut once it holds ``--tokens``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -35,6 +39,20 @@ def history(tokens: int) -> list[dict]:
         sessions += max(1, int(sessions * (tokens - total) / max(total, 1)))
 
 
+def real_history(path: str, tokens: int) -> list[dict]:
+    counter = get_token_counter()
+    msgs: list[dict] = []
+    total = 0
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            for m in json.loads(line)["messages"]:
+                msgs.append(m)
+                total += counter.count(m.get("content") or "")
+                if total >= tokens:
+                    return msgs
+    return msgs
+
+
 def new_message(i: int) -> dict:
     rng = random.Random(i)
     words = ["rollout", "latency", "pool", "ticket", "region", "replica", "cache", "owner", "budget"]
@@ -51,9 +69,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tokens", type=int, default=65_000)
     ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--history", help="a JSON-lines file of runs to take the history from")
     args = ap.parse_args()
     counter = get_token_counter()
-    msgs = history(args.tokens)
+    msgs = real_history(args.history, args.tokens) if args.history else history(args.tokens)
     total = sum(counter.count(m.get("content") or "") for m in msgs)
     budget = total // 4
     get_pipeline()("Warm up the pipeline.")  # load spaCy before timing

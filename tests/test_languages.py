@@ -117,6 +117,10 @@ def test_japanese_prose_splits_at_its_sentence_marks():
     ("飘HOME连锁酒店(北京前门大栅栏店)", ["飘HOME连锁酒店(北京前门大栅栏店)"]),
     ("推荐去北新桥卤煮老店吃", ["北新桥卤煮老店"]),
     ("这家酒店怎么样？附近有什么餐馆", []),  # no name before the end word
+    # "家" is in names (如家, 国家, 农家院), not a word before one; "觉得" is
+    ("我推荐如家快捷酒店(北京门头沟双峪环岛店)。", ["如家快捷酒店(北京门头沟双峪环岛店)"]),
+    ("去国家大剧院看演出", ["国家大剧院"]),
+    ("我觉得北京古韵坊怡景酒店比较适合我，可以把它家电话告诉我吗？", ["北京古韵坊怡景酒店"]),
 ])
 def test_chinese_names_by_their_end_words(text, names):
     assert [x.text for x in find_cjk_names(text)] == names
