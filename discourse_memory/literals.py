@@ -578,9 +578,57 @@ def _enumerated(text: str, names: list[Literal]) -> list[Literal]:
     return sorted(names + extra, key=lambda x: x.start)
 
 
+def _inner_and(text: str, i: int, end_start: int, last: int) -> bool:
+    """Whether the "和" at ``text[i - 1]`` is in the name (颐和园, 雍和宫, 和平宾馆), not the "and"
+    of two: it leaves too short a name before its end word, and no name (``last``: where the
+    last one ended) or end word stands right before it ("故宫和天坛")."""
+    if text[i - 1] != "和" or end_start - i >= 2:
+        return False
+    return not (0 < last == i - 1 or i >= 2 and text[i - 2] in _CJK_SUFFIX)
+
+
+# A value after its key: an address after "地址是" runs to the end of its clause
+# ("地址是在雅成一里19号楼世丰国际大厦2层(近朝阳大悦城)。"); the dishes after "推荐菜有" are the
+# items of its list ("推荐菜有芥末鸭掌, 火燎鸭心").
+_ADDRESS = re.compile(r"(?:地址|地点|位置)(?:是|为|在|：|:){1,3}[ \t]{0,3}(?:在[ \t]{0,3})?"
+                      r"([^\s。，,！？!?；;：:“”\"]{4,60})")
+_DISHES = re.compile(r"(?:推荐菜|招牌菜|特色菜)(?:有|是|：|:){1,3}[ \t]{0,3}([^\n。！？!?；;]{2,160})")
+_DISH_SPLIT = re.compile(r"[ \t]{0,3}(?:[,，、]|和|及|以及)[ \t]{0,3}")  # (bounded: linear)
+
+
+def _keyed_values(text: str) -> list[Literal]:
+    out: list[Literal] = []
+    if "地" in text or "位置" in text:
+        for m in _ADDRESS.finditer(text):
+            if _HAN.search(m.group(1)):
+                out.append(Literal(m.group(1), "name", m.start(1), m.end(1)))
+    if "菜" in text:
+        for m in _DISHES.finditer(text):
+            pos = m.start(1)
+            for part in _DISH_SPLIT.split(m.group(1)):
+                a = text.find(part, pos)
+                b = a + len(part)
+                pos = b
+                if not part or not _neighbour(text, a, b):
+                    break  # the list ends ("…, 都很不错呢")
+                out.append(Literal(part, "name", a, b))
+    return out
+
+
 def find_cjk_names(text: str) -> list[Literal]:
     """Chinese names of places and organisations in ``text`` (see above), in order."""
-    return _enumerated(text, _suffix_names(text))
+    names = _suffix_names(text)
+    keyed = _keyed_values(text)
+    if keyed:  # a value after its key wins over the names inside it (masks: linear in the text)
+        inside = bytearray(len(text))
+        for k in keyed:
+            inside[k.start:k.end] = b"\x01" * (k.end - k.start)
+        names = [n for n in names if not all(inside[n.start:n.end])]
+        held = bytearray(len(text))
+        for n in names:
+            held[n.start:n.end] = b"\x01" * (n.end - n.start)
+        names = sorted(names + [k for k in keyed if not any(held[k.start:k.end])], key=lambda x: x.start)
+    return _enumerated(text, names)
 
 
 def _suffix_names(text: str) -> list[Literal]:
@@ -600,7 +648,7 @@ def _suffix_names(text: str) -> list[Literal]:
                     i -= 1
                     continue
                 break
-            if text[i - 2:i] in _CJK_BEFORE_NAME or c in _CJK_BEFORE_NAME:
+            if text[i - 2:i] in _CJK_BEFORE_NAME or c in _CJK_BEFORE_NAME and not _inner_and(text, i, end_start, last):
                 break
             i -= 1
         if out and i == last and out[-1].end == last:

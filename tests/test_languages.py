@@ -121,6 +121,13 @@ def test_japanese_prose_splits_at_its_sentence_marks():
     ("我推荐如家快捷酒店(北京门头沟双峪环岛店)。", ["如家快捷酒店(北京门头沟双峪环岛店)"]),
     ("去国家大剧院看演出", ["国家大剧院"]),
     ("我觉得北京古韵坊怡景酒店比较适合我，可以把它家电话告诉我吗？", ["北京古韵坊怡景酒店"]),
+    # "和" in a name, not between two
+    ("去雍和宫看看，再住和平宾馆", ["雍和宫", "和平宾馆"]),
+    ("北京饭店和长城饭店都不错", ["北京饭店", "长城饭店"]),
+    # a value after its key: an address to the end of its clause, the items of a dish list
+    ("地址是北京市海淀区颐和园路5号。", ["北京市海淀区颐和园路5号"]),
+    ("地址是在雅成一里19号楼世丰国际大厦2层(近朝阳大悦城)。", ["雅成一里19号楼世丰国际大厦2层(近朝阳大悦城)"]),
+    ("推荐菜有香菇肉片, 私厨炖鱼, 清炒小油菜，都很不错呢", ["香菇肉片", "私厨炖鱼", "清炒小油菜"]),
 ])
 def test_chinese_names_by_their_end_words(text, names):
     assert [x.text for x in find_cjk_names(text)] == names
