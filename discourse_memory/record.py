@@ -689,14 +689,24 @@ def _closed(text: str, lo: int, start: int, end: int) -> int:
 def _in_context(text: str, start: int, end: int) -> tuple[int, int]:
     """The span of the value with the nearest content word of its sentence: the word
     before it (and what lies between), else the word after it, within a few words; the
-    word after it when that one touches the value and the one before does not ("LGBT
-    pride", not "time at the LGBT")."""
+    word after it when that one touches the value and the one before does not, unless only a
+    preposition stands between ("LGBT pride", not "time at the LGBT"; "Hawaiian pizza", not
+    "thing is Hawaiian"; but "shelter in Stamford", not "Stamford last")."""
     before, after = _context_before(text, start, end), _context_after(text, start, end)
     if before is None:
         return after[:2] if after else (start, end)
-    if after is not None and after[2] and not before[2]:
+    if after is not None and after[2] and not before[2] and not _linked(text[before[0]:start]):
         return after[:2]
     return before[:2]
+
+
+_LINKS = frozenset("to in at from of on with for by near into onto named called".split())
+
+
+def _linked(span: str) -> bool:
+    """A content word, then one preposition, up to the value: "shelter in Stamford"."""
+    words = span.split()
+    return len(words) == 2 and words[1].lower() in _LINKS
 
 
 _LETTER = re.compile(r"[^\W\d_]")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from discourse_memory import compact, record
 
 from .conftest import view_tokens
@@ -147,6 +149,18 @@ def test_a_reply_the_view_shows_comes_with_its_question():
                 asked = r.messages[i - 1]["content"]
                 assert "?" in asked or "？" in asked, (lang, share, asked)
         assert shown >= 2, lang
+
+
+@pytest.mark.parametrize("text, value, context", [
+    ("We spent a day at the shelter in Stamford last week.", "Stamford", "shelter in Stamford"),  # not "Stamford last"
+    ("The best thing is Hawaiian pizza, honestly.", "Hawaiian", "Hawaiian pizza"),  # not "thing is Hawaiian"
+    ("I had a great time at the LGBT pride parade.", "LGBT", "LGBT pride"),  # not "time at the LGBT"
+])
+def test_a_value_in_prose_stands_with_the_word_it_goes_with(text, value, context):
+    from discourse_memory.record import _in_context
+    start = text.index(value)
+    lo, hi = _in_context(text, start, start + len(value))
+    assert text[lo:hi] == context
 
 
 def test_a_gap_inside_a_message_is_marked_and_words_never_fuse():
