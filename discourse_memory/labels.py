@@ -37,7 +37,18 @@ def speaker_label(text: str) -> str | None:
             match = SPEAKER.match(text, line_end + 1)
     if match is None or match.group(1).isupper():  # "THOUGHT:", "NOTE:" head a section, not a turn
         return None
+    if match.group(1).lower() in _SECTION_WORDS:  # "Noted: ticket 4100 stays open", "Owner: Dana"
+        return None
     return match.group(1)
+
+
+_SECTION_WORDS = frozenset(
+    "note notes noted summary update updates answer question result results output input error warning "
+    "step thought action observation plan done status reason response final example examples reminder "
+    "important tip next todo edit fix solution explanation context conclusion recap translation source "
+    "title subject date time location owner author assignee reviewer contact name customer issue problem "
+    "goal task request reply correction ps".split())
+"""Words that open a section or a field with a colon, not a speaker's turn."""
 
 
 def date_line(text: str, literals: Sequence[Literal]) -> bool:

@@ -163,6 +163,19 @@ def test_a_value_in_prose_stands_with_the_word_it_goes_with(text, value, context
     assert text[lo:hi] == context
 
 
+@pytest.mark.parametrize("text, speaker", [
+    ("Caroline: Hey Mel! How are you?", "Caroline"),
+    ("[1:56 pm on 8 May, 2023]\nMelanie Ross: Good, thanks.", "Melanie Ross"),
+    ("Noted: ticket 4100 stays open until 1 May.", None),  # a section or a field, not a turn
+    ("Summary: the rollout is paused.", None),
+    ("Owner: Dana Reyes", None),
+    ("THOUGHT: run the tests", None),
+])
+def test_a_speaker_label_names_a_speaker_not_a_section(text, speaker):
+    from discourse_memory.labels import speaker_label
+    assert speaker_label(text) == speaker
+
+
 def test_a_gap_inside_a_message_is_marked_and_words_never_fuse():
     text = ("So it falls through to line 1312:\n\n```python\n" + "x = compute(y)\n" * 60 + "```\n"
             "ColumnClass is typically `Column`. " + FILLER)
