@@ -44,15 +44,15 @@ import numpy as np
 from .actions import is_action
 from .columns import UNIT_KINDS, Columns
 from .errors import BudgetTooSmallError
-from .literals import Literal
+from .literals import PATTERN_KINDS, Literal
 from .messages import SYSTEM_ROLES
 from .options import Options
-from .outline import list_heads
+from .outline import head_text, list_heads
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
 from .replies import question_units
 from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, date_headers, first_statements, is_date_header, item_for, \
     line_text, message_label, \
-    not_values, render_note, sanitize, system_only_literals
+    not_values, render_note, sanitize, system_only_literals, title_case
 from .tokens import head_of
 from .units import Unit, clip_cost, head_literal_texts
 
@@ -581,9 +581,13 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     open_cap = np.where(open_owner >= 0, call_ratio[np.maximum(open_owner, 0)], np.inf)
     # In short messages, the rest of a clipped unit never comes before the message opens.
     cap_ratio = np.where(in_short, np.minimum(cap_ratio, open_ratio[u_msg]), cap_ratio)
-    idx_clip = np.flatnonzero(split & ~in_short)
-    idx_rest = np.flatnonzero(split)
-    idx_whole = np.flatnonzero(whole & ~in_short)
+    # A heading alone says nothing ("## Important Boundaries\n…\n## Recommended Workflow"):
+    # it comes with what it heads (a list item or field under it, see outline), or with the
+    # opening of its short message, never as an option of its own.
+    alone = ~in_short & ((kind != _HEADING) | _stating_headings(cols, noise))
+    idx_clip = np.flatnonzero(split & alone)
+    idx_rest = np.flatnonzero(split & (alone | in_short))
+    idx_whole = np.flatnonzero(whole & alone)
     room = max(scene.budget - sum(int(cols.msg_cost.view[i]) for i in protected), 0)
     long_tokens = LONG_SHARE * room
     # A long head comes in steps of LONG_SHARE of the room, each after the one before.
@@ -648,6 +652,34 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
                    call_units, starts, _long_head(scene, units, long_tokens), item_order, RECORD_SHARE * room,
                    beyond, row_cost, date_unit, date_cost, list_heads(cols), cols.u_tokens.view, question_unit,
                    question_cost)
+
+
+def _stating_headings(cols: Columns, noise: np.ndarray) -> np.ndarray:
+    """Per unit, a heading that states a value of its own: by its pattern ("### Reservation
+    4WQ150"), or a name in a heading that is not a title ("### Flight from New York to
+    Seattle"; "## Important Boundaries" is one)."""
+    out = np.zeros(len(cols.units), dtype=bool)
+    heads = np.flatnonzero(cols.u_kind.view == _HEADING)
+    if not len(heads):
+        return out
+    memo: dict[int, bool] = cols.derived.setdefault("title_headings", {})  # type: ignore[assignment]
+    patterned = np.array([k in PATTERN_KINDS for k in cols.lit_kind_names], dtype=bool)
+    kinds = cols.lit_kind.view
+    units = cols.units
+    ptr, idx = cols.lit_ptr.view, cols.lit_idx.view
+    for u in heads.tolist():
+        lits = [lit for lit in idx[ptr[u]:ptr[u + 1]].tolist() if not noise[lit]]
+        if not lits:
+            continue
+        if any(patterned[kinds[lit]] for lit in lits):
+            out[u] = True
+            continue
+        title = memo.get(u)
+        if title is None:
+            text = head_text(units[u])
+            title = memo[u] = text is not None and title_case(text)
+        out[u] = not title
+    return out
 
 
 def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[int, int], tuple[int, list[int]]]:

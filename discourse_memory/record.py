@@ -456,7 +456,7 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     if lit is None:  # a tool call's name
         return Item(literal, index, u.message, sanitize(text), None, (literal,))
     if kind not in PATTERN_KINDS and (_in_label(u.text, lit.start, lit.end)
-                                      or u.kind == "heading" and _title_case(u.text)):
+                                      or u.kind == "heading" and title_case(u.text)):
         return None  # "- Additional Cost: $600", "## Important Boundaries": Title Case of a label, no name
     span: tuple[int, int] | None = None
     key = _key(u, lit.start, lit.end)
@@ -631,7 +631,7 @@ def source_path(cols: Columns, message: int) -> str | None:
 _LABEL_LINE = re.compile(r"[ \t]{0,8}(?:" + LIST_MARK + r"|#{1,6}[ \t]{1,3}|(?=[*_]{2}))[^:\n]{1,80}?:")
 
 
-def _title_case(text: str) -> bool:
+def title_case(text: str) -> bool:
     """Every word capitalised: a section's title (``Important Boundaries``), not a
     sentence naming something (``Trip to Paris``)."""
     words = _WORD.findall(text)

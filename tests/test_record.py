@@ -176,6 +176,33 @@ def test_a_speaker_label_names_a_speaker_not_a_section(text, speaker):
     assert speaker_label(text) == speaker
 
 
+def test_a_heading_is_shown_with_what_it_heads_not_alone():
+    # "## Important Boundaries\n…\n## Recommended Workflow\n…" told a SWE-bench view nothing
+    # where the task's own text could have stood.
+    sections = ["Important Boundaries", "Recommended Workflow", "Command Execution Rules", "Environment Details"]
+    body = "\n\n".join(f"## {title}\n\n" + " ".join(
+        f"Rule {i} of {title.lower()} says the {['agent', 'shell', 'patch', 'test'][j % 4]} must "
+        f"{['wait', 'retry', 'stop', 'log'][(i + j) % 4]} before step {j}." for j in range(6))
+        for i, title in enumerate(sections))
+    task = ("Consider the following PR description: the parser drops the last row of data/rows.csv "
+            "when the file ends without a newline, and version 2.4.1 made it worse.\n\n" + body)
+    msgs = [{"role": "user", "content": task}]
+    for i in range(6):
+        msgs += [{"role": "assistant", "content": f"Checking step {i}: " + FILLER[:300]},
+                 {"role": "user", "content": f"Output {i}: " + FILLER[:300]}]
+    msgs.append({"role": "user", "content": "go on"})
+    for share in (0.15, 0.25, 0.4):
+        r = compact(msgs, int(view_tokens(msgs) * share), focus=None)
+        assert r.tokens_after <= r.budget
+        text = r.messages[r.sources.index(0)]["content"] if 0 in r.sources else ""
+        lines = [ln for ln in text.split("\n") if ln.strip()]
+        for k, ln in enumerate(lines):
+            if ln.startswith("## "):
+                following = lines[k + 1] if k + 1 < len(lines) else "…"
+                assert not following.startswith(("## ", "…")), (share, lines)
+    assert 0 in compact(msgs, int(view_tokens(msgs) * 0.4), focus=None).sources
+
+
 def test_a_gap_inside_a_message_is_marked_and_words_never_fuse():
     text = ("So it falls through to line 1312:\n\n```python\n" + "x = compute(y)\n" * 60 + "```\n"
             "ColumnClass is typically `Column`. " + FILLER)
