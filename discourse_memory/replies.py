@@ -10,6 +10,8 @@ values by the name its question asks about (:func:`.record.asked_about`).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .actions import is_action
@@ -36,16 +38,32 @@ def question_message(cols: Columns, m: Message) -> Message | None:
     return q
 
 
+_TOPIC = re.compile(r"(?:(?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])[^\W\d_]){5,}")
+"""A word of five letters or more (not CJK, where a run of characters is a phrase)."""
+_PLAIN = frozenset("about after again before being could doing going would should their there these those "
+                   "where which while thing things really think today something anything everything always "
+                   "never other great".split())
+
+
+def _restates(question: str, reply: str) -> bool:
+    """The reply names the question's topic word ("Have you been camping before?" / "I've
+    gone camping a few times"): it says what it answers."""
+    asked = {w.lower() for w in _TOPIC.findall(question)} - _PLAIN
+    return bool(asked & {w.lower() for w in _TOPIC.findall(reply)})
+
+
 def _asks(text: str) -> bool:
     return "?" in text or "？" in text
 
 
 def question_units(cols: Columns) -> np.ndarray:
     """Per message, the unit of the question it answers, or -1: the last unit that asks in
-    its :func:`question_message`. -1 too when the question names something (a value other
-    than a bare count) and the reply names all it names ("世界花卉大观园的地址是…" to
-    "世界花卉大观园地址在哪？"). Found once per message, from these two messages only (the
-    conversation grows; they do not change)."""
+    its :func:`question_message`. -1 too when the reply says what it answers: the question
+    names something (a value other than a bare count) and the reply names all it names
+    ("世界花卉大观园的地址是…" to "世界花卉大观园地址在哪？"), or the reply repeats the question's
+    topic word ("I've gone camping a few times" to "Have you been camping before?"). Found
+    once per message, from these two messages only (the conversation grows; they do not
+    change)."""
     memo: list[int] = cols.derived.setdefault("question_units", {}).setdefault(-1, [])  # type: ignore[assignment]
     starts = cols.msg_start.view
     units = cols.units
@@ -57,10 +75,10 @@ def question_units(cols: Columns) -> np.ndarray:
                 if units[u].kind != "tool_call" and _asks(units[u].text):
                     found = u
                     break
-        named = [lit.text for lit in units[found].literals if lit.kind not in _COUNTS] if found >= 0 else []
-        if named:
+        if found >= 0:
             reply = "\n".join(tf.text for tf in m.texts)
-            if all(text in reply for text in named):
+            named = [lit.text for lit in units[found].literals if lit.kind not in _COUNTS]
+            if named and all(text in reply for text in named) or _restates(units[found].text, reply):
                 found = -1
         memo.append(found)
     return np.asarray(memo[:len(cols)], dtype=np.int64)

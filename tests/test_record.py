@@ -123,8 +123,8 @@ def _qa_chat(lang: str) -> list[dict]:
                      {"role": "assistant", "content": f"推荐您去第{i + 3}号景点，那里风景很好，可以玩{i + 2}小时。"}]
         else:
             msgs += [{"role": "user", "content": f"Thanks. How long did the review of batch {i + 1} take?"},
-                     {"role": "assistant", "content": f"About {11 + 3 * i} hours; Dana filed the report as "
-                                                      f"reports/batch-{i + 1}.pdf on {i + 2} May."},
+                     {"role": "assistant", "content": f"About {11 + 3 * i} hours; Dana filed it as "
+                                                      f"reports/r{i + 1}.pdf on {i + 2} May."},
                      {"role": "user", "content": f"Right. The vendor call about shipping was moved again, "
                                                  f"the {['second', 'third', 'fourth', 'fifth'][i % 4]} time this "
                                                  f"month, and nobody could say why the schedule keeps slipping."},
