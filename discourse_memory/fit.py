@@ -658,28 +658,20 @@ def _stating_headings(cols: Columns, noise: np.ndarray) -> np.ndarray:
     """Per unit, a heading that states a value of its own: by its pattern ("### Reservation
     4WQ150"), or a name in a heading that is not a title ("### Flight from New York to
     Seattle"; "## Important Boundaries" is one)."""
-    out = np.zeros(len(cols.units), dtype=bool)
-    heads = np.flatnonzero(cols.u_kind.view == _HEADING)
-    if not len(heads):
-        return out
-    memo: dict[int, bool] = cols.derived.setdefault("title_headings", {})  # type: ignore[assignment]
-    patterned = np.array([k in PATTERN_KINDS for k in cols.lit_kind_names], dtype=bool)
-    kinds = cols.lit_kind.view
+    heading = cols.u_kind.view == _HEADING
+    if not heading.any():
+        return heading
+    memo: list[bool] = cols.derived.setdefault("title_headings", {}).setdefault(-1, [])  # type: ignore[assignment]
     units = cols.units
-    ptr, idx = cols.lit_ptr.view, cols.lit_idx.view
-    for u in heads.tolist():
-        lits = [lit for lit in idx[ptr[u]:ptr[u + 1]].tolist() if not noise[lit]]
-        if not lits:
-            continue
-        if any(patterned[kinds[lit]] for lit in lits):
-            out[u] = True
-            continue
-        title = memo.get(u)
-        if title is None:
-            text = head_text(units[u])
-            title = memo[u] = text is not None and title_case(text)
-        out[u] = not title
-    return out
+    for u in range(len(memo), len(heading)):  # a unit's text never changes: found once
+        text = head_text(units[u]) if heading[u] else None
+        memo.append(text is not None and title_case(text))
+    title = np.asarray(memo[:len(heading)], dtype=bool)
+    patterned = np.array([k in PATTERN_KINDS for k in cols.lit_kind_names], dtype=bool)
+    by_pattern = patterned[cols.lit_kind.view] & ~noise if len(patterned) else np.zeros(len(noise), dtype=bool)
+    pattern_states = cols.per_unit_sum(by_pattern.astype(np.float64)) > 0
+    name_states = cols.per_unit_sum((~noise & ~by_pattern).astype(np.float64)) > 0
+    return heading & (pattern_states | name_states & ~title)
 
 
 def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[int, int], tuple[int, list[int]]]:
@@ -1074,6 +1066,7 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     lit_ptr, lit_idx, head_ptr, head_idx = r.lits
     u_msg = r.u_msg
     overhead = r.msg_overhead.tolist()
+    question_unit, question_cost = r.question_unit.tolist(), r.question_cost.tolist()
     left = room
     used = 0.0  # tokens the record's items and entry labels take
     queue = iter(r.item_order.tolist())
@@ -1256,10 +1249,10 @@ def _take(r: _Ranked, room: float) -> _Chosen:
             extra += float(r.head_tokens[head])
             head = int(r.list_head[head])
         # A reply is shown with the question it answers (at least that question's head).
-        asked = int(r.question_unit[msg]) if kind != _REST else -1
+        asked = question_unit[msg] if kind != _REST else -1
         need_question = asked >= 0 and decision[asked] == OMITTED
         if need_question:
-            extra += float(r.question_cost[msg]) + (0.0 if msg_shown[msg - 1] else overhead[msg - 1])
+            extra += question_cost[msg] + (0.0 if msg_shown[msg - 1] else overhead[msg - 1])
         if not msg_shown[msg]:
             extra += overhead[msg]
         if cost + extra > left:
