@@ -484,7 +484,8 @@ _CJK_NAME_END = re.compile(
 _CJK_NAME_CHARS = 16
 _CJK_BEFORE_NAME = frozenset(
     "推荐 是 在 去 到 从 有 叫 名叫 和 与 及 跟 或 的 吃 住 选 找 逛 玩 看 想 要 就 那 这 给 "
-    "您 你 我 他 她 它 们 呢 吧 啊 了 还 个 一家 这家 那家 这个 那个 哪 哪家 它家 他家 她家 您家 你家 我家 每家 几家 附近 些 什么 啥 该 "
+    "您 你 我 他 她 它 们 呢 吧 啊 了 还 个 一家 这家 那家 这个 那个 哪 哪家 它家 他家 她家 您家 你家 我家 "
+    "每家 几家 附近 些 什么 啥 该 "
     "其他 其它 别的 等 考虑 选择 为 问下 麻烦 其中 或者 者 查询 提供 设施 爬 完 下 "
     "周边 旁边 型 不错 地址 电话 叫做 前往 打车 坐 乘 换乘 请问 帮我 一下 可以 比如 例如 "
     "以及 还有 只有 就是 地方 觉得 感觉 认为 听说 知道 很多 位于".split()
@@ -648,7 +649,8 @@ def _suffix_names(text: str) -> list[Literal]:
                     i -= 1
                     continue
                 break
-            if text[i - 2:i] in _CJK_BEFORE_NAME or c in _CJK_BEFORE_NAME and not _inner_and(text, i, end_start, last):
+            if text[i - 2:i] in _CJK_BEFORE_NAME \
+                    or c in _CJK_BEFORE_NAME and not _inner_and(text, i, end_start, last):
                 break
             i -= 1
         if out and i == last and out[-1].end == last:

@@ -352,8 +352,8 @@ def asked_about(cols: Columns, m: Message) -> str | None:
     the reply's record entry (``#109 assistant re 天安门广场: 电话是010-65666606。``; without it
     the number is the phone of nothing). The question is the message just before, from the
     other side (:func:`.replies.question_message`), in a sentence that asks; a name opening
-    its sentence or naming a speaker (``Hey Mel!``) is not what it asks about. Read from these two messages only, so the
-    label is the same however the conversation grew."""
+    its sentence or naming a speaker (``Hey Mel!``) is not what it asks about. Read from
+    these two messages only, so the label is the same however the conversation grew."""
     q = question_message(cols, m)
     if q is None:
         return None
@@ -373,7 +373,6 @@ def asked_about(cols: Columns, m: Message) -> str | None:
                 continue
             return sanitize(lit.text)[:LABEL_CHARS]
     return None
-
 
 
 LABEL_CHARS = 40
