@@ -173,6 +173,10 @@ request): its units weigh this much more."""
 RESULT_SHARE = 0.5
 """A protected tool output (a tool result, a text agent's observation) larger than this
 share of the budget is compacted like the rest instead."""
+LARGE_MIN_TOKENS = 64
+"""A tool output this short is never compacted for its size: at a budget of a few dozen
+tokens, compacted, a 20-token observation showed nothing of itself (a view of the note
+alone); kept, it raises the minimum budget by what it needs."""
 LARGE_OUTPUT = " (a tool output over half the budget compacted)"
 """How the report's protection says so."""
 # -- fitting the exact count -------------------------------------------------------------
@@ -300,7 +304,7 @@ def _protected(cols: Columns, p: _Protection, budget: int) -> tuple[frozenset[in
     # A tool's output is the model's to read, not the user's words: one too large for
     # its share of the budget is compacted like the rest (its focus keeps what matters).
     costs = cols.msg_cost.view
-    large = {i for i in keep if costs[i] > RESULT_SHARE * budget and is_tool_output(cols, i)}
+    large = {i for i in keep if costs[i] > max(RESULT_SHARE * budget, LARGE_MIN_TOKENS) and is_tool_output(cols, i)}
     return frozenset(keep - large), bool(large)
 
 

@@ -49,7 +49,12 @@ def _restates(question: str, reply: str) -> bool:
     """The reply names the question's topic word ("Have you been camping before?" / "I've
     gone camping a few times"): it says what it answers."""
     asked = {w.lower() for w in _TOPIC.findall(question)} - _PLAIN
-    return bool(asked & {w.lower() for w in _TOPIC.findall(reply)})
+    if not asked:
+        return False
+    # One search for the question's few words, not a list of every word of the reply (a
+    # reply can be a pasted 5 MB log).
+    words = "|".join(re.escape(w) for w in sorted(asked))
+    return re.search(r"(?<![^\W\d_])(?:" + words + r")(?![^\W\d_])", reply, re.IGNORECASE) is not None
 
 
 def _asks(text: str) -> bool:

@@ -401,3 +401,18 @@ def test_every_value_left_out_is_listed_or_counted_however_many_there_are():
     assert left_out == set(report.record) | set(report.dropped) | {t for u in report.units for t in u.literals_unlisted}
     assert len(report.dropped) > 2_500
     assert f"({len(report.dropped)} more values dropped to fit)" in view.note
+
+
+def test_a_short_newest_observation_is_never_compacted_to_nothing():
+    # Found by hypothesis (tests/test_properties.py): a text agent's 20-token observation was
+    # "over half" of the 38-token minimum, compacted, and the view at that minimum was the
+    # note alone.
+    msgs = [{"role": "system", "content": "Deploy."},
+            {"role": "user", "content": "Deploy."},
+            {"role": "assistant", "content": "Deploy. Deploy. Deploy deploy. Deploy deploy.\n\n```\nDeploy.\n```"},
+            {"role": "user", "content": "Deploy deploy deploy deploy deploy mia li v2.3.1 v2.3.1 deploy."}]
+    with pytest.raises(BudgetTooSmallError) as info:
+        compact(msgs, 20)
+    r = compact(msgs, info.value.minimum)
+    assert r.tokens_after <= r.budget
+    assert r.messages[-1] == msgs[-1]
