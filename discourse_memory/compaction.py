@@ -171,7 +171,7 @@ class Compactor:
         pairs = ToolPairs()
         for m in msgs:
             pairs.add(m)
-        if not _well_formed(msgs, pairs):
+        if not pairs.well_formed(msgs):
             return None
 
         def units() -> Sequence[Unit]:
@@ -275,7 +275,7 @@ class Compactor:
         before = int(cols.msg_cost.view.sum())
         if options.message_overhead:
             before += sum(options.overhead(m.raw) for m in msgs)
-        if before <= budget and _well_formed(msgs, cols.pairs):
+        if before <= budget and cols.pairs.well_formed(msgs):
             return _unchanged(msgs, lambda: units, before, budget, messages)
 
         recall_n = len(msgs) if options.recall else None
@@ -322,13 +322,6 @@ class Compactor:
         """Content words and literal texts of ``text``, analysed like the history."""
         pieces = self.analyzer.analyse([text])[0] if text.strip() else ()
         return [w for p in pieces for w in p.piece.words], [t for p in pieces for t in p.literal_texts]
-
-
-def _well_formed(msgs: Sequence[Message], pairs: ToolPairs) -> bool:
-    # A call still waiting for its result in the newest turn is well formed (the agent
-    # is about to run it); an orphan result or an older unanswered call is not.
-    last_user = max((m.index for m in msgs if m.role == "user"), default=len(msgs) - 1)
-    return not pairs.orphans and all(a >= last_user for a in pairs.unanswered)
 
 
 def _note(tag: str, plan: Plan, recall_n: int | None = None) -> str:

@@ -322,6 +322,10 @@ def _minimum(scene: Scene, step: _Protection, frame: int) -> int:
         if need <= budget:
             break
         budget = need
+    # A well-formed conversation that fits whole is returned as it is: no more is needed.
+    whole = sum(int(cols.msg_cost.view[m.index]) + scene.options.overhead(m.raw) for m in cols.messages)
+    if whole < budget and cols.pairs.well_formed(cols.messages):
+        budget = whole
     return max(budget, scene.budget + 1)
 
 

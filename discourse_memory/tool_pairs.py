@@ -48,6 +48,13 @@ class ToolPairs:
             if not pending:
                 self.unanswered.discard(a)
 
+    def well_formed(self, msgs: list[Message]) -> bool:
+        """Whether a provider would take these messages as they are: no orphan result, and
+        no unanswered call before the newest user message (a call still waiting for its
+        result in the newest turn is well formed: the agent is about to run it)."""
+        last_user = max((m.index for m in msgs if m.role == "user"), default=len(msgs) - 1)
+        return not self.orphans and all(a >= last_user for a in self.unanswered)
+
     def chain_of(self, index: int) -> list[int]:
         """The messages that must be shown with message ``index`` for its calls and
         results to stay paired: itself, and its assistant call and all that call's

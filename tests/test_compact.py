@@ -413,6 +413,8 @@ def test_a_short_newest_observation_is_never_compacted_to_nothing():
             {"role": "user", "content": "Deploy deploy deploy deploy deploy mia li v2.3.1 v2.3.1 deploy."}]
     with pytest.raises(BudgetTooSmallError) as info:
         compact(msgs, 20)
+    # The smallest budget is at most the whole conversation's (which is returned as it is).
+    assert info.value.minimum <= view_tokens(msgs)
     r = compact(msgs, info.value.minimum)
     assert r.tokens_after <= r.budget
     assert r.messages[-1] == msgs[-1]
