@@ -49,7 +49,7 @@ from .messages import SYSTEM_ROLES
 from .options import Options
 from .outline import head_text, list_heads
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
-from .replies import question_units
+from .replies import asks, question_units
 from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, date_headers, first_statements, is_date_header, item_for, \
     line_text, message_label, \
     not_values, render_note, sanitize, system_only_literals, title_case
@@ -762,7 +762,7 @@ def _questions(cols: Columns) -> np.ndarray:
     """Per message, whether its text asks a question (grown with the conversation)."""
     memo: list[bool] = cols.derived.setdefault("questions", {}).setdefault(-1, [])  # type: ignore[assignment]
     for m in cols.messages[len(memo):]:
-        memo.append(any("?" in tf.text or "？" in tf.text for tf in m.texts))
+        memo.append(any(asks(tf.text) for tf in m.texts))
     return np.asarray(memo[:len(cols)], dtype=bool)
 
 

@@ -36,7 +36,7 @@ from .labels import LIST_MARK, date_line
 from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
 from .messages import SYSTEM_ROLES, Message
 from .outline import head_text, is_attribute, list_heads
-from .replies import question_message
+from .replies import asks, question_message
 from .units import Unit
 
 __all__ = ["Entry", "Item", "Record", "date_headers", "is_date_header", "first_statements", "item_for", "message_label",
@@ -362,7 +362,7 @@ def asked_about(cols: Columns, m: Message) -> str | None:
     starts = cols.msg_start.view
     for k in range(int(starts[q.index]), int(starts[q.index + 1])):
         u = cols.units[k]
-        if u.kind != "sentence" or "?" not in u.text and "？" not in u.text:
+        if u.kind != "sentence" or not asks(u.text):
             continue
         for lit in u.literals:
             if lit.kind != "name" or lit.text in own:

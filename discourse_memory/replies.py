@@ -18,7 +18,7 @@ from .actions import is_action
 from .columns import Columns
 from .messages import SYSTEM_ROLES, Message
 
-__all__ = ["question_message", "question_units"]
+__all__ = ["asks", "question_message", "question_units"]
 
 _NOT_CHAT = SYSTEM_ROLES | {"tool", "function"}
 _COUNTS = frozenset({"number", "quantity", "percent"})
@@ -57,7 +57,8 @@ def _restates(question: str, reply: str) -> bool:
     return re.search(r"(?<![^\W\d_])(?:" + words + r")(?![^\W\d_])", reply, re.IGNORECASE) is not None
 
 
-def _asks(text: str) -> bool:
+def asks(text: str) -> bool:
+    """Whether a text asks: a question mark, Latin or full-width."""
     return "?" in text or "？" in text
 
 
@@ -77,7 +78,7 @@ def question_units(cols: Columns) -> np.ndarray:
         q = question_message(cols, m)
         if q is not None:
             for u in range(int(starts[q.index + 1]) - 1, int(starts[q.index]) - 1, -1):
-                if units[u].kind != "tool_call" and _asks(units[u].text):
+                if units[u].kind != "tool_call" and asks(units[u].text):
                     found = u
                     break
         if found >= 0:
