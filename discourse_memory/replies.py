@@ -17,6 +17,7 @@ import numpy as np
 from .actions import is_action
 from .columns import Columns
 from .messages import SYSTEM_ROLES, Message
+from .segment import han_words
 
 __all__ = ["asks", "question_message", "question_units"]
 
@@ -57,6 +58,12 @@ def _restates(question: str, reply: str) -> bool:
     return re.search(r"(?<![^\W\d_])(?:" + words + r")(?![^\W\d_])", reply, re.IGNORECASE) is not None
 
 
+def _restates_han(question: str, reply: str) -> bool:
+    """The reply names a CJK content word of the question ("门票是多少钱？" / "门票价格是40元。"):
+    it says what it is the value of. The question's words are few; each is looked up."""
+    return any(w in reply for w in han_words(question))
+
+
 def asks(text: str) -> bool:
     """Whether a text asks: a question mark, Latin or full-width."""
     return "?" in text or "？" in text
@@ -67,7 +74,8 @@ def question_units(cols: Columns) -> np.ndarray:
     its :func:`question_message`. -1 too when the reply says what it answers: the question
     names something (a value other than a bare count) and the reply names all it names
     ("世界花卉大观园的地址是…" to "世界花卉大观园地址在哪？"), or the reply repeats the question's
-    topic word ("I've gone camping a few times" to "Have you been camping before?"). Found
+    topic word ("I've gone camping a few times" to "Have you been camping before?") or, naming
+all it names, a CJK content word of it ("门票价格是40元。" to "门票是多少钱？"). Found
     once per message, from these two messages only (the conversation grows; they do not
     change)."""
     memo: list[int] = cols.derived.setdefault("question_units", {}).setdefault(-1, [])  # type: ignore[assignment]
@@ -84,7 +92,9 @@ def question_units(cols: Columns) -> np.ndarray:
         if found >= 0:
             reply = "\n".join(tf.text for tf in m.texts)
             named = [lit.text for lit in units[found].literals if lit.kind not in _COUNTS]
-            if named and all(text in reply for text in named) or _restates(units[found].text, reply):
+            missing = [text for text in named if text not in reply]
+            if named and not missing or _restates(units[found].text, reply) \
+                    or not missing and _restates_han(units[found].text, reply):
                 found = -1
         memo.append(found)
     return np.asarray(memo[:len(cols)], dtype=np.int64)

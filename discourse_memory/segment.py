@@ -33,7 +33,7 @@ from .literals import (
 )
 from .nlp import MAX_PROSE_CHARS, get_pipeline
 
-__all__ = ["Piece", "segment_texts"]
+__all__ = ["Piece", "han_words", "segment_texts"]
 
 _CONTENT_WORD = re.compile(r"[A-Za-z]{3,}")
 _MULTI_SENTENCE = re.compile(r"[.!?][\"')\]]?\s+[A-Z\"'(\[]")
@@ -115,13 +115,21 @@ def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _cjk_words(body: str) -> set[str]:
-    words = {w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP
+def han_words(text: str) -> set[str]:
+    """The CJK content words of ``text``: each pair of adjacent Han characters with no
+    function character in it, courtesy pairs aside (``地址在哪？``: ``地址``)."""
     function = _CJK_FUNCTION
-    for run in _HAN_RUN.findall(body):
+    words: set[str] = set()
+    for run in _HAN_RUN.findall(text):
         words.update(run[i:i + 2] for i in range(len(run) - 1)
                      if run[i] not in function and run[i + 1] not in function
                      and run[i:i + 2] not in _CJK_STOP_PAIRS)
+    return words
+
+
+def _cjk_words(body: str) -> set[str]:
+    words = {w.lower() for w in _CONTENT_WORD.findall(body)} - _STOP
+    words |= han_words(body)
     words.update(_KATAKANA_WORD.findall(body))
     return words
 

@@ -151,6 +151,31 @@ def test_a_reply_the_view_shows_comes_with_its_question():
         assert shown >= 2, lang
 
 
+@pytest.mark.parametrize("question, reply, alone", [
+    ("好的，门票是多少钱？", "门票价格是40元。", True),  # the reply says what 40元 is
+    ("地址在哪？", "地址是：北京顺义区府前中街3号。", True),
+    ("中国航空博物馆的地址在哪呢？", "地址为北京市昌平区小汤山镇。", False),  # the museum is only in the question
+    ("那这几个景点中哪个好玩？", "推荐您去中国人民抗日战争纪念馆。", False),  # no word in common
+    ("Have you been camping before?", "I've gone camping a few times.", True),
+    ("How did the extra funding help?", "It enabled needed repairs.", False),
+])
+def test_a_reply_that_says_what_it_answers_needs_no_question(question, reply, alone):
+    from discourse_memory.columns import Columns
+    from discourse_memory.messages import validate_messages
+    from discourse_memory.replies import question_units
+    from discourse_memory.tokens import get_token_counter
+    from discourse_memory.units import Analyzer
+
+    counter = get_token_counter(None)
+    msgs = validate_messages([{"role": "user", "content": question}, {"role": "assistant", "content": reply}])
+    cols = Columns(counter.count)
+    cols.extend(msgs, Analyzer(counter).fields(msgs))
+    asked = question_units(cols)[1]
+    assert bool(asked == -1) is alone, (question, reply, asked)
+    if not alone:
+        assert cols.units[int(asked)].text.endswith(("？", "?"))
+
+
 @pytest.mark.parametrize("text, value, context", [
     ("We spent a day at the shelter in Stamford last week.", "Stamford", "shelter in Stamford"),  # not "Stamford last"
     ("The best thing is Hawaiian pizza, honestly.", "Hawaiian", "Hawaiian pizza"),  # not "thing is Hawaiian"
