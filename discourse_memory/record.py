@@ -481,12 +481,39 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         shown = line_text(u.text, span)
     else:
         span = _in_context(u.text, lit.start, lit.end)
+        if u.kind == "sentence" and text == value:
+            span = _sentence_head(u.text, span, cols.opening_label(u.message))
         shown = u.text[span[0]:span[1]] if text == value else text
     shown = sanitize(shown)
     if len(shown) > MAX_ITEM_CHARS:
         shown = shown[:MAX_ITEM_CHARS - 1] + "…"
         span = None
     return Item(literal, index, u.message, shown, span if text == value else None, (literal,), row=row, group=group)
+
+
+HEAD_WORDS = 5
+"""A value this near its sentence's start is listed with the sentence's head: its first
+this many words through the value ("Melanie: We went camping last Saturday", not
+"Melanie: last Saturday", the date of nothing)."""
+_WORD_END = re.compile(r"\S+")
+
+
+def _sentence_head(text: str, span: tuple[int, int], speaker: str | None) -> tuple[int, int]:
+    """``span`` of a value's context grown to the head of its sentence ``text`` when the
+    value stands among the first :data:`HEAD_WORDS` words (after the speaker's label), and
+    the head is short enough for an item; else ``span``. CJK text has no words to count."""
+    start = 0
+    if speaker and text.startswith(speaker + ":"):
+        start = len(speaker) + 1
+    while start < span[0] and text[start].isspace():
+        start += 1
+    if _CJK_CHAR.search(text[start:span[1]]) or len(text[start:span[0]].split()) >= HEAD_WORDS:
+        return span
+    words = list(_WORD_END.finditer(text, start))
+    end = max(span[1], words[min(HEAD_WORDS, len(words)) - 1].end()) if words else span[1]
+    if end - start > MAX_ITEM_CHARS:
+        return span
+    return start, end
 
 
 def list_row(cols: Columns, index: int, u: Unit) -> tuple[str | None, int]:

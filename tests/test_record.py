@@ -176,6 +176,23 @@ def test_a_reply_that_says_what_it_answers_needs_no_question(question, reply, al
         assert cols.units[int(asked)].text.endswith(("？", "?"))
 
 
+@pytest.mark.parametrize("text, value, speaker, head", [
+    ("Melanie: Thankfully, they enjoyed the Grand Canyon a lot.", "Grand Canyon", "Melanie",
+     "Thankfully, they enjoyed the Grand Canyon"),  # who enjoyed it, not "enjoyed the Grand Canyon"
+    ("So FilteredRelation('book') is correct here.", "FilteredRelation('book')", None,
+     "So FilteredRelation('book') is correct here."),  # five words at the least: the sentence's opening
+    ("I ran a charity race for mental health last Saturday.", "Saturday", None, None),  # far in: as before
+    ("这里门票39元，很便宜。", "39元", None, None),  # CJK: no words to count
+])
+def test_a_value_near_its_sentences_start_is_listed_with_the_sentences_head(text, value, speaker, head):
+    from discourse_memory.record import _in_context, _sentence_head
+    start = text.index(value)
+    context = _in_context(text, start, start + len(value))
+    lo, hi = _sentence_head(text, context, speaker)
+    assert text[lo:hi] == (head if head is not None else text[context[0]:context[1]])
+    assert lo <= start and hi >= start + len(value)
+
+
 @pytest.mark.parametrize("text, value, context", [
     ("We spent a day at the shelter in Stamford last week.", "Stamford", "shelter in Stamford"),  # not "Stamford last"
     ("The best thing is Hawaiian pizza, honestly.", "Hawaiian", "Hawaiian pizza"),  # not "thing is Hawaiian"
