@@ -73,7 +73,7 @@ _STOP = frozenset(
     "like know think sounds thanks thank great good awesome amazing glad love nice cool yeah sure "
     "okay feel feels much very into than then them some more most even well here yes wow hey "
     "being because does doing done each every into its it's i'm i've you're over only other "
-    "such these those while where why per actually currently already still".split()
+    "such these those while where why per actually currently already still last next past coming".split()
 )
 VALUES_LINE = "; values left out, quoted as data:]"
 """How the note's first line ends when it lists values."""

@@ -161,8 +161,21 @@ def test_a_question_for_a_number_brings_back_the_unit_that_states_one(monkeypatc
         return any("4 years" in (m.get("content") or "") for m in compact(chat, budget).messages)
 
     assert answered()
+    # By words alone, forty walks "with friends" rank as high: the unit that states a
+    # length of time is the most relevant only for the kind of value the question asks.
+    from discourse_memory.compaction import Compactor
+
+    cols, _ = Compactor()._columns(chat)
+    answer = next(k for k, u in enumerate(cols.units) if "4 years" in u.text)
+    walks = [k for k, u in enumerate(cols.units) if "long" in u.text and "friends" in u.text and "?" not in u.text]
+
+    def stands_out() -> bool:
+        rel = focus.relevance(cols, focus.focus_of_turn(cols))
+        return bool(rel[answer] > rel[walks].max())
+
+    assert stands_out()
     monkeypatch.setattr(focus, "ANSWER_KIND", 0.0)
-    assert not answered()  # by words alone, forty walks "with friends" rank as high
+    assert not stands_out()
 
 
 def test_the_kinds_a_question_asks_for():
