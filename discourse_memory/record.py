@@ -185,6 +185,12 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
         elif names[kinds[i]] and _PLURAL_ABBREVIATION.fullmatch(text):
             caps[i] = (text[:-1].lower(), text.lower())
     caps[-1] = n
+    noise = cols.derived.setdefault("encoded", [0, []])  # literals looked at, the encoded ones
+    for i in range(noise[0], n):
+        if _encoded(cols.lit_text[i]):
+            noise[1].append(i)
+    noise[0] = n
+    out[noise[1]] = True
     if len(caps) > 1:
         # Written in lower case elsewhere (its own content word is its lower case: "jfk"
         # of "JFK" says nothing about the text writing "jfk").
@@ -198,6 +204,40 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
 
 
 _PLURAL_ABBREVIATION = re.compile(r"[A-Z]{2,12}s")
+_BASE64 = re.compile(r"[+/]?[A-Za-z0-9+/]{20,}={0,2}")
+_CLASS_CHANGE = re.compile(r"(?<=[a-z])[A-Z0-9+/]|(?<=[A-Z])[a-z0-9+/]|(?<=[0-9])[A-Za-z+/]|(?<=[+/])[A-Za-z0-9]")
+ENCODED_CHANGES = 0.4
+"""A run of base64 (``Hi3yYJ0wTsyEheIszx6e/jarM3c…``: a binary file in a ``git diff``, a
+key or a certificate) changes between upper case, lower case, digits and ``+/`` at this
+share of its characters at least; names and identifiers do far less (``ModelChoiceIteratorValue``
+0.17, ``EUCKR_TABLE_SIZE`` none, hexadecimal ids have no upper case)."""
+
+
+def _base64(text: str, changes: float) -> bool:
+    """``text`` is base64 of upper and lower case and digits, changing between them at
+    ``changes`` of its characters at least."""
+    if _BASE64.fullmatch(text) is None:
+        return False
+    if not (any(c.isupper() for c in text) and any(c.islower() for c in text) and any(c.isdigit() for c in text)):
+        return False
+    return len(_CLASS_CHANGE.findall(text)) >= changes * len(text)
+
+
+def _encoded(text: str) -> bool:
+    """Whether a literal is encoded data (base64 of mixed case and digits), no value a
+    model reads: it would fill the record with lines of random letters."""
+    return len(text) >= 20 and _base64(text, ENCODED_CHANGES)
+
+
+ENCODED_LINE_CHARS = 40
+"""A line of base64 at least this long, with half the case changes of
+:data:`ENCODED_CHANGES`, is encoded data (its pieces, split at ``+`` and ``/``, may read
+like words: ``p7JSeKdghDRUNGTETUua``)."""
+
+
+def _encoded_line(line: str) -> bool:
+    """Whether a line of code or output is base64 (a ``git diff`` of a binary file)."""
+    return len(line) >= ENCODED_LINE_CHARS and _base64(line, ENCODED_CHANGES / 2)
 _LOWER_WORD = re.compile(r"(?<![\w\-.@/])[a-z][a-z'’]+(?![\w\-@/]|\.\w)")  # not in an id, address or path
 LOWER_USES = 3
 """How often a word must be written in lower case for its capitals (``ID`` where tool
@@ -457,6 +497,10 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     if kind not in PATTERN_KINDS and (_in_label(u.text, lit.start, lit.end)
                                       or u.kind == "heading" and title_case(u.text)):
         return None  # "- Additional Cost: $600", "## Important Boundaries": Title Case of a label, no name
+    line_start = u.text.rfind("\n", 0, lit.start) + 1
+    line_end = u.text.find("\n", lit.end)
+    if _encoded_line(u.text[line_start:line_end if line_end >= 0 else len(u.text)].strip("+-> \t")):
+        return None  # a line of base64 (a binary file in a diff): its pieces are no values either
     span: tuple[int, int] | None = None
     key = _key(u, lit.start, lit.end)
     json_row = row_key(u)

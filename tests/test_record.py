@@ -64,6 +64,45 @@ def test_sentence_openers_and_keyless_numbers_are_not_listed():
     assert "Really" in unlisted or "Really" not in {t for u in r.report.units for t in u.literals_kept}
 
 
+def test_encoded_data_is_no_value():
+    # A `git diff` of a binary file or a certificate is lines of base64: listed, each is a
+    # line of random letters the model can do nothing with, in place of a path or a name.
+    import base64
+    import random
+
+    rng = random.Random(7)
+    blob = base64.b64encode(bytes(rng.randrange(256) for _ in range(3000))).decode()
+    lines = [blob[i:i + 76] for i in range(0, len(blob), 76)]
+    diff = ("diff --git a/certs/bundle.pem b/certs/bundle.pem\n+++ b/certs/bundle.pem\n"
+            + "\n".join("+" + line for line in lines)
+            + "\n+# loaded by src/tls/load_bundle.py in load_bundle_v2()\n")
+    chat = [{"role": "user", "content": "Check what the last commit changed."},
+            {"role": "assistant", "content": "I will look at the diff.\n\n```bash\ngit show HEAD\n```"},
+            {"role": "user", "content": diff},
+            {"role": "assistant", "content": "The commit adds a certificate bundle. " * 3},
+            {"role": "user", "content": "Which file loads it?"}]
+    r = compact(chat, view_tokens(chat) // 5)
+    listed = set(r.report.record)
+    assert listed, r.messages[0]["content"]
+    encoded = [v for v in listed if re.search(r"[A-Za-z0-9+/]{20,}", v) and any(c.isdigit() for c in v)
+               and any(c.isupper() for c in v) and "_" not in v and "." not in v]
+    assert not encoded, encoded
+    shown = "\n".join(str(m.get("content")) for m in r.messages)
+    assert "load_bundle_v2" in shown and "src/tls/load_bundle.py" in shown
+
+
+@pytest.mark.parametrize("text, encoded", [
+    ("Hi3yYJ0wTsyEheIszx6e/jarM3c1RNg1lho9Nuh6DtjVR6FqaYvZ/Ls6rnla1fTWcbuakCNrmreI", True),
+    ("ZS5jb20wgZ8wDQYJKoZIhvcNAQEBBQADgY0AMIGJAoGBANOkUG7I", True),
+    ("ModelChoiceIteratorValue", False),  # a class name
+    ("696bfd7742da21ed1154aa", False),  # a hexadecimal id (no upper case)
+    ("CamelCaseIdentifier2Go", False),
+    ("aarav_garcia_1177", False),
+])
+def test_what_counts_as_encoded_data(text, encoded):
+    assert record._encoded(text) is encoded
+
+
 def test_dialogue_entries_are_dated_by_their_session():
     msgs = []
     for day in range(1, 7):

@@ -104,7 +104,8 @@ def test_the_legacy_memory_has_the_same_tool() -> None:
         warnings.simplefilter("ignore", DeprecationWarning)
         from langchain_discourse_memory import ConversationDiscourseMemory
 
-        memory = ConversationDiscourseMemory(max_token_limit=BUDGET, recall=True, return_messages=True)
+        # (a budget whose note lists entries: the reference is read from one)
+        memory = ConversationDiscourseMemory(max_token_limit=BUDGET + 100, recall=True, return_messages=True)
     memory.chat_memory.add_messages(sample_conversation(8))
     view = memory.load_memory_variables({})["history"]
     ref = next(line for line in note_of(view).splitlines() if re.match(r"#\d+ ", line)).split()[0]
