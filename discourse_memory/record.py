@@ -540,6 +540,14 @@ HEAD_WORDS = 5
 this many words through the value ("Melanie: We went camping last Saturday", not
 "Melanie: last Saturday", the date of nothing)."""
 _WORD_END = re.compile(r"\S+")
+CLAUSE_WORDS = 3
+"""A head grows through the end of its clause when that is at most this many words on."""
+_CLAUSE_END = frozenset(",;:.!?")
+_HANGING = frozenset(
+    "a an the and or but nor so yet to of in on at by for with from into as is are was were be been am "
+    "do does did have has had it its he she they we you i my your our their his her this that these those "
+    "not no if when while because since about than then just also always never very really definitely "
+    "probably which who whose whom where".split())
 
 
 def _sentence_head(text: str, span: tuple[int, int], speaker: str | None) -> tuple[int, int]:
@@ -554,10 +562,30 @@ def _sentence_head(text: str, span: tuple[int, int], speaker: str | None) -> tup
     if _CJK_CHAR.search(text[start:span[1]]) or len(text[start:span[0]].split()) >= HEAD_WORDS:
         return span
     words = list(_WORD_END.finditer(text, start))
-    end = max(span[1], words[min(HEAD_WORDS, len(words)) - 1].end()) if words else span[1]
+    if not words:
+        return span
+    last = min(HEAD_WORDS, len(words)) - 1
+    # Through its clause when that ends a few words on ("I've never been to Jasper"), else
+    # without the function words a cut leaves hanging ("The Hobbit is great", not "… great, but").
+    for k in range(last, min(last + CLAUSE_WORDS, len(words) - 1) + 1):
+        if words[k].group()[-1] in _CLAUSE_END:
+            last = k
+            break
+    else:
+        while last > 0 and words[last].end() > span[1] and _hanging(words[last].group()):
+            last -= 1
+    end = max(span[1], words[last].end())
+    while end > span[1] and text[end - 1] in ",;:-–—":
+        end -= 1
     if end - start > MAX_ITEM_CHARS:
         return span
     return start, end
+
+
+def _hanging(word: str) -> bool:
+    """A word a cut may not end on: a function word, or a dash."""
+    bare = word.strip(",;:-–—\"'“”‘’()").lower()
+    return not bare or bare in _HANGING
 
 
 def list_row(cols: Columns, index: int, u: Unit) -> tuple[str | None, int]:

@@ -217,7 +217,9 @@ def test_a_reply_that_says_what_it_answers_needs_no_question(question, reply, al
 
 @pytest.mark.parametrize("text, value, speaker, head", [
     ("Melanie: Thankfully, they enjoyed the Grand Canyon a lot.", "Grand Canyon", "Melanie",
-     "Thankfully, they enjoyed the Grand Canyon"),  # who enjoyed it, not "enjoyed the Grand Canyon"
+     "Thankfully, they enjoyed the Grand Canyon a lot."),  # who enjoyed it, not "enjoyed the Grand Canyon"
+    ("The Hobbit is great, but the books are better.", "Hobbit", None, "The Hobbit is great"),  # not "…, but"
+    ("I've never been to Jasper, but I want to go.", "Jasper", None, "I've never been to Jasper"),
     ("So FilteredRelation('book') is correct here.", "FilteredRelation('book')", None,
      "So FilteredRelation('book') is correct here."),  # five words at the least: the sentence's opening
     ("I ran a charity race for mental health last Saturday.", "Saturday", None, None),  # far in: as before
