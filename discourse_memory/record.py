@@ -846,6 +846,9 @@ def _context_before(text: str, start: int, end: int) -> tuple[int, int, bool] | 
     return None
 
 
+_NEXT_NOUN = re.compile(r" ([a-z][a-z'’-]{2,24})(?![\w'’-])")
+
+
 def _context_after(text: str, start: int, end: int) -> tuple[int, int, bool] | None:
     """The span to the nearest content word after the value, and whether it touches it."""
     after = text[end:end + 40]
@@ -854,7 +857,11 @@ def _context_after(text: str, start: int, end: int) -> tuple[int, int, bool] | N
         if m.group().lower() in _STOP:
             continue
         if after[:m.end()].count(" ") <= 3:
-            stop = m.end()
+            limit, stop = stop, m.end()
+            # The noun a modifier goes with: "Perseid meteor shower", "ER with a severe stomachache".
+            noun = _NEXT_NOUN.match(text, end + stop)  # (in the text: the window may cut a word)
+            if noun is not None and noun.start() - end < limit and noun.group(1) not in _STOP:
+                stop = noun.end() - end
             if after[:stop].count("(") > after[:stop].count(")"):  # "Chicago (ORD)", not "Chicago (ORD"
                 stop = after.find(")", stop) + 1
                 if not stop:

@@ -237,7 +237,9 @@ def test_a_value_near_its_sentences_start_is_listed_with_the_sentences_head(text
 @pytest.mark.parametrize("text, value, context", [
     ("We spent a day at the shelter in Stamford last week.", "Stamford", "shelter in Stamford"),  # not "Stamford last"
     ("The best thing is Hawaiian pizza, honestly.", "Hawaiian", "Hawaiian pizza"),  # not "thing is Hawaiian"
-    ("I had a great time at the LGBT pride parade.", "LGBT", "LGBT pride"),  # not "time at the LGBT"
+    ("I had a great time at the LGBT pride parade.", "LGBT", "LGBT pride parade"),  # not "time at the LGBT"
+    ("I ended up in the ER with a severe stomachache.", "ER", "ER with a severe stomachache"),  # the noun, not "severe"
+    ("We saw the Perseid meteor shower, lying in the grass.", "Perseid", "Perseid meteor shower"),
 ])
 def test_a_value_in_prose_stands_with_the_word_it_goes_with(text, value, context):
     from discourse_memory.record import _in_context
