@@ -412,6 +412,40 @@ def asked_about(cols: Columns, m: Message) -> str | None:
             if any(s in lit.text or lit.text in s for s in speakers):
                 continue
             return sanitize(lit.text)[:LABEL_CHARS]
+    if m.role == "assistant" and _CJK_CHAR.search(own) and not _cjk_names(cols, q.index) \
+            and not _cjk_names(cols, m.index):
+        return _topic(cols, q.index)
+    return None
+
+
+def _cjk_names(cols: Columns, message: int) -> set[str]:
+    """The CJK names a message states, places' addresses aside."""
+    starts = cols.msg_start.view
+    return {lit.text for k in range(int(starts[message]), int(starts[message + 1])) for lit in cols.units[k].literals
+            if lit.kind == "name" and _CJK_CHAR.match(lit.text) and not _ADDRESS.search(lit.text)}
+
+
+TOPIC_MESSAGES = 2
+"""How many messages before a CJK question (``价格是多少？``, which names nothing: Chinese and
+Japanese leave out the subject the talk is on) are read for the one name it is about."""
+
+
+_ADDRESS = re.compile(r"\d+号|[路街巷号]$|胡同$|市.{0,8}[区县]|[区县].{0,8}[路街]")  # "鼓楼西大街80号": where a place is, not what the talk is on
+
+
+def _topic(cols: Columns, question: int) -> str | None:
+    """The name a CJK question without one is about, for an assistant's reply that names
+    none: the one CJK name (no address) of the nearest of the :data:`TOPIC_MESSAGES`
+    messages before it that names any ("推荐您去北京华滨国际大酒店。"), unless that message
+    names several (a choice the question does not say)."""
+    for m in range(question - 1, max(question - 1 - TOPIC_MESSAGES, -1), -1):
+        if cols.messages[m].role in SYSTEM_ROLES or cols.messages[m].role == "tool":
+            return None
+        names = _cjk_names(cols, m)
+        if len(names) > 1:
+            return None
+        if names:
+            return sanitize(names.pop())[:LABEL_CHARS]
     return None
 
 

@@ -190,6 +190,27 @@ def test_a_reply_the_view_shows_comes_with_its_question():
         assert shown >= 2, lang
 
 
+@pytest.mark.parametrize("before, question, reply, about", [
+    ("给您推荐北京华滨国际大酒店。", "价格是多少？", "价格是968元。", "北京华滨国际大酒店"),  # the subject left out
+    ("建议您去北京乾元酒店或北京北大博雅国际酒店。", "价格是多少？", "价格是776元。", None),  # a choice the question leaves open
+    ("给您推荐北京华滨国际大酒店。", "有便宜点的吗？", "锦江之星(北京通州北苑地铁站店)还不错，价格是262元。", None),  # the reply names its own
+    ("地址是鼓楼西大街80号。", "电话是多少？", "电话是010-84023077。", None),  # an address is no topic
+    ("I recommend the Grand Hotel.", "How much is it?", "It is $310 a night.", None),  # English says its subject
+])
+def test_a_chinese_reply_is_keyed_by_the_name_its_question_leaves_out(before, question, reply, about):
+    from discourse_memory.columns import Columns
+    from discourse_memory.messages import validate_messages
+    from discourse_memory.tokens import get_token_counter
+    from discourse_memory.units import Analyzer
+
+    counter = get_token_counter(None)
+    msgs = validate_messages([{"role": "assistant", "content": before}, {"role": "user", "content": question},
+                              {"role": "assistant", "content": reply}])
+    cols = Columns(counter.count)
+    cols.extend(msgs, Analyzer(counter).fields(msgs))
+    assert record.asked_about(cols, cols.messages[2]) == about
+
+
 @pytest.mark.parametrize("question, reply, alone", [
     ("好的，门票是多少钱？", "门票价格是40元。", True),  # the reply says what 40元 is
     ("地址在哪？", "地址是：北京顺义区府前中街3号。", True),
