@@ -790,7 +790,11 @@ def _key(u: Unit, start: int, end: int) -> str | None:
     text = u.text
     match = _JSON_KEY_BEFORE.search(text, max(0, start - 60), start)
     if match:
-        return match.group(1)
+        outer = _enclosing_key(text, match.start())
+        # "saved_passengers.first_name: Lei", not "first_name: Lei" beside the user's own
+        # name; "certificate_7473723.amount: 150", not an amount of no payment method.
+        key = match.group(1)
+        return key if outer is None or key.startswith(outer) else f"{outer}.{key}"
     label = _LABEL_BEFORE.search(text, max(0, start - 60), start)
     if label is not None:  # "- **Total Price**: $189", "   - Certificate 1: $500"
         return label.group(1).strip()
@@ -800,6 +804,38 @@ def _key(u: Unit, start: int, end: int) -> str | None:
             key = text[:colon].strip(" \t-*#\"'`")
             if _FIELD_KEY.fullmatch(key):
                 return key
+    return None
+
+
+JSON_PATH_CHARS = 2000
+"""How far into a unit the key of a JSON value's container is looked for."""
+_JSON_TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"\s*(:)?|[{}\[\]]')
+
+
+def _enclosing_key(text: str, at: int) -> str | None:
+    """The key of the JSON object or array that holds the member whose key starts at
+    ``at`` in ``text`` (a JSON unit: a document or one of its members), or None at the top
+    or when ``text`` is no JSON there."""
+    if at > JSON_PATH_CHARS or not text.lstrip()[:1] in ('{', '[', '"'):
+        return None  # (a JSON unit is short: a long text is read no further than its key)
+    keys: list[str | None] = []  # per open container, the key it is the value of
+    pending: str | None = None
+    for m in _JSON_TOKEN.finditer(text, 0, at):
+        token = m.group()
+        if token in "{[":
+            keys.append(pending)
+            pending = None
+        elif token in "}]":
+            if keys:
+                keys.pop()
+            pending = None
+        elif m.group(2):  # a key
+            pending = m.group(1)
+        else:
+            pending = None
+    for key in reversed(keys):
+        if key is not None:
+            return sanitize(key)[:LABEL_CHARS]
     return None
 
 
@@ -970,6 +1006,27 @@ the ``…#N`` marks that name messages (9 tokens: on a short tau-bench note a ra
 ``(#0-#23)`` made the clause a tenth of the note)."""
 
 
+_NESTED = re.compile(r"([A-Za-z_][\w\-]{0,40})\.([A-Za-z_][\w\-]{0,40}): (.*)", re.S)
+
+
+def _nested(texts: list[str]) -> list[str]:
+    """Values keyed inside one JSON object as one text under its key
+    (``saved_passengers: {first_name: Lei, last_name: Ito}``), where it holds two or more."""
+    groups: dict[str, list[int]] = {}
+    for at, text in enumerate(texts):
+        m = _NESTED.fullmatch(text)
+        if m is not None:
+            groups.setdefault(m.group(1), []).append(at)
+    for outer, ats in groups.items():
+        if len(ats) < 2:
+            continue
+        fields = [_NESTED.fullmatch(texts[at]) for at in ats]
+        texts[ats[0]] = f"{outer}: {{" + ", ".join(f"{m.group(2)}: {m.group(3)}" for m in fields if m) + "}"
+        for at in ats[1:]:
+            texts[at] = ""
+    return [t for t in texts if t]
+
+
 def _merged(items: Iterable[Item]) -> list[str]:
     """Item texts: values under the same key as one ``key: v1, v2``, and without an item
     that another item of the entry already contains."""
@@ -1005,7 +1062,7 @@ def _merged(items: Iterable[Item]) -> list[str]:
         texts[ats[0]] = "{" + ", ".join(fields) + "}" if len(fields) > 1 else fields[0]
         for at in ats[1:]:
             texts[at] = ""
-    texts = [t for t in dict.fromkeys(texts) if t]
+    texts = _nested([t for t in dict.fromkeys(texts) if t])
     if len(texts) < 2:
         return texts
     # A text another one contains occurs twice in them all (one C scan each, not a

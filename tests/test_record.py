@@ -103,6 +103,35 @@ def test_what_counts_as_encoded_data(text, encoded):
     assert record._encoded(text) is encoded
 
 
+def test_a_nested_value_is_keyed_by_what_holds_it():
+    # "first_name: Lei; dob: 1990-12-07" beside the user's own fields reads as the user's
+    # name; "source: gift_card" beside "amount: 150" as the certificate's source.
+    user = json.dumps({"name": {"first_name": "Aarav", "last_name": "Garcia"}, "dob": "1992-09-13",
+                       "payment_methods": {"certificate_7473723": {"source": "certificate", "amount": 150},
+                                           "gift_card_8887175": {"source": "gift_card", "amount": 35}},
+                       "saved_passengers": [{"first_name": "Lei", "last_name": "Ito", "dob": "1990-12-07"}],
+                       "notes": "x " * 150})
+    msgs = [{"role": "user", "content": "My user id is aarav_garcia_1177. " + FILLER},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "get_user_details",
+                                                              "arguments": '{"user_id": "aarav_garcia_1177"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": user},
+            {"role": "assistant", "content": "Thanks, I have your profile. " + FILLER},
+            {"role": "user", "content": "Book it for my passenger."}]
+    entry = None
+    for share in (0.3, 0.4, 0.5):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        entry = next((e for e in r.report.entries if e.message == 2 and "Lei" in "; ".join(e.items)), None)
+        if entry is not None:
+            break
+    assert entry is not None
+    items = "; ".join(entry.items)
+    assert re.search(r"saved_passengers: \{[^}]*first_name: Lei", items) or "saved_passengers.first_name: Lei" in items, items
+    assert not {"first_name: Lei", "dob: 1990-12-07", "source: gift_card", "amount: 150"} & set(entry.items), items
+    note = r.messages[0]["content"]
+    assert re.search(r"saved_passengers: \{first_name: Lei, last_name: Ito, dob: 1990-12-07\}", note), note
+
+
 def test_dialogue_entries_are_dated_by_their_session():
     msgs = []
     for day in range(1, 7):
