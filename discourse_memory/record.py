@@ -771,10 +771,17 @@ def title_case(text: str) -> bool:
 
 
 def _in_label(text: str, start: int, end: int) -> bool:
-    """The span ``start:end`` stands in a label that opens its line, before the colon."""
+    """The span ``start:end`` stands in a label that opens its line, before the colon, or
+    is Title Case words naming the code after them ("changed to Flight Number HAT266")."""
     line = text.rfind("\n", 0, start) + 1
     label = _LABEL_LINE.match(text, line)
-    return label is not None and end < label.end()
+    if label is not None and end < label.end():
+        return True
+    return _TITLE_WORDS.fullmatch(text, start, end) is not None and _CODE_AFTER.match(text, end) is not None
+
+
+_TITLE_WORDS = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)+")
+_CODE_AFTER = re.compile(r"[ \t]+(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9-]{3,}\b")
 
 
 def _quoted(value: str) -> str:

@@ -284,6 +284,18 @@ def test_a_value_near_its_sentences_start_is_listed_with_the_sentences_head(text
     assert lo <= start and hi >= start + len(value)
 
 
+@pytest.mark.parametrize("text, value, label", [
+    ("Your flight has been changed to Flight Number HAT266, departing at 13:00.", "Flight Number", True),
+    ("- **Flight Number**: HAT266", "Flight Number", True),
+    ("We went to New York City last year.", "New York City", False),
+    ("Gate B12 at Terminal 4 closes early.", "Terminal", False),
+])
+def test_title_case_words_that_name_a_code_are_its_label(text, value, label):
+    # "#22 assistant: changed to Flight Number" listed the label of a value the view shows.
+    start = text.index(value)
+    assert record._in_label(text, start, start + len(value)) is label
+
+
 @pytest.mark.parametrize("text, value, context", [
     ("We spent a day at the shelter in Stamford last week.", "Stamford", "shelter in Stamford"),  # not "Stamford last"
     ("The best thing is Hawaiian pizza, honestly.", "Hawaiian", "Hawaiian pizza"),  # not "thing is Hawaiian"
