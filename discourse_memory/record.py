@@ -22,6 +22,7 @@ Pure functions of a conversation's columns: :mod:`.fit` chooses which items to l
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections import Counter
@@ -229,6 +230,8 @@ def _encoded(text: str) -> bool:
     return len(text) >= 20 and _base64(text, ENCODED_CHANGES)
 
 
+ENCODED_SCAN = 200
+"""How far around a value its line is read for base64 (a diff's lines are 76 characters)."""
 ENCODED_LINE_CHARS = 40
 """A line of base64 at least this long, with half the case changes of
 :data:`ENCODED_CHANGES`, is encoded data (its pieces, split at ``+`` and ``/``, may read
@@ -238,6 +241,8 @@ like words: ``p7JSeKdghDRUNGTETUua``)."""
 def _encoded_line(line: str) -> bool:
     """Whether a line of code or output is base64 (a ``git diff`` of a binary file)."""
     return len(line) >= ENCODED_LINE_CHARS and _base64(line, ENCODED_CHANGES / 2)
+
+
 _LOWER_WORD = re.compile(r"(?<![\w\-.@/])[a-z][a-z'’]+(?![\w\-@/]|\.\w)")  # not in an id, address or path
 LOWER_USES = 3
 """How often a word must be written in lower case for its capitals (``ID`` where tool
@@ -430,7 +435,8 @@ TOPIC_MESSAGES = 2
 Japanese leave out the subject the talk is on) are read for the one name it is about."""
 
 
-_ADDRESS = re.compile(r"\d+号|[路街巷号]$|胡同$|市.{0,8}[区县]|[区县].{0,8}[路街]")  # "鼓楼西大街80号": where a place is, not what the talk is on
+# "鼓楼西大街80号", "北京市崇文区前门东路…": where a place is, not what the talk is on.
+_ADDRESS = re.compile(r"\d+号|[路街巷号]$|胡同$|市.{0,8}[区县]|[区县].{0,8}[路街]")
 
 
 def _topic(cols: Columns, question: int) -> str | None:
@@ -531,10 +537,14 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     if kind not in PATTERN_KINDS and (_in_label(u.text, lit.start, lit.end)
                                       or u.kind == "heading" and title_case(u.text)):
         return None  # "- Additional Cost: $600", "## Important Boundaries": Title Case of a label, no name
-    line_start = u.text.rfind("\n", 0, lit.start) + 1
-    line_end = u.text.find("\n", lit.end)
-    if _encoded_line(u.text[line_start:line_end if line_end >= 0 else len(u.text)].strip("+-> \t")):
-        return None  # a line of base64 (a binary file in a diff): its pieces are no values either
+    # A line of base64 (a binary file in a diff): its pieces are no values either. (Read
+    # within a bounded window: a unit can be one 5 MB line with many values.)
+    lo, hi = max(0, lit.start - ENCODED_SCAN), lit.end + ENCODED_SCAN
+    line_start = u.text.rfind("\n", lo, lit.start) + 1 or lo
+    line_end = u.text.find("\n", lit.end, hi)
+    line = u.text[line_start:line_end if line_end >= 0 else hi]
+    if len(line) < 2 * ENCODED_SCAN and _encoded_line(line.strip("+-> \t")):
+        return None
     span: tuple[int, int] | None = None
     key = _key(u, lit.start, lit.end)
     json_row = row_key(u)
@@ -593,9 +603,10 @@ def _sentence_head(text: str, span: tuple[int, int], speaker: str | None) -> tup
         start = len(speaker) + 1
     while start < span[0] and text[start].isspace():
         start += 1
-    if _CJK_CHAR.search(text[start:span[1]]) or len(text[start:span[0]].split()) >= HEAD_WORDS:
+    if span[0] - start > MAX_ITEM_CHARS or _CJK_CHAR.search(text, start, span[1]) \
+            or sum(1 for _ in itertools.islice(_WORD_END.finditer(text, start, span[0]), HEAD_WORDS)) >= HEAD_WORDS:
         return span
-    words = list(_WORD_END.finditer(text, start))
+    words = list(itertools.islice(_WORD_END.finditer(text, start), HEAD_WORDS + CLAUSE_WORDS))
     if not words:
         return span
     last = min(HEAD_WORDS, len(words)) - 1
@@ -816,6 +827,7 @@ def _key(u: Unit, start: int, end: int) -> str | None:
 
 JSON_PATH_CHARS = 2000
 """How far into a unit the key of a JSON value's container is looked for."""
+_JSON_START = re.compile(r"\s{0,200}[{\[\"]")
 _JSON_TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"\s*(:)?|[{}\[\]]')
 
 
@@ -823,7 +835,7 @@ def _enclosing_key(text: str, at: int) -> str | None:
     """The key of the JSON object or array that holds the member whose key starts at
     ``at`` in ``text`` (a JSON unit: a document or one of its members), or None at the top
     or when ``text`` is no JSON there."""
-    if at > JSON_PATH_CHARS or not text.lstrip()[:1] in ('{', '[', '"'):
+    if at > JSON_PATH_CHARS or _JSON_START.match(text) is None:
         return None  # (a JSON unit is short: a long text is read no further than its key)
     keys: list[str | None] = []  # per open container, the key it is the value of
     pending: str | None = None

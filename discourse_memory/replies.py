@@ -75,7 +75,7 @@ def question_units(cols: Columns) -> np.ndarray:
     names something (a value other than a bare count) and the reply names all it names
     ("世界花卉大观园的地址是…" to "世界花卉大观园地址在哪？"), or the reply repeats the question's
     topic word ("I've gone camping a few times" to "Have you been camping before?") or, naming
-all it names, a CJK content word of it ("门票价格是40元。" to "门票是多少钱？"). Found
+    all it names, a CJK content word of it ("门票价格是40元。" to "门票是多少钱？"). Found
     once per message, from these two messages only (the conversation grows; they do not
     change)."""
     memo: list[int] = cols.derived.setdefault("question_units", {}).setdefault(-1, [])  # type: ignore[assignment]
