@@ -550,6 +550,9 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     json_row = row_key(u)
     row, group = (json_row, index) if json_row is not None else list_row(cols, index, u)
     if key is not None:
+        outer = key.rsplit(".", 1)[0] if "." in key else ""
+        if outer != value and value.lower() in outer.lower():
+            return None  # "gift_card_7344518.source: gift_card": its key says it already
         value_shown = sanitize(text)
         return Item(literal, index, u.message, f"{sanitize(key)}: {value_shown}", None, (literal,), False,
                     sanitize(key), value_shown, row, group)

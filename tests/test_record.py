@@ -130,6 +130,7 @@ def test_a_nested_value_is_keyed_by_what_holds_it():
     assert not {"first_name: Lei", "dob: 1990-12-07", "source: gift_card", "amount: 150"} & set(entry.items), items
     note = r.messages[0]["content"]
     assert re.search(r"saved_passengers: \{first_name: Lei, last_name: Ito, dob: 1990-12-07\}", note), note
+    assert "source: gift_card" not in note  # (the key of what holds it says so already)
 
 
 def test_dialogue_entries_are_dated_by_their_session():
