@@ -1033,17 +1033,20 @@ _NESTED = re.compile(r"([A-Za-z_][\w\-]{0,40})\.([A-Za-z_][\w\-]{0,40}): (.*)", 
 
 def _nested(texts: list[str]) -> list[str]:
     """Values keyed inside one JSON object as one text under its key
-    (``saved_passengers: {first_name: Lei, last_name: Ito}``), where it holds two or more."""
+    (``saved_passengers: {first_name: Lei, last_name: Ito}``), where it holds two or more,
+    each of one value."""
     groups: dict[str, list[int]] = {}
     for at, text in enumerate(texts):
         m = _NESTED.fullmatch(text)
         if m is not None:
             groups.setdefault(m.group(1), []).append(at)
     for outer, ats in groups.items():
-        if len(ats) < 2:
+        fields = [m for m in (_NESTED.fullmatch(texts[at]) for at in ats) if m is not None]
+        # A key of several values stays dotted: "{flight_number: HAT271, HAT197, date: …}"
+        # reads as three fields.
+        if len(fields) < 2 or any(", " in m.group(3) or " / " in m.group(3) for m in fields):
             continue
-        fields = [_NESTED.fullmatch(texts[at]) for at in ats]
-        texts[ats[0]] = f"{outer}: {{" + ", ".join(f"{m.group(2)}: {m.group(3)}" for m in fields if m) + "}"
+        texts[ats[0]] = f"{outer}: {{" + ", ".join(f"{m.group(2)}: {m.group(3)}" for m in fields) + "}"
         for at in ats[1:]:
             texts[at] = ""
     return [t for t in texts if t]

@@ -133,6 +133,12 @@ def test_a_nested_value_is_keyed_by_what_holds_it():
     assert "source: gift_card" not in note  # (the key of what holds it says so already)
 
 
+def test_only_one_value_per_key_stands_in_a_holders_braces():
+    assert record._nested(["a.x: 1", "b: 3", "a.y: 2"]) == ["a: {x: 1, y: 2}", "b: 3"]
+    several = ["flights.flight_number: HAT271, HAT197", "flights.date: 2024-05-10"]
+    assert record._nested(list(several)) == several  # not "{flight_number: HAT271, HAT197, date: …}"
+
+
 def test_dialogue_entries_are_dated_by_their_session():
     msgs = []
     for day in range(1, 7):
