@@ -403,6 +403,8 @@ def asked_about(cols: Columns, m: Message) -> str | None:
     if q is None:
         return None
     own = " ".join(tf.text for tf in m.texts)
+    if _CJK_CHAR.search(own) and _names_its_own(cols, m.index, q.index, own):
+        return None
     speakers = [s for s in (cols.opening_label(q.index), cols.opening_label(m.index)) if s]
     starts = cols.msg_start.view
     for k in range(int(starts[q.index]), int(starts[q.index + 1])):
@@ -421,6 +423,20 @@ def asked_about(cols: Columns, m: Message) -> str | None:
             and not _cjk_names(cols, m.index):
         return _topic(cols, q.index)
     return None
+
+
+_DIGITS = re.compile(r"\d")
+
+
+def _names_its_own(cols: Columns, reply: int, question: int, text: str) -> bool:
+    """A CJK reply that names a place of its own before any value (``推荐你去钓鱼台国宾馆尝尝吧，
+    这里人均消费1842元``): its values are that place's, not what the question named."""
+    names = _cjk_names(cols, reply) - _cjk_names(cols, question)
+    if not names:
+        return False
+    first = min(text.find(n) for n in names)
+    digit = _DIGITS.search(text)
+    return first >= 0 and (digit is None or first < digit.start())
 
 
 def _cjk_names(cols: Columns, message: int) -> set[str]:

@@ -232,6 +232,8 @@ def test_a_reply_the_view_shows_comes_with_its_question():
     ("给您推荐北京华滨国际大酒店。", "有便宜点的吗？", "锦江之星(北京通州北苑地铁站店)还不错，价格是262元。", None),  # the reply names its own
     ("地址是鼓楼西大街80号。", "电话是多少？", "电话是010-84023077。", None),  # an address is no topic
     ("I recommend the Grand Hotel.", "How much is it?", "It is $310 a night.", None),  # English says its subject
+    ("好的。", "北京瑞斯汀主题酒店周边有便宜的酒店吗？", "北京骏马国际酒店怎么样呢？价格是336元。", None),  # its own place's price
+    ("好的。", "八达岭长城的电话是多少？", "电话是010-85116665，周边餐馆有护国寺小吃店。", "八达岭长城"),
 ])
 def test_a_chinese_reply_is_keyed_by_the_name_its_question_leaves_out(before, question, reply, about):
     from discourse_memory.columns import Columns
