@@ -488,7 +488,11 @@ _CJK_BEFORE_NAME = frozenset(
     "每家 几家 附近 些 什么 啥 该 "
     "其他 其它 别的 等 考虑 选择 为 问下 麻烦 其中 或者 者 查询 提供 设施 爬 完 下 "
     "周边 旁边 型 不错 地址 电话 叫做 前往 打车 坐 乘 换乘 请问 帮我 一下 可以 比如 例如 "
-    "以及 还有 只有 就是 地方 觉得 感觉 认为 听说 知道 很多 位于".split()
+    "以及 还有 只有 就是 地方 觉得 感觉 认为 听说 知道 很多 位于 "
+    # Verbs of telling and adverbs: "老板经常聊起花园" is no name ("花园" alone has too
+    # few characters before its end word to be one).
+    "说 说起 聊起 讲起 谈起 提起 说到 聊到 讲到 经常 总是 一直 常常 小声 笑着 正在 刚才 今天 昨天 明天 "
+    "已经 非常 特别 喜欢".split()
 )
 _CJK_NAME_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fffA-Za-z0-9·&'\-]")
 

@@ -22,6 +22,8 @@ Pure functions of a conversation's columns: :mod:`.fit` chooses which items to l
 
 from __future__ import annotations
 
+import functools
+import importlib
 import itertools
 import json
 import re
@@ -34,6 +36,7 @@ import numpy as np
 from .actions import is_action, last_command
 from .columns import CODE, UNIT_KINDS, Columns
 from .labels import LIST_MARK, date_line
+from .language import CJK, detect_language
 from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
 from .messages import SYSTEM_ROLES, Message
 from .outline import head_text, is_attribute, list_heads
@@ -579,7 +582,7 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
                 return None
             return Item(literal, index, u.message, f"{path}: {text}", None, (literal,), False, path, text)
         after = _WORD.match(u.text, lit.end + 1) if u.text[lit.end:lit.end + 1] == " " else None
-        if after is None or after.group().lower() in _STOP:
+        if after is None or after.group().lower() in _STOP or after.group().lower() in _own_stop_words(u.text):
             return None
         span = (lit.start, after.end())
         shown = u.text[span[0]:span[1]]
@@ -587,9 +590,10 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         span = code_line(u.text, lit.start, lit.end)
         shown = line_text(u.text, span)
     else:
-        span = _in_context(u.text, lit.start, lit.end)
+        own = _own_stop_words(u.text)
+        span = _in_context(u.text, lit.start, lit.end, own)
         if u.kind == "sentence" and text == value:
-            span = _sentence_head(u.text, span, cols.opening_label(u.message))
+            span = _sentence_head(u.text, span, cols.opening_label(u.message), own)
         shown = u.text[span[0]:span[1]] if text == value else text
     shown = sanitize(shown)
     if len(shown) > MAX_ITEM_CHARS:
@@ -613,7 +617,8 @@ _HANGING = frozenset(
     "probably which who whose whom where".split())
 
 
-def _sentence_head(text: str, span: tuple[int, int], speaker: str | None) -> tuple[int, int]:
+def _sentence_head(text: str, span: tuple[int, int], speaker: str | None,
+                   own: frozenset[str] = frozenset()) -> tuple[int, int]:
     """``span`` of a value's context grown to the head of its sentence ``text`` when the
     value stands among the first :data:`HEAD_WORDS` words (after the speaker's label), and
     the head is short enough for an item; else ``span``. CJK text has no words to count."""
@@ -629,14 +634,20 @@ def _sentence_head(text: str, span: tuple[int, int], speaker: str | None) -> tup
     if not words:
         return span
     last = min(HEAD_WORDS, len(words)) - 1
-    # Through its clause when that ends a few words on ("I've never been to Jasper"), else
-    # without the function words a cut leaves hanging ("The Hobbit is great", not "… great, but").
-    for k in range(last, min(last + CLAUSE_WORDS, len(words) - 1) + 1):
+    # To the end of the value's clause when that comes first ("On your NYC trip", not "On
+    # your NYC trip, did"); through its clause when that ends a few words on ("I've never
+    # been to Jasper"), else without the function words a cut leaves hanging ("The Hobbit
+    # is great", not "… great, but").
+    # (Not for a value that opens its sentence: "Last year, I went" keeps its clause after.)
+    value_word = next((k for k, w in enumerate(words) if w.end() >= span[1]), last)
+    first = last if words[0].start() >= span[0] else next(
+        (k for k in range(max(value_word, 2), last) if words[k].group()[-1] in _CLAUSE_END), last)
+    for k in range(first, min(last + CLAUSE_WORDS, len(words) - 1) + 1):
         if words[k].group()[-1] in _CLAUSE_END:
             last = k
             break
     else:
-        while last > 0 and words[last].end() > span[1] and _hanging(words[last].group()):
+        while last > 0 and words[last].end() > span[1] and _hanging(words[last].group(), own):
             last -= 1
     end = max(span[1], words[last].end())
     while end > span[1] and text[end - 1] in ",;:-–—":
@@ -646,10 +657,29 @@ def _sentence_head(text: str, span: tuple[int, int], speaker: str | None) -> tup
     return start, end
 
 
-def _hanging(word: str) -> bool:
-    """A word a cut may not end on: a function word, or a dash."""
+def _hanging(word: str, own: frozenset[str] = frozenset()) -> bool:
+    """A word a cut may not end on: a function word (of English, or ``own``: the text's
+    language's), or a dash."""
     bare = word.strip(",;:-–—\"'“”‘’()").lower()
-    return not bare or bare in _HANGING
+    return not bare or bare in _HANGING or bare in own
+
+
+@functools.lru_cache(maxsize=4096)
+def _own_stop_words(text: str) -> frozenset[str]:
+    """The stop words of ``text``'s language when that is a spaced language other than
+    English (none else): no value is keyed by, nor a head cut on, a German "vom" or a
+    French "les" ("Der Zug fährt um 14:30 Uhr", not "14:30 Uhr vom")."""
+    language = detect_language(text)
+    return frozenset() if language == "en" or language in CJK else _stop_words(language)
+
+
+@functools.lru_cache(maxsize=None)
+def _stop_words(language: str) -> frozenset[str]:
+    # The list alone: importing it builds no pipeline.
+    try:
+        return frozenset(importlib.import_module(f"spacy.lang.{language}.stop_words").STOP_WORDS)
+    except ImportError:  # a language spaCy has no list for ("xx")
+        return frozenset()
 
 
 def list_row(cols: Columns, index: int, u: Unit) -> tuple[str | None, int]:
@@ -892,13 +922,13 @@ def _closed(text: str, lo: int, start: int, end: int) -> int:
     return end
 
 
-def _in_context(text: str, start: int, end: int) -> tuple[int, int]:
+def _in_context(text: str, start: int, end: int, own: frozenset[str] = frozenset()) -> tuple[int, int]:
     """The span of the value with the nearest content word of its sentence: the word
     before it (and what lies between), else the word after it, within a few words; the
     word after it when that one touches the value and the one before does not, unless only a
     preposition stands between ("LGBT pride", not "time at the LGBT"; "Hawaiian pizza", not
     "thing is Hawaiian"; but "shelter in Stamford", not "Stamford last")."""
-    before, after = _context_before(text, start, end), _context_after(text, start, end)
+    before, after = _context_before(text, start, end, own), _context_after(text, start, end, own)
     if before is None:
         return after[:2] if after else (start, end)
     if after is not None and after[2] and not before[2] and not _linked(text[before[0]:start]):
@@ -918,7 +948,8 @@ def _linked(span: str) -> bool:
 _LETTER = re.compile(r"[^\W\d_]")
 
 
-def _context_before(text: str, start: int, end: int) -> tuple[int, int, bool] | None:
+def _context_before(text: str, start: int, end: int,
+                    own: frozenset[str] = frozenset()) -> tuple[int, int, bool] | None:
     """The span from the nearest content word before the value, and whether that word
     touches it (no other word between)."""
     lo = max(0, start - 40)
@@ -927,7 +958,7 @@ def _context_before(text: str, start: int, end: int) -> tuple[int, int, bool] | 
     if boundary >= 0:
         lo += boundary + 1
         before = text[lo:start]
-    words = [m for m in _WORD.finditer(before) if m.group().lower() not in _STOP]
+    words = [m for m in _WORD.finditer(before) if m.group().lower() not in _STOP and m.group().lower() not in own]
     if not words:
         return None
     at = words[-1].start()
@@ -957,12 +988,13 @@ def _context_before(text: str, start: int, end: int) -> tuple[int, int, bool] | 
 _NEXT_NOUN = re.compile(r" ([a-z][a-z'’-]{2,24})(?![\w'’-])")
 
 
-def _context_after(text: str, start: int, end: int) -> tuple[int, int, bool] | None:
+def _context_after(text: str, start: int, end: int,
+                   own: frozenset[str] = frozenset()) -> tuple[int, int, bool] | None:
     """The span to the nearest content word after the value, and whether it touches it."""
     after = text[end:end + 40]
     stop = min((i for i in (after.find(c) for c in _BOUNDARY) if i >= 0), default=len(after))
     for m in _WORD.finditer(after[:stop]):
-        if m.group().lower() in _STOP:
+        if m.group().lower() in _STOP or m.group().lower() in own:
             continue
         if after[:m.end()].count(" ") <= 3:
             limit, stop = stop, m.end()
@@ -974,7 +1006,8 @@ def _context_after(text: str, start: int, end: int) -> tuple[int, int, bool] | N
                 stop = after.find(")", stop) + 1
                 if not stop:
                     return None
-            return start, end + stop, not _LETTER.search(after[:m.start()])
+            # A comma between parts them: "RB-2024-118, falls" is no key of the id.
+            return start, end + stop, not _LETTER.search(after[:m.start()]) and "," not in after[:m.start()]
         break
     return None
 

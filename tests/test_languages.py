@@ -124,6 +124,10 @@ def test_japanese_prose_splits_at_its_sentence_marks():
     # "和" in a name, not between two
     ("去雍和宫看看，再住和平宾馆", ["雍和宫", "和平宾馆"]),
     ("北京饭店和长城饭店都不错", ["北京饭店", "长城饭店"]),
+    # a verb of telling or an adverb is in no name: "老板经常聊起花园" was one
+    ("我们老板经常聊起花园里的事。", []),
+    ("那个孩子小声说起北京动物园。", ["北京动物园"]),
+    ("您刚才说维也纳3好酒店(北京南站洋桥店)吗？我喜欢北京龙鼎华鼎云酒店", ["维也纳3好酒店(北京南站洋桥店)", "北京龙鼎华鼎云酒店"]),
     # a value after its key: an address to the end of its clause, the items of a dish list
     ("地址是北京市海淀区颐和园路5号。", ["北京市海淀区颐和园路5号"]),
     ("地址是在雅成一里19号楼世丰国际大厦2层(近朝阳大悦城)。", ["雅成一里19号楼世丰国际大厦2层(近朝阳大悦城)"]),

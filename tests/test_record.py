@@ -283,12 +283,24 @@ def test_a_reply_that_says_what_it_answers_needs_no_question(question, reply, al
      "So FilteredRelation('book') is correct here."),  # five words at the least: the sentence's opening
     ("I ran a charity race for mental health last Saturday.", "Saturday", None, None),  # far in: as before
     ("这里门票39元，很便宜。", "39元", None, None),  # CJK: no words to count
+    ("It was Matt Patterson, he is so talented!", "Matt Patterson", None, "It was Matt Patterson"),
+    ("Last year, I went to Nuuk with my sister.", "Last year", None, "Last year, I went"),
+    # in the text's language: no head ends on a German "vom" or "der"; a comma parts an id
+    # from the word after it ("RB-2024-118, falls" was its context)
+    ("Der Zug fährt um 14:30 Uhr vom Hauptbahnhof ab.", "14:30 Uhr", None, "Der Zug fährt um 14:30 Uhr"),
+    ("Die Lieferung kommt am 7. März 2025, sagt der Händler.", "7. März 2025", None,
+     "Die Lieferung kommt am 7. März 2025"),
+    ("Meine Bestellnummer ist RB-2024-118, falls du nachfragen musst.", "RB-2024-118", None,
+     "Meine Bestellnummer ist RB-2024-118"),
+    ("On se retrouve à 20h00 devant le cinéma, comme prévu.", "20h00", None,
+     "On se retrouve à 20h00 devant le cinéma"),
 ])
 def test_a_value_near_its_sentences_start_is_listed_with_the_sentences_head(text, value, speaker, head):
-    from discourse_memory.record import _in_context, _sentence_head
+    from discourse_memory.record import _in_context, _own_stop_words, _sentence_head
     start = text.index(value)
-    context = _in_context(text, start, start + len(value))
-    lo, hi = _sentence_head(text, context, speaker)
+    own = _own_stop_words(text)
+    context = _in_context(text, start, start + len(value), own)
+    lo, hi = _sentence_head(text, context, speaker, own)
     assert text[lo:hi] == (head if head is not None else text[context[0]:context[1]])
     assert lo <= start and hi >= start + len(value)
 
