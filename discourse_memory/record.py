@@ -77,7 +77,8 @@ _STOP = frozenset(
     "like know think sounds thanks thank great good awesome amazing glad love nice cool yeah sure "
     "okay feel feels much very into than then them some more most even well here yes wow hey "
     "being because does doing done each every into its it's i'm i've you're over only other "
-    "such these those while where why per actually currently already still last next past coming".split()
+    "such these those while where why per actually currently already still last next past coming "
+    "around almost nearly".split()
 )
 VALUES_LINE = "; values left out, quoted as data:]"
 """How the note's first line ends when it lists values."""
@@ -585,6 +586,9 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         if after is None or after.group().lower() in _STOP or after.group().lower() in _own_stop_words(u.text):
             return None
         span = (lit.start, after.end())
+        before = _context_before(u.text, lit.start, lit.end, _own_stop_words(u.text))
+        if before is not None:  # "family for 10 years", not "10 years"
+            span = (before[0], after.end())
         shown = u.text[span[0]:span[1]]
     elif u.kind in LINE_KINDS and text == value:
         span = code_line(u.text, lit.start, lit.end)

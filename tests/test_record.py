@@ -960,3 +960,19 @@ def test_units_that_touch_in_the_source_touch_in_the_view():
         assert "exceptions. FieldError" not in text
         seen += "django.core.exceptions.FieldError" in text
     assert seen
+
+
+@pytest.mark.parametrize("text, value, entry", [
+    # a number is listed with the word it counts and the word it goes with ("8 sitting" said nothing)
+    ("For me, it was when I noticed a little girl around 8 sitting all alone.", "8", "girl around 8 sitting"),
+    ("He was such an important part of our family for 10 years and it's so hard.", "10", "family for 10 years"),
+])
+def test_a_number_in_prose_is_listed_with_what_it_counts_and_goes_with(text, value, entry):
+    from discourse_memory import Compactor
+    from discourse_memory.record import item_for
+
+    cols, _ = Compactor()._columns([{"role": "user", "content": text}])
+    units = cols.units
+    k = next(i for i, u in enumerate(units) if value in u.literal_texts)
+    item = item_for(cols, k, units[k], cols.lit_ids[value])
+    assert item is not None and item.text == entry
