@@ -78,7 +78,7 @@ _STOP = frozenset(
     "okay feel feels much very into than then them some more most even well here yes wow hey "
     "being because does doing done each every into its it's i'm i've you're over only other "
     "such these those while where why per actually currently already still last next past coming "
-    "around almost nearly".split()
+    "around almost nearly after before during until".split()
 )
 VALUES_LINE = "; values left out, quoted as data:]"
 """How the note's first line ends when it lists values."""
@@ -618,7 +618,7 @@ _HANGING = frozenset(
     "a an the and or but nor so yet to of in on at by for with from into as is are was were be been am "
     "do does did have has had it its he she they we you i my your our their his her this that these those "
     "not no if when while because since about than then just also always never very really definitely "
-    "probably which who whose whom where".split())
+    "probably which who whose whom where can could will would shall should may might must".split())
 
 
 def _sentence_head(text: str, span: tuple[int, int], speaker: str | None,
@@ -651,7 +651,21 @@ def _sentence_head(text: str, span: tuple[int, int], speaker: str | None,
             last = k
             break
     else:
-        while last > 0 and words[last].end() > span[1] and _hanging(words[last].group(), own):
+        # A function word after words of the clause leads on to what it names, a few words
+        # on ("Last August I told you about my dream", not "Last August I told").
+        ahead = None
+        if last > 0 and words[last].end() > span[1] and _hanging(words[last].group(), own) \
+                and words[last - 1].group()[-1] not in _CLAUSE_END:
+            for k in range(last + 1, min(last + CLAUSE_WORDS, len(words) - 1) + 1):
+                word = words[k].group()
+                if "—" in word or "–" in word:
+                    break  # a dash ends the clause
+                if _leads_to(word, own):
+                    ahead = k
+                    break
+        if ahead is not None:
+            last = ahead
+        while ahead is None and last > 0 and words[last].end() > span[1] and _hanging(words[last].group(), own):
             last -= 1
     end = max(span[1], words[last].end())
     while end > span[1] and text[end - 1] in ",;:-–—":
@@ -666,6 +680,16 @@ def _hanging(word: str, own: frozenset[str] = frozenset()) -> bool:
     language's), or a dash."""
     bare = word.strip(",;:-–—\"'“”‘’()").lower()
     return not bare or bare in _HANGING or bare in own
+
+
+_FILLERS = frozenset("all just also even still only so too quite pretty much".split())
+
+
+def _leads_to(word: str, own: frozenset[str]) -> bool:
+    """A word a function word may lead a head on to: a content word, no adverb ("My Unity
+    strategy game is finally" read worse than "My Unity strategy game")."""
+    bare = word.strip(",;:-–—\"'“”‘’()").lower()
+    return not _hanging(word, own) and bare not in _FILLERS and not bare.endswith("ly")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -284,7 +284,12 @@ def test_a_reply_that_says_what_it_answers_needs_no_question(question, reply, al
     ("I ran a charity race for mental health last Saturday.", "Saturday", None, None),  # far in: as before
     ("这里门票39元，很便宜。", "39元", None, None),  # CJK: no words to count
     ("It was Matt Patterson, he is so talented!", "Matt Patterson", None, "It was Matt Patterson"),
-    ("Last year, I went to Nuuk with my sister.", "Last year", None, "Last year, I went"),
+    ("Last year, I went to Nuuk with my sister.", "Last year", None, "Last year, I went to Nuuk"),
+    # a function word leads on to what it names ("Last August I told" said nothing)
+    ("Last Thursday I took my dogs out for a hike.", "Last Thursday", None, "Last Thursday I took my dogs"),
+    ("RPGs and MOBAs can be awesome to experience a story.", "RPGs", None, "RPGs and MOBAs can be awesome"),
+    ("My Unity strategy game is finally finished—it took ages.", "Unity", None,
+     "My Unity strategy game"),  # not "… is finally", nor across the dash
     # in the text's language: no head ends on a German "vom" or "der"; a comma parts an id
     # from the word after it ("RB-2024-118, falls" was its context)
     ("Der Zug fährt um 14:30 Uhr vom Hauptbahnhof ab.", "14:30 Uhr", None, "Der Zug fährt um 14:30 Uhr"),
@@ -323,6 +328,7 @@ def test_title_case_words_that_name_a_code_are_its_label(text, value, label):
     ("I had a great time at the LGBT pride parade.", "LGBT", "LGBT pride parade"),  # not "time at the LGBT"
     ("I ended up in the ER with a severe stomachache.", "ER", "ER with a severe stomachache"),  # the noun, not "severe"
     ("We saw the Perseid meteor shower, lying in the grass.", "Perseid", "Perseid meteor shower"),
+    ("I met up with my teammates on the 15th after my trip.", "15th", "teammates on the 15th"),  # not "15th after"
 ])
 def test_a_value_in_prose_stands_with_the_word_it_goes_with(text, value, context):
     from discourse_memory.record import _in_context
