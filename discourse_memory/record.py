@@ -404,10 +404,12 @@ def asked_about(cols: Columns, m: Message) -> str | None:
     its sentence or naming a speaker (``Hey Mel!``) is not what it asks about. Read from
     these two messages only, so the label is the same however the conversation grew."""
     q = question_message(cols, m)
-    if q is None:
-        return None
     own = " ".join(tf.text for tf in m.texts)
-    if _CJK_CHAR.search(own) and _names_its_own(cols, m.index, q.index, own):
+    if _CJK_CHAR.search(own):
+        names = _own_names(cols, m.index, None if q is None else q.index, own)
+        if names:  # its values are that place's ("推荐你去钓鱼台国宾馆尝尝吧，这里人均消费1842元")
+            return sanitize(names[0])[:LABEL_CHARS] if len(names) == 1 else None
+    if q is None:
         return None
     speakers = [s for s in (cols.opening_label(q.index), cols.opening_label(m.index)) if s]
     starts = cols.msg_start.view
@@ -432,22 +434,32 @@ def asked_about(cols: Columns, m: Message) -> str | None:
 _DIGITS = re.compile(r"\d")
 
 
-def _names_its_own(cols: Columns, reply: int, question: int, text: str) -> bool:
-    """A CJK reply that names a place of its own before any value (``推荐你去钓鱼台国宾馆尝尝吧，
-    这里人均消费1842元``): its values are that place's, not what the question named."""
-    names = _cjk_names(cols, reply) - _cjk_names(cols, question)
+def _own_names(cols: Columns, reply: int, question: int | None, text: str) -> list[str]:
+    """The places a CJK reply names of its own (not its question's) when the first stands
+    before any value (``推荐你去钓鱼台国宾馆尝尝吧，这里人均消费1842元``): its values are
+    that place's, so the entry is keyed by it when it names one (``#309 assistant re
+    柴锅居(昌平店): 人均消费在90元左右``, where the clause alone prices nothing)."""
+    names = _cjk_names(cols, reply) - (set() if question is None else _cjk_names(cols, question))
     if not names:
-        return False
-    first = min(text.find(n) for n in names)
+        return []
+    places = sorted((text.find(n), n) for n in names if text.find(n) >= 0)
     digit = _DIGITS.search(text)
-    return first >= 0 and (digit is None or first < digit.start())
+    if not places or digit is not None and places[0][0] > digit.start():
+        return []
+    # the names before its first value, a dish list aside ("大德祥…(兴隆街店)，推荐菜有炒疙瘩，评分4.7分")
+    dishes = _DISH_KEY.search(text)
+    first = [n for at, n in places if (digit is None or at <= digit.start()) and (dishes is None or at < dishes.start())]
+    return list(dict.fromkeys(first or [n for _, n in places]))
+
+
+_DISH_KEY = re.compile(r"(?:推荐菜|招牌菜|特色菜|菜品)")
 
 
 def _cjk_names(cols: Columns, message: int) -> set[str]:
     """The CJK names a message states, places' addresses aside."""
     starts = cols.msg_start.view
     return {lit.text for k in range(int(starts[message]), int(starts[message + 1])) for lit in cols.units[k].literals
-            if lit.kind == "name" and _CJK_CHAR.match(lit.text) and not _ADDRESS.search(lit.text)}
+            if lit.kind == "name" and _CJK_CHAR.search(lit.text) and not _ADDRESS.search(lit.text)}
 
 
 TOPIC_MESSAGES = 2
@@ -462,14 +474,18 @@ _ADDRESS = re.compile(r"\d+号|[路街巷号]$|胡同$|市.{0,8}[区县]|[区县
 def _topic(cols: Columns, question: int) -> str | None:
     """The name a CJK question without one is about, for an assistant's reply that names
     none: the one CJK name (no address) of the nearest of the :data:`TOPIC_MESSAGES`
-    messages before it that names any ("推荐您去北京华滨国际大酒店。"), unless that message
-    names several (a choice the question does not say)."""
+    messages before it that names any ("推荐您去北京华滨国际大酒店。"), or the one place
+    it names before its values (a dish list aside), unless it names several (a choice the
+    question does not say)."""
     for m in range(question - 1, max(question - 1 - TOPIC_MESSAGES, -1), -1):
         if cols.messages[m].role in SYSTEM_ROLES or cols.messages[m].role == "tool":
             return None
         names = _cjk_names(cols, m)
-        if len(names) > 1:
-            return None
+        if len(names) > 1:  # the one place it names before its values, if it names one
+            first = _own_names(cols, m, None, " ".join(tf.text for tf in cols.messages[m].texts))
+            if len(first) != 1:
+                return None
+            names = set(first)
         if names:
             return sanitize(names.pop())[:LABEL_CHARS]
     return None
@@ -974,6 +990,7 @@ def _linked(span: str) -> bool:
 
 
 _LETTER = re.compile(r"[^\W\d_]")
+_NUMBER_BEFORE = re.compile(r"\d[\d.,]{0,12}(?:[-~～至到]\d[\d.,]{0,12})?$")
 
 
 def _context_before(text: str, start: int, end: int,
@@ -1001,6 +1018,12 @@ def _context_before(text: str, start: int, end: int,
         possessive = text.rfind("的", lo + at, start - tail)
         if possessive >= 0:  # "景点的评分是4分": the key is what follows 的
             at = possessive + 1 - lo
+        else:
+            # a run opening on a number's unit ("门票100-150元能玩3小时") brings its number:
+            # "100-150元能玩3小时", not "元能玩3小时"
+            number = _NUMBER_BEFORE.search(before, 0, at)
+            if number is not None:
+                at = number.start()
     closer = before.find(")", at)
     if closer >= 0 and "(" not in before[at:closer]:
         # "Atlanta (ATL) to Philadelphia", not "ATL) to Philadelphia": a context
@@ -1078,13 +1101,21 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
         if entry.header is not None and entry.header != header:
             lines.append(entry.header)
             header = entry.header
-        lines.append(f"{entry.label}: " + "; ".join(_unkeyed(texts, entry.label)))
+        label = _about_unsaid(entry.label, texts)
+        lines.append(f"{label}: " + "; ".join(_unkeyed(texts, label)))
     flush()
     dropped = len(record.dropped) if dropped is None else dropped
     if dropped:
         lines.append(f"({dropped} more values dropped to fit)")
     lines.append(f"[end of record {tag}]")
     return "\n".join(lines)
+
+
+def _about_unsaid(label: str, texts: list[str]) -> str:
+    """The label without its ``re`` key when a listed value already names it (``#287
+    assistant: 大德祥老北京炸酱面大王(兴隆街店)，推荐菜有炒疙瘩``, not the name twice)."""
+    head, sep, about = label.partition(" re ")
+    return head if sep and any(about in t for t in texts) else label
 
 
 def _unkeyed(texts: list[str], label: str) -> list[str]:

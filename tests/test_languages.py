@@ -227,6 +227,7 @@ def test_a_cjk_clip_keeps_as_many_words_as_an_english_one(table):
     ("锦江之星(北京通州北苑地铁站店)的评分是4.4分，周边的景点有韩美林艺术馆。", "4.4分", "评分是4.4分"),  # not "的评分是4.4分"
     ("这个景点的评分是4分。", "4分", "评分是4分"),
     ("人均消费是74元。", "74元", "人均消费是74元"),
+    ("帮我找一个门票100-150元能玩3小时的地方。", "3小时", "100-150元能玩3小时"),  # not "元能玩3小时"
 ])
 def test_a_cjk_value_is_keyed_by_what_follows_a_possessive(text, value, context):
     from discourse_memory.record import _in_context

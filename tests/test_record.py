@@ -229,10 +229,16 @@ def test_a_reply_the_view_shows_comes_with_its_question():
 @pytest.mark.parametrize("before, question, reply, about", [
     ("给您推荐北京华滨国际大酒店。", "价格是多少？", "价格是968元。", "北京华滨国际大酒店"),  # the subject left out
     ("建议您去北京乾元酒店或北京北大博雅国际酒店。", "价格是多少？", "价格是776元。", None),  # a choice the question leaves open
-    ("给您推荐北京华滨国际大酒店。", "有便宜点的吗？", "锦江之星(北京通州北苑地铁站店)还不错，价格是262元。", None),  # the reply names its own
+    ("给您推荐北京华滨国际大酒店。", "有便宜点的吗？", "锦江之星(北京通州北苑地铁站店)还不错，价格是262元。",
+     "锦江之星(北京通州北苑地铁站店)"),  # the reply names its own: its values are that place's
+    ("好的。", "有推荐的餐馆吗？", "为您找到了一家餐馆：柴锅居(昌平店)，有手掰肠，但是人均消费在90元左右。",
+     "柴锅居(昌平店)"),
+    ("好的。", "有推荐的吗？", "为您推荐呼伦贝尔草原蒙古包美食和郭靖烤全羊，人均消费都是100元。", None),  # two: whose?
+    ("给您推荐大德祥老北京炸酱面大王(兴隆街店)，推荐菜有炒疙瘩，评分4.7分。", "电话是多少？", "电话是010-67019393。",
+     "大德祥老北京炸酱面大王(兴隆街店)"),  # the place before its values, its dish list aside
     ("地址是鼓楼西大街80号。", "电话是多少？", "电话是010-84023077。", None),  # an address is no topic
     ("I recommend the Grand Hotel.", "How much is it?", "It is $310 a night.", None),  # English says its subject
-    ("好的。", "北京瑞斯汀主题酒店周边有便宜的酒店吗？", "北京骏马国际酒店怎么样呢？价格是336元。", None),  # its own place's price
+    ("好的。", "北京瑞斯汀主题酒店周边有便宜的酒店吗？", "北京骏马国际酒店怎么样呢？价格是336元。", "北京骏马国际酒店"),  # its own place's price
     ("好的。", "八达岭长城的电话是多少？", "电话是010-85116665，周边餐馆有护国寺小吃店。", "八达岭长城"),
 ])
 def test_a_chinese_reply_is_keyed_by_the_name_its_question_leaves_out(before, question, reply, about):
@@ -540,6 +546,17 @@ def test_values_of_one_key_that_hold_commas_stay_apart():
     assert _merged(dates) == ["Date: May 27, 2024 / May 10, 2024"]
     seats = [Item(i, 0, 0, f"seat: {s}", None, (i,), False, "seat", s) for i, s in enumerate(("4A", "4B", "4A"))]
     assert _merged(seats) == ["seat: 4A, 4B"]
+
+
+def test_an_entry_names_what_it_is_about_once():
+    from discourse_memory.record import Entry, Item, Record, render_note
+
+    def line(text):
+        entry = Entry(3, "#3 assistant re 柴锅居(昌平店)", (Item(0, 0, 3, text, None, (0,)),))
+        return render_note("0badf00d", 1, 0, 0, Record((entry,), (), ())).split("\n")[1]
+
+    assert line("人均消费在90元左右") == "#3 assistant re 柴锅居(昌平店): 人均消费在90元左右"
+    assert line("柴锅居(昌平店)，人均消费在90元左右") == "#3 assistant: 柴锅居(昌平店)，人均消费在90元左右"
 
 
 def test_the_frame_names_only_what_happened():
