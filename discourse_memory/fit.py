@@ -1260,14 +1260,15 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         asked = question_unit[msg] if kind != _REST else -1
         need_question = asked >= 0 and decision[asked] == OMITTED
         if need_question:
-            extra += question_cost[msg] + (0.0 if msg_shown[msg - 1] else overhead[msg - 1])
+            asker = int(u_msg[asked])  # the message just before, or the one naming the talk's topic
+            extra += question_cost[msg] + (0.0 if msg_shown[asker] else overhead[asker])
         if not msg_shown[msg]:
             extra += overhead[msg]
         if cost + extra > left:
             continue
         freed = 0.0
         if need_question:
-            msg_shown[msg - 1] = True
+            msg_shown[asker] = True
             decision[asked] = r.opening[asked]
             freed += show([asked], bool(r.opening[asked] == CLIPPED))
         if need_heads:

@@ -40,7 +40,7 @@ from .language import CJK, detect_language
 from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
 from .messages import SYSTEM_ROLES, Message
 from .outline import head_text, is_attribute, list_heads
-from .replies import asks, question_message
+from .replies import asks, cjk_names, own_names, question_message, topic
 from .units import Unit
 
 __all__ = ["Entry", "Item", "Record", "date_headers", "is_date_header", "first_statements", "item_for", "message_label",
@@ -406,7 +406,7 @@ def asked_about(cols: Columns, m: Message) -> str | None:
     q = question_message(cols, m)
     own = " ".join(tf.text for tf in m.texts)
     if _CJK_CHAR.search(own):
-        names = _own_names(cols, m.index, None if q is None else q.index, own)
+        names = own_names(cols, m.index, None if q is None else q.index, own)
         if names:  # its values are that place's ("推荐你去钓鱼台国宾馆尝尝吧，这里人均消费1842元")
             return sanitize(names[0])[:LABEL_CHARS] if len(names) == 1 else None
     if q is None:
@@ -425,69 +425,10 @@ def asked_about(cols: Columns, m: Message) -> str | None:
             if any(s in lit.text or lit.text in s for s in speakers):
                 continue
             return sanitize(lit.text)[:LABEL_CHARS]
-    if m.role == "assistant" and _CJK_CHAR.search(own) and not _cjk_names(cols, q.index) \
-            and not _cjk_names(cols, m.index):
-        return _topic(cols, q.index)
-    return None
-
-
-_DIGITS = re.compile(r"\d")
-
-
-def _own_names(cols: Columns, reply: int, question: int | None, text: str) -> list[str]:
-    """The places a CJK reply names of its own (not its question's) when the first stands
-    before any value (``推荐你去钓鱼台国宾馆尝尝吧，这里人均消费1842元``): its values are
-    that place's, so the entry is keyed by it when it names one (``#309 assistant re
-    柴锅居(昌平店): 人均消费在90元左右``, where the clause alone prices nothing)."""
-    names = _cjk_names(cols, reply) - (set() if question is None else _cjk_names(cols, question))
-    if not names:
-        return []
-    places = sorted((text.find(n), n) for n in names if text.find(n) >= 0)
-    digit = _DIGITS.search(text)
-    if not places or digit is not None and places[0][0] > digit.start():
-        return []
-    # the names before its first value, a dish list aside ("大德祥…(兴隆街店)，推荐菜有炒疙瘩，评分4.7分")
-    dishes = _DISH_KEY.search(text)
-    first = [n for at, n in places if (digit is None or at <= digit.start()) and (dishes is None or at < dishes.start())]
-    return list(dict.fromkeys(first or [n for _, n in places]))
-
-
-_DISH_KEY = re.compile(r"(?:推荐菜|招牌菜|特色菜|菜品)")
-
-
-def _cjk_names(cols: Columns, message: int) -> set[str]:
-    """The CJK names a message states, places' addresses aside."""
-    starts = cols.msg_start.view
-    return {lit.text for k in range(int(starts[message]), int(starts[message + 1])) for lit in cols.units[k].literals
-            if lit.kind == "name" and _CJK_CHAR.search(lit.text) and not _ADDRESS.search(lit.text)}
-
-
-TOPIC_MESSAGES = 2
-"""How many messages before a CJK question (``价格是多少？``, which names nothing: Chinese and
-Japanese leave out the subject the talk is on) are read for the one name it is about."""
-
-
-# "鼓楼西大街80号", "北京市崇文区前门东路…": where a place is, not what the talk is on.
-_ADDRESS = re.compile(r"\d+号|[路街巷号]$|胡同$|市.{0,8}[区县]|[区县].{0,8}[路街]")
-
-
-def _topic(cols: Columns, question: int) -> str | None:
-    """The name a CJK question without one is about, for an assistant's reply that names
-    none: the one CJK name (no address) of the nearest of the :data:`TOPIC_MESSAGES`
-    messages before it that names any ("推荐您去北京华滨国际大酒店。"), or the one place
-    it names before its values (a dish list aside), unless it names several (a choice the
-    question does not say)."""
-    for m in range(question - 1, max(question - 1 - TOPIC_MESSAGES, -1), -1):
-        if cols.messages[m].role in SYSTEM_ROLES or cols.messages[m].role == "tool":
-            return None
-        names = _cjk_names(cols, m)
-        if len(names) > 1:  # the one place it names before its values, if it names one
-            first = _own_names(cols, m, None, " ".join(tf.text for tf in cols.messages[m].texts))
-            if len(first) != 1:
-                return None
-            names = set(first)
-        if names:
-            return sanitize(names.pop())[:LABEL_CHARS]
+    if m.role == "assistant" and _CJK_CHAR.search(own) and not cjk_names(cols, q.index) \
+            and not cjk_names(cols, m.index):
+        about = topic(cols, q.index)
+        return None if about is None else sanitize(about[1])[:LABEL_CHARS]
     return None
 
 

@@ -19,9 +19,10 @@ from .columns import Columns
 from .messages import SYSTEM_ROLES, Message
 from .segment import han_words
 
-__all__ = ["asks", "question_message", "question_units"]
+__all__ = ["asks", "cjk_names", "own_names", "question_message", "question_units", "topic"]
 
 _NOT_CHAT = SYSTEM_ROLES | {"tool", "function"}
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _COUNTS = frozenset({"number", "quantity", "percent"})
 """Kinds of value a reply does not name a question's subject by ("batch 7": "7")."""
 
@@ -64,6 +65,85 @@ def _restates_han(question: str, reply: str) -> bool:
     return any(w in reply for w in han_words(question))
 
 
+_DIGITS = re.compile(r"\d")
+
+
+def own_names(cols: Columns, reply: int, question: int | None, text: str) -> list[str]:
+    """The places a CJK reply names of its own (not its question's) when the first stands
+    before any value (``推荐你去钓鱼台国宾馆尝尝吧，这里人均消费1842元``): its values are
+    that place's, so the entry is keyed by it when it names one (``#309 assistant re
+    柴锅居(昌平店): 人均消费在90元左右``, where the clause alone prices nothing)."""
+    names = cjk_names(cols, reply) - (set() if question is None else cjk_names(cols, question))
+    if not names:
+        return []
+    places = sorted((text.find(n), n) for n in names if text.find(n) >= 0)
+    digit = _DIGITS.search(text)
+    if not places or digit is not None and places[0][0] > digit.start():
+        return []
+    # the names before its first value, a dish list aside ("大德祥…(兴隆街店)，推荐菜有炒疙瘩，评分4.7分")
+    dishes = _DISH_KEY.search(text)
+    first = [n for at, n in places if (digit is None or at <= digit.start()) and (dishes is None or at < dishes.start())]
+    return list(dict.fromkeys(first or [n for _, n in places]))
+
+
+_DISH_KEY = re.compile(r"(?:推荐菜|招牌菜|特色菜|菜品)")
+
+
+def cjk_names(cols: Columns, message: int) -> set[str]:
+    """The CJK names a message states, places' addresses aside."""
+    starts = cols.msg_start.view
+    return {lit.text for k in range(int(starts[message]), int(starts[message + 1])) for lit in cols.units[k].literals
+            if lit.kind == "name" and _CJK_CHAR.search(lit.text) and not _ADDRESS.search(lit.text)}
+
+
+TOPIC_MESSAGES = 2
+"""How many messages before a CJK question (``价格是多少？``, which names nothing: Chinese and
+Japanese leave out the subject the talk is on) are read for the one name it is about."""
+
+
+# "鼓楼西大街80号", "北京市崇文区前门东路…": where a place is, not what the talk is on.
+_ADDRESS = re.compile(r"\d+号|[路街巷号]$|胡同$|市.{0,8}[区县]|[区县].{0,8}[路街]")
+
+
+def topic(cols: Columns, question: int) -> tuple[int, str] | None:
+    """The name a CJK question without one is about, for an assistant's reply that names
+    none: the one CJK name (no address) of the nearest of the :data:`TOPIC_MESSAGES`
+    messages before it that names any ("推荐您去北京华滨国际大酒店。"), or the one place
+    it names before its values (a dish list aside), unless it names several (a choice the
+    question does not say). Returns that message and the name."""
+    for m in range(question - 1, max(question - 1 - TOPIC_MESSAGES, -1), -1):
+        if cols.messages[m].role in SYSTEM_ROLES or cols.messages[m].role == "tool":
+            return None
+        names = cjk_names(cols, m)
+        if len(names) > 1:  # the one place it names before its values, if it names one
+            first = own_names(cols, m, None, " ".join(tf.text for tf in cols.messages[m].texts))
+            if len(first) != 1:
+                return None
+            names = set(first)
+        if names:
+            return m, names.pop()
+    return None
+
+
+def _topic_unit(cols: Columns, m: Message, q: Message) -> int:
+    """For a CJK assistant reply that, like its question, names nothing ("价格是294元。" to
+    "价格是多少？"), the unit that names what the talk is on (:func:`topic`: "为您推荐北京顺义宾馆！"),
+    or -1."""
+    if m.role != "assistant" or cjk_names(cols, q.index) or cjk_names(cols, m.index):
+        return -1
+    if not any(_CJK_CHAR.search(tf.text) for tf in m.texts):
+        return -1
+    about = topic(cols, q.index)
+    if about is None:
+        return -1
+    message, name = about
+    starts = cols.msg_start.view
+    for u in range(int(starts[message]), int(starts[message + 1])):
+        if any(lit.text == name for lit in cols.units[u].literals):
+            return u
+    return -1
+
+
 def asks(text: str) -> bool:
     """Whether a text asks: a question mark, Latin or full-width."""
     return "?" in text or "？" in text
@@ -75,9 +155,11 @@ def question_units(cols: Columns) -> np.ndarray:
     names something (a value other than a bare count) and the reply names all it names
     ("世界花卉大观园的地址是…" to "世界花卉大观园地址在哪？"), or the reply repeats the question's
     topic word ("I've gone camping a few times" to "Have you been camping before?") or, naming
-    all it names, a CJK content word of it ("门票价格是40元。" to "门票是多少钱？"). Found
-    once per message, from these two messages only (the conversation grows; they do not
-    change)."""
+    all it names, a CJK content word of it ("门票价格是40元。" to "门票是多少钱？"). A CJK
+    reply that, like its question, names nothing is shown with the unit that names what
+    the talk is on instead (:func:`_topic_unit`: "为您推荐北京顺义宾馆！" above "价格是294元。").
+    Found once per message, from it and the few messages before it (the conversation grows;
+    they do not change)."""
     memo: list[int] = cols.derived.setdefault("question_units", {}).setdefault(-1, [])  # type: ignore[assignment]
     starts = cols.msg_start.view
     units = cols.units
@@ -96,5 +178,7 @@ def question_units(cols: Columns) -> np.ndarray:
             if named and not missing or _restates(units[found].text, reply) \
                     or not missing and _restates_han(units[found].text, reply):
                 found = -1
+        if found < 0 and q is not None:
+            found = _topic_unit(cols, m, q)
         memo.append(found)
     return np.asarray(memo[:len(cols)], dtype=np.int64)

@@ -280,6 +280,41 @@ def test_a_reply_that_says_what_it_answers_needs_no_question(question, reply, al
         assert cols.units[int(asked)].text.endswith(("？", "?"))
 
 
+@pytest.mark.parametrize("before, topic", [
+    ("给您推荐北京顺义宾馆！", "给您推荐北京顺义宾馆！"),  # the one place the talk is on
+    ("为您推荐锦江之星(北京奥体中心店)和中安之家连锁(北京中安宾馆)。", None),  # a choice: which one's price?
+])
+def test_a_chinese_reply_that_names_nothing_is_shown_with_what_the_talk_is_on(before, topic):
+    # "价格是294元。" to "价格是多少？" is the price of nothing: the view shows it with the
+    # unit naming the place (its question would name nothing either).
+    from discourse_memory.columns import Columns
+    from discourse_memory.messages import validate_messages
+    from discourse_memory.replies import question_units
+    from discourse_memory.tokens import get_token_counter
+    from discourse_memory.units import Analyzer
+
+    counter = get_token_counter(None)
+    msgs = validate_messages([{"role": "assistant", "content": before}, {"role": "user", "content": "价格是多少？"},
+                              {"role": "assistant", "content": "价格是294元。"}])
+    cols = Columns(counter.count)
+    cols.extend(msgs, Analyzer(counter).fields(msgs))
+    shown_with = int(question_units(cols)[2])
+    assert (cols.units[shown_with].text if shown_with >= 0 else None) == topic
+
+
+def test_a_view_shows_a_chinese_reply_with_the_place_it_is_about():
+    msgs = [{"role": "user", "content": "有什么酒店推荐吗？"}, {"role": "assistant", "content": "给您推荐北京顺义宾馆！"},
+            {"role": "user", "content": "价格是多少？"}, {"role": "assistant", "content": "价格是294元。"}]
+    for i in range(20):
+        msgs.append({"role": ("user", "assistant")[i % 2],
+                     "content": f"第{i}次旅行的时候我们去了很远的山里，走了很久才看到第{i + 3}个湖，风景很美。"})
+    msgs.append({"role": "user", "content": "那个价格是多少来着？"})
+    r = compact(msgs, int(view_tokens(msgs) * 0.1))
+    assert r.tokens_after <= r.budget
+    shown = [s for s in r.sources if s is not None]
+    assert 3 in shown and 1 in shown, [m["content"] for m in r.messages]  # the price, with its place
+
+
 @pytest.mark.parametrize("text, value, speaker, head", [
     ("Melanie: Thankfully, they enjoyed the Grand Canyon a lot.", "Grand Canyon", "Melanie",
      "Thankfully, they enjoyed the Grand Canyon a lot."),  # who enjoyed it, not "enjoyed the Grand Canyon"
