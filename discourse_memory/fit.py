@@ -1012,8 +1012,14 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             row_cost[item.group] = count("{" + item.row + ", }")
         items.append(item)
         keep_gain.append(g * (len(item.covers) if item.header else 1.0))
-        keep_cost.append(count(item.text) + 1.0)
+        placed = None if item.key is None else _PLACED_KEY.match(item.text)
+        # a field of one object of an array is shown in that object's braces, its path
+        # said once (record._nested): "{first_name: Chen, …}", not "passengers[0].first_name"
+        keep_cost.append(count(item.text[placed.end():] if placed else item.text) + (2.0 if placed else 1.0))
     return items, np.array(keep_gain), np.array(keep_cost), value_cost, entry_cost, header_cost, beyond, row_cost
+
+
+_PLACED_KEY = re.compile(r"[A-Za-z_][\w\-]{0,40}\[\d{1,6}\]\.")
 
 
 def _covering(item: Item, literal: int, covers: tuple[int, ...]) -> Item:

@@ -842,11 +842,15 @@ def _key(u: Unit, start: int, end: int) -> str | None:
     text = u.text
     match = _JSON_KEY_BEFORE.search(text, max(0, start - 60), start)
     if match:
-        outer = _enclosing_key(text, match.start())
+        holder = _enclosing_key(text, match.start())
         # "saved_passengers.first_name: Lei", not "first_name: Lei" beside the user's own
-        # name; "certificate_7473723.amount: 150", not an amount of no payment method.
+        # name; "certificate_7473723.amount: 150", not an amount of no payment method; a
+        # field of one object of an array keyed by its place ("passengers[1].first_name").
         key = match.group(1)
-        return key if outer is None or key.startswith(outer) else f"{outer}.{key}"
+        if holder is None or key.startswith(holder[0]):
+            return key
+        outer, element = holder
+        return f"{outer}.{key}" if element is None else f"{outer}[{element}].{key}"
     label = _LABEL_BEFORE.search(text, max(0, start - 60), start)
     if label is not None:  # "- **Total Price**: $189", "   - Certificate 1: $500"
         return label.group(1).strip()
@@ -865,30 +869,41 @@ _JSON_START = re.compile(r"\s{0,200}[{\[\"]")
 _JSON_TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"\s*(:)?|[{}\[\]]')
 
 
-def _enclosing_key(text: str, at: int) -> str | None:
+def _enclosing_key(text: str, at: int) -> tuple[str, int | None] | None:
     """The key of the JSON object or array that holds the member whose key starts at
     ``at`` in ``text`` (a JSON unit: a document or one of its members), or None at the top
-    or when ``text`` is no JSON there."""
+    or when ``text`` is no JSON there; with it, when that key's value is an array of
+    objects and the member is a field of one, that object's place in the array (the
+    fields of one passenger stand together: ``passengers: {first_name: Chen, dob: …},
+    {first_name: Noah, dob: …}``, not ``passengers.first_name: Chen, Noah``)."""
     if at > JSON_PATH_CHARS or _JSON_START.match(text) is None:
         return None  # (a JSON unit is short: a long text is read no further than its key)
-    keys: list[str | None] = []  # per open container, the key it is the value of
+    # per open container: the key it is the value of, whether it is an array, the
+    # elements opened in it so far, and its own place in its parent array
+    open_: list[list] = []
     pending: str | None = None
     for m in _JSON_TOKEN.finditer(text, 0, at):
         token = m.group()
         if token in "{[":
-            keys.append(pending)
+            place = None
+            if open_ and open_[-1][1]:
+                place = open_[-1][2]
+                open_[-1][2] += 1
+            open_.append([pending, token == "[", 0, place])
             pending = None
         elif token in "}]":
-            if keys:
-                keys.pop()
+            if open_:
+                open_.pop()
             pending = None
         elif m.group(2):  # a key
             pending = m.group(1)
         else:
             pending = None
-    for key in reversed(keys):
+    for depth in range(len(open_) - 1, -1, -1):
+        key = open_[depth][0]
         if key is not None:
-            return sanitize(key)[:LABEL_CHARS]
+            element = open_[-1][3] if depth == len(open_) - 2 and open_[depth][1] and not open_[-1][1] else None
+            return sanitize(key)[:LABEL_CHARS], element
     return None
 
 
@@ -1077,26 +1092,38 @@ the ``…#N`` marks that name messages (9 tokens: on a short tau-bench note a ra
 ``(#0-#23)`` made the clause a tenth of the note)."""
 
 
-_NESTED = re.compile(r"([A-Za-z_][\w\-]{0,40})\.([A-Za-z_][\w\-]{0,40}): (.*)", re.S)
+_NESTED = re.compile(r"([A-Za-z_][\w\-]{0,40})(?:\[(\d{1,6})\])?\.([A-Za-z_][\w\-]{0,40}): (.*)", re.S)
 
 
 def _nested(texts: list[str]) -> list[str]:
     """Values keyed inside one JSON object as one text under its key
     (``saved_passengers: {first_name: Lei, last_name: Ito}``), where it holds two or more,
-    each of one value."""
+    each of one value; the fields of the objects of an array, one pair of braces per
+    object, always (``passengers: {first_name: Chen, dob: 1967-12-12}, {first_name:
+    Noah}``: a place in the array is no key a reader needs)."""
     groups: dict[str, list[int]] = {}
     for at, text in enumerate(texts):
         m = _NESTED.fullmatch(text)
         if m is not None:
             groups.setdefault(m.group(1), []).append(at)
     for outer, ats in groups.items():
-        fields = [m for m in (_NESTED.fullmatch(texts[at]) for at in ats) if m is not None]
+        fields = [(at, m) for at, m in ((at, _NESTED.fullmatch(texts[at])) for at in ats) if m is not None]
+        placed = [(at, m) for at, m in fields if m.group(2) is not None]
+        plain = [(at, m) for at, m in fields if m.group(2) is None]
+        if placed:
+            objects: dict[str, list[re.Match[str]]] = {}
+            for _, m in placed:
+                objects.setdefault(m.group(2), []).append(m)
+            texts[placed[0][0]] = f"{outer}: " + ", ".join(
+                "{" + ", ".join(f"{m.group(3)}: {m.group(4)}" for m in ms) + "}" for ms in objects.values())
+            for at, _ in placed[1:]:
+                texts[at] = ""
         # A key of several values stays dotted: "{flight_number: HAT271, HAT197, date: …}"
         # reads as three fields.
-        if len(fields) < 2 or any(", " in m.group(3) or " / " in m.group(3) for m in fields):
+        if len(plain) < 2 or any(", " in m.group(4) or " / " in m.group(4) for _, m in plain):
             continue
-        texts[ats[0]] = f"{outer}: {{" + ", ".join(f"{m.group(2)}: {m.group(3)}" for m in fields) + "}"
-        for at in ats[1:]:
+        texts[plain[0][0]] = f"{outer}: {{" + ", ".join(f"{m.group(3)}: {m.group(4)}" for _, m in plain) + "}"
+        for at, _ in plain[1:]:
             texts[at] = ""
     return [t for t in texts if t]
 

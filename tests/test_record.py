@@ -126,15 +126,45 @@ def test_a_nested_value_is_keyed_by_what_holds_it():
             break
     assert entry is not None
     items = "; ".join(entry.items)
-    assert re.search(r"saved_passengers: \{[^}]*first_name: Lei", items) or "saved_passengers.first_name: Lei" in items, items
+    assert re.search(r"saved_passengers: \{[^}]*first_name: Lei", items) or "saved_passengers[0].first_name: Lei" in items, items
     assert not {"first_name: Lei", "dob: 1990-12-07", "source: gift_card", "amount: 150"} & set(entry.items), items
     note = r.messages[0]["content"]
     assert re.search(r"saved_passengers: \{first_name: Lei, last_name: Ito, dob: 1990-12-07\}", note), note
     assert "source: gift_card" not in note  # (the key of what holds it says so already)
 
 
+def test_the_fields_of_one_object_of_an_array_stand_together():
+    # "passengers.first_name: Chen, Noah; passengers.dob: 1967-12-12, 1968-01-06" leaves the
+    # reader to pair them up (and reads as one passenger's two dates when a value is left out).
+    reservation = json.dumps({"reservation_id": "YAX4DR", "user_id": "chen_lee_6825",
+                              "passengers": [{"first_name": "Chen", "last_name": "Lee", "dob": "1967-12-12"},
+                                             {"first_name": "Noah", "last_name": "Hernandez", "dob": "1968-01-06"}],
+                              "created_at": "2024-05-05T23:00:15", "insurance": "no", "notes": "x " * 150})
+    msgs = [{"role": "user", "content": "Please look at reservation YAX4DR. " + FILLER},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "get_reservation_details",
+                                                              "arguments": '{"reservation_id": "YAX4DR"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": reservation},
+            {"role": "assistant", "content": "I have the reservation. " + FILLER},
+            {"role": "user", "content": "Add a bag please."}]
+    notes = []
+    for share in (0.2, 0.3, 0.4, 0.5):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        if r.messages[0]["content"].startswith("[discourse-memory record"):
+            notes.append(r.messages[0]["content"])
+    both = [n for n in notes if "1967-12-12" in n and "1968-01-06" in n]
+    assert both, notes
+    for note in both:
+        assert re.search(r"\{[^{}]*1967-12-12[^{}]*\}, \{[^{}]*1968-01-06[^{}]*\}", note), note
+        assert "passengers.dob" not in note, note
+
+
 def test_only_one_value_per_key_stands_in_a_holders_braces():
     assert record._nested(["a.x: 1", "b: 3", "a.y: 2"]) == ["a: {x: 1, y: 2}", "b: 3"]
+    # the objects of an array: one pair of braces each, not "passengers.first_name: Chen, Noah"
+    assert record._nested(["passengers[0].first_name: Chen", "passengers[0].dob: 1967-12-12", "b: 3",
+                           "passengers[1].first_name: Noah"]) == [
+        "passengers: {first_name: Chen, dob: 1967-12-12}, {first_name: Noah}", "b: 3"]
     several = ["flights.flight_number: HAT271, HAT197", "flights.date: 2024-05-10"]
     assert record._nested(list(several)) == several  # not "{flight_number: HAT271, HAT197, date: …}"
 
