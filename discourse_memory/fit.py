@@ -120,7 +120,11 @@ the room the protected messages leave come before any text; the rest compete wit
 text for what is left, so the note grows only where values are worth their tokens. A
 cap on the note (a fifth of the room) held SWE-bench's note at 10% to 19% of the view, and
 cost what the next step needs: next-step support at 10% 79.0 -> 72.2 on tau-bench and
-77.6 -> 71.3 on SWE-bench (``discourse-memory-eval bench``, the cap patched in)."""
+77.6 -> 71.3 on SWE-bench (``discourse-memory-eval bench``, the cap patched in). A smaller
+first claim in agents' histories only (0.15: a tool can be asked again) held the note at
+25% to 18.9% / 19.6% of the view on tau-bench / SWE-bench (from 24.3% / 22.8%) and cost
+literal recall 48.2 -> 44.0 / 52.3 -> 50.4 and next-step support at 10% 79.9 -> 77.5 /
+77.4 -> 77.2: not kept, the next step's needs before the note's share."""
 FOCUS = 8.0
 """A unit stating every focus term (relevance 1) is worth ``1 + FOCUS`` times its own value."""
 QUESTION = 1.5
