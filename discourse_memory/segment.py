@@ -45,7 +45,9 @@ _STOP = frozenset(
     # words of three letters that carry no content, and auxiliaries of any length
     "the and for you are was but not had has her his him she its our out all any can may who why how "
     "did get got let say too now yes yep hey wow its it's i'm i've you'd one two off own per via etc "
-    "does doing done being having gets getting gonna wanna lot lots bit much many such ".split()
+    "does doing done being having gets getting gonna wanna lot lots bit much many such "
+    # a chat's greetings and goodbyes ("Thanks! Take care!", "Cheers! Talk soon.")
+    "bye goodbye cheers soon care hello haha congrats congratulations ".split()
 )
 # Content words of other spaced languages: letters of any script, less the language's
 # stop words (spaCy's list); Korean words are shorter.

@@ -86,3 +86,15 @@ def test_a_unified_diff_from_difflib_is_one_block_split_into_lines(old, new, con
     inside = [p for p in pieces if diffs[0].start <= p.start < diffs[0].end]
     assert {p.kind for p in inside} == {"line"}
     assert [text[p.start:p.end] for p in inside] == [line.strip() for line in lines if line.strip()]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("Thanks! Cheers, bye!", ()),  # a goodbye states nothing: rare as "bye" is, it was a content word
+    ("Take care, see you soon!", ("see", "take")),
+    ("Cheers, congrats on the new job!", ("job", "new")),
+    ("I care for my grandmother's garden.", ("garden", "grandmother")),  # (weak as it is there too)
+])
+def test_greetings_and_goodbyes_are_no_content_words(text, words):
+    from discourse_memory.segment import _words
+
+    assert _words(text, "en") == words
