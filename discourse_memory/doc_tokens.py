@@ -231,6 +231,7 @@ def _build(raw: np.ndarray, sizes: np.ndarray, texts: list[str]) -> list[DocToke
     starts_mask = sent == 1
     rule = _sentencizer_starts(table[:, 5].astype(bool), in_punct, bounds)
     rule = _openers_start(rule, table[:, 0], table[:, 1], orth, bounds)
+    rule = _no_glued_starts(rule, table[:, 0], table[:, 1], in_punct, bounds)
     use_rule = ~annotated[np.repeat(np.arange(len(sizes)), sizes)]
     starts_mask[use_rule] = rule[use_rule]
     starts_mask[first] = True
@@ -284,6 +285,27 @@ def _openers_start(starts: np.ndarray, idx: np.ndarray, length: np.ndarray, orth
         starts = starts.copy()
         starts[cand[move]] = False
         starts[prev[move]] = True
+    return starts
+
+
+def _no_glued_starts(starts: np.ndarray, idx: np.ndarray, length: np.ndarray, in_punct: np.ndarray,
+                     bounds: np.ndarray) -> np.ndarray:
+    """A mark with no space on either side ends no sentence: the tokenizer splits
+    ``models.E015`` and ``app.Stock`` at their dot, and spaCy's rule cut
+    ``app.Stock: (models.E015) 'ordering' refers to …`` into ``Stock: (models.`` and
+    ``E015) 'ordering' …``."""
+    cand = np.flatnonzero(starts)
+    prev = cand - 1
+    doc_first = bounds[np.searchsorted(bounds, cand, side="right") - 1]
+    ok = prev > doc_first  # a mark with a token before it in its own doc
+    cand, prev = cand[ok], prev[ok]
+    if not len(cand):
+        return starts
+    glued = (idx[prev] + length[prev] == idx[cand]) & (idx[prev - 1] + length[prev - 1] == idx[prev]) \
+        & in_punct[prev].astype(bool)
+    if glued.any():
+        starts = starts.copy()
+        starts[cand[glued]] = False
     return starts
 
 

@@ -98,3 +98,12 @@ def test_greetings_and_goodbyes_are_no_content_words(text, words):
     from discourse_memory.segment import _words
 
     assert _words(text, "en") == words
+
+
+def test_a_dotted_name_ends_no_sentence():
+    # The tokenizer splits "models.E015" at its dot; spaCy's rule then cut the error line of
+    # a PR description into "Stock: (models." and "E015) 'ordering' refers to …".
+    text = "ERRORS:\napp.Stock: (models.E015) 'ordering' refers to the nonexistent field. Then it failed."
+    units = [text[p.start:p.end] for p in segment_texts([text], get_pipeline())[0]]
+    assert "app.Stock: (models.E015) 'ordering' refers to the nonexistent field." in units, units
+    assert "Then it failed." in units, units
