@@ -174,6 +174,14 @@ costs more than its own tokens."""
 TASK = 1.5
 """The first user message states the task (an agent's instructions, a chat's opening
 request): its units weigh this much more."""
+TASK_LEAD = 3.0
+TASK_LEAD_TOKENS = 200
+"""The units of the task's first ``TASK_LEAD_TOKENS`` tokens weigh ``TASK_LEAD`` times
+more, in a task of more than three times as many: a task says what is asked first (an
+agent's issue before its instructions, a request before its details; the lead of a
+text, Brandow et al. 1995). Without it a
+SWE-bench view at 10% kept the instructions' headings and lost the issue: words said
+once weigh more than the issue's, which the agent repeats all through the run."""
 RESULT_SHARE = 0.5
 """A protected tool output (a tool result, a text agent's observation) larger than this
 share of the budget is compacted like the rest instead."""
@@ -502,6 +510,11 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     if first_user is not None:
         recency[first_user] *= TASK
     weight = recency[u_msg] * _KIND_WEIGHTS[kind] * np.where(_outputs(cols), OUTPUT_WEIGHT, 1.0)[u_msg]
+    if first_user is not None:  # the task's lead: where it says what is asked
+        first, end = int(cols.msg_start.view[first_user]), int(cols.msg_start.view[first_user + 1])
+        before = np.cumsum(tokens[first:end]) - tokens[first:end]
+        if len(before) and before[-1] > 3 * TASK_LEAD_TOKENS:  # (a short task is all lead)
+            weight[first:end][before < TASK_LEAD_TOKENS] *= TASK_LEAD
     # A heading alone says little (its section says it): it opens like boilerplate.
     opening = OPENING * np.where((info > 0) & (kind != _HEADING), 1.0, BOILERPLATE)
     full_gain = weight * (opening + info)

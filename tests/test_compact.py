@@ -418,3 +418,31 @@ def test_a_short_newest_observation_is_never_compacted_to_nothing():
     r = compact(msgs, info.value.minimum)
     assert r.tokens_after <= r.budget
     assert r.messages[-1] == msgs[-1]
+
+
+def test_a_long_task_keeps_its_lead():
+    # An agent's task states its issue first, then instructions whose words it says once:
+    # rare words weigh more, and the views kept the instructions and lost the issue, whose
+    # words the agent repeats all through the run.
+    import random
+
+    rng = random.Random(5)
+    vocab = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "
+             "quebec romeo sierra tango uniform victor whiskey xray yankee zulu").split()
+    issue = "The parser crashes with KeyError when a config file has an empty [database] section."
+    rules = "\n".join(f"- Rule {i}: always {rng.choice(vocab)}-{i} the {rng.choice(vocab)}{i} before "
+                      f"{rng.choice(vocab)}ing {i} widgets." for i in range(60))
+    msgs = [{"role": "system", "content": "You are a coding agent."},
+            {"role": "user", "content": f"<issue>\n{issue}\n</issue>\n\n## Instructions\n{rules}"}]
+    for i in range(12):
+        msgs.append({"role": "assistant", "content": f"THOUGHT: look at the parser's config handling, step {i}.\n\n"
+                                                     f"```bash\nsed -n '{10 * i},{10 * i + 20}p' parser/config.py\n```"})
+        msgs.append({"role": "user", "content": "\n".join(
+            f"{10 * i + k} def load_{k}(path): return read(path, section='database{k}')" for k in range(20))})
+    lost = []
+    for percent in range(6, 31, 2):
+        r = compact(msgs, int(view_tokens(msgs) * percent / 100))
+        assert r.tokens_after <= r.budget
+        if issue not in view_text(r.messages):
+            lost.append(percent)
+    assert not lost, lost
