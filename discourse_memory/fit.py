@@ -181,7 +181,8 @@ more, in a task of more than three times as many: a task says what is asked firs
 agent's issue before its instructions, a request before its details; the lead of a
 text, Brandow et al. 1995). Without it a
 SWE-bench view at 10% kept the instructions' headings and lost the issue: words said
-once weigh more than the issue's, which the agent repeats all through the run."""
+once weigh more than the issue's, which the agent repeats all through the run. The rest
+of such a task is instructions, weighed as any text (not ``TASK``)."""
 RESULT_SHARE = 0.5
 """A protected tool output (a tool result, a text agent's observation) larger than this
 share of the budget is compacted like the rest instead."""
@@ -514,7 +515,9 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
         first, end = int(cols.msg_start.view[first_user]), int(cols.msg_start.view[first_user + 1])
         before = np.cumsum(tokens[first:end]) - tokens[first:end]
         if len(before) and before[-1] > 3 * TASK_LEAD_TOKENS:  # (a short task is all lead)
-            weight[first:end][before < TASK_LEAD_TOKENS] *= TASK_LEAD
+            lead = before < TASK_LEAD_TOKENS
+            weight[first:end][lead] *= TASK_LEAD
+            weight[first:end][~lead] /= TASK  # its body: instructions, worth what any text is
     # A heading alone says little (its section says it): it opens like boilerplate.
     opening = OPENING * np.where((info > 0) & (kind != _HEADING), 1.0, BOILERPLATE)
     full_gain = weight * (opening + info)
