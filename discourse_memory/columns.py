@@ -20,7 +20,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from .labels import LIST_MARK, date_line, speaker_label
+from .labels import LIST_MARK, date_line, label_before_number, speaker_label
 from .literals import PATTERN_KINDS, first_kinds
 from .messages import Message
 from .segment import Piece
@@ -138,6 +138,7 @@ class Columns:
         self.msg_start.extend([0])
         self.msg_cost = _Grow(np.int64)
         self._labels: list[str | None] = []
+        self._number_labels: dict[int, str] = {}  # message -> a label before a number (see speaker)
         self._label_uses: dict[str, int] = {}
         self.msg_label_cost = _Grow(np.float64)
         """Tokens of showing that label before an omission mark ("Caroline: …")."""
@@ -195,7 +196,9 @@ class Columns:
         conversation opens at least two messages with it (a transcript's speakers, not a
         one-off "Note:")."""
         label = self._labels[message]
-        return label if label is not None and self._label_uses[label] >= 2 else None
+        if label is None:  # "Melanie: 5 years already!" among turns that open "Melanie: …"
+            label = self._number_labels.get(message)
+        return label if label is not None and self._label_uses.get(label, 0) >= 2 else None
 
     def opening_label(self, message: int) -> str | None:
         """The label message ``message`` opens with ("Caroline"), counted or not (see
@@ -233,6 +236,10 @@ class Columns:
             self.messages.append(m)
             self.pairs.add(m)
             label, date = _label_and_date(fs)
+            if label is None:
+                loose = _label_before_number(fs)
+                if loose is not None:
+                    self._number_labels[len(self._labels)] = loose
             self._labels.append(label)
             if label is not None:
                 self._label_uses[label] = self._label_uses.get(label, 0) + 1
@@ -407,6 +414,15 @@ def _label_and_date(fields: list[Field]) -> tuple[str | None, str | None]:
         date = " ".join(body.split()) if date_line(body, first.literals) else None
         return speaker_label(f.text), date
     return None, None
+
+
+def _label_before_number(fields: list[Field]) -> str | None:
+    """The label a message's text opens with when a number follows it (see
+    :func:`.labels.label_before_number`)."""
+    for f in fields:
+        if f.units and not isinstance(f.units[0], Unit):
+            return label_before_number(f.text)
+    return None
 
 
 def _tag_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) -> list[int]:

@@ -13,13 +13,14 @@ from collections.abc import Sequence
 
 from .literals import Literal
 
-__all__ = ["LIST_MARK", "SPEAKER", "SPEAKER_AT", "date_line", "speaker_label"]
+__all__ = ["LIST_MARK", "SPEAKER", "SPEAKER_AT", "date_line", "label_before_number", "speaker_label"]
 
 SPEAKER_AT = re.compile(r"([A-Z][\w'\-]{0,20}(?:[ ][A-Z][\w'\-]{0,20}){0,2}):[ \t]+(?=[^\W\d_]|[\"'“(\[])")
 """A speaker label: one to three capitalised words and a colon, before words (a field
 such as "Window: 02:00-04:00" is no speaker)."""
 SPEAKER = re.compile(r"\s*" + SPEAKER_AT.pattern)
 """A speaker label opening a turn."""
+_SPEAKER_BEFORE_NUMBER = re.compile(r"\s*([A-Z][\w'\-]{0,20}(?:[ ][A-Z][\w'\-]{0,20}){0,2}):[ \t]+(?=\d)")
 LIST_MARK = r"(?:[-*+•][ \t]{1,3}|\d{1,3}[.)][ \t]{1,3})"
 """A markdown list item's marker and the space after it (``- ``, ``2. ``): what opens the
 label of a summary's line ("- **Total Price**: $189")."""
@@ -49,6 +50,20 @@ _SECTION_WORDS = frozenset(
     "title subject date time location owner author assignee reviewer contact name customer issue problem "
     "goal task request reply correction ps".split())
 """Words that open a section or a field with a colon, not a speaker's turn."""
+
+
+def label_before_number(text: str) -> str | None:
+    """The label opening ``text`` when a number follows it ("Melanie: 5 years already!"):
+    a speaker's turn where the conversation's other turns open with that label, a field
+    ("Window: 02:00-04:00") where they do not (the caller counts)."""
+    match = _SPEAKER_BEFORE_NUMBER.match(text)
+    if match is None:
+        line_end = text.find("\n")
+        if line_end != -1:
+            match = _SPEAKER_BEFORE_NUMBER.match(text, line_end + 1)
+    if match is None or match.group(1).isupper() or match.group(1).lower() in _SECTION_WORDS:
+        return None
+    return match.group(1)
 
 
 def date_line(text: str, literals: Sequence[Literal]) -> bool:

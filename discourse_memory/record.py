@@ -205,7 +205,35 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
                                              for f in forms)):
                 out[i] = True
     out |= cols.lit_tags.view >= cols.lit_df.view  # only ever a tag's name (<pr_description>): markup
+    out[_short_speaker_names(cols)] = True
     return out
+
+
+def _short_speaker_names(cols: Columns) -> list[int]:
+    """Literals that are a speaker's name cut short, as one calls the other (``Thanks,
+    Mell!``, ``Wow, Caro, that painting is amazing!`` to Melanie and Caroline): who is
+    spoken to, not a value (the entry read ``#112 Caroline: Thanks, Mell!``). One word,
+    its first three letters a speaker label's, no longer than that label. Read once per
+    message and literal as the conversation grows (again when a new speaker appears)."""
+    memo = cols.derived.setdefault("short_speaker_names", {"messages": 0, "heads": {}, "literals": 0, "found": []})
+    heads: dict[str, str] = memo["heads"]
+    grew = False
+    for m in range(memo["messages"], len(cols)):
+        label = cols.opening_label(m)
+        if label and label.isalpha() and len(label) >= 4 and heads.get(label[:3]) != label:
+            heads[label[:3]] = label
+            grew = True
+    memo["messages"] = len(cols)
+    if grew:
+        memo["literals"], memo["found"] = 0, []
+    n = len(cols.lit_text)
+    for i in range(memo["literals"], n):
+        text = cols.lit_text[i]
+        label = heads.get(text[:3]) if len(text) >= 3 and text.isalpha() else None
+        if label is not None and text != label and len(text) <= len(label):
+            memo["found"].append(i)
+    memo["literals"] = n
+    return memo["found"]
 
 
 _PLURAL_ABBREVIATION = re.compile(r"[A-Z]{2,12}s")
@@ -992,6 +1020,8 @@ def _context_before(text: str, start: int, end: int,
     return None
 
 
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve twenty thirty forty "
+                          "fifty hundred thousand million first second third few several".split())
 _NEXT_NOUN = re.compile(r" ([a-z][a-z'’-]{2,24})(?![\w'’-])")
 
 
@@ -1007,7 +1037,8 @@ def _context_after(text: str, start: int, end: int,
             limit, stop = stop, m.end()
             # The noun a modifier goes with: "Perseid meteor shower", "ER with a severe stomachache".
             noun = _NEXT_NOUN.match(text, end + stop)  # (in the text: the window may cut a word)
-            if noun is not None and noun.start() - end < limit and noun.group(1) not in _STOP:
+            if noun is not None and noun.start() - end < limit and noun.group(1) not in _STOP \
+                    and noun.group(1) not in _NUMBER_WORDS:  # "18th birthday", not "… birthday ten (years ago)"
                 stop = noun.end() - end
             if after[:stop].count("(") > after[:stop].count(")"):  # "Chicago (ORD)", not "Chicago (ORD"
                 stop = after.find(")", stop) + 1

@@ -400,6 +400,7 @@ def test_title_case_words_that_name_a_code_are_its_label(text, value, label):
     ("I ended up in the ER with a severe stomachache.", "ER", "ER with a severe stomachache"),  # the noun, not "severe"
     ("We saw the Perseid meteor shower, lying in the grass.", "Perseid", "Perseid meteor shower"),
     ("I met up with my teammates on the 15th after my trip.", "15th", "teammates on the 15th"),  # not "15th after"
+    ("A friend made it for my 18th birthday ten years ago.", "18th", "18th birthday"),  # not "… birthday ten"
 ])
 def test_a_value_in_prose_stands_with_the_word_it_goes_with(text, value, context):
     from discourse_memory.record import _in_context
@@ -1064,3 +1065,33 @@ def test_a_number_in_prose_is_listed_with_what_it_counts_and_goes_with(text, val
     k = next(i for i, u in enumerate(units) if value in u.literal_texts)
     item = item_for(cols, k, units[k], cols.lit_ids[value])
     assert item is not None and item.text == entry
+
+
+def test_a_speakers_name_cut_short_is_who_is_spoken_to_not_a_value():
+    from discourse_memory import Compactor
+
+    msgs = []
+    for i in range(6):
+        msgs.append({"role": "user", "content": f"Caroline: I went to the lake number {i} with Joanna on Friday."})
+        msgs.append({"role": "assistant", "content": f"Melanie: Wow, Caro, that sounds lovely! Say hi to Joanna {i}."})
+    msgs.append({"role": "user", "content": "Caroline: Thanks, Mell! See you."})
+    cols, _ = Compactor()._columns(msgs)
+    noise = record.not_values(cols, record.system_only_literals(cols))
+    values = {cols.lit_text[i] for i in range(len(cols.lit_text)) if not noise[i]}
+    assert "Joanna" in values and "Friday" in values
+    assert not {"Caro", "Mell"} & values, values
+
+
+def test_a_turn_opening_with_a_number_keeps_its_speaker():
+    # "Melanie: 5 years already!" is a field by its shape ("Window: 02:00"), a turn where
+    # the conversation's other turns open with "Melanie:".
+    from discourse_memory import Compactor
+
+    msgs = [{"role": "user", "content": "Caroline: How long have you been married?"},
+            {"role": "assistant", "content": "Melanie: 5 years already! Time flies."},
+            {"role": "user", "content": "Caroline: Wow, congrats!"},
+            {"role": "assistant", "content": "Melanie: Thanks, it was a lovely day."},
+            {"role": "user", "content": "Window: 02:00-04:00"},
+            {"role": "assistant", "content": "Melanie: Noted, the window it is."}]
+    cols, _ = Compactor()._columns(msgs)
+    assert [cols.speaker(i) for i in range(6)] == ["Caroline", "Melanie", "Caroline", "Melanie", None, "Melanie"]
