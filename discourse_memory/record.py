@@ -61,6 +61,8 @@ _WORD = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}"
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _CJK_LINKS = "是在为的了也有就约达到共"  # particles and verbs that join a key to its value
 _CJK_CONTEXT = 4  # characters of a run of CJK text before a value that stand for its word
+# Keys a CJK value is stated under: the first in the characters kept before it starts its context.
+_CJK_KEY = re.compile(r"电话|地址|价格|票价|门票|人均|消费|评分|营业时间|游玩时间|游玩时长|号码|邮箱")
 # A short label opening the value's line: "- **Total Price**: $189", "   - Price: $364".
 # A list item's or a bold label, not a plain "Melanie: 5 years" (a speaker, or a sentence
 # ending in a colon).
@@ -999,6 +1001,10 @@ def _context_before(text: str, start: int, end: int,
         tail = len(word) - len(word.rstrip(_CJK_LINKS))
         if len(word) > _CJK_CONTEXT:
             at = max(words[-1].start(), words[-1].end() - tail - _CJK_CONTEXT)
+            # the first key word in those characters starts the context ("一下电话是…": "电话是…")
+            key = _CJK_KEY.search(word, at - words[-1].start())
+            if key is not None:
+                at = words[-1].start() + key.start()
         possessive = text.rfind("的", lo + at, start - tail)
         if possessive >= 0:  # "景点的评分是4分": the key is what follows 的
             at = possessive + 1 - lo

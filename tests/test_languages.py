@@ -228,6 +228,8 @@ def test_a_cjk_clip_keeps_as_many_words_as_an_english_one(table):
     ("这个景点的评分是4分。", "4分", "评分是4分"),
     ("人均消费是74元。", "74元", "人均消费是74元"),
     ("帮我找一个门票100-150元能玩3小时的地方。", "3小时", "100-150元能玩3小时"),  # not "元能玩3小时"
+    ("您也可以电话咨询一下电话是010-51979888。", "010-51979888", "电话是010-51979888"),  # the key, not "一下电话是"
+    ("这里的门票价格是40元。", "40元", "门票价格是40元"),
 ])
 def test_a_cjk_value_is_keyed_by_what_follows_a_possessive(text, value, context):
     from discourse_memory.record import _in_context
