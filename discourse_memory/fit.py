@@ -1035,11 +1035,13 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         placed = None if item.key is None else _PLACED_KEY.match(item.text)
         # a field of one object of an array is shown in that object's braces, its path
         # said once (record._nested): "{first_name: Chen, …}", not "passengers[0].first_name"
+        # (the object's naming field, shown once in its braces, is not charged to each field:
+        # three fields of a passenger paid her name thrice, and the note listed less)
         keep_cost.append(count(item.text[placed.end():] if placed else item.text) + (2.0 if placed else 1.0))
     return items, np.array(keep_gain), np.array(keep_cost), value_cost, entry_cost, header_cost, beyond, row_cost
 
 
-_PLACED_KEY = re.compile(r"[A-Za-z_][\w\-]{0,40}\[\d{1,6}\]\.")
+_PLACED_KEY = re.compile(r"[A-Za-z_][\w\-]{0,40}\[\d{1,6}(?:; ([^\]]{1,90}))?\]\.")
 
 
 def _covering(item: Item, literal: int, covers: tuple[int, ...]) -> Item:

@@ -879,8 +879,15 @@ def _key(u: Unit, start: int, end: int) -> str | None:
         key = match.group(1)
         if holder is None or key.startswith(holder[0]):
             return key
-        outer, element = holder
-        return f"{outer}.{key}" if element is None else f"{outer}[{element}].{key}"
+        outer, element, opened = holder
+        if element is None:
+            return f"{outer}.{key}"
+        # An object of an array is named by its first field ("flights: {flight_number:
+        # HAT271, price: 105}", not "{price: 105}": which flight's price?).
+        head = _element_head(text, opened, start)
+        if head is None or head[0] == key:
+            return f"{outer}[{element}].{key}"
+        return f"{outer}[{element}; {sanitize(head[0])}: {head[1]}].{key}"
     label = _LABEL_BEFORE.search(text, max(0, start - 60), start)
     if label is not None:  # "- **Total Price**: $189", "   - Certificate 1: $500"
         return label.group(1).strip()
@@ -893,19 +900,45 @@ def _key(u: Unit, start: int, end: int) -> str | None:
     return None
 
 
+def _element_head(text: str, opened: int, before: int) -> tuple[str, str] | None:
+    """The field that names an object of an array: its first whose key says it is a name,
+    a number or an id (``flight_number: HAT271``, ``first_name: Chen``, ``payment_id: …``)
+    among its first few, else its first; a scalar, short, before ``before``."""
+    first = None
+    pos = opened + 1
+    for _ in range(HEAD_FIELDS):
+        m = _JSON_MEMBER.match(text, pos)
+        if m is None or m.start(1) >= before:
+            break
+        field = (m.group(1), m.group(2).strip('"'))
+        if _NAMING_KEY.search(field[0]):
+            return field
+        first = first or field
+        pos = m.end()
+    return first
+
+
+HEAD_FIELDS = 6
+_NAMING_KEY = re.compile(r"(?:^|_)(?:id|number|name|code)$")
+_JSON_MEMBER = re.compile(r'[\s,]{0,20}"([A-Za-z_][\w\-]{0,40})"\s{0,3}:\s{0,3}'
+                          r'("[^"\\\]\[;\n]{1,40}"|-?\d{1,15}(?:\.\d{1,6})?|true|false|null|'
+                          r'(?=[\[{]))\s{0,3}')
+_JSON_HEAD = re.compile(r'\{\s{0,20}"([A-Za-z_][\w\-]{0,40})"\s{0,3}:\s{0,3}'
+                        r'("[^"\\\]\[;\n]{1,40}"|-?\d{1,15}(?:\.\d{1,6})?)\s{0,3}[,}]')
 JSON_PATH_CHARS = 2000
 """How far into a unit the key of a JSON value's container is looked for."""
 _JSON_START = re.compile(r"\s{0,200}[{\[\"]")
 _JSON_TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"\s*(:)?|[{}\[\]]')
 
 
-def _enclosing_key(text: str, at: int) -> tuple[str, int | None] | None:
+def _enclosing_key(text: str, at: int) -> tuple[str, int | None, int] | None:
     """The key of the JSON object or array that holds the member whose key starts at
     ``at`` in ``text`` (a JSON unit: a document or one of its members), or None at the top
     or when ``text`` is no JSON there; with it, when that key's value is an array of
     objects and the member is a field of one, that object's place in the array (the
     fields of one passenger stand together: ``passengers: {first_name: Chen, dob: …},
-    {first_name: Noah, dob: …}``, not ``passengers.first_name: Chen, Noah``)."""
+    {first_name: Noah, dob: …}``, not ``passengers.first_name: Chen, Noah``); and where
+    the innermost container starts."""
     if at > JSON_PATH_CHARS or _JSON_START.match(text) is None:
         return None  # (a JSON unit is short: a long text is read no further than its key)
     # per open container: the key it is the value of, whether it is an array, the
@@ -919,7 +952,7 @@ def _enclosing_key(text: str, at: int) -> tuple[str, int | None] | None:
             if open_ and open_[-1][1]:
                 place = open_[-1][2]
                 open_[-1][2] += 1
-            open_.append([pending, token == "[", 0, place])
+            open_.append([pending, token == "[", 0, place, m.start()])
             pending = None
         elif token in "}]":
             if open_:
@@ -933,7 +966,7 @@ def _enclosing_key(text: str, at: int) -> tuple[str, int | None] | None:
         key = open_[depth][0]
         if key is not None:
             element = open_[-1][3] if depth == len(open_) - 2 and open_[depth][1] and not open_[-1][1] else None
-            return sanitize(key)[:LABEL_CHARS], element
+            return sanitize(key)[:LABEL_CHARS], element, open_[-1][4]
     return None
 
 
@@ -1129,7 +1162,8 @@ the ``…#N`` marks that name messages (9 tokens: on a short tau-bench note a ra
 ``(#0-#23)`` made the clause a tenth of the note)."""
 
 
-_NESTED = re.compile(r"([A-Za-z_][\w\-]{0,40})(?:\[(\d{1,6})\])?\.([A-Za-z_][\w\-]{0,40}): (.*)", re.S)
+_NESTED = re.compile(r"([A-Za-z_][\w\-]{0,40})(?:\[(\d{1,6})(?:; ([^\]]{1,90}))?\])?\.([A-Za-z_][\w\-]{0,40}): (.*)",
+                     re.S)
 
 
 def _nested(texts: list[str]) -> list[str]:
@@ -1151,15 +1185,21 @@ def _nested(texts: list[str]) -> list[str]:
             objects: dict[str, list[re.Match[str]]] = {}
             for _, m in placed:
                 objects.setdefault(m.group(2), []).append(m)
-            texts[placed[0][0]] = f"{outer}: " + ", ".join(
-                "{" + ", ".join(f"{m.group(3)}: {m.group(4)}" for m in ms) + "}" for ms in objects.values())
+            braces = []
+            for ms in objects.values():
+                fields = [f"{m.group(4)}: {m.group(5)}" for m in ms]
+                head = next((m.group(3) for m in ms if m.group(3)), None)
+                if head is not None and head not in fields:  # the object's first field names it
+                    fields.insert(0, head)
+                braces.append("{" + ", ".join(fields) + "}")
+            texts[placed[0][0]] = f"{outer}: " + ", ".join(braces)
             for at, _ in placed[1:]:
                 texts[at] = ""
         # A key of several values stays dotted: "{flight_number: HAT271, HAT197, date: …}"
         # reads as three fields.
-        if len(plain) < 2 or any(", " in m.group(4) or " / " in m.group(4) for _, m in plain):
+        if len(plain) < 2 or any(", " in m.group(5) or " / " in m.group(5) for _, m in plain):
             continue
-        texts[plain[0][0]] = f"{outer}: {{" + ", ".join(f"{m.group(3)}: {m.group(4)}" for _, m in plain) + "}"
+        texts[plain[0][0]] = f"{outer}: {{" + ", ".join(f"{m.group(4)}: {m.group(5)}" for _, m in plain) + "}"
         for at, _ in plain[1:]:
             texts[at] = ""
     return [t for t in texts if t]

@@ -157,6 +157,7 @@ def test_the_fields_of_one_object_of_an_array_stand_together():
     for note in both:
         assert re.search(r"\{[^{}]*1967-12-12[^{}]*\}, \{[^{}]*1968-01-06[^{}]*\}", note), note
         assert "passengers.dob" not in note, note
+        assert re.search(r"\{first_name: Noah[^{}]*1968-01-06[^{}]*\}", note), note  # whose birth date
 
 
 def test_only_one_value_per_key_stands_in_a_holders_braces():
@@ -165,6 +166,9 @@ def test_only_one_value_per_key_stands_in_a_holders_braces():
     assert record._nested(["passengers[0].first_name: Chen", "passengers[0].dob: 1967-12-12", "b: 3",
                            "passengers[1].first_name: Noah"]) == [
         "passengers: {first_name: Chen, dob: 1967-12-12}, {first_name: Noah}", "b: 3"]
+    # an object's naming field heads its braces: "{flight_number: HAT271, price: 105}", not "{price: 105}"
+    assert record._nested(["flights[0; flight_number: HAT271].price: 105", "flights[1; flight_number: HAT197].price: 102"]) \
+        == ["flights: {flight_number: HAT271, price: 105}, {flight_number: HAT197, price: 102}"]
     several = ["flights.flight_number: HAT271, HAT197", "flights.date: 2024-05-10"]
     assert record._nested(list(several)) == several  # not "{flight_number: HAT271, HAT197, date: …}"
 
