@@ -29,7 +29,7 @@ import re
 import threading
 from typing import Any
 
-__all__ = ["CJK", "LANGUAGES", "LATIN", "detect_language", "normalise_language", "wide_script_share"]
+__all__ = ["CJK", "CJK_CHAR", "LANGUAGES", "LATIN", "detect_language", "normalise_language", "wide_script_share"]
 
 LATIN = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs", "sk", "sl", "hr",
          "ro", "hu", "tr", "ca")
@@ -38,6 +38,8 @@ LANGUAGES = (*LATIN, "ru", "uk", "zh", "ja", "ko", "xx")
 """Every code :func:`detect_language` returns (``xx``: another script, language-neutral rules)."""
 CJK = frozenset({"zh", "ja"})
 """Languages written without spaces between words (segmented by the CJK rules)."""
+CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+"""A kana, Han or Hangul character: text the CJK reading of a reply applies to."""
 
 _SAMPLE = 600  # characters read for the script
 _VOTE_SAMPLE = 400  # and for the vote of Latin-script words

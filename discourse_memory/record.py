@@ -36,7 +36,7 @@ import numpy as np
 from .actions import is_action, last_command
 from .columns import CODE, UNIT_KINDS, Columns
 from .labels import LIST_MARK, date_line
-from .language import CJK, detect_language
+from .language import CJK, CJK_CHAR, detect_language
 from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
 from .messages import SYSTEM_ROLES, Message
 from .outline import head_text, is_attribute, list_heads
@@ -58,7 +58,6 @@ _BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029\x00-\x08\x0e-\x1b\x7f]
 _SPACES = re.compile(r"\s+")
 _JSON_KEY_BEFORE = re.compile(r"""["']([A-Za-z_][\w\-.]{0,40})["']\s{0,3}:\s{0,3}["']?$""")
 _WORD = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}")  # CJK words are short
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _CJK_LINKS = "是在为的了也有就约达到共"  # particles and verbs that join a key to its value
 _CJK_CONTEXT = 4  # characters of a run of CJK text before a value that stand for its word
 # Keys a CJK value is stated under: the first in the characters kept before it starts its context.
@@ -435,7 +434,7 @@ def asked_about(cols: Columns, m: Message) -> str | None:
     these two messages only, so the label is the same however the conversation grew."""
     q = question_message(cols, m)
     own = " ".join(tf.text for tf in m.texts)
-    if _CJK_CHAR.search(own):
+    if CJK_CHAR.search(own):
         names = own_names(cols, m.index, None if q is None else q.index, own)
         if names:  # its values are that place's ("推荐你去钓鱼台国宾馆尝尝吧，这里人均消费1842元")
             return sanitize(names[0])[:LABEL_CHARS] if len(names) == 1 else None
@@ -450,12 +449,12 @@ def asked_about(cols: Columns, m: Message) -> str | None:
         for lit in u.literals:
             if lit.kind != "name" or lit.text in own:
                 continue
-            if not _CJK_CHAR.match(lit.text) and not u.text[:lit.start].strip(" \t\"'“([*_-"):
+            if not CJK_CHAR.match(lit.text) and not u.text[:lit.start].strip(" \t\"'“([*_-"):
                 continue  # "Did Tom ...?": a capitalised sentence opener
             if any(s in lit.text or lit.text in s for s in speakers):
                 continue
             return sanitize(lit.text)[:LABEL_CHARS]
-    if m.role == "assistant" and _CJK_CHAR.search(own) and not cjk_names(cols, q.index) \
+    if m.role == "assistant" and CJK_CHAR.search(own) and not cjk_names(cols, q.index) \
             and not cjk_names(cols, m.index):
         about = topic(cols, q.index)
         return None if about is None else sanitize(about[1])[:LABEL_CHARS]
@@ -618,7 +617,7 @@ def _sentence_head(text: str, span: tuple[int, int], speaker: str | None,
         start = len(speaker) + 1
     while start < span[0] and text[start].isspace():
         start += 1
-    if span[0] - start > MAX_ITEM_CHARS or _CJK_CHAR.search(text, start, span[1]) \
+    if span[0] - start > MAX_ITEM_CHARS or CJK_CHAR.search(text, start, span[1]) \
             or sum(1 for _ in itertools.islice(_WORD_END.finditer(text, start, span[0]), HEAD_WORDS)) >= HEAD_WORDS:
         return span
     words = list(itertools.islice(_WORD_END.finditer(text, start), HEAD_WORDS + CLAUSE_WORDS))
@@ -1027,8 +1026,8 @@ def _context_before(text: str, start: int, end: int,
         return None
     at = words[-1].start()
     word = words[-1].group()
-    touches = _CJK_CHAR.match(word[-1]) is not None or not _LETTER.search(before[words[-1].end():])
-    if _CJK_CHAR.match(word[-1]):
+    touches = CJK_CHAR.match(word[-1]) is not None or not _LETTER.search(before[words[-1].end():])
+    if CJK_CHAR.match(word[-1]):
         # No spaces to count: the last few characters, not counting the particles
         # between the key and its value ("人均消费是74元", not "均消费是74元").
         tail = len(word) - len(word.rstrip(_CJK_LINKS))

@@ -16,13 +16,13 @@ import numpy as np
 
 from .actions import is_action
 from .columns import Columns
+from .language import CJK_CHAR
 from .messages import SYSTEM_ROLES, Message
 from .segment import han_words
 
 __all__ = ["asks", "cjk_names", "own_names", "question_message", "question_units", "topic"]
 
 _NOT_CHAT = SYSTEM_ROLES | {"tool", "function"}
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _COUNTS = frozenset({"number", "quantity", "percent"})
 """Kinds of value a reply does not name a question's subject by ("batch 7": "7")."""
 
@@ -93,7 +93,7 @@ def cjk_names(cols: Columns, message: int) -> set[str]:
     """The CJK names a message states, places' addresses aside."""
     starts = cols.msg_start.view
     return {lit.text for k in range(int(starts[message]), int(starts[message + 1])) for lit in cols.units[k].literals
-            if lit.kind == "name" and _CJK_CHAR.search(lit.text) and not _ADDRESS.search(lit.text)}
+            if lit.kind == "name" and CJK_CHAR.search(lit.text) and not _ADDRESS.search(lit.text)}
 
 
 TOPIC_MESSAGES = 2
@@ -131,7 +131,7 @@ def _topic_unit(cols: Columns, m: Message, q: Message) -> int:
     or -1."""
     if m.role != "assistant" or cjk_names(cols, q.index) or cjk_names(cols, m.index):
         return -1
-    if not any(_CJK_CHAR.search(tf.text) for tf in m.texts):
+    if not any(CJK_CHAR.search(tf.text) for tf in m.texts):
         return -1
     about = topic(cols, q.index)
     if about is None:
