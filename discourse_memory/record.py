@@ -979,9 +979,19 @@ def _closed(text: str, lo: int, start: int, end: int) -> int:
     closer = _CLOSER.get(opener)
     if closer is not None and text[end:end + 1] == closer:
         return end + 1
-    if text.count("(", lo, end) > text.count(")", lo, end) and text[end:end + 1] == ")":
-        return end + 1
+    if text.count("(", lo, end) > text.count(")", lo, end):
+        if text[end:end + 1] == ")":
+            return end + 1
+        # "files (pyproject.toml, setup.cfg, etc.)", not "files (pyproject.toml": a
+        # bracket opened in the context closes in it, when it closes near
+        close = text.find(")", end, end + BRACKET_REACH)
+        if close >= 0 and "(" not in text[end:close] and not any(c in text[end:close] for c in "\n!?;"):
+            return close + 1
     return end
+
+
+BRACKET_REACH = 40
+"""How far after a value a bracket its context opened may close for the context to reach it."""
 
 
 def _in_context(text: str, start: int, end: int, own: frozenset[str] = frozenset()) -> tuple[int, int]:
@@ -995,7 +1005,18 @@ def _in_context(text: str, start: int, end: int, own: frozenset[str] = frozenset
         return after[:2] if after else (start, end)
     if after is not None and after[2] and not before[2] and not _linked(text[before[0]:start]):
         return after[:2]
-    return before[:2]
+    return _inside_bracket(text, *before[:2])
+
+
+def _inside_bracket(text: str, lo: int, hi: int) -> tuple[int, int]:
+    """A context that opens a bracket it does not close starts inside it ("see src/a.py",
+    not "files (see src/a.py")."""
+    if text.count("(", lo, hi) <= text.count(")", lo, hi):
+        return lo, hi
+    inner = text.rfind("(", lo, hi) + 1
+    while inner < hi and text[inner].isspace():
+        inner += 1
+    return inner, hi
 
 
 _LINKS = frozenset("to in at from of on with for by near into onto named called".split())

@@ -405,6 +405,10 @@ def test_title_case_words_that_name_a_code_are_its_label(text, value, label):
     ("We saw the Perseid meteor shower, lying in the grass.", "Perseid", "Perseid meteor shower"),
     ("I met up with my teammates on the 15th after my trip.", "15th", "teammates on the 15th"),  # not "15th after"
     ("A friend made it for my 18th birthday ten years ago.", "18th", "18th birthday"),  # not "… birthday ten"
+    ("Do not modify configuration files (pyproject.toml, setup.cfg, etc.)", "pyproject.toml",
+     "files (pyproject.toml, setup.cfg, etc.)"),  # not "files (pyproject.toml": the bracket closes
+    ("Read the files (see src/a.py and the long explanation that goes on and on) first.", "src/a.py",
+     "see src/a.py"),  # it closes far: the context starts inside it
 ])
 def test_a_value_in_prose_stands_with_the_word_it_goes_with(text, value, context):
     from discourse_memory.record import _in_context
