@@ -40,7 +40,7 @@ from .language import CJK, CJK_CHAR, detect_language
 from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
 from .messages import SYSTEM_ROLES, Message
 from .outline import head_text, is_attribute, list_heads
-from .replies import asks, cjk_names, own_names, question_message, topic
+from .replies import asks, own_names, question_message, reply_topic
 from .units import Unit
 
 __all__ = ["Entry", "Item", "Record", "date_headers", "is_date_header", "first_statements", "item_for", "message_label",
@@ -454,11 +454,8 @@ def asked_about(cols: Columns, m: Message) -> str | None:
             if any(s in lit.text or lit.text in s for s in speakers):
                 continue
             return sanitize(lit.text)[:LABEL_CHARS]
-    if m.role == "assistant" and CJK_CHAR.search(own) and not cjk_names(cols, q.index) \
-            and not cjk_names(cols, m.index):
-        about = topic(cols, q.index)
-        return None if about is None else sanitize(about[1])[:LABEL_CHARS]
-    return None
+    about = reply_topic(cols, m, q)
+    return None if about is None else sanitize(about[1])[:LABEL_CHARS]
 
 
 LABEL_CHARS = 40
@@ -922,8 +919,6 @@ _NAMING_KEY = re.compile(r"(?:^|_)(?:id|number|name|code)$")
 _JSON_MEMBER = re.compile(r'[\s,]{0,20}"([A-Za-z_][\w\-]{0,40})"\s{0,3}:\s{0,3}'
                           r'("[^"\\\]\[;\n]{1,40}"|-?\d{1,15}(?:\.\d{1,6})?|true|false|null|'
                           r'(?=[\[{]))\s{0,3}')
-_JSON_HEAD = re.compile(r'\{\s{0,20}"([A-Za-z_][\w\-]{0,40})"\s{0,3}:\s{0,3}'
-                        r'("[^"\\\]\[;\n]{1,40}"|-?\d{1,15}(?:\.\d{1,6})?)\s{0,3}[,}]')
 JSON_PATH_CHARS = 2000
 """How far into a unit the key of a JSON value's container is looked for."""
 _JSON_START = re.compile(r"\s{0,200}[{\[\"]")

@@ -20,7 +20,7 @@ from .language import CJK_CHAR
 from .messages import SYSTEM_ROLES, Message
 from .segment import han_words
 
-__all__ = ["asks", "cjk_names", "own_names", "question_message", "question_units", "topic"]
+__all__ = ["asks", "cjk_names", "own_names", "question_message", "question_units", "reply_topic", "topic"]
 
 _NOT_CHAT = SYSTEM_ROLES | {"tool", "function"}
 _COUNTS = frozenset({"number", "quantity", "percent"})
@@ -125,15 +125,21 @@ def topic(cols: Columns, question: int) -> tuple[int, str] | None:
     return None
 
 
+def reply_topic(cols: Columns, m: Message, q: Message) -> tuple[int, str] | None:
+    """For a CJK assistant reply that, like its question ``q``, names nothing ("价格是294元。"
+    to "价格是多少？"), what the talk is on (:func:`topic`), else None: the record's key of
+    its entry and the unit the view shows it with."""
+    if m.role != "assistant" or not any(CJK_CHAR.search(tf.text) for tf in m.texts):
+        return None
+    if cjk_names(cols, q.index) or cjk_names(cols, m.index):
+        return None
+    return topic(cols, q.index)
+
+
 def _topic_unit(cols: Columns, m: Message, q: Message) -> int:
-    """For a CJK assistant reply that, like its question, names nothing ("价格是294元。" to
-    "价格是多少？"), the unit that names what the talk is on (:func:`topic`: "为您推荐北京顺义宾馆！"),
-    or -1."""
-    if m.role != "assistant" or cjk_names(cols, q.index) or cjk_names(cols, m.index):
-        return -1
-    if not any(CJK_CHAR.search(tf.text) for tf in m.texts):
-        return -1
-    about = topic(cols, q.index)
+    """The unit that names what a reply's talk is on (:func:`reply_topic`: "为您推荐北京顺义宾馆！"
+    above "价格是294元。"), or -1."""
+    about = reply_topic(cols, m, q)
     if about is None:
         return -1
     message, name = about
