@@ -904,8 +904,8 @@ def _element_head(text: str, opened: int, before: int) -> tuple[str, str] | None
     pos = opened + 1
     for _ in range(HEAD_FIELDS):
         m = _JSON_MEMBER.match(text, pos)
-        if m is None or m.start(1) >= before:
-            break
+        if m is None or m.start(1) >= before or not m.group(2):
+            break  # (a member holding an object or array names nothing, and ends the scan)
         field = (m.group(1), m.group(2).strip('"'))
         if _NAMING_KEY.search(field[0]):
             return field

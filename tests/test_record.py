@@ -160,6 +160,14 @@ def test_the_fields_of_one_object_of_an_array_stand_together():
         assert re.search(r"\{first_name: Noah[^{}]*1968-01-06[^{}]*\}", note), note  # whose birth date
 
 
+def test_an_objects_naming_field_is_a_scalar():
+    # '{"legs": [1, 2], "price": 105}' was named "legs: " (a list's key, no value).
+    text = '{"flights": [{"legs": [1, 2], "price": 105}, {"flight_number": "HAT1", "price": 102}]}'
+    assert record._element_head(text, text.find('{"legs"'), text.find('"price"')) is None
+    second = text.find('{"flight_number"')
+    assert record._element_head(text, second, text.find('"price"', second)) == ("flight_number", "HAT1")
+
+
 def test_only_one_value_per_key_stands_in_a_holders_braces():
     assert record._nested(["a.x: 1", "b: 3", "a.y: 2"]) == ["a: {x: 1, y: 2}", "b: 3"]
     # the objects of an array: one pair of braces each, not "passengers.first_name: Chen, Noah"
