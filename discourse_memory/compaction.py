@@ -311,7 +311,8 @@ class Compactor:
                 return recall(cols, ref, tags=tags[:n_msgs], shown=shown_units, count=count, max_tokens=max_tokens,
                               analyse=self._terms, messages=n_msgs)
 
-        lost = np.bincount(cols.u_msg.view[~shown_units], minlength=n_msgs) > 0
+        # A clipped unit is shown, but its tail is not: its message is handed out too.
+        lost = np.bincount(cols.u_msg.view[plan.decision != KEPT], minlength=n_msgs) > 0
         listed = {e.message for e in plan.record.entries}
         references = tuple(f"#{i}" for i in range(n_msgs) if lost[i] or i in listed)
         return Compaction(out, tuple(sources), before, tokens, budget, note,
