@@ -106,6 +106,8 @@ PENDING = 5.0
 (``discourse-memory-eval bench``): 62.3 -> 76.9 at 10%, 83.7 -> 94.0 at 25%, the
 question-blind numbers within 0.1 point (before ids had to share the called ones' shape,
 every id of the list's message counted: 69.5 at 10%, and the note grew by a tenth)."""
+LISTING_PER_MESSAGE = 4.0
+"""Values one tool output only lists past the first few are worth less (see ``_items``)."""
 RECORD_PER_UNIT = 8.0
 """Values of one unit past the first few are worth less (see ``_items``)."""
 CANDIDATES_MIN = 256
@@ -789,15 +791,17 @@ def _questions(cols: Columns) -> np.ndarray:
 _NAMES_ONLY = re.compile(r"[\w./@+~%-]+(?:[ \t]+[\w./@+~%-]+)*|[\w.@+~%-]*/[\w./@+~%-]*:")
 
 
-def listing_line(text: str) -> bool:
+def listing_line(text: str, strict: bool = False) -> bool:
     """A line that only lists names (of ``ls``, ``find``, ``git status``): whitespace-separated
     file names, or a ``./dir:`` header; not words ("Ran 42 tests in 0.521s" is a sentence),
-    nor a ``key: value`` line."""
+    nor a ``key: value`` line. Half its words must look like file names, or with ``strict``
+    (a piece of a unit that is no line: words around may be prose) every one of them."""
     text = text.strip().strip("…").strip()  # (a long line's item is cut at …)
     if not text or len(text) > 400 or not _NAMES_ONLY.fullmatch(text):
         return False
     names = text.split()
-    return 2 * sum(any(c in w for c in "._/-") for w in names) >= len(names)
+    named = sum(any(c in w for c in "._/-") for w in names)
+    return named == len(names) if strict else 2 * named >= len(names)
 
 
 _UNMADE = object()
@@ -971,15 +975,27 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         # A line of a tool's output that only lists names: the agent can list them again,
         # and a hundred file names crowd out what it found.
         listed = cols.derived.setdefault("listing_items", {})  # (unit, literal) -> its item lists names
-        in_output = outputs[u_msg[src]] & _LINE_KIND[cols.u_kind.view[src]]
+        in_output = outputs[u_msg[src]]
+        hits: list[int] = []
         for j in np.flatnonzero(in_output).tolist():
             key = (int(src[j]), int(candidates[j]))
             hit = listed.get(key)
             if hit is None:
                 item = chosen[j]
-                hit = listed[key] = item is not None and listing_line(item.text)
+                hit = listed[key] = item is not None and listing_line(
+                    item.text, strict=not _LINE_KIND[cols.u_kind.view[key[0]]])
             if hit:
-                gain[j] *= LISTING
+                hits.append(j)
+        if hits:
+            # One listing of many lines is one listing: its values past the first few, in
+            # whichever lines they stand, are worth less again (a file tree of 300 lines).
+            at = np.asarray(hits)
+            msg = u_msg[src[at]]
+            by_msg = np.lexsort((-gain[at], msg))
+            start = np.flatnonzero(np.r_[True, msg[by_msg][1:] != msg[by_msg][:-1]])
+            rank = np.empty(len(at))
+            rank[by_msg] = np.arange(len(at)) - np.repeat(start, np.diff(np.r_[start, len(at)]))
+            gain[at] *= LISTING / (1.0 + rank / LISTING_PER_MESSAGE)
     by_unit = np.lexsort((-gain, src))
     group_start = np.flatnonzero(np.r_[True, src[by_unit][1:] != src[by_unit][:-1]])
     rank = np.arange(len(by_unit)) - np.repeat(group_start, np.diff(np.r_[group_start, len(by_unit)]))

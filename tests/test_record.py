@@ -878,7 +878,7 @@ def test_a_listing_of_file_names_does_not_crowd_out_what_the_agent_found():
              {"role": "assistant", "content": "THOUGHT: read the code.\n\n```bash\nnl -ba pkg/delete.py\n```"},
              {"role": "user", "content": "<returncode>0</returncode>\n<output>\n1 import os\n</output>"}]
     names_listed = 0
-    for share in (0.05, 0.08, 0.1, 0.15):
+    for share in (0.05, 0.08, 0.1, 0.15, 0.2, 0.3):
         r = compact(msgs, int(view_tokens(msgs) * share))
         text = "\n".join(str(m.get("content")) for m in r.messages)
         names = sum(re.search(r"_\d+_[abc]\.py", v) is not None for v in r.report.record)
@@ -886,6 +886,31 @@ def test_a_listing_of_file_names_does_not_crowd_out_what_the_agent_found():
         assert owners == 10 or names == 0, (share, owners, names)
         names_listed += names
     assert names_listed, "no budget left room for the listing: the test shows nothing"
+
+
+def test_one_listing_of_many_lines_gives_way_after_its_first_names():
+    # `ls -R` prints a block per directory; its blocks are one listing, not sixteen: past
+    # its first names, a count a probe printed is worth more than the next file name.
+    words = "amber basil cedar dune ember fjord grove heron iris juniper kelp lotus moss nectar opal pine".split()
+    msgs = [{"role": "system", "content": "You run one bash command per turn."},
+            {"role": "user", "content": "Find why the worker pool stalls."}]
+    listing = "\n\n".join(f"./src/{w}:\n" + "\n".join(f"{w}_{k}.py" for k in range(8)) for w in words)
+    msgs += [{"role": "assistant", "content": "THOUGHT: look around.\n\n```bash\nls -R\n```"},
+             {"role": "user", "content": f"<returncode>0</returncode>\n<output>\n{listing}\n</output>"}]
+    for i in range(12):
+        msgs.append({"role": "assistant", "content": f"THOUGHT: check the pool.\n\n```bash\npool-stat --shard {i}\n```"})
+        msgs.append({"role": "user", "content": "<returncode>0</returncode>\n<output>\n" + " ".join(
+            f"The {words[(i + k) % 16]} shard reported its usual load for the cycle today." for k in range(10))
+            + f" Worker pool {words[i]}-{i} stalled after {3100 + 17 * i} requests. " + " ".join(
+            f"The {words[(i + k) % 16]} queue drained {5000 + 37 * i + k} jobs." for k in range(10)) + "\n</output>"})
+    listed = 0
+    for share in (0.1, 0.15, 0.2, 0.25, 0.3):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        names = [v for v in r.report.record if re.fullmatch(r"[a-z]+_\d\.py", v)]
+        counts = [v for v in r.report.record if re.fullmatch(r"5\d\d\d", v)]
+        assert len(counts) == 120 or len(names) <= 4, (share, names, len(counts))
+        listed += len(counts)
+    assert listed, "no budget listed a count: the test shows nothing"
 
 
 def test_the_first_word_of_a_json_text_is_an_opener_not_a_name():
