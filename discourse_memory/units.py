@@ -280,24 +280,54 @@ class Analyzer:
             for c, call in enumerate(m.tool_calls):
                 done = calls.get((call.name, call.arguments))
                 if done is None:
-                    lits = find_literals(call.arguments)
-                    lits += find_names_by_pattern(call.arguments, [(x.start, x.end) for x in lits])
+                    readable = unescaped(call.arguments)
+                    lits = find_literals(readable)
+                    lits += find_names_by_pattern(readable, [(x.start, x.end) for x in lits])
                     lits.sort(key=lambda x: (x.start, x.end))
                     done = calls[call.name, call.arguments] = (
                         content_key(f"{call.name}\x00{call.arguments}"), tuple(lits),
                         count(call.name) + count(call.arguments),
-                        tuple(dict.fromkeys([call.name, *(x.text for x in lits)])),
+                        tuple(dict.fromkeys([call.name, *(x.text for x in lits)])), readable,
                     )
-                key, literals, n, literal_texts = done
+                key, literals, n, literal_texts, readable = done
                 template = Unit(
                     id="", kind="tool_call", message=m.index, field=f"tool_calls.{c}",
-                    start=0, end=len(call.arguments), text=call.arguments, key=key, occurrence=0,
+                    start=0, end=len(call.arguments), text=readable, key=key, occurrence=0,
                     literals=literals, tokens=n, head_end=len(call.arguments), clip_tokens=n,
                     info=len(literals), literal_texts=literal_texts,
                 )
                 fields.append(Field(m.index, template.field, call.arguments, (template,)))
             out.append(fields)
         return out
+
+
+_ESCAPE = re.compile(r'\\(["\\/bfnrt])')
+_OPENS_BEFORE = frozenset(" \t\n([{,:=\"")
+_READS_AS = {"n": " \n", "r": " \n", "t": "  ", "b": "  ", "f": "  ", "/": " /"}
+
+
+def unescaped(arguments: str) -> str:
+    """A tool call's JSON arguments as they read, each escape in its two characters: a
+    line break or tab a space and that break, a quote a quote beside a space on the side
+    away from the text it quotes. The view shows a call as it was; this is what its
+    values are read from, so a command's code gives ``"Exception as e"`` and ``def
+    handler(...)`` as written, not ``"Exception as e\\"`` and ``ndef handler``. The same
+    length as ``arguments``: a value's place in it holds."""
+    if "\\" not in arguments:
+        return arguments
+    out: list[str] = []
+    at = 0
+    for m in _ESCAPE.finditer(arguments):
+        out.append(arguments[at:m.start()])
+        at = m.end()
+        c = m.group(1)
+        if c == '"':  # an opening quote has its text after it; a closing one before
+            before = out[-1][-1:] if out and out[-1] else (out[-2][-1:] if len(out) > 1 else " ")
+            out.append(' "' if not before or before in _OPENS_BEFORE else '" ')
+        else:
+            out.append(_READS_AS.get(c, m.group()))
+    out.append(arguments[at:])
+    return "".join(out)
 
 
 class Field(NamedTuple):

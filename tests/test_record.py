@@ -913,6 +913,31 @@ def test_one_listing_of_many_lines_gives_way_after_its_first_names():
     assert listed, "no budget listed a count: the test shows nothing"
 
 
+def test_a_calls_code_is_read_as_written_not_as_its_json_escapes():
+    # A coding agent's call carries code in JSON: line breaks and quotes are escapes there
+    # ("\\ndef on_delete_2", "\\"Deleting row 2\\""). Its values and their contexts read as
+    # the code does: `def on_delete_2`, not `ndef on_delete_2`; a quote without a backslash.
+    msgs = [{"role": "system", "content": "You are a coding agent with a bash tool."},
+            {"role": "user", "content": "Make the deletion handlers log what they delete."}]
+    for i in range(12):
+        code = (f"cat <<'EOF' > handlers_{i}.py\nimport logging\n\ndef on_delete_{i}(sender, instance):\n"
+                f"    logging.info(\"Deleting row {i} of batch B-{400 + i}\")\nEOF\npython3 handlers_{i}.py")
+        msgs.append({"role": "assistant", "content": None, "tool_calls": [{"id": f"c{i}", "type": "function",
+                     "function": {"name": "bash", "arguments": json.dumps({"command": code})}}]})
+        msgs.append({"role": "tool", "tool_call_id": f"c{i}", "content": " ".join(
+            f"INFO step {k} of the run finished cleanly." for k in range(40))})
+    msgs.append({"role": "user", "content": "Which batches did the handlers log?"})
+    r = compact(msgs, int(view_tokens(msgs) * 0.1))
+    calls = [u for u in r.report.units if u.kind == "tool_call"]
+    stated = {t for u in calls for t in u.literals_kept + u.literals_recorded + u.literals_dropped + u.literals_unlisted}
+    assert {f'"Deleting row {i} of batch B-{400 + i}"' for i in range(12)} <= stated
+    assert not any("\\" in t for t in stated), sorted(stated)
+    entries = [line for line in r.note.splitlines() if line.startswith("#")]
+    defs = [line for line in entries if "on_delete_" in line]
+    assert defs, r.note  # the budget leaves calls to the record: the test shows something
+    assert all(re.search(r"(?<![A-Za-z])def on_delete_\d+", line) for line in defs), defs
+
+
 def test_the_first_word_of_a_json_text_is_an_opener_not_a_name():
     # tau-bench agents think through a `think` tool: {"thought": "Calculate the total ..."}.
     # "Calculate" opens the thought's text; it is no name to list ("Noah Hernandez" is).
