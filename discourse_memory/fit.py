@@ -275,6 +275,33 @@ def _outputs(cols: Columns) -> np.ndarray:
     return np.fromiter((memo[i] for i in range(len(cols))), bool, len(cols))
 
 
+LISTING_SAMPLE = 60
+_ONE_NAME = re.compile(r"[\w.@+~%-]+:?")
+"""How many units of a tool's output :func:`listing_messages` reads to tell a listing."""
+
+
+def listing_messages(cols: Columns) -> np.ndarray:
+    """Per message: a tool's output that lists names (``ls -R``, ``find``): of its first
+    :data:`LISTING_SAMPLE` units, at least eight are lines and three in five of those
+    only list names (:func:`listing_line`, or one name: ``docs``, ``CITATION``; a
+    warning above the listing aside). Read once per message, a few units each."""
+    memo = cols.derived.setdefault("listing_messages", [])
+    if len(memo) < len(cols):
+        outputs = _outputs(cols)
+        starts = cols.msg_start.view
+        kinds = cols.u_kind.view
+        for i in range(len(memo), len(cols)):
+            hit = False
+            if outputs[i] and cols.messages[i].role not in SYSTEM_ROLES:
+                s = int(starts[i])
+                lines = [u for u in range(s, min(int(starts[i + 1]), s + LISTING_SAMPLE)) if _LINE_KIND[kinds[u]]]
+                named = sum(_ONE_NAME.fullmatch(t) is not None or listing_line(t)
+                            for t in (cols.units[u].text.strip() for u in lines))
+                hit = len(lines) >= 8 and 5 * named >= 3 * len(lines)
+            memo.append(hit)
+    return np.asarray(memo[:len(cols)], dtype=bool)
+
+
 _FAILURE = re.compile(r"\s{0,8}(?:[\w.]{0,40}(?:Error|Exception)\b|error\b|ERROR\b|FAILED\b|fatal:|failed\b"
                       r"|Traceback \(most recent call last\))")
 
@@ -513,6 +540,9 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     if first_user is not None:
         recency[first_user] *= TASK
     weight = recency[u_msg] * _KIND_WEIGHTS[kind] * np.where(_outputs(cols), OUTPUT_WEIGHT, 1.0)[u_msg]
+    # The lines of a listing: the agent can list them again, and a name picked here and
+    # there from a file tree ("setup.cfg … tox.ini … logger.py") tells nothing.
+    weight[listing_messages(cols)[u_msg] & _LINE_KIND[kind]] *= LISTING
     if first_user is not None:  # the task's lead: where it says what is asked
         first, end = int(cols.msg_start.view[first_user]), int(cols.msg_start.view[first_user + 1])
         before = np.cumsum(tokens[first:end]) - tokens[first:end]

@@ -938,6 +938,34 @@ def test_a_calls_code_is_read_as_written_not_as_its_json_escapes():
     assert all(re.search(r"(?<![A-Za-z])def on_delete_\d+", line) for line in defs), defs
 
 
+def test_a_listing_is_not_shown_a_name_here_and_there():
+    # Room a tight view gives a file tree's lines (README … basil_data … cedar_data) is
+    # room the sentences of what the agent's probes printed do not get.
+    words = "amber basil cedar dune ember fjord grove heron iris juniper kelp lotus moss nectar opal pine".split()
+    msgs = [{"role": "system", "content": "You run one bash command per turn."},
+            {"role": "user", "content": "Find why the worker pool stalls."}]
+    listing = "\n\n".join(f"./src/{w}:\n" + "\n".join(f"{w}_{k}.py" for k in range(6)) + f"\nREADME\n{w}_data"
+                          for w in words)
+    msgs += [{"role": "assistant", "content": "THOUGHT: look around.\n\n```bash\nls -R\n```"},
+             {"role": "user", "content": f"<returncode>0</returncode>\n<output>\n.:\n{listing}\n</output>"}]
+    for i in range(8):
+        msgs.append({"role": "assistant", "content": f"THOUGHT: check the pool.\n\n```bash\npool-stat --shard {i}\n```"})
+        msgs.append({"role": "user", "content": "<returncode>0</returncode>\n<output>\n" + "\n".join(
+            f"The {words[(i + k) % 16]} worker of shard {i} handled its {words[(3 * i + k) % 16]} requests as it should."
+            for k in range(10)) + "\n</output>"})
+    msgs.append({"role": "user", "content": "Which shard stalled first?"})
+    shown = 0
+    for share in (0.1, 0.15, 0.2):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        listing_view = next((m["content"] for m, s in zip(r.messages, r.sources) if s == 3), "")
+        lines = sum(1 for line in listing_view.splitlines() if line.strip() not in ("", "…") and "<" not in line)
+        text = "\n".join(str(m["content"]) for m in r.messages)
+        shown += sum(f"worker of shard {i} handled its {words[(3 * i + k) % 16]}" in text
+                     for i in range(8) for k in range(10))
+        assert lines <= 3, (share, listing_view)  # its opening at most
+    assert shown, "the probes' sentences never got the room: the test shows nothing"
+
+
 def test_the_first_word_of_a_json_text_is_an_opener_not_a_name():
     # tau-bench agents think through a `think` tool: {"thought": "Calculate the total ..."}.
     # "Calculate" opens the thought's text; it is no name to list ("Noah Hernandez" is).
