@@ -435,8 +435,12 @@ def asked_about(cols: Columns, m: Message) -> str | None:
     q = question_message(cols, m)
     own = " ".join(tf.text for tf in m.texts)
     if CJK_CHAR.search(own):
-        names = own_names(cols, m.index, None if q is None else q.index, own)
-        if names:  # its values are that place's ("推荐你去钓鱼台国宾馆尝尝吧，这里人均消费1842元")
+        # its values are that place's ("推荐你去钓鱼台国宾馆尝尝吧，这里人均消费1842元"), the place
+        # its question asked about too when it names no other ("北京鹏润国际大酒店的电话您记好
+        # 010-62165588，价格为685元" to "北京鹏润国际大酒店的电话告诉我一下，他家的价格咋样？"):
+        # the entry's text, cut near the value, does not name it
+        names = own_names(cols, m.index, None if q is None else q.index, own) or own_names(cols, m.index, None, own)
+        if names:
             return sanitize(names[0])[:LABEL_CHARS] if len(names) == 1 else None
     if q is None:
         return None

@@ -282,6 +282,10 @@ def test_a_reply_the_view_shows_comes_with_its_question():
     ("I recommend the Grand Hotel.", "How much is it?", "It is $310 a night.", None),  # English says its subject
     ("好的。", "北京瑞斯汀主题酒店周边有便宜的酒店吗？", "北京骏马国际酒店怎么样呢？价格是336元。", "北京骏马国际酒店"),  # its own place's price
     ("好的。", "八达岭长城的电话是多少？", "电话是010-85116665，周边餐馆有护国寺小吃店。", "八达岭长城"),
+    ("满足条件的有北京贵都大酒店、北京鹏润国际大酒店。", "北京鹏润国际大酒店的电话告诉我一下，他家的价格咋样？",
+     "北京鹏润国际大酒店的电话您记好010-62165588，价格为685元。", "北京鹏润国际大酒店"),  # the question's, named again
+    ("好的。", "北京瑞斯汀主题酒店周边有酒店吗？", "北京瑞斯汀主题酒店周边有北京骏马国际酒店，价格是336元。",
+     "北京骏马国际酒店"),  # the question's place and one of its own: the value is of its own
 ])
 def test_a_chinese_reply_is_keyed_by_the_name_its_question_leaves_out(before, question, reply, about):
     from discourse_memory.columns import Columns
