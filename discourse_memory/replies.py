@@ -110,11 +110,20 @@ def topic(cols: Columns, question: int) -> tuple[int, str] | None:
     none: the one CJK name (no address) of the nearest of the :data:`TOPIC_MESSAGES`
     messages before it that names any ("推荐您去北京华滨国际大酒店。"), or the one place
     it names before its values (a dish list aside), unless it names several (a choice the
-    question does not say). Returns that message and the name."""
+    question does not say) and only one of the kind of place the question names (``酒店``,
+    ``餐馆``). Returns that message and the name."""
+    kind = _asked_kind(" ".join(tf.text for tf in cols.messages[question].texts))
     for m in range(question - 1, max(question - 1 - TOPIC_MESSAGES, -1), -1):
         if cols.messages[m].role in SYSTEM_ROLES or cols.messages[m].role == "tool":
             return None
         names = cjk_names(cols, m)
+        if kind is not None and len(names) > 1:
+            # "酒店价格你知道吗？": the hotel's, not of the restaurants named since (a message
+            # naming several places, none a hotel, is passed by); one place it names is it
+            # whatever its name ends in ("北京银泉大厦" to "这家酒店的电话是多少？")
+            names = {n for n in names if kind.search(n)}
+            if not names:
+                continue
         if len(names) > 1:  # the one place it names before its values, if it names one
             first = own_names(cols, m, None, " ".join(tf.text for tf in cols.messages[m].texts))
             if len(first) != 1:
@@ -123,6 +132,23 @@ def topic(cols: Columns, question: int) -> tuple[int, str] | None:
         if names:
             return m, names.pop()
     return None
+
+
+_BRANCH = r"(?:[(（][^()（）]{1,20}[)）])?$"
+_KINDS = (
+    (re.compile(r"酒店|宾馆|旅馆"), re.compile(r"(?:酒店|宾馆|饭店|旅馆|客栈|公寓)" + _BRANCH)),
+    (re.compile(r"餐馆|餐厅|饭馆"), re.compile(
+        r"(?:餐厅|饭馆|菜馆|酒楼|食府|小馆|面馆|火锅|饭店|(?<![酒宾旅])店)" + _BRANCH
+        + r"|^(?!.*(?:酒店|宾馆|旅馆)).*[(（][^()（）]{1,20}店[)）]$")),  # a branch alone: "大董(工体店)"
+)
+"""A kind of place a question names without naming the place (``酒店价格你知道吗？``), and
+the end words of the names of that kind."""
+
+
+def _asked_kind(question: str) -> re.Pattern[str] | None:
+    """The end words of the kind of place ``question`` asks about, if it names one kind."""
+    kinds = [names for word, names in _KINDS if word.search(question)]
+    return kinds[0] if len(kinds) == 1 else None
 
 
 def reply_topic(cols: Columns, m: Message, q: Message) -> tuple[int, str] | None:

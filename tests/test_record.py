@@ -301,6 +301,29 @@ def test_a_chinese_reply_is_keyed_by_the_name_its_question_leaves_out(before, qu
     assert record.asked_about(cols, cols.messages[2]) == about
 
 
+def test_a_chinese_question_for_a_kind_of_place_is_about_the_place_of_that_kind():
+    # "酒店价格你知道吗？" after the hotel was chosen and two restaurants near it were named:
+    # the price is the hotel's. One place a message names is it, whatever its name ends in.
+    from discourse_memory.columns import Columns
+    from discourse_memory.messages import validate_messages
+    from discourse_memory.tokens import get_token_counter
+    from discourse_memory.units import Analyzer
+
+    def about(*texts: str) -> str | None:
+        n = len(texts)  # turns alternate, the reply last
+        msgs = validate_messages([{"role": "assistant" if (n - 1 - i) % 2 == 0 else "user", "content": t}
+                                  for i, t in enumerate(texts)])
+        counter = get_token_counter(None)
+        cols = Columns(counter.count)
+        cols.extend(msgs, Analyzer(counter).fields(msgs))
+        return record.asked_about(cols, cols.messages[-1])
+
+    chosen, near = "就去北京康莱德酒店吧，它家周边有餐馆吗？", "有啊，大渔铁板烧(蓝色港湾店), VitaLand亲子餐厅都是它周边的。"
+    assert about(chosen, near, "好的，酒店价格你知道吗？", "价格是1691元。") == "北京康莱德酒店"
+    assert about(chosen, near, "好的，价格你知道吗？", "价格是1691元。") is None  # which of them?
+    assert about("推荐您去北京银泉大厦。", "这家酒店的电话是多少啊？", "电话是010-68473377。") == "北京银泉大厦"
+
+
 @pytest.mark.parametrize("question, reply, alone", [
     ("好的，门票是多少钱？", "门票价格是40元。", True),  # the reply says what 40元 is
     ("地址在哪？", "地址是：北京顺义区府前中街3号。", True),
