@@ -276,8 +276,8 @@ def _outputs(cols: Columns) -> np.ndarray:
 
 
 LISTING_SAMPLE = 60
-_ONE_NAME = re.compile(r"[\w.@+~%-]+:?")
 """How many units of a tool's output :func:`listing_messages` reads to tell a listing."""
+_ONE_NAME = re.compile(r"[\w.@+~%-]+:?")  # a line of one name ("docs", "CITATION", "./src:")
 
 
 def listing_messages(cols: Columns) -> np.ndarray:
