@@ -280,14 +280,14 @@ LISTING_SAMPLE = 60
 _ONE_NAME = re.compile(r"[\w.@+~%-]+:?")  # a line of one name ("docs", "CITATION", "./src:")
 
 
-def listing_messages(cols: Columns) -> np.ndarray:
+def listing_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
     """Per message: a tool's output that lists names (``ls -R``, ``find``): of its first
     :data:`LISTING_SAMPLE` units, at least eight are lines and three in five of those
     only list names (:func:`listing_line`, or one name: ``docs``, ``CITATION``; a
-    warning above the listing aside). Read once per message, a few units each."""
+    warning above the listing aside). ``outputs``: :func:`_outputs`. Read once per message,
+    a few units each."""
     memo = cols.derived.setdefault("listing_messages", [])
     if len(memo) < len(cols):
-        outputs = _outputs(cols)
         starts = cols.msg_start.view
         kinds = cols.u_kind.view
         for i in range(len(memo), len(cols)):
@@ -539,10 +539,11 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     first_user = next((m.index for m in cols.messages if m.role == "user"), None)
     if first_user is not None:
         recency[first_user] *= TASK
-    weight = recency[u_msg] * _KIND_WEIGHTS[kind] * np.where(_outputs(cols), OUTPUT_WEIGHT, 1.0)[u_msg]
+    outputs = _outputs(cols)
+    weight = recency[u_msg] * _KIND_WEIGHTS[kind] * np.where(outputs, OUTPUT_WEIGHT, 1.0)[u_msg]
     # The lines of a listing: the agent can list them again, and a name picked here and
     # there from a file tree ("setup.cfg … tox.ini … logger.py") tells nothing.
-    weight[listing_messages(cols)[u_msg] & _LINE_KIND[kind]] *= LISTING
+    weight[listing_messages(cols, outputs)[u_msg] & _LINE_KIND[kind]] *= LISTING
     if first_user is not None:  # the task's lead: where it says what is asked
         first, end = int(cols.msg_start.view[first_user]), int(cols.msg_start.view[first_user + 1])
         before = np.cumsum(tokens[first:end]) - tokens[first:end]
