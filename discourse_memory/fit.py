@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 import bisect
-import itertools
 import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -980,47 +979,31 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         candidates, gain, first, ends = candidates[keep], gain[keep], first[keep], ends[keep]
     # Each value is listed from its newest occurrence that gives it a key or a context
     # ("trip to England", not the later "Where in England was it?"), among its newest few.
+    memo = _row_memo(cols)
+    rows_sorted = rows[order]
+    at_row = _sources(memo, rows_sorted, first, ends, lambda r: item_of(int(owners[r]), int(lit_idx[r])),
+                      lambda r, item: _has_context(cols, item, int(lit_idx[r])))
+    row_items = memo.items
+    chosen: list[Item | None] = [row_items[r] if r >= 0 else None for r in at_row.tolist()]
     source = np.full(n_lits, -1, dtype=np.int64)
-    chosen: list[Item | None] = []
-    for j, lit in enumerate(candidates.tolist()):
-        lo = int(first[j])
-        best_u, best = int(occ[lo]), None
-        for u in occ[lo:min(int(ends[j]), lo + OCCURRENCES)].tolist():
-            item = item_of(u, lit)
-            if item is None:
-                continue
-            if best is None:
-                best_u, best = u, item
-            # A context: a date line, a key, a text of its own (a quoted string, a line
-            # number's file), or words of the sentence around the value.
-            if item.header or item.key is not None or item.span is None \
-                    or item.span[1] - item.span[0] > len(cols.lit_text[lit]):
-                best_u, best = u, item
-                break
-        source[lit] = best_u
-        chosen.append(best)
+    source[candidates] = np.where(at_row >= 0, owners[np.maximum(at_row, 0)], occ[first])
     # Diminishing returns: the k-th best value of one unit is worth 1 / (1 + k / PER_UNIT)
     # (an entry of hundreds of values from one log line is read by nobody).
     src = source[candidates]
     if outputs.any():
         # A line of a tool's output that only lists names: the agent can list them again,
         # and a hundred file names crowd out what it found.
-        listed = cols.derived.setdefault("listing_items", {})  # (unit, literal) -> its item lists names
-        in_output = outputs[u_msg[src]]
-        hits: list[int] = []
-        for j in np.flatnonzero(in_output).tolist():
-            key = (int(src[j]), int(candidates[j]))
-            hit = listed.get(key)
-            if hit is None:
-                item = chosen[j]
-                hit = listed[key] = item is not None and listing_line(
-                    item.text, strict=not _LINE_KIND[cols.u_kind.view[key[0]]])
-            if hit:
-                hits.append(j)
-        if hits:
+        in_output = np.flatnonzero(outputs[u_msg[src]] & (at_row >= 0))
+        listing = memo.listing
+        at = at_row[in_output]
+        for r in at[listing[at] == 0].tolist():
+            item = row_items[r]
+            listing[r] = 2 if listing_line(item.text, strict=not _LINE_KIND[cols.u_kind.view[owners[r]]]) else 1
+        hits = in_output[listing[at] == 2]
+        if len(hits):
             # One listing of many lines is one listing: its values past the first few, in
             # whichever lines they stand, are worth less again (a file tree of 300 lines).
-            at = np.asarray(hits)
+            at = hits
             msg = u_msg[src[at]]
             by_msg = np.lexsort((-gain[at], msg))
             start = np.flatnonzero(np.r_[True, msg[by_msg][1:] != msg[by_msg][:-1]])
@@ -1043,10 +1026,14 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     spans_made: set[tuple[int, tuple[int, int]]] = set()
     u_kind = cols.u_kind.view
     inner_cache = cols.derived.setdefault("record_inner", {})  # (unit, span) -> literal ids it shows
-    at_of = np.full(n_lits, -1, dtype=np.int64)  # literal -> its place among the candidates
-    at_of[candidates] = np.arange(len(candidates))
-    for k, lit in enumerate(candidates.tolist()):
-        u = int(source[lit])
+    at_of = dict(zip(candidates.tolist(), range(len(candidates))))  # literal -> its place among the candidates
+    covering = cols.derived.setdefault("record_covering", {})  # (unit, span, literals) -> the item listing them
+    gains = gain.tolist()
+    have = at_row[at_row >= 0]
+    for r in np.unique(have[memo.cost[have] < 0]).tolist():
+        memo.cost[r], memo.value_cost[r] = _item_costs(row_items[r], count)
+    cost_of, value_cost_of = memo.cost[np.maximum(at_row, 0)].tolist(), memo.value_cost[np.maximum(at_row, 0)].tolist()
+    for k, (lit, u) in enumerate(zip(candidates.tolist(), source[candidates].tolist())):
         if u in headers:
             continue  # the session's date line lists every value of it
         item = chosen[k]
@@ -1061,7 +1048,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             header = header_of[m]
             if header is not None and header not in header_cost:
                 header_cost[header] = count(header) + 1.0
-        g = float(gain[k])
+        g = gains[k]
         if item.key is None and item.span is not None and not item.header and _LINE_KIND[u_kind[u]]:
             # One item lists every value its line of code shows: the line's tokens are paid
             # once for all of them. (Not in prose: there it took LoCoMo's with-context
@@ -1069,26 +1056,107 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             if (u, item.span) in spans_made:
                 continue
             spans_made.add((u, item.span))
-            inner = [c for c in _shown_in(cols, units, inner_cache, u, item.span) if c != lit and at_of[c] >= 0]
+            inner = tuple(c for c in _shown_in(cols, units, inner_cache, u, item.span) if c != lit and c in at_of)
             if inner:
-                item = _covering(item, item.literal, item.covers + tuple(inner))
-                g += float(gain[at_of[inner]].sum())
+                key = (u, item.span, inner)
+                wider = covering.get(key)
+                if wider is None:
+                    wider = covering[key] = _covering(item, item.literal, item.covers + inner)
+                item = wider
+                g += float(gain[[at_of[c] for c in inner]].sum())
         if item.key is not None:
-            value_cost[len(items)] = count(", " + item.value)
+            value_cost[len(items)] = value_cost_of[k]
         if item.row is not None and item.group not in row_cost:
             row_cost[item.group] = count("{" + item.row + ", }")
         items.append(item)
         keep_gain.append(g * (len(item.covers) if item.header else 1.0))
-        placed = None if item.key is None else _PLACED_KEY.match(item.text)
-        # a field of one object of an array is shown in that object's braces, its path
-        # said once (record._nested): "{first_name: Chen, …}", not "passengers[0].first_name"
-        # (the object's naming field, shown once in its braces, is not charged to each field:
-        # three fields of a passenger paid her name thrice, and the note listed less)
-        keep_cost.append(count(item.text[placed.end():] if placed else item.text) + (2.0 if placed else 1.0))
+        keep_cost.append(cost_of[k])
     return items, np.array(keep_gain), np.array(keep_cost), value_cost, entry_cost, header_cost, beyond, row_cost
 
 
 _PLACED_KEY = re.compile(r"[A-Za-z_][\w\-]{0,40}\[\d{1,6}(?:; ([^\]]{1,90}))?\]\.")
+
+
+def _item_costs(item: Item, count: Callable[[str], int]) -> tuple[float, float]:
+    """Tokens of an item in the record, and of its ", value" after another value of its key."""
+    placed = None if item.key is None else _PLACED_KEY.match(item.text)
+    # a field of one object of an array is shown in that object's braces, its path
+    # said once (record._nested): "{first_name: Chen, …}", not "passengers[0].first_name"
+    # (the object's naming field, shown once in its braces, is not charged to each field:
+    # three fields of a passenger paid her name thrice, and the note listed less)
+    cost = count(item.text[placed.end():] if placed else item.text) + (2.0 if placed else 1.0)
+    return float(cost), float(count(", " + item.value)) if item.key is not None else 0.0
+
+
+@dataclass
+class _RowMemo:
+    """Per row of the literal index (one unit stating one value), its record item and what
+    is fixed about it, read when a view first needs it. Rows are only appended and a unit's
+    item never changes as the conversation grows, so a turn reads only rows no view has
+    read (a loop over every candidate's occurrences was most of a turn's record upkeep)."""
+
+    state: np.ndarray  # 0: not read, 1: no item, 2: an item without context, 3: with one
+    items: list[Item | None]
+    listing: np.ndarray  # 0: not read, 1: no, 2: the item's line only lists names
+    cost: np.ndarray  # the item's tokens in the record (-1: not counted)
+    value_cost: np.ndarray  # a keyed item's ", value" after another value of its key
+
+    def grow(self, n: int) -> None:
+        more = n - len(self.items)
+        if more > 0:
+            self.state = np.concatenate([self.state, np.zeros(more, dtype=np.int8)])
+            self.listing = np.concatenate([self.listing, np.zeros(more, dtype=np.int8)])
+            self.cost = np.concatenate([self.cost, np.full(more, -1.0)])
+            self.value_cost = np.concatenate([self.value_cost, np.zeros(more)])
+            self.items.extend([None] * more)
+
+
+def _row_memo(cols: Columns) -> _RowMemo:
+    memo = cols.derived.get("record_rows")
+    if memo is None:
+        memo = cols.derived["record_rows"] = _RowMemo(  # type: ignore[assignment]
+            np.zeros(0, dtype=np.int8), [], np.zeros(0, dtype=np.int8), np.zeros(0), np.zeros(0))
+    memo.grow(len(cols.lit_idx.view))  # type: ignore[union-attr]
+    return memo  # type: ignore[return-value]
+
+
+def _has_context(cols: Columns, item: Item, lit: int) -> bool:
+    """A date line, a key, a text of its own (a quoted string, a line number's file), or
+    words of the sentence around the value."""
+    return item.header or item.key is not None or item.span is None \
+        or item.span[1] - item.span[0] > len(cols.lit_text[lit])
+
+
+def _sources(memo: _RowMemo, rows: np.ndarray, first: np.ndarray, ends: np.ndarray,
+             read: Callable[[int], Item | None], context: Callable[[int, Item], bool]) -> np.ndarray:
+    """Per value (its occurrence rows ``rows[first[j]:ends[j]]``, newest first), the row it
+    is listed from: among its newest OCCURRENCES, the first whose item has a context, else
+    the first with an item (-1: none has one)."""
+    sizes = np.minimum(ends - first, OCCURRENCES)
+    group = np.repeat(np.arange(len(first)), sizes)
+    offset = np.arange(len(group)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    window = rows[first[group] + offset]
+    state = memo.state
+    unread = np.flatnonzero(state[window] == 0)
+    if len(unread):
+        # Read in order, up to the first with a context: the rows after it are never listed.
+        for g in np.unique(group[unread]).tolist():
+            lo = int(first[g])
+            for r in rows[lo:lo + int(sizes[g])].tolist():
+                if state[r] == 0:
+                    item = memo.items[r] = read(r)
+                    state[r] = 1 if item is None else 3 if context(r, item) else 2
+                if state[r] == 3:
+                    break
+    found = state[window]
+    at = np.full(len(first), -1, dtype=np.int64)
+    for level in (found >= 2, found == 3):  # the first with an item, overridden by the first with a context
+        hit = np.flatnonzero(level)
+        if len(hit):
+            g = group[hit]
+            lead = np.r_[True, g[1:] != g[:-1]]
+            at[g[lead]] = window[hit[lead]]
+    return at
 
 
 def _covering(item: Item, literal: int, covers: tuple[int, ...]) -> Item:
@@ -1152,7 +1220,8 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     question_unit, question_cost = r.question_unit.tolist(), r.question_cost.tolist()
     left = room
     used = 0.0  # tokens the record's items and entry labels take
-    queue = iter(r.item_order.tolist())
+    queue = r.item_order.tolist()  # record items, best first; queue[next_item] is the best not tried
+    next_item = 0
     item_costs = r.costs[r.kinds == _ITEM].tolist()
     reserve = min(r.reserve, room)
     costs = r.costs[r.order]
@@ -1192,21 +1261,22 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     def show(units: Any, head: bool) -> float:
         """Mark the literals of these units (their heads) shown; returns the room freed."""
         ptr, idx = (head_ptr, head_idx) if head else (lit_ptr, lit_idx)
+        stated = [idx[ptr[u]:ptr[u + 1]] for u in np.asarray(units).tolist()]
+        stated_all = stated[0] if len(stated) == 1 else np.concatenate(stated) if stated else idx[:0]
         freed = 0.0
-        for u in np.asarray(units).tolist():
-            for lit in idx[ptr[u]:ptr[u + 1]].tolist():
-                if not shown_lits[lit]:
-                    freed += show_literal(lit)
+        for lit in stated_all[~shown_lits[stated_all]].tolist():  # (a value stated twice frees nothing twice)
+            freed += show_literal(lit)
         return freed
 
     def fill_reserve() -> None:
         """The record's first claim: its best items, while it holds less than the reserve."""
-        nonlocal queue
-        for k in queue:
+        nonlocal next_item
+        while next_item < len(queue):
+            k = queue[next_item]
             if used + item_costs[k] > reserve or item_costs[k] > left:
-                queue = itertools.chain([k], queue)  # the best item left waits for room
-                return
+                return  # the best item left waits for room
             take_item(k, item_costs[k])
+            next_item += 1
 
     def take_item(k: int, cost: float) -> bool:
         nonlocal left, used
@@ -1270,7 +1340,7 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     fill_reserve()
     for pos, (kind, target, cost) in enumerate(zip(r.kinds[r.order].tolist(), r.targets[r.order].tolist(),
                                                     costs.tolist())):
-        if used < reserve:
+        if used < reserve and next_item < len(queue) and used + item_costs[queue[next_item]] <= reserve:
             fill_reserve()  # items it held were shown by units: the room goes to the next items
         if left < floor[pos]:
             break
