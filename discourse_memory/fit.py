@@ -92,6 +92,11 @@ context word (see ``_items``)."""
 LISTING = 0.3
 """A value a tool's output only lists (a line of ``ls -R``, see :func:`listing_line`) is
 worth this much in the record."""
+LISTING_VIEW = 0.0
+"""What a line of a listing is worth in the view: nothing. A name picked here and there
+from a file tree ("setup.cfg … tox.ini …") tells nothing, the agent can list them again,
+and the record lists the first few; with any worth left, the lines filled the last few
+tokens of a view no sentence fitted in ("amber_data … ember_data … opal_data")."""
 LONE_DATES = False
 """Whether a session's date line may be listed alone, for its own values: "[7:06 pm on 9
 January, 2023]" says nothing of what happened then. It is listed above the entries of its
@@ -125,7 +130,15 @@ cost what the next step needs: next-step support at 10% 79.0 -> 72.2 on tau-benc
 first claim in agents' histories only (0.15: a tool can be asked again) held the note at
 25% to 18.9% / 19.6% of the view on tau-bench / SWE-bench (from 24.3% / 22.8%) and cost
 literal recall 48.2 -> 44.0 / 52.3 -> 50.4 and next-step support at 10% 79.9 -> 77.5 /
-77.4 -> 77.2: not kept, the next step's needs before the note's share."""
+77.4 -> 77.2, with that claim at every budget; the claim now shrinks only as the budget holds more of an
+agent's history (below), so at 10%, where the next step needs the record most, it stays."""
+RECORD_FRACTION = 0.1
+RECORD_DECAY = 0.5
+AGENT_RECORD_SHARE = 0.15
+"""In an agent's history (tool output: a tool can be asked again), the first claim is
+RECORD_SHARE while the budget holds at most RECORD_FRACTION of the history, and shrinks
+as ``(RECORD_FRACTION / held) ** RECORD_DECAY`` when it holds more, to no less than
+AGENT_RECORD_SHARE (see ``_record_share``)."""
 FOCUS = 8.0
 """A unit stating every focus term (relevance 1) is worth ``1 + FOCUS`` times its own value."""
 QUESTION = 1.5
@@ -542,7 +555,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     weight = recency[u_msg] * _KIND_WEIGHTS[kind] * np.where(outputs, OUTPUT_WEIGHT, 1.0)[u_msg]
     # The lines of a listing: the agent can list them again, and a name picked here and
     # there from a file tree ("setup.cfg … tox.ini … logger.py") tells nothing.
-    weight[listing_messages(cols, outputs)[u_msg] & _LINE_KIND[kind]] *= LISTING
+    weight[listing_messages(cols, outputs)[u_msg] & _LINE_KIND[kind]] *= LISTING_VIEW
     if first_user is not None:  # the task's lead: where it says what is asked
         first, end = int(cols.msg_start.view[first_user]), int(cols.msg_start.view[first_user + 1])
         before = np.cumsum(tokens[first:end]) - tokens[first:end]
@@ -709,9 +722,21 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
                    call_cost, owner_of_msg, owner_u, overhead, items, value_cost, entry_cost, header_of, header_cost,
                    {it.text: k for k, it in enumerate(items) if it.header},
                    scene.count(VALUES_LINE) - scene.count("]"), base_shown, u_msg, (cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
-                   call_units, starts, _long_head(scene, units, long_tokens), item_order, RECORD_SHARE * room,
+                   call_units, starts, _long_head(scene, units, long_tokens), item_order, _record_share(scene, outputs) * room,
                    beyond, row_cost, date_unit, date_cost, list_heads(cols), cols.u_tokens.view, question_unit,
                    question_cost)
+
+
+def _record_share(scene: Scene, outputs: np.ndarray) -> float:
+    """The record's first claim on the room (a share of it). In an agent's history, less as
+    the budget holds more of the history: more of the values stand in the text itself, a
+    tool can be asked again, and a note a quarter of the view crowds out the text it stands
+    in for. A chat's values can be asked for nowhere else: its claim stays."""
+    if not outputs.any():
+        return RECORD_SHARE
+    history = float(scene.cols.msg_cost.view.sum())
+    held = scene.budget / history if history > 0 else 1.0
+    return max(AGENT_RECORD_SHARE, RECORD_SHARE * min(1.0, RECORD_FRACTION / max(held, 1e-9)) ** RECORD_DECAY)
 
 
 def _stating_headings(cols: Columns, noise: np.ndarray) -> np.ndarray:

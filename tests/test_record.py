@@ -905,7 +905,7 @@ def test_a_listing_of_file_names_does_not_crowd_out_what_the_agent_found():
              {"role": "assistant", "content": "THOUGHT: read the code.\n\n```bash\nnl -ba pkg/delete.py\n```"},
              {"role": "user", "content": "<returncode>0</returncode>\n<output>\n1 import os\n</output>"}]
     names_listed = 0
-    for share in (0.05, 0.08, 0.1, 0.15, 0.2, 0.3):
+    for share in (0.05, 0.08, 0.1, 0.15, 0.2, 0.3, 0.5):
         r = compact(msgs, int(view_tokens(msgs) * share))
         text = "\n".join(str(m.get("content")) for m in r.messages)
         names = sum(re.search(r"_\d+_[abc]\.py", v) is not None for v in r.report.record)
@@ -1216,3 +1216,37 @@ def test_a_turn_opening_with_a_number_keeps_its_speaker():
             {"role": "assistant", "content": "Melanie: Noted, the window it is."}]
     cols, _ = Compactor()._columns(msgs)
     assert [cols.speaker(i) for i in range(6)] == ["Caroline", "Melanie", "Caroline", "Melanie", None, "Melanie"]
+
+
+def _airline_run(n: int = 14) -> list[dict]:
+    """An airline agent's run: each lookup returns a reservation of many keyed values."""
+    msgs = [{"role": "system", "content": "You are an airline agent. Look reservations up before you change them."},
+            {"role": "user", "content": "I need to move one of my trips; my user id is mia_li_3668."}]
+    for i in range(n):
+        rid = f"R{i:02d}X{7 * i % 10}Q"
+        msgs.append({"role": "assistant", "content": None, "tool_calls": [{
+            "id": f"c{i}", "type": "function",
+            "function": {"name": "get_reservation_details", "arguments": json.dumps({"reservation_id": rid})}}]})
+        msgs.append({"role": "tool", "tool_call_id": f"c{i}", "content": json.dumps({
+            "reservation_id": rid, "origin": ["JFK", "SEA", "ORD", "ATL"][i % 4], "destination": "LAX",
+            "flights": [{"flight_number": f"HAT{100 + 13 * i + k}", "date": f"2024-05-{10 + i:02d}",
+                         "price": 90 + 17 * i + k} for k in range(3)],
+            "payment_history": [{"payment_id": f"credit_card_{4400 + i}", "amount": 310 + 7 * i}],
+            "created_at": f"2024-04-{1 + i:02d}T08:{10 + i}:00"})})
+        msgs.append({"role": "assistant", "content": f"Reservation {rid} flies three legs in May; "
+                     "I will check the next one before we decide which trip to move."})
+    msgs.append({"role": "user", "content": "Move the trip that leaves from Seattle to the next day."})
+    return msgs
+
+
+def test_an_agents_note_gives_way_to_its_text_as_the_budget_grows():
+    # A note a quarter of a view crowds out the text it stands in for: in an agent's run
+    # (a tool can be asked again) the record's first claim shrinks as the budget holds
+    # more of the history, and keeps its claim where the budget holds little.
+    msgs = _airline_run()
+    share = {}
+    for frac in (0.1, 0.25):
+        r = compact(msgs, int(view_tokens(msgs) * frac))
+        share[frac] = view_tokens([{"role": "system", "content": r.note}]) / view_tokens(r.messages)
+    assert share[0.25] < 0.25, share  # (its first claim was a quarter of the room: 0.30 of this view)
+    assert share[0.1] > share[0.25], share  # where the text holds little, the record holds more
