@@ -492,7 +492,9 @@ _CJK_BEFORE_NAME = frozenset(
     # Verbs of telling and adverbs: "老板经常聊起花园" is no name ("花园" alone has too
     # few characters before its end word to be one).
     "说 说起 聊起 讲起 谈起 提起 说到 聊到 讲到 经常 总是 一直 常常 小声 笑着 正在 刚才 今天 昨天 明天 "
-    "已经 非常 特别 喜欢".split()
+    "已经 非常 特别 喜欢 "
+    # A count of places ("两家酒店", "第5家酒店"): two hotels, the fifth, not one's name.
+    "两家 三家 四家 五家 六家 七家 八家 九家 十家 0家 1家 2家 3家 4家 5家 6家 7家 8家 9家".split()
 )
 _CJK_NAME_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fffA-Za-z0-9·&'\-]")
 
@@ -664,6 +666,8 @@ def _suffix_names(text: str) -> list[Literal]:
             last = end
             continue
         if end_start - i < 2 and not (m.group()[:1] in "(（" and end_start - i >= 1):
+            if i == end_start:
+                last = end  # a kind alone ("两家酒店"): the next name starts after it
             continue
         out.append(Literal(text[i:end], "name", i, end))
         last = end

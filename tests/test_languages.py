@@ -132,6 +132,10 @@ def test_japanese_prose_splits_at_its_sentence_marks():
     ("地址是北京市海淀区颐和园路5号。", ["北京市海淀区颐和园路5号"]),
     ("地址是在雅成一里19号楼世丰国际大厦2层(近朝阳大悦城)。", ["雅成一里19号楼世丰国际大厦2层(近朝阳大悦城)"]),
     ("推荐菜有香菇肉片, 私厨炖鱼, 清炒小油菜，都很不错呢", ["香菇肉片", "私厨炖鱼", "清炒小油菜"]),
+    # a count of places is no name ("two hotels"), nor is it the head of the name after it
+    ("周边只有两家酒店汉庭酒店(北京良乡大学城店)和橄榄树四季温泉酒店(北京良乡大学城店)",
+     ["汉庭酒店(北京良乡大学城店)", "橄榄树四季温泉酒店(北京良乡大学城店)"]),
+    ("这两家餐馆哪个的评分高？三家店都行，第5家酒店呢？", []),
 ])
 def test_chinese_names_by_their_end_words(text, names):
     assert [x.text for x in find_cjk_names(text)] == names
