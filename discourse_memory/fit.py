@@ -859,9 +859,6 @@ def listing_line(text: str, strict: bool = False) -> bool:
     return named == len(names) if strict else 2 * named >= len(names)
 
 
-_UNMADE = object()
-
-
 _ID_CHAR = re.compile(r"[A-Z0-9]")
 
 
@@ -944,24 +941,21 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset(), {}
     u_msg = cols.u_msg.view
     starts = cols.msg_start.view
-    made = cols.derived.setdefault("record_items", {})  # (unit, literal) -> its item (or None)
     statements: dict[int, dict[str, Literal]] = {}  # unit -> first_statements, for units of many values
 
     built: dict[int, Unit] = {}  # a unit is built from its columns once, not once per value it states
 
     def item_of(u: int, lit: int) -> Item | None:
-        item = made.get((u, lit), _UNMADE)
-        if item is _UNMADE:  # a unit's item never changes as the conversation grows
-            unit = built.get(u)
-            if unit is None:
-                unit = built[u] = units[u]
-            stated = None
-            if len(unit.literals) > 16:
-                stated = statements.get(u)
-                if stated is None:
-                    stated = statements[u] = first_statements(unit)
-            item = made[u, lit] = item_for(cols, u, unit, lit, first=bool(starts[u_msg[u]] == u), stated=stated)
-        return item  # type: ignore[return-value]
+        """The item of a row no view has read (see _RowMemo: it is kept per row)."""
+        unit = built.get(u)
+        if unit is None:
+            unit = built[u] = units[u]
+        stated = None
+        if len(unit.literals) > 16:
+            stated = statements.get(u)
+            if stated is None:
+                stated = statements[u] = first_statements(unit)
+        return item_for(cols, u, unit, lit, first=bool(starts[u_msg[u]] == u), stated=stated)
 
     lits, occ = lit_idx[rows], owners[rows]
     order = np.lexsort((-occ, lits))
