@@ -158,8 +158,9 @@ def sanitize(text: str) -> str:
 def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
     """Per literal: True when it is not a value worth listing: a name-like word only ever
     seen opening its sentence, a value stated only in system messages (``system_only``),
-    a quoted span that is code between two string literals, or a word in capitals for
-    emphasis (``IMPORTANT`` where the conversation also writes "important")."""
+    a quoted span that is code between two string literals, a word in capitals for
+    emphasis (``IMPORTANT`` where the conversation also writes "important"), encoded data
+    or a memory address."""
     n = len(cols.lit_text)
     out = np.zeros(n, dtype=bool)
     kinds = cols.lit_kind.view
@@ -193,7 +194,7 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
     caps[-1] = n
     noise = cols.derived.setdefault("encoded", [0, []])  # literals looked at, the encoded ones
     for i in range(noise[0], n):
-        if _encoded(cols.lit_text[i]):
+        if _encoded(cols.lit_text[i]) or _ADDRESS.fullmatch(cols.lit_text[i]):
             noise[1].append(i)
     noise[0] = n
     out[noise[1]] = True
@@ -261,6 +262,12 @@ def _encoded(text: str) -> bool:
     """Whether a literal is encoded data (base64 of mixed case and digits), no value a
     model reads: it would fill the record with lines of random letters."""
     return len(text) >= 20 and _base64(text, ENCODED_CHANGES)
+
+
+_ADDRESS = re.compile(r"0x[0-9a-f]{9,16}")
+"""A memory address (``<Query object at 0x7d9b3d66ef98>``): another in every run, no value
+for the model, a mark of the process that printed it (a hexadecimal constant of code,
+``0xFFFF``, ``0x7fffffff``, is shorter or in capitals)."""
 
 
 ENCODED_SCAN = 200

@@ -91,6 +91,24 @@ def test_encoded_data_is_no_value():
     assert "load_bundle_v2" in shown and "src/tls/load_bundle.py" in shown
 
 
+def test_a_memory_address_is_no_value():
+    # A repr in a traceback or a debug print names the object by where it lay in memory
+    # (`<Query object at 0x7d9b3d66ef98>`): another address in every run, nothing the next
+    # step can pass on. The class and the values beside it are what the record keeps.
+    msgs = [{"role": "system", "content": "You run one bash command per turn."},
+            {"role": "user", "content": "Find why the exclude() on a filtered relation fails."}]
+    for i in range(10):
+        msgs.append({"role": "assistant", "content": f"THOUGHT: print the path.\n\n```bash\npython3 debug_{i}.py\n```"})
+        msgs.append({"role": "user", "content": "<returncode>0</returncode>\n<output>\n" + "\n".join(
+            f"PathInfo(join_field=<ManyToOneRel: app_{i}.book_{k}>, filtered_relation=<FilteredRelation object at "
+            f"0x7d9b{i:02x}{k:02x}6ef98>, alias=book_alice_{i}_{k})" for k in range(6)) + "\n</output>"})
+    msgs.append({"role": "user", "content": "Which alias does the join use?"})
+    r = compact(msgs, view_tokens(msgs) // 4)
+    listed = set(r.report.record)
+    assert any("book_alice_" in v for v in listed), listed  # the record lists this run's values
+    assert not [v for v in listed if re.search(r"0x[0-9a-f]{9,}", v)], sorted(listed)
+
+
 @pytest.mark.parametrize("text, encoded", [
     ("Hi3yYJ0wTsyEheIszx6e/jarM3c1RNg1lho9Nuh6DtjVR6FqaYvZ/Ls6rnla1fTWcbuakCNrmreI", True),
     ("ZS5jb20wgZ8wDQYJKoZIhvcNAQEBBQADgY0AMIGJAoGBANOkUG7I", True),
