@@ -722,7 +722,8 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
                    call_cost, owner_of_msg, owner_u, overhead, items, value_cost, entry_cost, header_of, header_cost,
                    {it.text: k for k, it in enumerate(items) if it.header},
                    scene.count(VALUES_LINE) - scene.count("]"), base_shown, u_msg, (cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
-                   call_units, starts, _long_head(scene, units, long_tokens), item_order, _record_share(scene, outputs) * room,
+                   call_units, starts, _long_head(scene, units, long_tokens), item_order,
+                   _record_share(scene, outputs) * room,
                    beyond, row_cost, date_unit, date_cost, list_heads(cols), cols.u_tokens.view, question_unit,
                    question_cost)
 
@@ -1121,7 +1122,9 @@ class _RowMemo:
     value_cost: np.ndarray  # a keyed item's ", value" after another value of its key
 
     def grow(self, n: int) -> None:
-        more = n - len(self.items)
+        """Room for ``n`` rows; grown by doubling (a copy of every array on every turn of a
+        long history would be work that grows with the history)."""
+        more = max(n, 2 * len(self.items)) - len(self.items) if n > len(self.items) else 0
         if more > 0:
             self.state = np.concatenate([self.state, np.zeros(more, dtype=np.int8)])
             self.listing = np.concatenate([self.listing, np.zeros(more, dtype=np.int8)])

@@ -192,7 +192,7 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
         elif names[kinds[i]] and _PLURAL_ABBREVIATION.fullmatch(text):
             caps[i] = (text[:-1].lower(), text.lower())
     caps[-1] = n
-    noise = cols.derived.setdefault("encoded", [0, []])  # literals looked at, the encoded ones
+    noise = cols.derived.setdefault("encoded", [0, []])  # literals looked at, the encoded ones and addresses
     for i in range(noise[0], n):
         if _encoded(cols.lit_text[i]) or _ADDRESS.fullmatch(cols.lit_text[i]):
             noise[1].append(i)
