@@ -12,6 +12,14 @@ from discourse_memory import compact, record
 
 from .conftest import view_tokens
 
+
+def _shell_step(thought: str, command: str, output: str) -> list[dict]:
+    """One step of a text agent (mini-SWE-agent's format): its thought and bash command,
+    then the command's output as the next user message."""
+    return [{"role": "assistant", "content": f"THOUGHT: {thought}\n\n```bash\n{command}\n```"},
+            {"role": "user", "content": f"<returncode>0</returncode>\n<output>\n{output}\n</output>"}]
+
+
 FILLER = "The meeting went on about nothing in particular for a long while. " * 12
 
 
@@ -98,10 +106,9 @@ def test_a_memory_address_is_no_value():
     msgs = [{"role": "system", "content": "You run one bash command per turn."},
             {"role": "user", "content": "Find why the exclude() on a filtered relation fails."}]
     for i in range(10):
-        msgs.append({"role": "assistant", "content": f"THOUGHT: print the path.\n\n```bash\npython3 debug_{i}.py\n```"})
-        msgs.append({"role": "user", "content": "<returncode>0</returncode>\n<output>\n" + "\n".join(
+        msgs += _shell_step("print the path.", f"python3 debug_{i}.py", "\n".join(
             f"PathInfo(join_field=<ManyToOneRel: app_{i}.book_{k}>, filtered_relation=<FilteredRelation object at "
-            f"0x7d9b{i:02x}{k:02x}6ef98>, alias=book_alice_{i}_{k})" for k in range(6)) + "\n</output>"})
+            f"0x7d9b{i:02x}{k:02x}6ef98>, alias=book_alice_{i}_{k})" for k in range(6)))
     msgs.append({"role": "user", "content": "Which alias does the join use?"})
     r = compact(msgs, view_tokens(msgs) // 4)
     listed = set(r.report.record)
@@ -911,17 +918,13 @@ def test_a_listing_of_file_names_does_not_crowd_out_what_the_agent_found():
     msgs = [{"role": "system", "content": "You run one bash command per turn."},
             {"role": "user", "content": "Fix the failing deletion test."}]
     for i in range(10):
-        msgs.append({"role": "assistant", "content": f"THOUGHT: search.\n\n```bash\ngrep -rn handler_{i} pkg\n```"})
-        msgs.append({"role": "user", "content": "<returncode>0</returncode>\n<output>\n" + " ".join(
+        msgs += _shell_step("search.", f"grep -rn handler_{i} pkg", " ".join(
             f"The {words[(i + k) % 16]} fixture loaded {words[(3 * i + 2 * k) % 16]} settings for step {k} first."
             for k in range(30)) + f"\nconfig_{i}.ini: owner OPS-{700 + i} on db-{40 + i}.internal:{5400 + i}\n"
-            + " ".join(f"Teardown of the {words[(i + k) % 16]} fixture took {k} seconds." for k in range(20))
-            + "\n</output>"})
+            + " ".join(f"Teardown of the {words[(i + k) % 16]} fixture took {k} seconds." for k in range(20)))
     listing = "\n".join(f"./pkg/{w}_{k}:\n{w}_{k}_a.py {w}_{k}_b.py {w}_{k}_c.py" for k in range(12) for w in words[:8])
-    msgs += [{"role": "assistant", "content": "THOUGHT: look around.\n\n```bash\nls -R\n```"},
-             {"role": "user", "content": f"<returncode>0</returncode>\n<output>\n{listing}\n</output>"},
-             {"role": "assistant", "content": "THOUGHT: read the code.\n\n```bash\nnl -ba pkg/delete.py\n```"},
-             {"role": "user", "content": "<returncode>0</returncode>\n<output>\n1 import os\n</output>"}]
+    msgs += _shell_step("look around.", "ls -R", listing) + _shell_step("read the code.", "nl -ba pkg/delete.py",
+                                                                       "1 import os")
     names_listed = 0
     for share in (0.05, 0.08, 0.1, 0.15, 0.2, 0.3, 0.5):
         r = compact(msgs, int(view_tokens(msgs) * share))
@@ -940,14 +943,12 @@ def test_one_listing_of_many_lines_gives_way_after_its_first_names():
     msgs = [{"role": "system", "content": "You run one bash command per turn."},
             {"role": "user", "content": "Find why the worker pool stalls."}]
     listing = "\n\n".join(f"./src/{w}:\n" + "\n".join(f"{w}_{k}.py" for k in range(8)) for w in words)
-    msgs += [{"role": "assistant", "content": "THOUGHT: look around.\n\n```bash\nls -R\n```"},
-             {"role": "user", "content": f"<returncode>0</returncode>\n<output>\n{listing}\n</output>"}]
+    msgs += _shell_step("look around.", "ls -R", listing)
     for i in range(12):
-        msgs.append({"role": "assistant", "content": f"THOUGHT: check the pool.\n\n```bash\npool-stat --shard {i}\n```"})
-        msgs.append({"role": "user", "content": "<returncode>0</returncode>\n<output>\n" + " ".join(
+        msgs += _shell_step("check the pool.", f"pool-stat --shard {i}", " ".join(
             f"The {words[(i + k) % 16]} shard reported its usual load for the cycle today." for k in range(10))
             + f" Worker pool {words[i]}-{i} stalled after {3100 + 17 * i} requests. " + " ".join(
-            f"The {words[(i + k) % 16]} queue drained {5000 + 37 * i + k} jobs." for k in range(10)) + "\n</output>"})
+            f"The {words[(i + k) % 16]} queue drained {5000 + 37 * i + k} jobs." for k in range(10)))
     listed = 0
     for share in (0.1, 0.15, 0.2, 0.25, 0.3):
         r = compact(msgs, int(view_tokens(msgs) * share))
@@ -991,13 +992,11 @@ def test_a_listing_is_not_shown_a_name_here_and_there():
             {"role": "user", "content": "Find why the worker pool stalls."}]
     listing = "\n\n".join(f"./src/{w}:\n" + "\n".join(f"{w}_{k}.py" for k in range(6)) + f"\nREADME\n{w}_data"
                           for w in words)
-    msgs += [{"role": "assistant", "content": "THOUGHT: look around.\n\n```bash\nls -R\n```"},
-             {"role": "user", "content": f"<returncode>0</returncode>\n<output>\n.:\n{listing}\n</output>"}]
+    msgs += _shell_step("look around.", "ls -R", f".:\n{listing}")
     for i in range(8):
-        msgs.append({"role": "assistant", "content": f"THOUGHT: check the pool.\n\n```bash\npool-stat --shard {i}\n```"})
-        msgs.append({"role": "user", "content": "<returncode>0</returncode>\n<output>\n" + "\n".join(
+        msgs += _shell_step("check the pool.", f"pool-stat --shard {i}", "\n".join(
             f"The {words[(i + k) % 16]} worker of shard {i} handled its {words[(3 * i + k) % 16]} requests as it should."
-            for k in range(10)) + "\n</output>"})
+            for k in range(10)))
     msgs.append({"role": "user", "content": "Which shard stalled first?"})
     shown = 0
     for share in (0.1, 0.15, 0.2):
