@@ -101,6 +101,9 @@ def _is_field(line: str) -> bool:
     return not _MULTI_SENTENCE.search(value)
 
 
+_FILE_NAME = re.compile(r"(?=[^._-]*[._-])[\w.@~%-]*[\w@~%-]")  # one token with a dot, dash or underscore
+
+
 def is_prose_line(line: str) -> bool:
     """Whether a line reads as running text (blank lines do): three or more words, or a
     shorter sentence, mostly letters, not indented as code. Letters are ASCII ones in an
@@ -119,6 +122,8 @@ def is_prose_line(line: str) -> bool:
     words = _WORD.findall(stripped)
     if len(words) < 3 and not (words and stripped[-1] in ".!?"):
         return False
+    if _FILE_NAME.fullmatch(stripped):
+        return False  # one name ("dependency_links.txt", "not-zip-safe"): a listing's line, no sentence
     letters = sum(len(w) for w in words)
     return letters >= 0.6 * len(stripped)
 
