@@ -152,16 +152,18 @@ def fmt_size(n: int) -> str:
 
 # How the library applies each pattern: "search" = finditer over the whole text; "line" =
 # match at the start of each line (the block rules of split_blocks); "match" = match at the
-# start of the text; "nline" = match at each newline (units: a table's separator row).
-USAGE = {"blocks._MULTI_SENTENCE": "search", "literals._LIST_MARKER": "match", "units._TABLE_SEP_LINE": "nline"}
+# start of the text; "nline" = match at each newline (units: a table's separator row);
+# "fullline" = fullmatch of each line (a line that is one file name).
+USAGE = {"blocks._MULTI_SENTENCE": "search", "blocks._FILE_NAME": "fullline", "literals._LIST_MARKER": "match",
+         "units._TABLE_SEP_LINE": "nline", "fit._DEFINES": "match", "actions._READER": "match"}
 
 
 def regexes() -> list[tuple[str, re.Pattern[str], str]]:
     """(name, pattern, how the library applies it; see ``USAGE``)."""
-    from discourse_memory import blocks, keys, literals, segment, tokens, units
+    from discourse_memory import actions, blocks, fit, keys, literals, segment, tokens, units
 
     out: list[tuple[str, re.Pattern[str], str]] = []
-    for mod in (blocks, literals, segment, keys, tokens, units):
+    for mod in (blocks, literals, segment, keys, tokens, units, actions, fit):
         for name, value in sorted(vars(mod).items()):
             if isinstance(value, re.Pattern):
                 full = f"{mod.__name__.split('.')[-1]}.{name}"
@@ -182,6 +184,9 @@ def apply(pattern: re.Pattern[str], use: str, text: str) -> None:
             pattern.match(line)
     elif use == "match":
         pattern.match(text)
+    elif use == "fullline":
+        for line in text.split("\n"):
+            pattern.fullmatch(line)
     elif use == "nline":
         pos = text.find("\n")
         while pos != -1:

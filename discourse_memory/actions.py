@@ -13,9 +13,9 @@ import re
 
 from .messages import Message
 
-__all__ = ["is_action", "last_command"]
+__all__ = ["is_action", "last_command", "reads_code"]
 
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)^[ \t]{0,3}\1", re.M | re.S)
+_OPEN = re.compile(r"[ \t]{0,3}(`{3,}(?!`)|~{3,}(?!~))[ \t]*([\w+-]*)")
 SHELLS = frozenset({"", "bash", "sh", "shell", "console", "zsh", "fish", "powershell", "pwsh", "cmd", "bat"})
 """Info strings of a fenced block that holds a command (a ``yaml`` or ``python`` block
 shows code; it runs nothing)."""
@@ -26,6 +26,27 @@ def is_action(m: Message) -> bool:
     return m.role == "assistant" and any("```" in tf.text for tf in m.texts)
 
 
+def _fenced(text: str) -> list[tuple[str, str]]:
+    """The closed fenced blocks of ``text``: (info string, body), in order; a fence left
+    open runs to the end (CommonMark), so it closes no block. Read line by line: one
+    pattern over the whole text backtracked over a long run of backticks (its time grew
+    with the square of the run)."""
+    blocks: list[tuple[str, str]] = []
+    fence, info, body = "", "", []  # the open fence's marker, its info string, its lines
+    for line in text.split("\n"):
+        if fence:
+            if line.lstrip(" \t").startswith(fence) and len(line) - len(line.lstrip(" \t")) <= 3:
+                blocks.append((info, "\n".join(body) + "\n" if body else ""))
+                fence = ""
+            else:
+                body.append(line)
+            continue
+        opening = _OPEN.match(line)
+        if opening:
+            fence, info, body = opening.group(1), opening.group(2), []
+    return blocks
+
+
 _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
 
 
@@ -34,7 +55,7 @@ def last_command(m: Message) -> str | None:
     in :data:`SHELLS`), its last line outside here-documents (``cat <<'EOF' > t.py`` ...
     ``EOF`` then ``python3 t.py``: the run, whose output comes next), or ``None``."""
     for tf in reversed(m.texts):
-        for _, info, body in reversed(_FENCE.findall(tf.text)):
+        for info, body in reversed(_fenced(tf.text)):
             if info.lower() not in SHELLS:
                 continue
             lines: list[str] = []
@@ -51,3 +72,30 @@ def last_command(m: Message) -> str | None:
             if lines:
                 return lines[-1]
     return None
+
+
+_READER = re.compile(r"(?:cat|nl|head|tail|less|more|bat|sed\s+-n|awk\s+'?NR)\b")
+_READ_TOOL = re.compile(r"(?i)(?:^|_)(?:read|view|cat|open|show)(?:_?file)?(?:$|_)|^(?:read|view)[A-Z]|file_?read")
+_CODE_FILE = re.compile(
+    r"[\w/.-]\.(?:py|pyi|pyx|js|jsx|mjs|ts|tsx|go|rs|java|kt|scala|c|h|cc|cpp|hpp|cs|rb|php|swift|m|lua|pl|sh|"
+    r"ex|exs|erl|hs|ml|clj|dart|r|jl|vue|svelte)\b")
+
+
+def reads_code(command: str | None = None, tool: str | None = None, arguments: str = "") -> bool:
+    """A command or tool call that prints a file of source code (``nl -ba a.py | sed -n
+    10,20p``, ``cd /repo && cat src/app.ts``, Claude Code's ``Read`` of a ``.go`` file,
+    ``read_file``, an editor's ``view``): what it printed can be read again, and a line of
+    it is a fragment, where a line of a config or a document is a fact (``timeout_ms:
+    1344``), so only code is meant."""
+    if command is not None:
+        steps = [s for s in re.split(r"\s*(?:&&|\|\||;)\s*", command.strip()) if s and not s.startswith("cd ")]
+        if not steps:
+            return False
+        first = re.split(r"\s+\|\s+", steps[-1])[0].strip()
+        return (_READER.match(first) is not None and ">" not in first and "<<" not in first
+                and _CODE_FILE.search(first) is not None)
+    if tool is not None:
+        head = arguments[:300]
+        reads = _READ_TOOL.search(tool) is not None or ('"view"' in head and "command" in head)
+        return reads and _CODE_FILE.search(head) is not None
+    return False
