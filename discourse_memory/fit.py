@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from .actions import is_action
+from .actions import is_action, last_command, reads_code
 from .columns import UNIT_KINDS, Columns
 from .errors import BudgetTooSmallError
 from .literals import PATTERN_KINDS, Literal
@@ -112,6 +112,16 @@ question-blind numbers within 0.1 point (before ids had to share the called ones
 every id of the list's message counted: 69.5 at 10%, and the note grew by a tenth)."""
 LISTING_PER_MESSAGE = 4.0
 """Values one tool output only lists past the first few are worth less (see ``_items``)."""
+READ_LINE = 0.3
+"""A value on an unkeyed line of a file of code the agent printed (:func:`reading_messages`)
+is worth this much in the record, unless the line defines something (``DEFINES``): the file
+can be read again, and fifty of its lines listed were fragments (``222 self.extra_order_by =
+()``). Lines of a config or a document keep their worth (``timeout_ms: 1344`` is a fact)."""
+DEFINES = 3.0
+"""A line of a tool's output that defines something (``def``, ``class``, ``function``: see
+:func:`defines`) is worth this many times another line's values in the record: listed, the
+definitions of a file the agent read are its outline (``236 def output_field(self):; 248 def
+base_table(self):``), where its other lines were fragments (``222 self.extra_order_by = ()``)."""
 RECORD_PER_UNIT = 8.0
 """Values of one unit past the first few are worth less (see ``_items``)."""
 CANDIDATES_MIN = 256
@@ -311,6 +321,25 @@ def listing_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
                             for t in (cols.units[u].text.strip() for u in lines))
                 hit = len(lines) >= 8 and 5 * named >= 3 * len(lines)
             memo.append(hit)
+    return np.asarray(memo[:len(cols)], dtype=bool)
+
+
+def reading_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
+    """Per message: a tool's output of a command or call that prints a file of code
+    (:func:`.actions.reads_code`: ``cat a.py``, ``nl -ba a.py | sed -n 10,20p``, ``Read``).
+    ``outputs``: :func:`_outputs`. Read once per message."""
+    memo = cols.derived.setdefault("reading_messages", [])
+    for i in range(len(memo), len(cols)):
+        hit = False
+        m = cols.messages[i]
+        if outputs[i] and m.role == "tool":
+            owner = cols.pairs.owner.get(i)
+            call = next((c for c in cols.messages[owner].tool_calls if c.id == m.tool_call_id), None) \
+                if owner is not None else None
+            hit = call is not None and reads_code(tool=call.name, arguments=call.arguments)
+        elif outputs[i] and i > 0 and is_action(cols.messages[i - 1]):
+            hit = reads_code(last_command(cols.messages[i - 1]) or "")
+        memo.append(hit)
     return np.asarray(memo[:len(cols)], dtype=bool)
 
 
@@ -847,6 +876,18 @@ def _questions(cols: Columns) -> np.ndarray:
 _NAMES_ONLY = re.compile(r"[\w./@+~%-]+(?:[ \t]+[\w./@+~%-]+)*|[\w.@+~%-]*/[\w./@+~%-]*:")
 
 
+_DEFINES = re.compile(
+    r"(?:\d{1,7}[:\t -]+)?(?:[\w./-]{1,200}:\d{1,7}[:-]\s*)?(?:@\w[\w.]*\s+)?"  # nl -ba / grep -n prefixes
+    r"(?:(?:export|pub(?:\(\w+\))?|public|private|protected|static|abstract|final|async|default)\s+){0,4}"
+    r"(?:def|class|function|fn|func|interface|struct|enum|trait|impl|module|object)\s+[A-Za-z_$]")
+
+
+def defines(text: str) -> bool:
+    """A line of code that defines a function, class or type (``236 def output_field(self):``,
+    ``src/a.py:12:class Parser:``, ``export async function load(``)."""
+    return _DEFINES.match(text.lstrip("… ")) is not None
+
+
 def listing_line(text: str, strict: bool = False) -> bool:
     """A line that only lists names (of ``ls``, ``find``, ``git status``): whitespace-separated
     file names, or a ``./dir:`` header; not words ("Ran 42 tests in 0.521s" is a sentence),
@@ -1018,7 +1059,12 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         at = at_row[in_output]
         for r in at[listing[at] == 0].tolist():
             item = row_items[r]
-            listing[r] = 2 if listing_line(item.text, strict=not _LINE_KIND[cols.u_kind.view[owners[r]]]) else 1
+            line = _LINE_KIND[cols.u_kind.view[owners[r]]]
+            listing[r] = 2 if listing_line(item.text, strict=not line) else 1 if not line or item.key is not None \
+                else 3 if defines(units[int(owners[r])].text) else 4
+        gain[in_output[listing[at] == 3]] *= DEFINES
+        read = reading_messages(cols, outputs)[u_msg[src[in_output]]]
+        gain[in_output[read & (listing[at] == 4)]] *= READ_LINE
         hits = in_output[listing[at] == 2]
         if len(hits):
             # One listing of many lines is one listing: its values past the first few, in
@@ -1117,7 +1163,7 @@ class _RowMemo:
 
     state: np.ndarray  # 0: not read, 1: no item, 2: an item without context, 3: with one
     items: list[Item | None]
-    listing: np.ndarray  # 0: not read, 1: no, 2: the item's line only lists names
+    listing: np.ndarray  # 0: not read, 1: other, 2: its line only lists names, 3: a line that defines, 4: another unkeyed line
     cost: np.ndarray  # the item's tokens in the record (-1: not counted)
     value_cost: np.ndarray  # a keyed item's ", value" after another value of its key
 

@@ -1172,13 +1172,16 @@ def _about_unsaid(label: str, texts: list[str]) -> str:
 
 def _unkeyed(texts: list[str], label: str) -> list[str]:
     """Values without a file key the entry's label already names: ``#17 `nl -ba a/b.py`:
-    207, 208``, not ``#17 `nl -ba a/b.py`: a/b.py: 207, 208``."""
+    line 207, 208``, not ``#17 `nl -ba a/b.py`: a/b.py: 207, 208`` (nor a bare ``207``, a
+    number of nothing)."""
     if "`" not in label:
         return texts
     out = []
     for text in texts:
         key, sep, rest = text.partition(": ")
-        out.append(rest if sep and rest and ("/" in key or "." in key) and key in label else text)
+        if sep and rest and ("/" in key or "." in key) and key in label:
+            text = f"line {rest}" if rest[:1].isdigit() else rest
+        out.append(text)
     return out
 
 

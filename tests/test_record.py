@@ -759,6 +759,14 @@ def test_a_line_of_code_is_listed_as_its_line_not_a_cut_of_its_words():
     assert seen, "no value of the listing was left out and listed"
 
 
+def test_a_line_number_under_its_files_label_says_it_is_a_line():
+    # "#81 `nl -ba django/db/models/deletion.py`: 233" listed a number of nothing once the
+    # file key the label already names was dropped.
+    label = "#81 `nl -ba django/db/models/deletion.py`"
+    texts = ["django/db/models/deletion.py: 233", "django/db/models/deletion.py: get_del_batches", "owner: Dana"]
+    assert record._unkeyed(texts, label) == ["line 233", "get_del_batches", "owner: Dana"]
+
+
 def test_a_long_code_line_is_cut_between_words_and_the_cut_is_marked():
     from discourse_memory.record import LINE_CHARS, code_line, line_text
 
@@ -1008,6 +1016,60 @@ def test_a_listing_is_not_shown_a_name_here_and_there():
                      for i in range(8) for k in range(10))
         assert lines <= 3, (share, listing_view)  # its opening at most
     assert shown, "the probes' sentences never got the room: the test shows nothing"
+
+
+def test_a_listing_of_long_file_names_is_no_prose_to_show():
+    # `ls -R` blocks of names with several word parts ("dependency_links.txt",
+    # "test_module_loading.py") were read as prose: each block one "sentence" of the view,
+    # so a SWE-bench view at 25% showed ninety lines of Django's test tree.
+    words = "amber basil cedar dune ember fjord grove heron iris juniper kelp lotus moss nectar opal pine".split()
+    msgs = [{"role": "system", "content": "You run one bash command per turn."},
+            {"role": "user", "content": "Find why the worker pool stalls."}]
+    listing = "\n\n".join(f"./tests/{w}_tests:\n" + "\n".join(f"test_{w}_{part}_loading.py" for part in words[:6])
+                          + f"\n{w}_dependency_links.txt" for w in words)
+    msgs += _shell_step("look around.", "ls -R", f".:\n{listing}")
+    for i in range(8):
+        msgs += _shell_step("check the pool.", f"pool-stat --shard {i}", "\n".join(
+            f"The {words[(i + k) % 16]} worker of shard {i} handled its {words[(3 * i + k) % 16]} requests as it should."
+            for k in range(10)))
+    msgs.append({"role": "user", "content": "Which shard stalled first?"})
+    shown = 0
+    for share in (0.1, 0.2, 0.3):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        listing_view = next((m["content"] for m, s in zip(r.messages, r.sources) if s == 3), "")
+        names = sum(1 for line in listing_view.splitlines() if line.strip().endswith((".py", ".txt")))
+        text = "\n".join(str(m["content"]) for m in r.messages)
+        shown += sum(f"worker of shard {i} handled its {words[(3 * i + k) % 16]}" in text
+                     for i in range(8) for k in range(10))
+        assert names <= 2, (share, listing_view)
+    assert shown, "the probes' sentences never got the room: the test shows nothing"
+
+
+def test_a_file_the_agent_printed_is_listed_by_its_definitions():
+    # The record of a left-out `nl -ba` of a source file listed fragments of its lines
+    # ("222 self.extra_order_by = ()", "249 for alias in self.alias_map:"); the file can be
+    # read again, and what the agent needs of it is where things are: its definitions.
+    body = []
+    for k in range(12):
+        body.append(f"def handler_{k}_for_queue(request, pool_{k}):")
+        body += [f"    pool_{k}.window_size_{k}_{j} = request.limit_{j} + offset_{k}_{j}" for j in range(6)]
+    listing = "\n".join(f"{n + 1:6d}\t{line}" for n, line in enumerate(body))
+    msgs = [{"role": "system", "content": "You run one bash command per turn."},
+            {"role": "user", "content": "Find why the worker pool stalls."}]
+    msgs += _shell_step("read the handlers.", "nl -ba src/pool/handlers.py", listing)
+    words = "amber basil cedar dune ember fjord grove heron iris juniper kelp lotus moss nectar opal pine".split()
+    for i in range(16):
+        msgs += _shell_step(f"check shard {i} of the {words[i]} pool.", f"pool-stat --shard {i}", "\n".join(
+            f"The {words[(i + k) % 16]} worker of shard {i} handled {7 * i + k} requests for tenant "
+            f"acct-{i}{k}{words[(3 * i + k) % 16]} by 2026-11-{k + 10}." for k in range(10)))
+    msgs.append({"role": "user", "content": "Go on with the shards."})
+    for share in (0.15, 0.2, 0.25):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        text = "\n".join(str(m["content"]) for m in r.messages)
+        entry = next((e for e in _entries(r.note or "") if e.startswith("#3 ")), "")
+        seen = [k for k in range(12) if f"handler_{k}_for_queue" in text]
+        assert len(seen) >= 6, (share, seen, entry)  # the file's outline, in the view or the record
+        assert entry.count("window_size_") <= entry.count("handler_"), (share, entry)
 
 
 def test_the_first_word_of_a_json_text_is_an_opener_not_a_name():
