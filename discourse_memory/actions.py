@@ -9,6 +9,7 @@ output by the command that printed them (:func:`record.command_label`).
 
 from __future__ import annotations
 
+import json
 import re
 
 from .messages import Message
@@ -96,6 +97,25 @@ def reads_code(command: str | None = None, tool: str | None = None, arguments: s
                 and _CODE_FILE.search(first) is not None)
     if tool is not None:
         head = arguments[:300]
-        reads = _READ_TOOL.search(tool) is not None or ('"view"' in head and "command" in head)
-        return reads and _CODE_FILE.search(head) is not None
+        if _READ_TOOL.search(tool) is not None or ('"view"' in head and "command" in head):
+            return _CODE_FILE.search(head) is not None
+        shell = _shell_command(arguments)  # Claude Code's Bash, Codex's shell, execute_bash
+        return shell is not None and reads_code(shell)
     return False
+
+
+def _shell_command(arguments: str) -> str | None:
+    """The command of a shell tool's arguments (``{"command": "cat a.py"}``, Codex's
+    ``{"command": ["bash", "-lc", "sed -n 1,80p a.rs"]}``), or None."""
+    if '"command"' not in arguments[:200] and '"cmd"' not in arguments[:200]:
+        return None
+    try:
+        parsed = json.loads(arguments)
+    except ValueError:
+        return None
+    if not isinstance(parsed, dict):
+        return None
+    command = parsed.get("command", parsed.get("cmd"))
+    if isinstance(command, list) and command and all(isinstance(c, str) for c in command):
+        command = command[-1] if len(command) >= 3 and command[-2] in ("-c", "-lc") else " ".join(command)
+    return command if isinstance(command, str) else None

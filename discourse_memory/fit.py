@@ -877,7 +877,7 @@ _NAMES_ONLY = re.compile(r"[\w./@+~%-]+(?:[ \t]+[\w./@+~%-]+)*|[\w.@+~%-]*/[\w./
 
 
 _DEFINES = re.compile(
-    r"(?:\d{1,7}[:\t -]+)?(?:[\w./-]{1,200}:\d{1,7}[:-]\s*)?(?:@\w[\w.]*\s+)?"  # nl -ba / grep -n prefixes
+    r"(?:\d{1,7}(?:[:\t -]|\u2192)+)?(?:[\w./-]{1,200}:\d{1,7}[:-]\s*)?(?:@\w[\w.]*\s+)?"  # nl -ba, cat -n, grep -n
     r"(?:(?:export|pub(?:\(\w+\))?|public|private|protected|static|abstract|final|async|default)\s+){0,4}"
     r"(?:def|class|function|fn|func|interface|struct|enum|trait|impl|module|object)\s+[A-Za-z_$]")
 

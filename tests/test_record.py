@@ -1045,7 +1045,15 @@ def test_a_listing_of_long_file_names_is_no_prose_to_show():
     assert shown, "the probes' sentences never got the room: the test shows nothing"
 
 
-def test_a_file_the_agent_printed_is_listed_by_its_definitions():
+def _tool_step(k: int, name: str, arguments: dict, output: str) -> list[dict]:
+    """One step of a tool-calling agent (OpenAI chat): the call, then its result."""
+    return [{"role": "assistant", "content": None, "tool_calls": [
+                {"id": f"c{k}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}]},
+            {"role": "tool", "tool_call_id": f"c{k}", "content": output}]
+
+
+@pytest.mark.parametrize("shape", ["mini-swe-agent nl -ba", "Claude Code Read", "a shell tool's cat -n"])
+def test_a_file_the_agent_printed_is_listed_by_its_definitions(shape: str):
     # The record of a left-out `nl -ba` of a source file listed fragments of its lines
     # ("222 self.extra_order_by = ()", "249 for alias in self.alias_map:"); the file can be
     # read again, and what the agent needs of it is where things are: its definitions.
@@ -1053,15 +1061,24 @@ def test_a_file_the_agent_printed_is_listed_by_its_definitions():
     for k in range(12):
         body.append(f"def handler_{k}_for_queue(request, pool_{k}):")
         body += [f"    pool_{k}.window_size_{k}_{j} = request.limit_{j} + offset_{k}_{j}" for j in range(6)]
-    listing = "\n".join(f"{n + 1:6d}\t{line}" for n, line in enumerate(body))
+    words = "amber basil cedar dune ember fjord grove heron iris juniper kelp lotus moss nectar opal pine".split()
     msgs = [{"role": "system", "content": "You run one bash command per turn."},
             {"role": "user", "content": "Find why the worker pool stalls."}]
-    msgs += _shell_step("read the handlers.", "nl -ba src/pool/handlers.py", listing)
-    words = "amber basil cedar dune ember fjord grove heron iris juniper kelp lotus moss nectar opal pine".split()
-    for i in range(16):
-        msgs += _shell_step(f"check shard {i} of the {words[i]} pool.", f"pool-stat --shard {i}", "\n".join(
-            f"The {words[(i + k) % 16]} worker of shard {i} handled {7 * i + k} requests for tenant "
-            f"acct-{i}{k}{words[(3 * i + k) % 16]} by 2026-11-{k + 10}." for k in range(10)))
+    probes = [(f"pool-stat --shard {i}", "\n".join(
+        f"The {words[(i + k) % 16]} worker of shard {i} handled {7 * i + k} requests for tenant "
+        f"acct-{i}{k}{words[(3 * i + k) % 16]} by 2026-11-{k + 10}." for k in range(10))) for i in range(16)]
+    if shape == "mini-swe-agent nl -ba":
+        msgs += _shell_step("read the handlers.", "nl -ba src/pool/handlers.py",
+                            "\n".join(f"{n + 1:6d}\t{line}" for n, line in enumerate(body)))
+        for i, (command, output) in enumerate(probes):
+            msgs += _shell_step(f"check shard {i} of the {words[i]} pool.", command, output)
+    else:
+        numbered = "\n".join(f"{n + 1:6d}\u2192{line}" for n, line in enumerate(body))  # Claude Code's Read
+        msgs += (_tool_step(0, "Read", {"file_path": "/repo/src/pool/handlers.py"}, numbered)
+                 if shape == "Claude Code Read" else
+                 _tool_step(0, "shell", {"command": ["bash", "-lc", "cat -n src/pool/handlers.py"]}, numbered))
+        for i, (command, output) in enumerate(probes):
+            msgs += _tool_step(i + 1, "Bash", {"command": command}, output)
     msgs.append({"role": "user", "content": "Go on with the shards."})
     for share in (0.15, 0.2, 0.25):
         r = compact(msgs, int(view_tokens(msgs) * share))
