@@ -4,8 +4,11 @@ A JSON text is one unit while it is short. A longer one is split: each member of
 object (``"email": "mia@example.com"``, with its key) and each element of an array is a
 unit, and a member or element that is itself long is split the same way, so a
 reservation's fields, a search result's flights and their fields each stand alone:
-the policy can keep ``"reservation_id": "M05KNL"`` and leave out the seat map. Spans are
-exact source offsets (``text[start:end]`` is the member as written).
+the policy can keep ``"reservation_id": "M05KNL"`` and leave out the seat map. A long
+string of several lines (a shell tool's ``{"output": "...\\n..."}``, as Codex returns a
+command's output) is split at its ``\\n`` escapes into lines, the first with its key, so a
+test run's failures or a file's definitions can be kept without the rest. Spans are exact
+source offsets (``text[start:end]`` is the member as written).
 """
 
 from __future__ import annotations
@@ -20,6 +23,10 @@ MAX_UNIT_CHARS = 400
 MIN_DOCUMENT_CHARS = 200
 """Shorter JSON texts are not split at all."""
 MAX_DEPTH = 64
+LINE = -1
+"""The depth of a unit that is one line of a long string value (see the module docstring)."""
+MIN_STRING_LINES = 3
+"""A long string is split into lines when it holds at least this many line breaks."""
 
 _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+\-]?\d+)?|true|false|null")
@@ -29,7 +36,7 @@ _STRUCTURE = re.compile(r'["{}\[\]]')
 
 def json_members(text: str) -> list[tuple[int, int, int]] | None:
     """``(start, end, depth)`` of each unit of ``text`` if it is a JSON object or array
-    long enough to split, else None."""
+    long enough to split, else None. A unit of depth ``LINE`` is a line of a long string."""
     stripped = text.strip()
     if len(stripped) < MIN_DOCUMENT_CHARS or stripped[0] not in "{[" or stripped[-1] not in "}]":
         return None
@@ -87,6 +94,8 @@ def _value(text: str, pos: int, depth: int, out: list[tuple[int, int, int]], end
             pos = _SPACE.match(text, pos + 1).end()
         before = len(out)
         value_end = _value(text, pos, depth + 1, out, ends)
+        if len(out) == before and text[pos:pos + 1] == '"' and value_end - pos > MAX_UNIT_CHARS:
+            _lines(text, member, pos, value_end, out)
         if len(out) == before:  # short enough: the member (or element) is one unit
             out.append((member, value_end, depth))
         pos = _SPACE.match(text, value_end).end()
@@ -97,6 +106,26 @@ def _value(text: str, pos: int, depth: int, out: list[tuple[int, int, int]], end
         if nxt == close:
             return pos + 1
         raise _NotJson
+
+
+_ESCAPE = re.compile(r"\\.")
+
+
+def _lines(text: str, member: int, start: int, end: int, out: list[tuple[int, int, int]]) -> None:
+    """The lines of the long string ``text[start:end]`` (quotes included) as units, split
+    at its ``\\n`` escapes (an escaped backslash before an ``n`` is none); the first runs
+    from ``member`` (its key); a break belongs to no line, as a line's end does not in a
+    text. Nothing if it has few breaks."""
+    breaks = [m.end() for m in _ESCAPE.finditer(text, start + 1, end - 1) if m.group() == "\\n"]
+    if len(breaks) < MIN_STRING_LINES:
+        return
+    at = member
+    for b in breaks:
+        if b - 2 > at:  # (an empty line is no unit)
+            out.append((at, b - 2, LINE))
+        at = b
+    if end > at:
+        out.append((at, end, LINE))
 
 
 def _container_ends(text: str, pos: int) -> dict[int, int]:

@@ -501,6 +501,9 @@ def _call_label(name: str, arguments: str) -> str:
         parsed = None
     if isinstance(parsed, dict) and parsed:
         first = next(iter(parsed.values()))
+        if isinstance(first, list) and first and all(isinstance(a, str) for a in first):
+            # A command's argv (Codex's shell: ["bash", "-lc", "sed -n 1,80p a.rs"]): its command.
+            first = first[-1] if len(first) >= 3 and first[-2] in ("-c", "-lc") else " ".join(first)
         if isinstance(first, (str, int, float)) and not isinstance(first, bool):
             value = sanitize(str(first))
     elif arguments:

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from .blocks import is_prose_line, split_blocks
 from .doc_tokens import DocTokens
-from .json_units import json_members
+from .json_units import LINE as JSON_LINE, json_members
 from .keys import content_key
 from .language import CJK, detect_language, normalise_language
 from .literals import (
@@ -252,7 +252,7 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
         plan: list[tuple[str, int, int, int]] = []
         members = json_members(text)
         if members is not None:  # a JSON document: its members are fields (names by pattern)
-            plans.append([("field", s, e, depth) for s, e, depth in members])
+            plans.append([("line", s, e, 0) if depth == JSON_LINE else ("field", s, e, depth) for s, e, depth in members])
             continue
         for block in split_blocks(text):
             kind, start, end = block.kind, block.start, block.end

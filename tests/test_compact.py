@@ -446,3 +446,32 @@ def test_a_long_task_keeps_its_lead():
         if issue not in view_text(r.messages):
             lost.append(percent)
     assert not lost, lost
+
+
+def test_a_shell_outputs_json_string_is_read_line_by_line():
+    # Codex returns a command's output as {"output": "...\n...", "metadata": {...}}: one
+    # string, so one unit. A view showed the head of a pytest run (its first PASSED lines)
+    # and had no room for, or record of, the one line that failed.
+    lines = [f"services/refunds/tests/test_refunds.py::test_case_{k:03d} PASSED [{k // 3:3d}%]" for k in range(150)]
+    lines.insert(97, "services/refunds/tests/test_refunds.py::test_partial_refund_rounding FAILED - "
+                     "AssertionError: refund 1999 != 2000 minor units")
+    lines.append("=========== 1 failed, 150 passed in 4.21s ===========")
+    output = json.dumps({"output": "\n".join(lines), "metadata": {"exit_code": 1, "duration_seconds": 4.2}})
+    call = {"id": "c1", "type": "function",
+            "function": {"name": "shell", "arguments": json.dumps({"command": ["bash", "-lc", "pytest services/refunds -v"]})}}
+    msgs = [{"role": "system", "content": "You are a coding agent."},
+            {"role": "user", "content": "The refund suite is red after the minor-units switch. Find out why."},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": output},
+            {"role": "assistant", "content": "The suite ran; one test fails. I will look at the rounding next. " * 3},
+            {"role": "user", "content": "Which test failed, and with what assertion?"}]
+    for share in (0.1, 0.2, 0.3):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        shown = "\n".join(str(m.get("content")) for m, s in zip(r.messages, r.sources) if s == 3)
+        assert "test_partial_refund_rounding FAILED - AssertionError: refund 1999 != 2000" in shown, (share, shown[:400])
+        assert shown.count("PASSED") < 40, share  # the failure, not the run's first screen
+    from discourse_memory.json_units import LINE, json_members
+
+    members = json_members(output)
+    assert [d for _, _, d in members].count(LINE) == len(lines)
+    assert "".join(output[s:e] for s, e, d in members if d == LINE).count("\\n") == 0  # breaks belong to no line
