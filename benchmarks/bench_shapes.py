@@ -92,13 +92,16 @@ def build(shape: str) -> str:
             size += len(line) + 1
             i += 1
         return "\n".join(lines)
+    if shape == "json-log-5mb":  # the same log as a shell tool returns it ({"output": "...\n..."}, Codex)
+        return json.dumps({"output": build("log-5mb"), "metadata": {"exit_code": 0, "duration_seconds": 4.2}})
     if shape == "blob-5mb":
         alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
         return "".join(rng.choice(alphabet) for _ in range(5 * MB))
     raise SystemExit(f"unknown shape {shape!r}")
 
 
-SHAPES = ["prose", "zh-prose", "table-10k", "table-40k", "fences-50k", "quoted-100k", "json-1mb", "log-5mb", "blob-5mb"]
+SHAPES = ["prose", "zh-prose", "table-10k", "table-40k", "fences-50k", "quoted-100k", "json-1mb", "log-5mb",
+          "json-log-5mb", "blob-5mb"]
 
 
 def _rss_kb() -> int:

@@ -936,7 +936,7 @@ _JSON_MEMBER = re.compile(r'[\s,]{0,20}"([A-Za-z_][\w\-]{0,40})"\s{0,3}:\s{0,3}'
 JSON_PATH_CHARS = 2000
 """How far into a unit the key of a JSON value's container is looked for."""
 _JSON_START = re.compile(r"\s{0,200}[{\[\"]")
-_JSON_TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"\s*(:)?|[{}\[\]]')
+_JSON_TOKEN = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"\s*(:)?|[{}\[\]]')  # (unrolled: see json_units._STRING)
 
 
 def _enclosing_key(text: str, at: int) -> tuple[str, int | None, int] | None:
