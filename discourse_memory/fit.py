@@ -49,9 +49,9 @@ from .options import Options
 from .outline import head_text, list_heads
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
 from .replies import asks, question_units
-from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, date_headers, first_statements, is_date_header, item_for, \
-    line_text, message_label, \
-    not_values, render_note, sanitize, system_only_literals, title_case
+from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, date_headers, example_units, first_statements, \
+    is_date_header, item_for, line_text, message_label, not_values, render_note, sanitize, system_only_literals, \
+    title_case
 from .tokens import head_of
 from .units import Unit, clip_cost, head_literal_texts
 
@@ -979,9 +979,16 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     open_units = (decision == OMITTED)[owners]
     missing = ~shown & ~noise
     rows = np.flatnonzero(open_units & missing[lit_idx])
+    u_msg = cols.u_msg.view
+    # A value a prompt states (a system message, an example of a task) and the talk states
+    # too is listed from the talk: `#1 user: cat file.txt` cited a task's example response
+    # for a file name an `ls` had printed.
+    prompt = np.array([m.role in SYSTEM_ROLES for m in cols.messages], dtype=bool)[u_msg] | example_units(cols)[0]
+    if prompt.any() and len(rows):
+        said_elsewhere = cols.literal_counts(~prompt) > 0
+        rows = rows[~(prompt[owners[rows]] & said_elsewhere[lit_idx[rows]])]
     if not len(rows):
         return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset(), {}
-    u_msg = cols.u_msg.view
     starts = cols.msg_start.view
     statements: dict[int, dict[str, Literal]] = {}  # unit -> first_statements, for units of many values
 

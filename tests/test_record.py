@@ -1346,3 +1346,27 @@ def test_an_agents_note_gives_way_to_its_text_as_the_budget_grows():
         share[frac] = view_tokens([{"role": "system", "content": r.note}]) / view_tokens(r.messages)
     assert share[0.25] < 0.25, share  # (its first claim was a quarter of the room: 0.30 of this view)
     assert share[0.1] > share[0.25], share  # where the text holds little, the record holds more
+
+
+def test_a_value_the_talk_states_is_never_cited_from_a_prompts_example():
+    # "#1 user: cat file.txt": a file name an `ls` had printed was listed under the task,
+    # with the context of the task's example response, which is no part of the talk.
+    rules = " ".join(f"Rule {k}: the export must keep the ledger rows of region r{k} in their order." for k in range(30))
+    task = ("Fix the flaky export job. " + rules + "\n\n<example_response>\nTHOUGHT: read it.\n\n```bash\n"
+            "cat ledger_export_cfg.txt\n```\n</example_response>\n\n" + rules.replace("Rule", "Check"))
+    msgs = [{"role": "system", "content": "You run one bash command per turn."}, {"role": "user", "content": task}]
+    words = "amber basil cedar dune ember fjord grove heron iris juniper kelp lotus moss nectar opal pine".split()
+    names = [f"{w}_report.py" for w in words[:8]] + ["ledger_export_cfg.txt"] + [f"{w}_job.py" for w in words[8:]]
+    msgs += _shell_step("look around.", "ls", "\n".join(names))
+    for i in range(12):
+        msgs += _shell_step(f"check the {words[i]} step.", f"grep -n {words[i]} run_export.py", "\n".join(
+            f"{40 + k}: the {words[(i + k) % 16]} step of batch {i} wrote {7 * i + k} rows for acct-{i}{k}" for k in range(8)))
+    msgs.append({"role": "user", "content": "Go on."})
+    seen = 0
+    for share in (0.1, 0.2, 0.3, 0.4):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        seen += "ledger_export_cfg.txt" in "\n".join(str(m["content"]) for m in r.messages)
+        for e in r.report.entries:
+            if any("ledger_export_cfg.txt" in v for v in e.values):
+                assert e.message == 3, (share, e)  # the ls that printed it, not the task's example
+    assert seen, "the value was never shown or listed: the test shows nothing"
