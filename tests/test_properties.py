@@ -28,6 +28,9 @@ heading = sentence.map(lambda s: "## " + s)
 field = st.tuples(st.sampled_from(["Owner", "Port", "Due"]), word).map(lambda kv: f"{kv[0]}: {kv[1]}")
 block = st.one_of(paragraph, list_block, table, code, heading, field)
 content = st.lists(block, min_size=1, max_size=5).map("\n\n".join)
+# A tool's output as text, or wrapped as a shell tool returns it (Codex: a JSON string of lines).
+tool_output = st.one_of(content, st.lists(content, min_size=1, max_size=4).map(
+    lambda cs: json.dumps({"output": "\n".join(cs), "metadata": {"exit_code": 0, "duration_seconds": 0.4}})))
 
 
 @st.composite
@@ -48,7 +51,7 @@ def conversations(draw):
                 calls.append({"id": ids[-1], "type": "function", "function": {"name": "lookup", "arguments": args}})
             msgs.append({"role": "assistant", "content": None, "tool_calls": calls})
             for i in ids:
-                msgs.append({"role": "tool", "tool_call_id": i, "content": draw(content)})
+                msgs.append({"role": "tool", "tool_call_id": i, "content": draw(tool_output)})
         elif kind == "repeat" and msgs:
             msgs.append({"role": "assistant", "content": draw(st.sampled_from([m for m in msgs if isinstance(m.get("content"), str)] or [{"content": "x"}]))["content"] or "x"})
         else:
