@@ -324,6 +324,13 @@ def listing_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
     return np.asarray(memo[:len(cols)], dtype=bool)
 
 
+def system_messages(cols: Columns) -> np.ndarray:
+    """Per message: a system or developer message. Read once per message."""
+    memo = cols.derived.setdefault("system_messages", [])
+    memo.extend(m.role in SYSTEM_ROLES for m in cols.messages[len(memo):])
+    return np.asarray(memo[:len(cols)], dtype=bool)
+
+
 def reading_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
     """Per message: a tool's output of a command or call that prints a file of code
     (:func:`.actions.reads_code`: ``cat a.py``, ``nl -ba a.py | sed -n 10,20p``, ``Read``).
@@ -983,7 +990,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     # A value a prompt states (a system message, an example of a task) and the talk states
     # too is listed from the talk: `#1 user: cat file.txt` cited a task's example response
     # for a file name an `ls` had printed.
-    prompt = np.array([m.role in SYSTEM_ROLES for m in cols.messages], dtype=bool)[u_msg] | example_units(cols)[0]
+    prompt = system_messages(cols)[u_msg] | example_units(cols)[0]
     if prompt.any() and len(rows):
         said_elsewhere = cols.literal_counts(~prompt) > 0
         rows = rows[~(prompt[owners[rows]] & said_elsewhere[lit_idx[rows]])]
@@ -1170,7 +1177,7 @@ class _RowMemo:
 
     state: np.ndarray  # 0: not read, 1: no item, 2: an item without context, 3: with one
     items: list[Item | None]
-    listing: np.ndarray  # 0: not read, 1: other, 2: its line only lists names, 3: a line that defines, 4: another unkeyed line
+    listing: np.ndarray  # 0: not read, 1: other, 2: its line lists names, 3: defines, 4: another unkeyed line
     cost: np.ndarray  # the item's tokens in the record (-1: not counted)
     value_cost: np.ndarray  # a keyed item's ", value" after another value of its key
 

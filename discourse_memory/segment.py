@@ -252,7 +252,8 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
         plan: list[tuple[str, int, int, int]] = []
         members = json_members(text)
         if members is not None:  # a JSON document: its members are fields (names by pattern)
-            plans.append([("line", s, e, 0) if depth == JSON_LINE else ("field", s, e, depth) for s, e, depth in members])
+            plans.append([("line", s, e, 0) if depth == JSON_LINE else ("field", s, e, depth)
+                          for s, e, depth in members])  # (a long string's lines are lines)
             continue
         for block in split_blocks(text):
             kind, start, end = block.kind, block.start, block.end
