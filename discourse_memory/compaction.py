@@ -301,7 +301,6 @@ class Compactor:
         sources.insert(position, None)
         shown = set(sources)
         orphans = cols.pairs.orphans
-        dropped_messages = tuple(i for i in range(len(msgs)) if i not in shown and i not in orphans)
         shown_units = (plan.decision == KEPT) | (plan.decision == CLIPPED)
         n_msgs = len(msgs)
         tags = self._tags
@@ -312,11 +311,15 @@ class Compactor:
                               analyse=self._terms, messages=n_msgs)
 
         # A clipped unit is shown, but its tail is not: its message is handed out too.
-        lost = np.bincount(cols.u_msg.view[plan.decision != KEPT], minlength=n_msgs) > 0
-        listed = {e.message for e in plan.record.entries}
-        references = tuple(f"#{i}" for i in range(n_msgs) if lost[i] or i in listed)
-        return Compaction(out, tuple(sources), before, tokens, budget, note,
-                          lambda: _report(cols, units, plan, note, dropped_messages, count), messages,
+        handed = np.bincount(cols.u_msg.view[plan.decision != KEPT], minlength=n_msgs) > 0
+        handed[[e.message for e in plan.record.entries]] = True
+        references = tuple(f"#{i}" for i in np.flatnonzero(handed).tolist())
+
+        def report() -> Report:  # (the messages left out are listed only if the report is read)
+            dropped = tuple(i for i in range(n_msgs) if i not in shown and i not in orphans)
+            return _report(cols, units, plan, note, dropped, count)
+
+        return Compaction(out, tuple(sources), before, tokens, budget, note, report, messages,
                           recall_in_view, references)
 
     def _terms(self, text: str) -> tuple[list[str], list[str]]:

@@ -291,10 +291,9 @@ def _name(system: bool, turn: str) -> str:
 
 def _outputs(cols: Columns) -> np.ndarray:
     """Per message: a tool's output (see :func:`is_tool_output`), or a system message."""
-    memo = cols.derived.setdefault("tool_output", {})
-    for i in range(len(memo), len(cols)):
-        memo[i] = is_tool_output(cols, i) or cols.messages[i].role in SYSTEM_ROLES
-    return np.fromiter((memo[i] for i in range(len(cols))), bool, len(cols))
+    memo = cols.derived.setdefault("tool_output", [])
+    memo.extend(is_tool_output(cols, i) or cols.messages[i].role in SYSTEM_ROLES for i in range(len(memo), len(cols)))
+    return np.asarray(memo[:len(cols)], dtype=bool)
 
 
 LISTING_SAMPLE = 60
@@ -828,7 +827,9 @@ def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool) -> tu
     # The question a match answers (the message before it, from another role) and the
     # answer a match got (the message after it): most of the share to the unit next to
     # the match (the end of the question, the start of the answer), the rest to all.
-    roles = np.array([hash(m.role) for m in cols.messages], dtype=np.int64)
+    known = cols.derived.setdefault("role_hashes", [])
+    known.extend(hash(m.role) for m in cols.messages[len(known):])
+    roles = np.asarray(known[:n_msgs], dtype=np.int64)
     other = np.zeros(n_msgs, dtype=bool)
     other[:-1] = roles[:-1] != roles[1:]
     before = np.zeros(n_msgs)
