@@ -455,13 +455,17 @@ def asked_about(cols: Columns, m: Message) -> str | None:
     starts = cols.msg_start.view
     for k in range(int(starts[q.index]), int(starts[q.index + 1])):
         u = cols.units[k]
-        if u.kind != "sentence" or not asks(u.text):
+        if u.kind != "sentence" or not asks(u.text, requests=True):
             continue
         for lit in u.literals:
             if lit.kind != "name" or lit.text in own:
                 continue
-            if not CJK_CHAR.match(lit.text) and not u.text[:lit.start].strip(" \t\"'“([*_-"):
-                continue  # "Did Tom ...?": a capitalised sentence opener
+            before = u.text[:lit.start]
+            for s in speakers:  # "Melanie: Tell me about it.": the label is no part of the sentence
+                if before.startswith(s):
+                    before = before[len(s):].lstrip(" \t:：")
+            if not CJK_CHAR.match(lit.text) and not before.strip(" \t\"'“([*_-"):
+                continue  # "Did Tom ...?", "Tell me ...": a capitalised sentence opener
             if any(s in lit.text or lit.text in s for s in speakers):
                 continue
             return sanitize(lit.text)[:LABEL_CHARS]

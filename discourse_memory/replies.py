@@ -176,9 +176,17 @@ def _topic_unit(cols: Columns, m: Message, q: Message) -> int:
     return -1
 
 
-def asks(text: str) -> bool:
-    """Whether a text asks: a question mark, Latin or full-width."""
-    return "?" in text or "？" in text
+_REQUEST = re.compile(
+    r"(?i)\b(?:tell me|let me know|give me|send me|look up|find out)\b"
+    r"|告诉我|告诉一下|说一下|讲一下|查一下|查查|帮我查|帮我看|发给我|我想知道|想了解|请问|介绍一下|"
+    r"教えて|調べて|知りたい")
+
+
+def asks(text: str, requests: bool = False) -> bool:
+    """Whether a text asks: a question mark, Latin or full-width; with ``requests``, also a
+    request for something to be told ("北京歌华开元大酒店的电话麻烦告诉我一下。", "Please tell me
+    the gate number.")."""
+    return "?" in text or "？" in text or requests and _REQUEST.search(text) is not None
 
 
 def question_units(cols: Columns) -> np.ndarray:

@@ -311,6 +311,9 @@ def test_a_reply_the_view_shows_comes_with_its_question():
      "北京鹏润国际大酒店的电话您记好010-62165588，价格为685元。", "北京鹏润国际大酒店"),  # the question's, named again
     ("好的。", "北京瑞斯汀主题酒店周边有酒店吗？", "北京瑞斯汀主题酒店周边有北京骏马国际酒店，价格是336元。",
      "北京骏马国际酒店"),  # the question's place and one of its own: the value is of its own
+    ("有酒吧，但是没有暖气。", "北京歌华开元大酒店的电话麻烦告诉我一下。", "电话是010-62028888。",
+     "北京歌华开元大酒店"),  # a request asks too, with no question mark
+    ("Sure.", "Please tell me the gate of the Qantas flight.", "It leaves from gate B14.", "Qantas"),
 ])
 def test_a_chinese_reply_is_keyed_by_the_name_its_question_leaves_out(before, question, reply, about):
     from discourse_memory.columns import Columns
