@@ -120,6 +120,7 @@ def test_japanese_prose_splits_at_its_sentence_marks():
     # "家" is in names (如家, 国家, 农家院), not a word before one; "觉得" is
     ("我推荐如家快捷酒店(北京门头沟双峪环岛店)。", ["如家快捷酒店(北京门头沟双峪环岛店)"]),
     ("去国家大剧院看演出", ["国家大剧院"]),
+    ("推荐您去烤肉宛饭庄，或者大三元酒家。", ["烤肉宛饭庄", "大三元酒家"]),  # restaurants by their other end words
     ("我觉得北京古韵坊怡景酒店比较适合我，可以把它家电话告诉我吗？", ["北京古韵坊怡景酒店"]),
     # "和" in a name, not between two
     ("去雍和宫看看，再住和平宾馆", ["雍和宫", "和平宾馆"]),
