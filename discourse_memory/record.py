@@ -1135,7 +1135,7 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
     hint = "" if recall is None else RECALL_HINT
     # Only the counts that are not zero: on a short agent view every token of the frame
     # is a token of text or of a value less.
-    counts = [f"{omitted} earlier parts omitted"]
+    counts = [f"{omitted} earlier parts omitted"] if omitted or not (clipped or deduplicated) else []
     if clipped:
         counts.append(f"{clipped} cut at …")
     if deduplicated:

@@ -703,6 +703,9 @@ def test_the_frame_names_only_what_happened():
     assert plain == "[discourse-memory record 0badf00d: 12 earlier parts omitted]\n[end of record 0badf00d]"
     full = render_note("0badf00d", 12, 3, 4, Record((), (), ())).split("\n")[0]
     assert "3 cut at …" in full and "4 repeats shown only where they last occur" in full
+    # Nothing omitted, some cut: "0 earlier parts omitted, 3 cut at …" read as a count of nothing.
+    assert render_note("0badf00d", 0, 3, 0, Record((), (), ())).split("\n")[0] == \
+        "[discourse-memory record 0badf00d: 3 cut at …]"
 
 
 def _values(msgs):
