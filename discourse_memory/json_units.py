@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["MAX_UNIT_CHARS", "json_members"]
+__all__ = ["MAX_UNIT_CHARS", "json_members", "unescaped"]
 
 MAX_UNIT_CHARS = 400
 """A JSON value this long or shorter stays one unit."""
@@ -160,3 +160,75 @@ def _container_ends(text: str, pos: int) -> dict[int, int]:
             if not opened:
                 return ends
         i += 1
+
+
+_STRING_ESCAPE = re.compile(r'\\(["\\/bfnrt]|u[0-9a-fA-F]{4})')
+_OPENS_BEFORE = frozenset(" \t\n([{,:=\"")
+_READS_AS = {"n": " \n", "r": " \n", "t": "  ", "b": "  ", "f": "  ", "/": " /"}
+
+
+def unescaped(arguments: str) -> str:
+    """A tool call's JSON arguments as they read, each escape in its two characters: a
+    line break or tab a space and that break, a quote a quote beside a space on the side
+    away from the text it quotes. The view shows a call as it was; this is what its
+    values are read from, so a command's code gives ``"Exception as e"`` and ``def
+    handler(...)`` as written, not ``"Exception as e\\"`` and ``ndef handler``. A ``\\uXXXX``
+    escape (``json.dumps``' default for any non-ASCII text) reads as its character, the
+    string it stands in padded with spaces before its closing quote
+    (``"\\u9526\\u6c5f\\u4e4b\\u661f(\\u5317\\u4eac3\\u5e97)"`` reads ``"锦江之星(北京3店)"`` and
+    spaces: a name's characters stay together). The same length as ``arguments``: a value's
+    place in it holds."""
+    if "\\" not in arguments:
+        return arguments
+    out: list[str] = []
+    at = 0
+    pad = 0  # spaces owed by decoded \uXXXX escapes, paid before the string's closing quote
+    run = ""  # \uXXXX escapes next to each other (a surrogate pair is two)
+
+    def text(segment: str) -> None:
+        nonlocal pad
+        if pad and '"' in segment:
+            q = segment.index('"')
+            segment = segment[:q] + " " * pad + segment[q:]
+            pad = 0
+        out.append(segment)
+
+    def flush() -> None:
+        nonlocal run, pad
+        if run:
+            chars = _characters(run)
+            out.append(chars)
+            pad += len(run) - len(chars)
+            run = ""
+
+    for m in _STRING_ESCAPE.finditer(arguments):
+        if m.start() != at:
+            flush()
+            text(arguments[at:m.start()])
+        at = m.end()
+        c = m.group(1)
+        if c[0] == "u":
+            run += m.group()
+            continue
+        flush()
+        if c == '"':  # an opening quote has its text after it; a closing one before
+            before = out[-1][-1:] if out and out[-1] else (out[-2][-1:] if len(out) > 1 else " ")
+            out.append(' "' if not before or before in _OPENS_BEFORE else '" ')
+        else:
+            out.append(_READS_AS.get(c, m.group()))
+    flush()
+    text(arguments[at:])
+    if pad:
+        out.append(" " * pad)
+    return "".join(out)
+
+
+def _characters(run: str) -> str:
+    """A run of ``\\uXXXX`` escapes as its characters (a lone surrogate, which no text
+    holds, is left as written)."""
+    try:
+        chars = json.loads(f'"{run}"')
+        chars.encode("utf-8")
+    except (ValueError, UnicodeEncodeError):
+        return run
+    return chars

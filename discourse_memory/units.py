@@ -16,9 +16,10 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from .gc_pause import gc_paused, is_bulk
+from .json_units import unescaped
 from .keys import content_key
-from .language import wide_script_share
-from .literals import Literal, find_literals, find_names_by_pattern
+from .language import CJK_CHAR, wide_script_share
+from .literals import Literal, Spans, find_cjk_names, find_literals, find_names_by_pattern
 from .messages import Message
 from .nlp import get_pipeline
 from .segment import Piece, segment_texts
@@ -283,6 +284,10 @@ class Analyzer:
                     readable = unescaped(call.arguments)
                     lits = find_literals(readable)
                     lits += find_names_by_pattern(readable, [(x.start, x.end) for x in lits])
+                    if CJK_CHAR.search(readable):  # a Chinese or Japanese argument: its names, as in prose
+                        names = find_cjk_names(readable)
+                        outside = Spans((n.start, n.end) for n in names).free
+                        lits = [x for x in lits if outside(x.start, x.end)] + names
                     lits.sort(key=lambda x: (x.start, x.end))
                     done = calls[call.name, call.arguments] = (
                         content_key(f"{call.name}\x00{call.arguments}"), tuple(lits),
@@ -299,35 +304,6 @@ class Analyzer:
                 fields.append(Field(m.index, template.field, call.arguments, (template,)))
             out.append(fields)
         return out
-
-
-_ESCAPE = re.compile(r'\\(["\\/bfnrt])')
-_OPENS_BEFORE = frozenset(" \t\n([{,:=\"")
-_READS_AS = {"n": " \n", "r": " \n", "t": "  ", "b": "  ", "f": "  ", "/": " /"}
-
-
-def unescaped(arguments: str) -> str:
-    """A tool call's JSON arguments as they read, each escape in its two characters: a
-    line break or tab a space and that break, a quote a quote beside a space on the side
-    away from the text it quotes. The view shows a call as it was; this is what its
-    values are read from, so a command's code gives ``"Exception as e"`` and ``def
-    handler(...)`` as written, not ``"Exception as e\\"`` and ``ndef handler``. The same
-    length as ``arguments``: a value's place in it holds."""
-    if "\\" not in arguments:
-        return arguments
-    out: list[str] = []
-    at = 0
-    for m in _ESCAPE.finditer(arguments):
-        out.append(arguments[at:m.start()])
-        at = m.end()
-        c = m.group(1)
-        if c == '"':  # an opening quote has its text after it; a closing one before
-            before = out[-1][-1:] if out and out[-1] else (out[-2][-1:] if len(out) > 1 else " ")
-            out.append(' "' if not before or before in _OPENS_BEFORE else '" ')
-        else:
-            out.append(_READS_AS.get(c, m.group()))
-    out.append(arguments[at:])
-    return "".join(out)
 
 
 class Field(NamedTuple):

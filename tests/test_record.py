@@ -998,6 +998,30 @@ def test_a_calls_code_is_read_as_written_not_as_its_json_escapes():
     assert all(re.search(r"(?<![A-Za-z])def on_delete_\d+", line) for line in defs), defs
 
 
+def test_a_calls_unicode_escapes_are_read_as_their_characters():
+    # json.dumps writes any non-ASCII text as \\uXXXX: a booking agent's calls read
+    # {"hotel": "\\u9526\\u6c5f…"}, and the record listed `eac\\u996d` (a piece of an escape
+    # taken for an identifier) where the call named 锦江之星(北京3店).
+    msgs = [{"role": "system", "content": "你是一个订酒店的助手。"}, {"role": "user", "content": "帮我订酒店，明天入住。"}]
+    hotels = [f"锦江之星(北京{i}店)" for i in range(6)]
+    for i, hotel in enumerate(hotels):
+        args = json.dumps({"hotel": hotel, "date": f"2024-05-{10 + i}", "order_id": f"ORD-88{i}"})
+        assert "\\u" in args
+        msgs += [{"role": "assistant", "content": None, "tool_calls": [
+                     {"id": f"c{i}", "type": "function", "function": {"name": "book_hotel", "arguments": args}}]},
+                 {"role": "tool", "tool_call_id": f"c{i}", "content": f"已预订，确认号CF{i}9921。" + "请按时入住。" * 6},
+                 {"role": "assistant", "content": f"已为您预订，确认号CF{i}9921。" + "请问还有其他需要吗？" * 3}]
+    msgs.append({"role": "user", "content": "第一个订单的酒店名字是什么？"})
+    stated: set[str] = set()
+    for share in (0.2, 0.4, 0.6):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        assert "\\u" not in (r.note or ""), (share, r.note)
+        calls = [u for u in r.report.units if u.kind == "tool_call"]
+        stated |= {t for u in calls for t in u.literals_kept + u.literals_recorded + u.literals_dropped + u.literals_unlisted}
+    assert set(hotels) <= stated, sorted(stated)
+    assert not any("\\" in t for t in stated), sorted(stated)
+
+
 def test_a_listing_is_not_shown_a_name_here_and_there():
     # Room a tight view gives a file tree's lines (README … basil_data … cedar_data) is
     # room the sentences of what the agent's probes printed do not get.
