@@ -41,6 +41,7 @@ from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
 from .messages import SYSTEM_ROLES, Message
 from .outline import head_text, is_attribute, list_heads
 from .replies import asks, own_names, question_message, reply_topic
+from .json_units import json_members, unescaped
 from .units import Unit
 
 __all__ = ["Entry", "Item", "Record", "date_headers", "is_date_header", "first_statements", "item_for", "message_label",
@@ -538,6 +539,16 @@ def first_statements(u: Unit) -> dict[str, Literal]:
     return first
 
 
+def json_field(cols: Columns, message: int, field: str) -> bool:
+    """Whether a message's text field is a JSON document split into members (read once)."""
+    known = cols.derived.setdefault("json_fields", {})
+    hit = known.get((message, field))
+    if hit is None:
+        text = next((tf.text for tf in cols.messages[message].texts if tf.field == field), "")
+        hit = known[message, field] = json_members(text) is not None
+    return hit
+
+
 def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = False,
              stated: dict[str, Literal] | None = None) -> Item | None:
     """The record item of literal ``literal`` as unit ``u`` (number ``index``) states
@@ -546,6 +557,8 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     message (so a unit stating only a date is the session's date line). ``stated``: the
     unit's :func:`first_statements`, for a caller listing many values of one unit."""
     value = cols.lit_text[literal]
+    if "\\" in u.text and u.kind != "tool_call" and json_field(cols, u.message, u.field):
+        u = u._replace(text=unescaped(u.text))  # its values were read so (see segment), and are listed so
     if first and is_date_header(u):
         covers = tuple(cols.lit_ids[x.text] for x in u.literals)
         return Item(covers[0], index, u.message, sanitize(u.text), (0, len(u.text)), covers, True)

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from .blocks import is_prose_line, split_blocks
 from .doc_tokens import DocTokens
-from .json_units import LINE as JSON_LINE, json_members
+from .json_units import LINE as JSON_LINE, json_members, unescaped
 from .keys import content_key
 from .language import CJK, detect_language, normalise_language
 from .literals import (
@@ -248,9 +248,21 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
     plans: list[list[tuple[str, int, int, int]]] = []
     jobs: list[tuple[int, int]] = []  # (text index, plan index) needing the pipeline
     job_texts: list[str] = []
+    readable: dict[int, str] = {}  # a JSON document's text as it reads (see json_units.unescaped)
     for ti, text in enumerate(texts):
         plan: list[tuple[str, int, int, int]] = []
         members = json_members(text)
+        if members is not None and "\\" in text:
+            # Its values are read as they read ("\u5317\u4eac\u996d\u5e97" is 北京饭店, in the
+            # language it is written in; json_units.unescaped), each unit's span on its own,
+            # as the record reads the unit (record.item_for): the same length, so spans hold.
+            parts, at = [], 0
+            for s, e, _ in members:
+                parts += [text[at:s], unescaped(text[s:e])]
+                at = e
+            readable[ti] = "".join(parts) + text[at:]
+            if language is None:
+                languages[ti] = detect_language(readable[ti])
         if members is not None:  # a JSON document: its members are fields (names by pattern)
             plans.append([("line", s, e, 0) if depth == JSON_LINE else ("field", s, e, depth)
                           for s, e, depth in members])  # (a long string's lines are lines)
@@ -324,6 +336,7 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
     out: list[tuple[Piece, ...]] = []
     for ti, (text, plan) in enumerate(zip(texts, plans)):
         lang = languages[ti]
+        text = readable.get(ti, text)
         pieces: list[Piece] = []
         for pi, (kind, s, e, depth) in enumerate(plan):
             doc = docs.get((ti, pi))

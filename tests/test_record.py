@@ -1022,6 +1022,30 @@ def test_a_calls_unicode_escapes_are_read_as_their_characters():
     assert not any("\\" in t for t in stated), sorted(stated)
 
 
+def test_a_tools_unicode_escapes_are_read_as_their_characters():
+    # A tool returning json.dumps(result) writes its Chinese as \\uXXXX: the record listed
+    # {name: \\u9526\\u6c5f…} and pieces of escapes (`eac`), and no name was found at all.
+    msgs = [{"role": "system", "content": "你是一个订酒店的助手。"}, {"role": "user", "content": "帮我找便宜的酒店。"}]
+    names = []
+    for i in range(6):
+        hotels = [{"name": f"锦江之星(北京{i}{k}店)", "price": f"{180 + 10 * k + i}元", "phone": f"010-6{i}{k}45678"}
+                  for k in range(4)]
+        names += [h["name"] for h in hotels]
+        result = json.dumps({"hotels": hotels, "note": "以上为搜索结果。" * 8})
+        assert "\\u" in result
+        msgs += [{"role": "assistant", "content": None, "tool_calls": [{"id": f"c{i}", "type": "function", "function": {
+                     "name": "search_hotels", "arguments": json.dumps({"area": f"a{i}"})}}]},
+                 {"role": "tool", "tool_call_id": f"c{i}", "content": result},
+                 {"role": "assistant", "content": "为您找到了几家酒店。" + "请问还有其他需要吗？" * 3}]
+    msgs.append({"role": "user", "content": "第一个酒店的电话是多少？"})
+    listed = 0
+    for share in (0.2, 0.4):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        assert "\\u" not in (r.note or ""), (share, r.note)
+        listed += sum(name in (r.note or "") for name in names)
+    assert listed, "no hotel was listed: the test shows nothing"
+
+
 def test_a_listing_is_not_shown_a_name_here_and_there():
     # Room a tight view gives a file tree's lines (README … basil_data … cedar_data) is
     # room the sentences of what the agent's probes printed do not get.
