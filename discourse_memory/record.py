@@ -760,7 +760,7 @@ def row_key(u: Unit) -> str | None:
 
 
 LINE_KINDS = frozenset({"code", "line"})
-_WORD_CHAR = re.compile(r"\w")
+_WORD_CHAR = re.compile(r"[\w-]")  # (a hyphen joins a name: "payments-gw" is not cut to "…-gw")
 LINE_CHARS = 40
 """A code or output line longer than this is shown as this many characters around the value."""
 LINE_SCAN = 400
