@@ -49,9 +49,9 @@ from .options import Options
 from .outline import head_text, list_heads
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
 from .replies import asks, question_units
-from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, date_headers, example_units, first_statements, \
-    is_date_header, item_for, line_text, message_label, not_values, render_note, sanitize, system_only_literals, \
-    title_case
+from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, as_read, date_headers, example_units, \
+    first_statements, is_date_header, item_for, line_text, message_label, not_values, render_note, sanitize, \
+    system_only_literals, title_case
 from .tokens import head_of
 from .units import Unit, clip_cost, head_literal_texts
 
@@ -1586,7 +1586,7 @@ def _joined(cols: Columns, units: Sequence[Unit], items: list[Item]) -> list[Ite
         # Lines of code join where they overlap (one line), words where they touch.
         if it.span[0] < prev.span[1] if lines else it.span[0] <= prev.span[1] + 1:
             span = (prev.span[0], max(prev.span[1], it.span[1]))
-            unit_text = units[it.unit].text  # (a unit is built from its columns only to join)
+            unit_text = as_read(cols, units[it.unit]).text  # (a unit is built from its columns only to join)
             text = line_text(unit_text, span) if lines else sanitize(unit_text[span[0]:span[1]])
             out[-1] = Item(prev.literal, prev.unit, prev.message, text, span, prev.covers + it.covers,
                            row=prev.row, group=prev.group)

@@ -549,6 +549,16 @@ def json_field(cols: Columns, message: int, field: str) -> bool:
     return hit
 
 
+def as_read(cols: Columns, u: Unit) -> Unit:
+    """``u`` with its text as it reads: a unit of a JSON document (a tool's result) is read
+    with its escapes read (``json_units.unescaped``: the same length, so its literals'
+    places hold), as its values were found (see ``segment``); a call's text is read so
+    already. The record cuts every item from this text."""
+    if "\\" in u.text and u.kind != "tool_call" and json_field(cols, u.message, u.field):
+        return u._replace(text=unescaped(u.text))
+    return u
+
+
 def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = False,
              stated: dict[str, Literal] | None = None) -> Item | None:
     """The record item of literal ``literal`` as unit ``u`` (number ``index``) states
@@ -557,8 +567,7 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     message (so a unit stating only a date is the session's date line). ``stated``: the
     unit's :func:`first_statements`, for a caller listing many values of one unit."""
     value = cols.lit_text[literal]
-    if "\\" in u.text and u.kind != "tool_call" and json_field(cols, u.message, u.field):
-        u = u._replace(text=unescaped(u.text))  # its values were read so (see segment), and are listed so
+    u = as_read(cols, u)
     if first and is_date_header(u):
         covers = tuple(cols.lit_ids[x.text] for x in u.literals)
         return Item(covers[0], index, u.message, sanitize(u.text), (0, len(u.text)), covers, True)

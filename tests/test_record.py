@@ -1046,6 +1046,29 @@ def test_a_tools_unicode_escapes_are_read_as_their_characters():
     assert listed, "no hotel was listed: the test shows nothing"
 
 
+def test_a_json_outputs_quoted_values_are_listed_as_they_read():
+    # Two items of one line of a JSON string joined into one span were cut from the line as
+    # written: the note read `….org/x \\"two words\\" quickly`, and the value it listed,
+    # "two words", stood nowhere in it (found by the property test).
+    lines = [f"step {k}: https://example.org/x{k} \"two words {k}\" quickly. V2.3.{k} deploy ops-44{k}2 2026-10-0{k % 9 + 1}"
+             for k in range(12)]
+    msgs = [{"role": "user", "content": "Deploy it."}]
+    for i in range(4):
+        msgs += [{"role": "assistant", "content": None, "tool_calls": [{"id": f"c{i}", "type": "function", "function": {
+                     "name": "lookup", "arguments": json.dumps({"q": f"run {i}"})}}]},
+                 {"role": "tool", "tool_call_id": f"c{i}", "content": json.dumps({"output": "\n".join(
+                     line.replace("step", f"run {i} step") for line in lines)})}]
+    msgs.append({"role": "user", "content": "Rollback."})
+    listed = 0
+    for share in (0.05, 0.1, 0.2, 0.3):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        note = r.note or ""
+        assert '\\"' not in note, (share, note)
+        assert all(v in note for v in r.report.record), (share, [v for v in r.report.record if v not in note])
+        listed += sum('"two words' in v for v in r.report.record)
+    assert listed, "no quoted value was listed: the test shows nothing"
+
+
 def test_a_listing_is_not_shown_a_name_here_and_there():
     # Room a tight view gives a file tree's lines (README … basil_data … cedar_data) is
     # room the sentences of what the agent's probes printed do not get.
