@@ -14,7 +14,7 @@ import re
 
 from .messages import Message
 
-__all__ = ["is_action", "last_command", "reads_code"]
+__all__ = ["argv_command", "is_action", "last_command", "main_step", "reads_code"]
 
 _OPEN = re.compile(r"[ \t]{0,3}(`{3,}(?!`)|~{3,}(?!~))[ \t]*([\w+-]*)")
 SHELLS = frozenset({"", "bash", "sh", "shell", "console", "zsh", "fish", "powershell", "pwsh", "cmd", "bat"})
@@ -89,11 +89,8 @@ def reads_code(command: str | None = None, tool: str | None = None, arguments: s
     it is a fragment, where a line of a config or a document is a fact (``timeout_ms:
     1344``), so only code is meant."""
     if command is not None:
-        steps = [s for s in re.split(r"\s*(?:&&|\|\||;)\s*", command.strip()) if s and not s.startswith("cd ")]
-        if not steps:
-            return False
-        first = re.split(r"\s+\|\s+", steps[-1])[0].strip()
-        return (_READER.match(first) is not None and ">" not in first and "<<" not in first
+        first = main_step(command)
+        return (first is not None and _READER.match(first) is not None and ">" not in first and "<<" not in first
                 and _CODE_FILE.search(first) is not None)
     if tool is not None:
         head = arguments[:300]
@@ -116,6 +113,21 @@ def _shell_command(arguments: str) -> str | None:
     if not isinstance(parsed, dict):
         return None
     command = parsed.get("command", parsed.get("cmd"))
-    if isinstance(command, list) and command and all(isinstance(c, str) for c in command):
-        command = command[-1] if len(command) >= 3 and command[-2] in ("-c", "-lc") else " ".join(command)
-    return command if isinstance(command, str) else None
+    return argv_command(command) if isinstance(command, list) else command if isinstance(command, str) else None
+
+
+def main_step(command: str) -> str | None:
+    """Of ``cd /testbed && nl -ba a.py | sed -n 10,20p``, the step that reads or runs
+    something (not the ``cd`` before it) and the first stage of its pipe (the file, not the
+    filter): ``nl -ba a.py``; None when there is none."""
+    steps = [s for s in re.split(r"\s*(?:&&|\|\||;)\s*", command.strip()) if s and not s.startswith("cd ")]
+    return re.split(r"\s+\|\s+", steps[-1])[0].strip() if steps else None
+
+
+def argv_command(argv: list) -> str | None:
+    """The command an argv runs (Codex's shell: ``["bash", "-lc", "sed -n 1,80p a.rs"]``
+    runs ``sed -n 1,80p a.rs``; ``["ls", "-la"]`` runs ``ls -la``), or None when it is
+    no list of strings."""
+    if not argv or not all(isinstance(a, str) for a in argv):
+        return None
+    return argv[-1] if len(argv) >= 3 and argv[-2] in ("-c", "-lc") else " ".join(argv)

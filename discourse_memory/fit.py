@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from .actions import is_action, last_command, reads_code
+from .actions import is_action, reads_code
 from .columns import UNIT_KINDS, Columns
 from .errors import BudgetTooSmallError
 from .literals import PATTERN_KINDS, Literal
@@ -49,9 +49,9 @@ from .options import Options
 from .outline import head_text, list_heads
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
 from .replies import asks, question_units
-from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, as_read, date_headers, example_units, \
-    first_statements, is_date_header, item_for, line_text, message_label, not_values, render_note, sanitize, \
-    system_only_literals, title_case
+from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, as_read, date_headers, first_statements, \
+    is_date_header, item_for, line_text, message_label, not_values, output_command, prompt_units, render_note, \
+    result_call, sanitize, system_only_literals, talk_counts, title_case
 from .tokens import head_of
 from .units import Unit, clip_cost, head_literal_texts
 
@@ -323,13 +323,6 @@ def listing_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
     return np.asarray(memo[:len(cols)], dtype=bool)
 
 
-def system_messages(cols: Columns) -> np.ndarray:
-    """Per message: a system or developer message. Read once per message."""
-    memo = cols.derived.setdefault("system_messages", [])
-    memo.extend(m.role in SYSTEM_ROLES for m in cols.messages[len(memo):])
-    return np.asarray(memo[:len(cols)], dtype=bool)
-
-
 def reading_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
     """Per message: a tool's output of a command or call that prints a file of code
     (:func:`.actions.reads_code`: ``cat a.py``, ``nl -ba a.py | sed -n 10,20p``, ``Read``).
@@ -339,12 +332,10 @@ def reading_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
         hit = False
         m = cols.messages[i]
         if outputs[i] and m.role == "tool":
-            owner = cols.pairs.owner.get(i)
-            call = next((c for c in cols.messages[owner].tool_calls if c.id == m.tool_call_id), None) \
-                if owner is not None else None
+            call = result_call(cols, m)
             hit = call is not None and reads_code(tool=call.name, arguments=call.arguments)
-        elif outputs[i] and i > 0 and is_action(cols.messages[i - 1]):
-            hit = reads_code(last_command(cols.messages[i - 1]) or "")
+        elif outputs[i]:
+            hit = reads_code(output_command(cols, m) or "")
         memo.append(hit)
     return np.asarray(memo[:len(cols)], dtype=bool)
 
@@ -991,9 +982,9 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     # A value a prompt states (a system message, an example of a task) and the talk states
     # too is listed from the talk: `#1 user: cat file.txt` cited a task's example response
     # for a file name an `ls` had printed.
-    prompt = system_messages(cols)[u_msg] | example_units(cols)[0]
+    prompt = prompt_units(cols)
     if prompt.any() and len(rows):
-        said_elsewhere = cols.literal_counts(~prompt) > 0
+        said_elsewhere = talk_counts(cols) > 0
         rows = rows[~(prompt[owners[rows]] & said_elsewhere[lit_idx[rows]])]
     if not len(rows):
         return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset(), {}

@@ -33,12 +33,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .actions import is_action, last_command
+from .actions import argv_command, is_action, last_command, main_step
 from .columns import CODE, UNIT_KINDS, Columns
 from .labels import LIST_MARK, date_line
 from .language import CJK, CJK_CHAR, detect_language
 from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
-from .messages import SYSTEM_ROLES, Message
+from .messages import SYSTEM_ROLES, Message, ToolCall
 from .outline import head_text, is_attribute, list_heads
 from .replies import asks, own_names, question_message, reply_topic
 from .json_units import json_members, unescaped
@@ -383,16 +383,38 @@ def example_units(cols: Columns) -> tuple[np.ndarray, Counter[int]]:
     return mask, outside
 
 
+def system_messages(cols: Columns) -> np.ndarray:
+    """Per message: a system or developer message. Read once per message."""
+    memo = cols.derived.setdefault("system_messages", [])
+    memo.extend(m.role in SYSTEM_ROLES for m in cols.messages[len(memo):])
+    return np.asarray(memo[:len(cols)], dtype=bool)
+
+
+def prompt_units(cols: Columns) -> np.ndarray:
+    """Per unit: part of a prompt, a system message's or an example of another message's
+    (:func:`example_units`)."""
+    return system_messages(cols)[cols.u_msg.view] | example_units(cols)[0]
+
+
+def talk_counts(cols: Columns) -> np.ndarray:
+    """Per literal, how many units outside every prompt (:func:`prompt_units`) state it.
+    Read once per size of the columns (they only grow): a view asks twice."""
+    key = (len(cols.units), len(cols.lit_text))
+    memo = cols.derived.get("talk_counts")
+    if memo is None or memo[0] != key:
+        memo = cols.derived["talk_counts"] = (key, cols.literal_counts(~prompt_units(cols)))
+    return memo[1]
+
+
 def system_only_literals(cols: Columns) -> np.ndarray:
     """Per literal: stated only in system/developer messages and in the examples of other
     messages (:func:`example_units`)."""
-    system = np.array([m.role in SYSTEM_ROLES for m in cols.messages], dtype=bool)
-    reaching, outside = example_units(cols)
-    prompt = system[cols.u_msg.view] | reaching
-    if not prompt.any():
+    if not prompt_units(cols).any():
         return np.zeros(len(cols.lit_text), dtype=bool)
-    counts = cols.literal_counts(~prompt)
+    counts = talk_counts(cols)
+    outside = example_units(cols)[1]
     if outside:
+        counts = counts.copy()
         counts[list(outside)] += list(outside.values())
     return ~(counts > 0)
 
@@ -411,16 +433,13 @@ def message_label(cols: Columns, m: Message) -> str:
 
 def _message_label(cols: Columns, m: Message, speaker: str | None) -> str:
     if m.role == "tool":
-        owner = cols.pairs.owner.get(m.index)
-        call = next((c for c in cols.messages[owner].tool_calls if c.id == m.tool_call_id), None) \
-            if owner is not None else None
+        call = result_call(cols, m)
         if call is not None:
             return f"#{m.index} {_call_label(call.name, call.arguments)}"
         return f"#{m.index} tool"
-    if m.role == "user" and m.index > 0 and is_action(cols.messages[m.index - 1]):
-        command = last_command(cols.messages[m.index - 1])
-        if command is not None:  # a text agent's output: keyed by the command that printed it
-            return f"#{m.index} {command_label(command)}"
+    command = output_command(cols, m)
+    if command is not None:  # a text agent's output: keyed by the command that printed it
+        return f"#{m.index} {command_label(command)}"
     name = m.raw.get("name")
     if isinstance(name, str) and name.strip():
         return f"#{m.index} {sanitize(name)[:40]}"
@@ -431,6 +450,22 @@ def _message_label(cols: Columns, m: Message, speaker: str | None) -> str:
     if m.tool_calls and not any(tf.text.strip() for tf in m.texts):
         return f"#{m.index} {m.role} called " + ", ".join(dict.fromkeys(sanitize(c.name)[:40] for c in m.tool_calls))
     return f"#{m.index} {m.role}{key}"
+
+
+def result_call(cols: Columns, m: Message) -> ToolCall | None:
+    """The call a tool message is the result of, or None (an orphan)."""
+    owner = cols.pairs.owner.get(m.index)
+    if owner is None:
+        return None
+    return next((c for c in cols.messages[owner].tool_calls if c.id == m.tool_call_id), None)
+
+
+def output_command(cols: Columns, m: Message) -> str | None:
+    """The command whose output a text agent's user message is (the last command of the
+    assistant's shell block just before it), or None."""
+    if m.role == "user" and m.index > 0 and is_action(cols.messages[m.index - 1]):
+        return last_command(cols.messages[m.index - 1])
+    return None
 
 
 def asked_about(cols: Columns, m: Message) -> str | None:
@@ -484,11 +519,7 @@ def command_label(command: str) -> str:
     characters (the middle cut), in backticks; no ``": "`` or ``"; "`` (which separate a
     label from its values and the values from each other) and no backtick inside."""
     text = sanitize(command)
-    # ``cd /testbed && nl -ba a.py | sed -n 10,20p``: the step that reads or runs something
-    # (not the ``cd`` before it), and the first stage of its pipe (the file, not the filter).
-    steps = [s for s in re.split(r"\s*(?:&&|\|\||;)\s*", text) if s and not s.startswith("cd ")]
-    if steps:
-        text = re.split(r"\s+\|\s+", steps[-1])[0] or text
+    text = main_step(text) or text
     text = text.replace("`", "'").replace(": ", ":").replace("; ", ";")
     if len(text) > LABEL_CHARS:
         tail = LABEL_CHARS * 2 // 3
@@ -506,9 +537,8 @@ def _call_label(name: str, arguments: str) -> str:
         parsed = None
     if isinstance(parsed, dict) and parsed:
         first = next(iter(parsed.values()))
-        if isinstance(first, list) and first and all(isinstance(a, str) for a in first):
-            # A command's argv (Codex's shell: ["bash", "-lc", "sed -n 1,80p a.rs"]): its command.
-            first = first[-1] if len(first) >= 3 and first[-2] in ("-c", "-lc") else " ".join(first)
+        if isinstance(first, list):  # a command's argv (Codex's shell): its command
+            first = argv_command(first)
         if isinstance(first, (str, int, float)) and not isinstance(first, bool):
             value = sanitize(str(first))
     elif arguments:

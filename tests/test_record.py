@@ -21,6 +21,26 @@ def _shell_step(thought: str, command: str, output: str) -> list[dict]:
 
 
 FILLER = "The meeting went on about nothing in particular for a long while. " * 12
+WORDS = "amber basil cedar dune ember fjord grove heron iris juniper kelp lotus moss nectar opal pine".split()
+
+
+def _listing_then_probes(listing: str) -> list[dict]:
+    """A text agent that lists a file tree (``ls -R`` printing ``listing``), then probes
+    eight shards of a worker pool, ten sentences each (see :func:`_probes_shown`)."""
+    msgs = [{"role": "system", "content": "You run one bash command per turn."},
+            {"role": "user", "content": "Find why the worker pool stalls."}]
+    msgs += _shell_step("look around.", "ls -R", listing)
+    for i in range(8):
+        msgs += _shell_step("check the pool.", f"pool-stat --shard {i}", "\n".join(
+            f"The {WORDS[(i + k) % 16]} worker of shard {i} handled its {WORDS[(3 * i + k) % 16]} requests as it "
+            "should." for k in range(10)))
+    msgs.append({"role": "user", "content": "Which shard stalled first?"})
+    return msgs
+
+
+def _probes_shown(text: str) -> int:
+    """How many sentences of :func:`_listing_then_probes`' probes ``text`` shows."""
+    return sum(f"worker of shard {i} handled its {WORDS[(3 * i + k) % 16]}" in text for i in range(8) for k in range(10))
 
 
 def _entries(note: str) -> list[str]:
@@ -928,15 +948,14 @@ def test_an_item_of_a_code_line_is_capped_like_every_other():
 def test_a_listing_of_file_names_does_not_crowd_out_what_the_agent_found():
     # `ls -R` prints hundreds of names the agent can list again; what its searches found
     # before it cannot. The record lists names only once every finding is in the view.
-    words = "amber basil cedar dune ember fjord grove heron iris juniper kelp lotus moss nectar opal pine".split()
     msgs = [{"role": "system", "content": "You run one bash command per turn."},
             {"role": "user", "content": "Fix the failing deletion test."}]
     for i in range(10):
         msgs += _shell_step("search.", f"grep -rn handler_{i} pkg", " ".join(
-            f"The {words[(i + k) % 16]} fixture loaded {words[(3 * i + 2 * k) % 16]} settings for step {k} first."
+            f"The {WORDS[(i + k) % 16]} fixture loaded {WORDS[(3 * i + 2 * k) % 16]} settings for step {k} first."
             for k in range(30)) + f"\nconfig_{i}.ini: owner OPS-{700 + i} on db-{40 + i}.internal:{5400 + i}\n"
-            + " ".join(f"Teardown of the {words[(i + k) % 16]} fixture took {k} seconds." for k in range(20)))
-    listing = "\n".join(f"./pkg/{w}_{k}:\n{w}_{k}_a.py {w}_{k}_b.py {w}_{k}_c.py" for k in range(12) for w in words[:8])
+            + " ".join(f"Teardown of the {WORDS[(i + k) % 16]} fixture took {k} seconds." for k in range(20)))
+    listing = "\n".join(f"./pkg/{w}_{k}:\n{w}_{k}_a.py {w}_{k}_b.py {w}_{k}_c.py" for k in range(12) for w in WORDS[:8])
     msgs += _shell_step("look around.", "ls -R", listing) + _shell_step("read the code.", "nl -ba pkg/delete.py",
                                                                        "1 import os")
     names_listed = 0
@@ -953,16 +972,15 @@ def test_a_listing_of_file_names_does_not_crowd_out_what_the_agent_found():
 def test_one_listing_of_many_lines_gives_way_after_its_first_names():
     # `ls -R` prints a block per directory; its blocks are one listing, not sixteen: past
     # its first names, a count a probe printed is worth more than the next file name.
-    words = "amber basil cedar dune ember fjord grove heron iris juniper kelp lotus moss nectar opal pine".split()
     msgs = [{"role": "system", "content": "You run one bash command per turn."},
             {"role": "user", "content": "Find why the worker pool stalls."}]
-    listing = "\n\n".join(f"./src/{w}:\n" + "\n".join(f"{w}_{k}.py" for k in range(8)) for w in words)
+    listing = "\n\n".join(f"./src/{w}:\n" + "\n".join(f"{w}_{k}.py" for k in range(8)) for w in WORDS)
     msgs += _shell_step("look around.", "ls -R", listing)
     for i in range(12):
         msgs += _shell_step("check the pool.", f"pool-stat --shard {i}", " ".join(
-            f"The {words[(i + k) % 16]} shard reported its usual load for the cycle today." for k in range(10))
-            + f" Worker pool {words[i]}-{i} stalled after {3100 + 17 * i} requests. " + " ".join(
-            f"The {words[(i + k) % 16]} queue drained {5000 + 37 * i + k} jobs." for k in range(10)))
+            f"The {WORDS[(i + k) % 16]} shard reported its usual load for the cycle today." for k in range(10))
+            + f" Worker pool {WORDS[i]}-{i} stalled after {3100 + 17 * i} requests. " + " ".join(
+            f"The {WORDS[(i + k) % 16]} queue drained {5000 + 37 * i + k} jobs." for k in range(10)))
     listed = 0
     for share in (0.1, 0.15, 0.2, 0.25, 0.3):
         r = compact(msgs, int(view_tokens(msgs) * share))
@@ -1072,25 +1090,15 @@ def test_a_json_outputs_quoted_values_are_listed_as_they_read():
 def test_a_listing_is_not_shown_a_name_here_and_there():
     # Room a tight view gives a file tree's lines (README … basil_data … cedar_data) is
     # room the sentences of what the agent's probes printed do not get.
-    words = "amber basil cedar dune ember fjord grove heron iris juniper kelp lotus moss nectar opal pine".split()
-    msgs = [{"role": "system", "content": "You run one bash command per turn."},
-            {"role": "user", "content": "Find why the worker pool stalls."}]
     listing = "\n\n".join(f"./src/{w}:\n" + "\n".join(f"{w}_{k}.py" for k in range(6)) + f"\nREADME\n{w}_data"
-                          for w in words)
-    msgs += _shell_step("look around.", "ls -R", f".:\n{listing}")
-    for i in range(8):
-        msgs += _shell_step("check the pool.", f"pool-stat --shard {i}", "\n".join(
-            f"The {words[(i + k) % 16]} worker of shard {i} handled its {words[(3 * i + k) % 16]} requests as it should."
-            for k in range(10)))
-    msgs.append({"role": "user", "content": "Which shard stalled first?"})
+                          for w in WORDS)
+    msgs = _listing_then_probes(f".:\n{listing}")
     shown = 0
     for share in (0.1, 0.15, 0.2):
         r = compact(msgs, int(view_tokens(msgs) * share))
         listing_view = next((m["content"] for m, s in zip(r.messages, r.sources) if s == 3), "")
         lines = sum(1 for line in listing_view.splitlines() if line.strip() not in ("", "…") and "<" not in line)
-        text = "\n".join(str(m["content"]) for m in r.messages)
-        shown += sum(f"worker of shard {i} handled its {words[(3 * i + k) % 16]}" in text
-                     for i in range(8) for k in range(10))
+        shown += _probes_shown("\n".join(str(m["content"]) for m in r.messages))
         assert lines <= 3, (share, listing_view)  # its opening at most
     assert shown, "the probes' sentences never got the room: the test shows nothing"
 
@@ -1099,25 +1107,15 @@ def test_a_listing_of_long_file_names_is_no_prose_to_show():
     # `ls -R` blocks of names with several word parts ("dependency_links.txt",
     # "test_module_loading.py") were read as prose: each block one "sentence" of the view,
     # so a SWE-bench view at 25% showed ninety lines of Django's test tree.
-    words = "amber basil cedar dune ember fjord grove heron iris juniper kelp lotus moss nectar opal pine".split()
-    msgs = [{"role": "system", "content": "You run one bash command per turn."},
-            {"role": "user", "content": "Find why the worker pool stalls."}]
-    listing = "\n\n".join(f"./tests/{w}_tests:\n" + "\n".join(f"test_{w}_{part}_loading.py" for part in words[:6])
-                          + f"\n{w}_dependency_links.txt" for w in words)
-    msgs += _shell_step("look around.", "ls -R", f".:\n{listing}")
-    for i in range(8):
-        msgs += _shell_step("check the pool.", f"pool-stat --shard {i}", "\n".join(
-            f"The {words[(i + k) % 16]} worker of shard {i} handled its {words[(3 * i + k) % 16]} requests as it should."
-            for k in range(10)))
-    msgs.append({"role": "user", "content": "Which shard stalled first?"})
+    listing = "\n\n".join(f"./tests/{w}_tests:\n" + "\n".join(f"test_{w}_{part}_loading.py" for part in WORDS[:6])
+                          + f"\n{w}_dependency_links.txt" for w in WORDS)
+    msgs = _listing_then_probes(f".:\n{listing}")
     shown = 0
     for share in (0.1, 0.2, 0.3):
         r = compact(msgs, int(view_tokens(msgs) * share))
         listing_view = next((m["content"] for m, s in zip(r.messages, r.sources) if s == 3), "")
         names = sum(1 for line in listing_view.splitlines() if line.strip().endswith((".py", ".txt")))
-        text = "\n".join(str(m["content"]) for m in r.messages)
-        shown += sum(f"worker of shard {i} handled its {words[(3 * i + k) % 16]}" in text
-                     for i in range(8) for k in range(10))
+        shown += _probes_shown("\n".join(str(m["content"]) for m in r.messages))
         assert names <= 2, (share, listing_view)
     assert shown, "the probes' sentences never got the room: the test shows nothing"
 
@@ -1138,17 +1136,16 @@ def test_a_file_the_agent_printed_is_listed_by_its_definitions(shape: str):
     for k in range(12):
         body.append(f"def handler_{k}_for_queue(request, pool_{k}):")
         body += [f"    pool_{k}.window_size_{k}_{j} = request.limit_{j} + offset_{k}_{j}" for j in range(6)]
-    words = "amber basil cedar dune ember fjord grove heron iris juniper kelp lotus moss nectar opal pine".split()
     msgs = [{"role": "system", "content": "You run one bash command per turn."},
             {"role": "user", "content": "Find why the worker pool stalls."}]
     probes = [(f"pool-stat --shard {i}", "\n".join(
-        f"The {words[(i + k) % 16]} worker of shard {i} handled {7 * i + k} requests for tenant "
-        f"acct-{i}{k}{words[(3 * i + k) % 16]} by 2026-11-{k + 10}." for k in range(10))) for i in range(16)]
+        f"The {WORDS[(i + k) % 16]} worker of shard {i} handled {7 * i + k} requests for tenant "
+        f"acct-{i}{k}{WORDS[(3 * i + k) % 16]} by 2026-11-{k + 10}." for k in range(10))) for i in range(16)]
     if shape == "mini-swe-agent nl -ba":
         msgs += _shell_step("read the handlers.", "nl -ba src/pool/handlers.py",
                             "\n".join(f"{n + 1:6d}\t{line}" for n, line in enumerate(body)))
         for i, (command, output) in enumerate(probes):
-            msgs += _shell_step(f"check shard {i} of the {words[i]} pool.", command, output)
+            msgs += _shell_step(f"check shard {i} of the {WORDS[i]} pool.", command, output)
     else:
         numbered = "\n".join(f"{n + 1:6d}\u2192{line}" for n, line in enumerate(body))  # Claude Code's Read
         msgs += (_tool_step(0, "Read", {"file_path": "/repo/src/pool/handlers.py"}, numbered)
@@ -1432,12 +1429,11 @@ def test_a_value_the_talk_states_is_never_cited_from_a_prompts_example():
     task = ("Fix the flaky export job. " + rules + "\n\n<example_response>\nTHOUGHT: read it.\n\n```bash\n"
             "cat ledger_export_cfg.txt\n```\n</example_response>\n\n" + rules.replace("Rule", "Check"))
     msgs = [{"role": "system", "content": "You run one bash command per turn."}, {"role": "user", "content": task}]
-    words = "amber basil cedar dune ember fjord grove heron iris juniper kelp lotus moss nectar opal pine".split()
-    names = [f"{w}_report.py" for w in words[:8]] + ["ledger_export_cfg.txt"] + [f"{w}_job.py" for w in words[8:]]
+    names = [f"{w}_report.py" for w in WORDS[:8]] + ["ledger_export_cfg.txt"] + [f"{w}_job.py" for w in WORDS[8:]]
     msgs += _shell_step("look around.", "ls", "\n".join(names))
     for i in range(12):
-        msgs += _shell_step(f"check the {words[i]} step.", f"grep -n {words[i]} run_export.py", "\n".join(
-            f"{40 + k}: the {words[(i + k) % 16]} step of batch {i} wrote {7 * i + k} rows for acct-{i}{k}" for k in range(8)))
+        msgs += _shell_step(f"check the {WORDS[i]} step.", f"grep -n {WORDS[i]} run_export.py", "\n".join(
+            f"{40 + k}: the {WORDS[(i + k) % 16]} step of batch {i} wrote {7 * i + k} rows for acct-{i}{k}" for k in range(8)))
     msgs.append({"role": "user", "content": "Go on."})
     seen = 0
     for share in (0.1, 0.2, 0.3, 0.4):
