@@ -50,7 +50,7 @@ from .outline import head_text, list_heads
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
 from .replies import asks, question_units
 from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, as_read, date_headers, first_statements, \
-    is_date_header, item_for, line_text, message_label, not_values, output_command, prompt_units, render_note, \
+    harness_units, is_date_header, item_for, line_text, message_label, not_values, output_command, prompt_units, render_note, \
     result_call, sanitize, system_only_literals, talk_counts, title_case
 from .tokens import head_of
 from .units import Unit, clip_cost, head_literal_texts
@@ -117,6 +117,15 @@ READ_LINE = 0.3
 is worth this much in the record, unless the line defines something (``DEFINES``): the file
 can be read again, and fifty of its lines listed were fragments (``222 self.extra_order_by =
 ()``). Lines of a config or a document keep their worth (``timeout_ms: 1344`` is a fact)."""
+HARNESS = 0.05
+"""A value that stands in a harness's instructions inside a user message (``<instructions>``,
+``<system-reminder>``: :func:`.record.harness_units`) is worth this much in the record: the
+same boilerplate in every run (``command1 && command2 || echo "Error occurred"``, ``{CRITICAL
+REQUIREMENTS, …}``) opened every SWE-bench note at 25%."""
+_SENTINEL = re.compile(r"(?<![A-Z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}")
+"""A word in capitals joined by underscores, where a harness instructs: the sentinel it waits
+for (``echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` submits a mini-swe-agent run), a value the
+agent's last step needs, not boilerplate."""
 DEFINES = 3.0
 """A line of a tool's output that defines something (``def``, ``class``, ``function``: see
 :func:`defines`) is worth this many times another line's values in the record: listed, the
@@ -1082,6 +1091,12 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             rank = np.empty(len(at))
             rank[by_msg] = np.arange(len(at)) - np.repeat(start, np.diff(np.r_[start, len(at)]))
             gain[at] *= LISTING / (1.0 + rank / LISTING_PER_MESSAGE)
+    harness = harness_units(cols)
+    if harness.any():
+        told = np.flatnonzero(harness[src])
+        sentinel = np.array([_SENTINEL.fullmatch(cols.lit_text[c]) is not None for c in candidates[told].tolist()],
+                            dtype=bool)
+        gain[told[~sentinel]] *= HARNESS
     by_unit = np.lexsort((-gain, src))
     group_start = np.flatnonzero(np.r_[True, src[by_unit][1:] != src[by_unit][:-1]])
     rank = np.arange(len(by_unit)) - np.repeat(group_start, np.diff(np.r_[group_start, len(by_unit)]))

@@ -45,7 +45,7 @@ from .json_units import json_members, unescaped
 from .units import Unit
 
 __all__ = ["Entry", "Item", "Record", "date_headers", "is_date_header", "first_statements", "item_for", "message_label",
-           "example_units", "line_text", "list_row", "not_values", "render_note", "sanitize", "system_only_literals"]
+           "example_units", "harness_units", "line_text", "list_row", "not_values", "render_note", "sanitize", "system_only_literals"]
 
 _FIELD = UNIT_KINDS.index("field")
 _TABLE_ROW = UNIT_KINDS.index("table_row")
@@ -381,6 +381,37 @@ def example_units(cols: Columns) -> tuple[np.ndarray, Counter[int]]:
     mask = np.zeros(len(cols.u_msg.view), dtype=bool)
     mask[found] = True
     return mask, outside
+
+
+# A harness's own text inside a user message: the instructions mini-swe-agent and SWE-agent
+# wrap around a task, the reminders and environment Claude Code and Codex add to a turn.
+# The user did not say it, and it is the same in every run ("command1 && command2",
+# "MY_ENV_VAR=MY_VALUE"); the agent still reads it (the command that submits its work
+# stands there), so the view ranks it as any text, and only the record passes it by.
+_HARNESS = re.compile(r"<((?:\w+[-_])?instructions|system[-_]reminder|environment[-_]context)(?:\s[^<>]*)?>"
+                      r".*?</\1\s*>", re.S | re.I)
+
+
+def harness_units(cols: Columns) -> np.ndarray:
+    """Per unit, whether it stands inside a harness's block of a user message (see
+    ``_HARNESS``). Found once per message (columns only grow)."""
+    state = cols.derived.setdefault("harness_units", [0, []])
+    seen, found = state
+    starts = cols.msg_start.view
+    for m in cols.messages[seen:]:
+        if m.role != "user":
+            continue
+        regions = {tf.field: [x.span() for x in _HARNESS.finditer(tf.text)] for tf in m.texts if "</" in tf.text}
+        if not any(regions.values()):
+            continue
+        for u in range(int(starts[m.index]), int(starts[m.index + 1])):
+            unit = cols.units[u]
+            if any(a <= unit.start and unit.end <= b for a, b in regions.get(unit.field, ())):
+                found.append(u)
+    state[0] = len(cols.messages)
+    mask = np.zeros(len(cols.u_msg.view), dtype=bool)
+    mask[found] = True
+    return mask
 
 
 def system_messages(cols: Columns) -> np.ndarray:

@@ -1443,3 +1443,31 @@ def test_a_value_the_talk_states_is_never_cited_from_a_prompts_example():
             if any("ledger_export_cfg.txt" in v for v in e.values):
                 assert e.message == 3, (share, e)  # the ls that printed it, not the task's example
     assert seen, "the value was never shown or listed: the test shows nothing"
+
+
+def test_a_harness_s_instructions_give_way_to_the_talk_in_the_record():
+    # mini-swe-agent wraps every task in the same <instructions> (Claude Code adds
+    # <system-reminder>s to turns): "command1 && command2", "{CRITICAL REQUIREMENTS, …}" opened
+    # every SWE-bench note while values the agent found were dropped. The sentinel the harness
+    # waits for is the one value of them the agent's last step needs.
+    boilerplate = {"pyproject.toml", "setup.cfg", "command1", "command2", "MY_ENV_VAR=MY_VALUE", "Linux"}
+    for tag in ("instructions", "system-reminder"):
+        rules = (f"<{tag}>\n## Important Boundaries\n- DO NOT MODIFY: configuration files (pyproject.toml, "
+                 "setup.cfg, etc.)\n- You can prefix any action with MY_ENV_VAR=MY_VALUE to set a variable.\n"
+                 "- Combine commands as command1 && command2 in a full Linux shell.\n"
+                 f"- When done, run `echo COMPLETE_TASK_AND_SUBMIT_WORK && git diff`.\n</{tag}>")
+        msgs = [{"role": "system", "content": "You run one bash command per turn."},
+                {"role": "user", "content": "<pr_description>The worker pool stalls.</pr_description>\n\n" + rules}]
+        for i in range(16):
+            msgs += _shell_step(f"check shard {i} of the {WORDS[i]} pool.", f"pool-stat --shard {i}", "\n".join(
+                f"The {WORDS[(i + k) % 16]} worker of shard {i} handled ticket OPS-{7000 + 13 * i + k} for "
+                f"tenant acct-{i}{k}{WORDS[(3 * i + k) % 16]}." for k in range(6)))
+        msgs.append({"role": "user", "content": "Go on with the shards."})
+        for share in (0.1, 0.2, 0.3):
+            r = compact(msgs, int(view_tokens(msgs) * share))
+            assert r.report.dropped, (tag, share)  # the record had to choose
+            listed = [v for v in r.report.record if any(b in v for b in boilerplate)]
+            assert not listed, (tag, share, listed)
+            if share > 0.1:  # (at 10% the view is the newest turn and a few values)
+                text = "\n".join(str(m.get("content")) for m in r.messages)
+                assert "COMPLETE_TASK_AND_SUBMIT_WORK" in text, (tag, share)
