@@ -102,6 +102,19 @@ _RANGE = r"\s?[-–~～至到]\s?"
 _CJK_UNIT = (r"(?:小时|小時|分钟|分鐘|分間|時間|个月|個月|星期|公里|公斤|平米|平方米|日間"
              r"|[分星天晚夜个個人位间間张張次岁歳件本枚台泊名号層层楼樓])")
 _CJK_NUMBER = r"\d{1,12}(?:\.\d{1,4})?"
+# Opening hours: days (one, a range or a list) with the times they hold, one value ("周一至周日
+# 08:00-22:00", "Mon-Fri 09:00-17:00", "Mo-Fr 9:00-18:00 Uhr", "月〜金 10:00-19:00"):
+# apart, "Mon" and "Fri" were names and the times were of no day.
+_DE_DAY = r"(?:Mo|Di|Mi|Do|Fr|Sa|So)\.?(?![A-Za-z])"
+_DAY = (r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?:days?|sdays?|nesdays?|rsdays?|urdays?|s|rs)?\.?(?![A-Za-z])"
+        r"|(?:周|星期|礼拜|禮拜)[一二三四五六日天]|[月火水木金土日]曜日?)")
+_DAY_MARK = r"\s?(?:[-–~～〜至到、,/・]|to|through|bis)\s?"
+# (German days of two letters only in a range or list, "Mo-Fr", "Sa, So": "So 9:30 works" is English)
+_DAYS = (r"(?:" + _DAY + r"|" + _DE_DAY + r"(?=" + _DAY_MARK + _DE_DAY + r")|[月火水木金土日](?=[〜~～\-–・、]))"
+         r"(?:" + _DAY_MARK + r"(?:" + _DAY + r"|" + _DE_DAY + r"|[月火水木金土日](?![\u3040-\u30ff\u3400-\u9fff]))){0,6}")
+_HOUR = r"\d{1,2}(?::\d{2}|h\d{2})(?:\s?[AaPp]\.?[Mm]\.?)?|\d{1,2}\s?[AaPp]\.?[Mm]\.?(?![A-Za-z])"
+_HOURS = r"(?:" + _HOUR + r")(?:\s?[-–~～〜至到]\s?(?:" + _HOUR + r"))?"
+_SCHEDULE = _DAYS + r"[ \t:：]{0,3}" + _HOURS + r"(?:[ \t,，、]{1,3}" + _HOURS + r"){0,3}(?:\s?Uhr(?![A-Za-z]))?(?![\d:])"
 _PATTERNS: list[tuple[str, str]] = [
     ("url", r"(?:https?|ftp|file)://[^\s<>\"'`" + _CJK + r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]{1,2000}"
             r"|www\.[A-Za-z0-9\-]{1,63}\.[^\s<>\"'`" + _CJK + r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]{1,2000}"),
@@ -117,7 +130,7 @@ _PATTERNS: list[tuple[str, str]] = [
              r"|\d{1,2}(?:er)?\s(?i:" + _MONTHS_FR + r"|" + _MONTHS_IT_NL + r")" + _NA + r"(?:\s\d{4}(?!\d))?"
              r"|\d{1,2}\sde\s(?i:" + _MONTHS_ES_PT + r")" + _NA + r"(?:\sde(?:l)?\s\d{4}(?!\d))?"
              r"|\d{1,2}\s(?i:" + _MONTHS_RU + r")" + _NA + r"(?:\s\d{4}(?!\d)(?:\s?г\.|\s?года)?)?"),
-    ("time", r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?"
+    ("time", _SCHEDULE + r"|\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?"
              r"(?:" + _RANGE + r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?)?(?:\s?Uhr" + _NA + r"|\s?[A-Z]{3})?(?![\d:])"
              r"|\d{1,2}\s?[AaPp]\.?[Mm]" + _BE + r"\.?"
              r"|\d{1,2}h\d{2}(?!\d)|\d{1,2}(?:[:.]\d{2})?\s?Uhr" + _NA +
@@ -191,10 +204,12 @@ def _comma_patterns() -> list[tuple[str, str]]:
 # skip changes no match).
 _END_MARK = r"""[\s,;!?)\]}"'’`*=<>&#|(\[{]"""
 _PLAIN_END = r"(?:" + _END_MARK + r"|:(?!\\)|\.(?=" + _END_MARK + r"|$)|$)"
-_CJK_START = r"(?=(?:午[前後]|[上下]午|晚上|早上|中午|凌晨|傍晚|夜)\d)"
+_CJK_START = (r"(?=(?:午[前後]|[上下]午|晚上|早上|中午|凌晨|傍晚|夜)\d"
+              r"|(?:周|星期|礼拜|禮拜)[一二三四五六日天]|[月火水木金土日]曜|[月火水木金土日][〜~～\-–・、][月火水木金土日])")
 _START = (r"(?:(?<![A-Za-z0-9_])(?=\w)(?:" + _CJK_START + r"|(?![" + _CJK + r"])"
           r"(?!(?!(?:https?|ftp|file)://)[a-z]{1,64}" + _PLAIN_END + ")"
-          r"(?!(?!Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[A-Z][a-z]{1,63}" + _PLAIN_END + "))"
+          r"(?!(?!Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|Mon|Tue|Wed|Thu|Fri|Sat|Sun|Mo|Di|Mi|Do|Fr|Sa|So)"
+          r"[A-Z][a-z]{1,63}" + _PLAIN_END + "))"
           r"|(?=[$€£¥₹￥₽₩/~“\"'`+\-.(「『《«„])(?:(?=[$€£¥₹￥₽₩]\s?\d)|(?=~?/[\w.\-@+]{1,255}/[\w.\-@+])"
           r"|(?=“[^“”\n]{1,120}”|「[^「」\n]{1,120}」|『[^『』\n]{1,120}』|《[^《》\n]{1,120}》|«[^«»\n]{1,120}»"
           r"|„[^„“”\n]{1,120}[“”])"

@@ -638,7 +638,7 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     text = _quoted(value) if kind == "quoted" else value
     if lit is None:  # a tool call's name
         return Item(literal, index, u.message, sanitize(text), None, (literal,))
-    if kind not in PATTERN_KINDS and (_in_label(u.text, lit.start, lit.end)
+    if kind not in PATTERN_KINDS and (_in_label(u.text, lit.start, lit.end, u.kind in _PROSE_KINDS)
                                       or u.kind == "heading" and title_case(u.text)):
         return None  # "- Additional Cost: $600", "## Important Boundaries": Title Case of a label, no name
     # A line of base64 (a binary file in a diff): its pieces are no values either. (Read
@@ -653,6 +653,11 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     key = _key(u, lit.start, lit.end)
     json_row = row_key(u)
     row, group = (json_row, index) if json_row is not None else list_row(cols, index, u)
+    if key is not None and u.kind in _PROSE_KINDS and inline_key(u.text, lit.start) == key:
+        # "{Flight HAT136, Departure: 07:00 PM EST, Arrival: 09:30 PM EST}": which flight's times
+        held = line_row(u.text, lit.start)
+        if held is not None:
+            row, group = sanitize(held), index
     if key is not None:
         outer = key.rsplit(".", 1)[0] if "." in key else ""
         if outer != value and value.lower() in outer.lower():
@@ -803,10 +808,25 @@ def list_row(cols: Columns, index: int, u: Unit) -> tuple[str | None, int]:
     if parent < 0 or cols.u_kind.view[parent] == _HEADING and not is_attribute(u):
         return None, -1
     texts = cols.derived.setdefault("head_texts", {})
-    text = texts.get(parent, _UNSEEN)
-    if text is _UNSEEN:
-        text = texts[parent] = head_text(cols.units[parent])
-    return (None, -1) if text is None else (sanitize(text), parent)  # type: ignore[arg-type]
+
+    def text_of(k: int) -> str | None:
+        text = texts.get(k, _UNSEEN)
+        if text is _UNSEEN:
+            text = texts[k] = head_text(cols.units[k])
+        return text  # type: ignore[return-value]
+
+    text = text_of(parent)
+    if text is None:
+        return None, -1
+    above = int(heads[parent])
+    if above >= 0 and cols.u_kind.view[above] != _HEADING and text_of(above) is not None:
+        # "First Leg: JFK to ATL" heads the legs of both options of a search: the row is
+        # named by the option it falls under too ("Flight HAT136 & HAT039 › First Leg: …").
+        start, end = (int(x) for x in cols.msg_start.view[cols.u_msg.view[parent]:cols.u_msg.view[parent] + 2])
+        if any(k != parent and int(heads[k]) >= 0 and text_of(k) == text for k in set(heads[start:end].tolist())
+               if k >= 0):
+            text = f"{text_of(above)} › {text}"
+    return sanitize(text), parent
 
 
 _UNSEEN = object()
@@ -942,16 +962,28 @@ def title_case(text: str) -> bool:
     return bool(words) and all(w[0].isupper() for w in words)
 
 
-def _in_label(text: str, start: int, end: int) -> bool:
+def _in_label(text: str, start: int, end: int, inline: bool = True) -> bool:
     """The span ``start:end`` stands in a label that opens its line, before the colon, or
-    is Title Case words naming the code after them ("changed to Flight Number HAT266")."""
+    in a label inside it (``…, Departure: 07:00 PM EST``, ``(Date of Birth: …)``: see
+    ``_INLINE_KEY``), or is Title Case words naming the code after them ("changed to
+    Flight Number HAT266")."""
     line = text.rfind("\n", 0, start) + 1
     label = _LABEL_LINE.match(text, line)
     if label is not None and end < label.end():
         return True
+    if inline and text[end:end + 1] in ":*_ " and any(k.start(1) <= start and end <= k.end(1) for k in _INLINE_KEY.finditer(
+            text, max(line, start - INLINE_KEY_CHARS), min(len(text), end + 4))):
+        return True
     return _TITLE_WORDS.fullmatch(text, start, end) is not None and _CODE_AFTER.match(text, end) is not None
 
 
+# A label inside a line, after a comma, a semicolon or an opening bracket: "- **Flight
+# HAT136:** JFK to ATL, Departure: 07:00 PM EST, Arrival: 09:30 PM EST", "Mia Li (Date of
+# Birth: …)". Capitalised, a few words. (Not at a line's start: "Melanie: 5 years" is a
+# speaker; a list item's label is ``_LABEL_BEFORE``'s.)
+_INLINE_KEY = re.compile(r"(?<=[,;(])[ \t]{0,3}[*_]{0,2}([A-Z][\w'\-]{0,24}(?: [\w'\-]{1,24}){0,3}?)[*_]{0,2}[ \t]{0,2}:"
+                         r"(?=[ \t])")
+INLINE_KEY_CHARS = 60
 _TITLE_WORDS = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)+")
 _CODE_AFTER = re.compile(r"[ \t]+(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9-]{3,}\b")
 
@@ -988,6 +1020,9 @@ def _key(u: Unit, start: int, end: int) -> str | None:
     label = _LABEL_BEFORE.search(text, max(0, start - 60), start)
     if label is not None:  # "- **Total Price**: $189", "   - Certificate 1: $500"
         return label.group(1).strip()
+    inline = inline_key(text, start) if u.kind in _PROSE_KINDS else None  # (not "(AND: GreaterThan(…" of a log)
+    if inline is not None:  # "…, Departure: 07:00 PM EST"
+        return inline
     if u.kind == "field":
         colon = text.find(":")
         if 0 < colon < start:
@@ -995,6 +1030,33 @@ def _key(u: Unit, start: int, end: int) -> str | None:
             if _FIELD_KEY.fullmatch(key):
                 return key
     return None
+
+
+def inline_key(text: str, start: int) -> str | None:
+    """The label inside a line that the value at ``start`` follows (see ``_INLINE_KEY``)."""
+    line = text.rfind("\n", 0, start) + 1
+    for k in _INLINE_KEY.finditer(text, max(line, start - INLINE_KEY_CHARS), start):
+        if text[k.end():start].strip(" \t*_") == "":
+            return k.group(1).strip()
+    return None
+
+
+def line_row(text: str, start: int) -> str | None:
+    """What a line's inline labels are the fields of: the line before its first one, without
+    its list mark, emphasis and closing colon ("Flight HAT136: JFK to ATL" of "- **Flight
+    HAT136:** JFK to ATL, Departure: …"; "ORD to DEN on 2024-05-14" of "1. ORD to DEN on
+    2024-05-14, Flight Number: HAT238"); None when that is empty or long."""
+    line = text.rfind("\n", 0, start) + 1
+    first = _INLINE_KEY.search(text, line, start)
+    if first is None:
+        return None
+    head = _LINE_MARK.sub("", text[line:first.start()], count=1).replace("**", "").replace("__", "")
+    head = " ".join(head.split()).strip(" ,;(").rstrip(":：").strip()
+    return head if head and len(head) <= LINE_ROW_CHARS else None
+
+
+_LINE_MARK = re.compile(r"^[ \t]*(?:" + LIST_MARK + r")?")
+LINE_ROW_CHARS = 60
 
 
 def _element_head(text: str, opened: int, before: int) -> tuple[str, str] | None:

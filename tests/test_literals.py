@@ -35,6 +35,13 @@ from discourse_memory.nlp import get_pipeline
         ("    def __eq__(self, other):", "__eq__", "identifier"),
         ("The total is $1200, which exceeds it", "$1200", "amount"),  # not "$1200,"
         ("Paid 1,500 USD, then more", "1,500 USD", "amount"),
+        # opening hours: the days with their times, one value (apart, "Mon" and "Fri" were names)
+        ("营业时间是周一至周日 08:00-22:00。", "周一至周日 08:00-22:00", "time"),
+        ("营业时间是周六,周日 10:00-21:00 周一,周三至周五 10:30-20:30。", "周一,周三至周五 10:30-20:30", "time"),
+        ("Opening hours: Mon-Fri 09:00-17:00, Sat 10:00-14:00.", "Mon-Fri 09:00-17:00", "time"),
+        ("Öffnungszeiten: Mo-Fr 9:00-18:00 Uhr.", "Mo-Fr 9:00-18:00 Uhr", "time"),
+        ("営業時間は月〜金 10:00-19:00です。", "月〜金 10:00-19:00", "time"),
+        ("So 9:30 works for me", "9:30", "time"),  # English "So", not German Sonntag
     ],
 )
 def test_literal_found_with_kind(text, literal, kind):
@@ -127,7 +134,10 @@ def test_the_prose_word_skip_changes_no_match(variant):
              "1er", "14h30", "Uhr", "午後3時", "下午", "午", "3点", "半", "10:00", "年", "月", "日", "号", "分", "天",
              "小时", "以上", "订单号是", "A12345", "酒店", "的", "。", "，", "！", "ｖ", "+49 30", "1234567", "(555)",
              "123-4567", "010-84580888", "06 12 34 56 78", "0", "「引用」", "《书》", "«q»", "„q“", "руб.", "Euro",
-             "kr", "krank", "％", "3,5"]
+             "kr", "krank", "％", "3,5",
+             # opening hours: days before the times they hold
+             "周一", "周日", "星期六", "月", "金", "土", "曜日", "〜", "・", "、", "Mo", "Fr", "Sa", "So", "Mon", "Fri",
+             "Sundays", "through", "bis", "9am", "10:30", "08:00-22:00", "9h30"]
     rng = random.Random(7)
     for _ in range(40_000):
         text = "".join(rng.choice(parts) + rng.choice(["", " "]) for _ in range(rng.randint(0, 12)))

@@ -1471,3 +1471,65 @@ def test_a_harness_s_instructions_give_way_to_the_talk_in_the_record():
             if share > 0.1:  # (at 10% the view is the newest turn and a few values)
                 text = "\n".join(str(m.get("content")) for m in r.messages)
                 assert "COMPLETE_TASK_AND_SUBMIT_WORK" in text, (tag, share)
+
+
+def test_labels_inside_a_line_key_its_values_and_are_no_values():
+    # An airline agent's summary: "- **Flight HAT136:** JFK to ATL, Departure: 07:00 PM EST,
+    # Arrival: 09:30 PM EST". The record read "07:00 PM EST, Arrival; SEA, Departure": times
+    # of no flight, and the labels listed as names.
+    flights = [(f"HAT{130 + 7 * i}", f"{1 + i:02d}:00 PM EST", f"{4 + i:02d}:30 PM EST") for i in range(4)]
+    summary = ("Your trip is booked.\n\n- **Trip Type:** One-way\n- **Passenger:** Mia Li (Date of Birth: "
+               "in your profile)\n- **Flights:**\n" + "\n".join(
+                   f"  - **Flight {n}:** JFK to ATL, Departure: {d}, Arrival: {a}" for n, d, a in flights))
+    msgs = [{"role": "system", "content": "You are an airline agent."},
+            {"role": "user", "content": "Book me a flight to Atlanta. " + FILLER},
+            {"role": "assistant", "content": summary}]
+    for i in range(6):
+        msgs += [{"role": "user", "content": f"Tell me about the {WORDS[i]} lounge. " + FILLER},
+                 {"role": "assistant", "content": f"The {WORDS[i]} lounge opens early. " + FILLER}]
+    msgs.append({"role": "user", "content": "Thanks, that is all."})
+    seen = set()
+    for share in (0.15, 0.25, 0.35):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        entry = next((e for e in r.report.entries if e.message == 2), None)
+        if entry is None:
+            continue
+        assert not {"Departure", "Arrival", "Birth", "Date of Birth"} & set(entry.values), entry
+        for item, value in zip(entry.items, entry.values):
+            if value.endswith("PM EST"):
+                n = next(n for n, d, a in flights if value in (d, a))
+                label = "Departure" if ":00 PM" in value else "Arrival"  # (every time is one flight's)
+                assert f"{label}: {value}" in item, (item, value)
+                # the flight it is of stands in its braces
+                line = next(line for line in r.note.split("\n") if line.startswith("#2 "))
+                row = next(p for p in line.split("}") if f"{label}: {value}" in p)
+                assert f"Flight {n}" in row, (row, n)
+                seen.add(value)
+    assert seen, "no time of the summary was left out at any budget: the test shows nothing"
+
+
+def test_a_head_repeated_under_several_heads_is_named_with_its_own():
+    # Search results: every option has a "First Leg: JFK to ATL" with its times under it.
+    # "{First Leg: JFK to ATL, Departure: 06:00 PM EST}" did not say of which option.
+    options = "\n\n".join(
+        f"{k + 1}. **Flight HAT{100 + 11 * k} & HAT039**\n   - **First Leg:** JFK to ATL\n"
+        f"     - Departure: {k + 1:02d}:00 PM EST\n     - Arrival: {k + 3:02d}:30 PM EST\n"
+        f"   - Total Price: ${200 + 13 * k}" for k in range(4))
+    msgs = [{"role": "system", "content": "You are an airline agent."},
+            {"role": "user", "content": "Find me flights to Seattle. " + FILLER},
+            {"role": "assistant", "content": "Here are the options:\n\n" + options}]
+    for i in range(6):
+        msgs += [{"role": "user", "content": f"Tell me about the {WORDS[i]} lounge. " + FILLER},
+                 {"role": "assistant", "content": f"The {WORDS[i]} lounge opens early. " + FILLER}]
+    msgs.append({"role": "user", "content": "Thanks, that is all."})
+    rows = []
+    for share in (0.15, 0.25, 0.35):
+        note = compact(msgs, int(view_tokens(msgs) * share)).note or ""
+        line = next((line for line in note.split("\n") if line.startswith("#2 ")), "")
+        rows += [row for row in re.findall(r"\{([^{}]*)\}", line) if "First Leg" in row]
+    assert rows, "no leg of the options was left out at any budget: the test shows nothing"
+    for row in rows:
+        option = re.search(r"Flight HAT(\d+)", row)
+        assert option is not None, row
+        k = (int(option.group(1)) - 100) // 11
+        assert all(t in (f"{k + 1:02d}:00", f"{k + 3:02d}:30") for t in re.findall(r"\d\d:\d\d", row)), row
