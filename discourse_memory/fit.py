@@ -50,7 +50,7 @@ from .outline import head_text, list_heads
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
 from .replies import asks, question_units
 from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, as_read, date_headers, first_statements, \
-    harness_units, is_date_header, item_for, line_text, message_label, not_values, output_command, prompt_units, render_note, \
+    comment_units, harness_units, is_date_header, item_for, line_text, message_label, not_values, output_command, prompt_units, render_note, \
     result_call, sanitize, system_only_literals, talk_counts, title_case
 from .tokens import head_of
 from .units import Unit, clip_cost, head_literal_texts
@@ -591,6 +591,8 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     # The lines of a listing: the agent can list them again, and a name picked here and
     # there from a file tree ("setup.cfg … tox.ini … logger.py") tells nothing.
     weight[listing_messages(cols, outputs)[u_msg] & _LINE_KIND[kind]] *= LISTING_VIEW
+    # What a template asks of its author, in HTML comments: no reader of the text sees it.
+    weight[comment_units(cols)] *= BOILERPLATE
     if first_user is not None:  # the task's lead: where it says what is asked
         first, end = int(cols.msg_start.view[first_user]), int(cols.msg_start.view[first_user + 1])
         before = np.cumsum(tokens[first:end]) - tokens[first:end]
@@ -1097,6 +1099,11 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         sentinel = np.array([_SENTINEL.fullmatch(cols.lit_text[c]) is not None for c in candidates[told].tolist()],
                             dtype=bool)
         gain[told[~sentinel]] *= HARNESS
+    # A template's comments (see record.comment_units): no reader's values. Not made items:
+    # dropped, as the record counts.
+    hidden = comment_units(cols)[src]
+    if hidden.any():
+        beyond = beyond | frozenset(candidates[hidden].tolist())
     by_unit = np.lexsort((-gain, src))
     group_start = np.flatnonzero(np.r_[True, src[by_unit][1:] != src[by_unit][:-1]])
     rank = np.arange(len(by_unit)) - np.repeat(group_start, np.diff(np.r_[group_start, len(by_unit)]))
@@ -1121,8 +1128,8 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         memo.cost[r], memo.value_cost[r] = _item_costs(row_items[r], count)
     cost_of, value_cost_of = memo.cost[np.maximum(at_row, 0)].tolist(), memo.value_cost[np.maximum(at_row, 0)].tolist()
     for k, (lit, u) in enumerate(zip(candidates.tolist(), source[candidates].tolist())):
-        if u in headers:
-            continue  # the session's date line lists every value of it
+        if u in headers or lit in beyond:
+            continue  # the session's date line lists every value of it; a comment's are no values
         item = chosen[k]
         if item is None:
             continue

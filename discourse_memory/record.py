@@ -45,7 +45,7 @@ from .json_units import json_members, unescaped
 from .units import Unit
 
 __all__ = ["Entry", "Item", "Record", "date_headers", "is_date_header", "first_statements", "item_for", "message_label",
-           "example_units", "harness_units", "line_text", "list_row", "not_values", "render_note", "sanitize", "system_only_literals"]
+           "comment_units", "example_units", "harness_units", "line_text", "list_row", "not_values", "render_note", "sanitize", "system_only_literals"]
 
 _FIELD = UNIT_KINDS.index("field")
 _TABLE_ROW = UNIT_KINDS.index("table_row")
@@ -402,6 +402,31 @@ def harness_units(cols: Columns) -> np.ndarray:
         if m.role != "user":
             continue
         regions = {tf.field: [x.span() for x in _HARNESS.finditer(tf.text)] for tf in m.texts if "</" in tf.text}
+        if not any(regions.values()):
+            continue
+        for u in range(int(starts[m.index]), int(starts[m.index + 1])):
+            unit = cols.units[u]
+            if any(a <= unit.start and unit.end <= b for a, b in regions.get(unit.field, ())):
+                found.append(u)
+    state[0] = len(cols.messages)
+    mask = np.zeros(len(cols.u_msg.view), dtype=bool)
+    mask[found] = True
+    return mask
+
+
+# An HTML comment: what an issue or PR template asks of its author ("<!-- A short summary
+# of the issue, if appropriate -->"), hidden from every reader of the rendered text.
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+
+
+def comment_units(cols: Columns) -> np.ndarray:
+    """Per unit, whether it stands inside an HTML comment of its message (a unit that only
+    opens or closes one, ``<!--``, too). Found once per message (columns only grow)."""
+    state = cols.derived.setdefault("comment_units", [0, []])
+    seen, found = state
+    starts = cols.msg_start.view
+    for m in cols.messages[seen:]:
+        regions = {tf.field: [x.span() for x in _COMMENT.finditer(tf.text)] for tf in m.texts if "<!--" in tf.text}
         if not any(regions.values()):
             continue
         for u in range(int(starts[m.index]), int(starts[m.index + 1])):

@@ -1533,3 +1533,25 @@ def test_a_head_repeated_under_several_heads_is_named_with_its_own():
         assert option is not None, row
         k = (int(option.group(1)) - 100) // 11
         assert all(t in (f"{k + 1:02d}:00", f"{k + 3:02d}:30") for t in re.findall(r"\d\d:\d\d", row)), row
+
+
+def test_a_templates_html_comments_give_way_to_what_the_author_wrote():
+    # A pasted GitHub issue keeps its template's comments ("<!-- A short summary of the
+    # issue, if appropriate -->"): hidden from every reader, yet a SWE-bench view showed them
+    # and their links were listed in the record.
+    template = ("<!-- Please read the contributing guide at https://example.org/contributing before you file "
+                "an issue, and search the tracker for duplicates first. -->\n")
+    body = " ".join(f"The {w} worker of shard {i} drops request {4100 + i} after the {WORDS[(i + 5) % 16]} retry."
+                    for i, w in enumerate(WORDS[:10]))
+    task = ("<pr_description>\n[bug] the pool stalls\n" + template + "#### Problem\n" + template + body
+            + "\n" + template + "</pr_description>")
+    msgs = [{"role": "system", "content": "You run one bash command per turn."}, {"role": "user", "content": task}]
+    for i in range(8):
+        msgs += _shell_step(f"check shard {i}.", f"pool-stat --shard {i}", FILLER)
+    msgs.append({"role": "user", "content": "Go on."})
+    for share in (0.2, 0.3):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        text = "\n".join(str(m.get("content")) for m in r.messages[:1] + r.messages[2:])
+        shown = sum(f"drops request {4100 + i}" in text for i in range(10))
+        assert "contributing guide" not in text or shown == 10, (share, shown)
+        assert not [v for v in r.report.record if "example.org" in v], (share, r.report.record)
