@@ -30,7 +30,6 @@ import argparse
 import importlib
 import json
 import random
-import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path

@@ -52,7 +52,6 @@ from .replies import asks, question_units
 from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, as_read, date_headers, first_statements, \
     comment_units, harness_units, is_date_header, item_for, line_text, message_label, not_values, output_command, prompt_units, render_note, \
     result_call, sanitize, system_only_literals, talk_counts, title_case
-from .tokens import head_of
 from .units import Unit, clip_cost, head_literal_texts
 
 __all__ = ["Scene", "fit", "protections"]
@@ -122,6 +121,7 @@ HARNESS = 0.05
 ``<system-reminder>``: :func:`.record.harness_units`) is worth this much in the record: the
 same boilerplate in every run (``command1 && command2 || echo "Error occurred"``, ``{CRITICAL
 REQUIREMENTS, …}``) opened every SWE-bench note at 25%."""
+_NAMED_NUMBER = re.compile(r"(?:[A-Z][a-z]{1,20} ){0,2}[A-Z][a-z]{2,20} \d{1,40}")
 _SENTINEL = re.compile(r"(?<![A-Z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}")
 """A word in capitals joined by underscores, where a harness instructs: the sentinel it waits
 for (``echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` submits a mini-swe-agent run), a value the
@@ -461,7 +461,7 @@ def _fixed_cost(cols: Columns, protected: frozenset[int], scene: Scene) -> int:
 
 
 def _fit(scene: Scene, step: _Protection, protected: frozenset[int], fixed: int) -> Plan:
-    cols, budget = scene.cols, scene.budget
+    budget = scene.budget
     ranked = _rank(scene, protected)
     margin = max(2, int(budget * MARGIN_SHARE))
     enough = max(ENOUGH_TOKENS, int(ENOUGH_SHARE * budget))
@@ -1065,6 +1065,13 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     chosen: list[Item | None] = [row_items[r] if r >= 0 else None for r in at_row.tolist()]
     source = np.full(n_lits, -1, dtype=np.int64)
     source[candidates] = np.where(at_row >= 0, owners[np.maximum(at_row, 0)], occ[first])
+    number = cols.kind_code("number")
+    if number >= 0:
+        # A number a capitalised noun names ("Certificate 4856383", record.item_for) is an id,
+        # worth what one is, not what a count is.
+        named = [k for k in np.flatnonzero(cols.lit_kind.view[candidates] == number).tolist()
+                 if chosen[k] is not None and _NAMED_NUMBER.fullmatch(chosen[k].text)]  # type: ignore[union-attr]
+        gain[named] *= LITERAL_VALUE["identifier"] / LITERAL_VALUE["number"]
     # Diminishing returns: the k-th best value of one unit is worth 1 / (1 + k / PER_UNIT)
     # (an entry of hundreds of values from one log line is read by nobody).
     src = source[candidates]

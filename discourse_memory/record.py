@@ -28,7 +28,7 @@ import itertools
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -698,7 +698,16 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
             return Item(literal, index, u.message, f"{path}: {text}", None, (literal,), False, path, text)
         after = _WORD.match(u.text, lit.end + 1) if u.text[lit.end:lit.end + 1] == " " else None
         if after is None or after.group().lower() in _STOP or after.group().lower() in _own_stop_words(u.text):
-            return None
+            # (five digits or more: an id; "Python 3", "Line 1185", "Cyberpunk 2077" are no ids)
+            named = _NAMED_BEFORE.search(u.text, max(0, lit.start - 48), lit.start) \
+                if len(value) >= NAMED_DIGITS and value.isdigit() else None
+            if named is None or named.group(1).split()[-1].lower() in _COMMON_WORDS \
+                    or _LABEL_END.match(u.text, lit.end):
+                return None  # (not in a label: "Gift Card 1: $39" keys the amount)
+            # "$100 from Certificate 4856383": the number a capitalised noun names (a
+            # certificate, a room, a gate), keyed by it
+            return Item(literal, index, u.message, sanitize(u.text[named.start(1):lit.end]), (named.start(1), lit.end),
+                        (literal,), row=row, group=group)
         span = (lit.start, after.end())
         before = _context_before(u.text, lit.start, lit.end, _own_stop_words(u.text))
         if before is not None:  # "family for 10 years", not "10 years"
@@ -720,6 +729,9 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     return Item(literal, index, u.message, shown, span if text == value else None, (literal,), row=row, group=group)
 
 
+_NAMED_BEFORE = re.compile(r"(?<![\w.\-/])((?:[A-Z][a-z]{1,20} ){0,2}[A-Z][a-z]{2,20})[ \t]$")
+_LABEL_END = re.compile(r"[*_]{0,2}[ \t]{0,2}[:：]")
+NAMED_DIGITS = 5
 HEAD_WORDS = 5
 """A value this near its sentence's start is listed with the sentence's head: its first
 this many words through the value ("Melanie: We went camping last Saturday", not

@@ -24,7 +24,6 @@ import re
 import threading
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
-from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 

@@ -1555,3 +1555,24 @@ def test_a_templates_html_comments_give_way_to_what_the_author_wrote():
         shown = sum(f"drops request {4100 + i}" in text for i in range(10))
         assert "contributing guide" not in text or shown == 10, (share, shown)
         assert not [v for v in r.report.record if "example.org" in v], (share, r.report.record)
+
+
+def test_a_number_a_capitalised_noun_names_is_listed_with_it():
+    # "$100 from Certificate 4856383": the number ends its line, with no word after it to key
+    # it by; a bare "4856383" says nothing, "Certificate 4856383" says what it is.
+    lines = "\n".join(f"- ${100 + 5 * i} from Certificate {4856383 + 7919 * i}" for i in range(12))
+    msgs = [{"role": "user", "content": "Pay with my certificates."},
+            {"role": "assistant", "content": "Payment:\n" + lines}]
+    for i in range(6):  # distinct sentences: repeats would be deduplicated, not left out
+        msgs += [{"role": "user", "content": f"Tell me about the {WORDS[i]} lounge."},
+                 {"role": "assistant", "content": " ".join(
+                     f"The {WORDS[i]} lounge has a {WORDS[(i + k) % 16]} corner with a {WORDS[(i + 2 * k + 1) % 16]} view."
+                     for k in range(10))}]
+    msgs.append({"role": "user", "content": "Thanks."})
+    numbers = {str(4856383 + 7919 * i) for i in range(12)}
+    listed = set()
+    for share in (0.2, 0.3, 0.4):
+        note = compact(msgs, int(view_tokens(msgs) * share)).note or ""
+        listed |= {n for n in numbers if n in note}
+        assert all(f"Certificate {n}" in note for n in numbers if n in note), note
+    assert len(listed) >= 3, listed  # (before: none, every entry read "$120 from Certificate")
