@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from discourse_memory.cli import main
 from discourse_memory.sample import sample_conversation
@@ -52,3 +53,15 @@ def test_demo_explains_the_compaction(capsys):
     for heading in ("Units by decision:", "Deduplicated (", "Clipped (", "Omitted (", "Record ("):
         assert heading in out
     assert "[discourse-memory record" in out
+
+
+def test_the_readmes_demo_note_is_what_demo_prints(capsys):
+    # README shows the note `discourse-memory demo` prints; it went stale once, unnoticed.
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    intro = readme.index("What the model reads (the note `discourse-memory demo` prints")
+    block = readme[readme.index("```\n", intro) + 4:readme.index("\n```", readme.index("```\n", intro) + 4)]
+    shown = [line for line in block.splitlines() if line != "…"]
+    assert len(shown) >= 3, block
+    assert main(["demo"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert all(line in printed for line in shown), [line for line in shown if line not in printed]
