@@ -51,7 +51,7 @@ from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
 from .replies import asks, question_units
 from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, as_read, date_headers, first_statements, \
     comment_units, harness_units, is_date_header, item_for, line_text, message_label, not_values, output_command, prompt_units, render_note, \
-    result_call, sanitize, system_only_literals, talk_counts, title_case
+    result_call, sanitize, system_messages, system_only_literals, talk_counts, title_case
 from .units import Unit, clip_cost, head_literal_texts
 
 __all__ = ["Scene", "fit", "protections"]
@@ -264,6 +264,8 @@ class Scene:
     measure: Callable[[Plan], tuple[int, str]]
     """The exact tokens of a plan's rendered view (messages, overheads and note) and its note."""
     head: Callable[[str, int], int] = field(default=lambda text, n: len(text))
+    beyond: tuple[int, int] | None = None
+    """The messages before the view's horizon (see :mod:`.horizon`), named in the note."""
 
 
 @dataclass(frozen=True)
@@ -302,7 +304,7 @@ def _outputs(cols: Columns) -> np.ndarray:
     """Per message: a tool's output (see :func:`is_tool_output`), or a system message."""
     memo = cols.derived.setdefault("tool_output", [])
     memo.extend(is_tool_output(cols, i) or cols.messages[i].role in SYSTEM_ROLES for i in range(len(memo), len(cols)))
-    return np.asarray(memo[:len(cols)], dtype=bool)
+    return cols.grown("_outputs", memo, bool)[:len(cols)]
 
 
 LISTING_SAMPLE = 60
@@ -329,7 +331,7 @@ def listing_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
                             for t in (cols.units[u].text.strip() for u in lines))
                 hit = len(lines) >= 8 and 5 * named >= 3 * len(lines)
             memo.append(hit)
-    return np.asarray(memo[:len(cols)], dtype=bool)
+    return cols.grown("listing_messages", memo, bool)[:len(cols)]
 
 
 def reading_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
@@ -346,7 +348,7 @@ def reading_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
         elif outputs[i]:
             hit = reads_code(output_command(cols, m) or "")
         memo.append(hit)
-    return np.asarray(memo[:len(cols)], dtype=bool)
+    return cols.grown("reading_messages", memo, bool)[:len(cols)]
 
 
 _FAILURE = re.compile(r"\s{0,8}(?:[\w.]{0,40}(?:Error|Exception)\b|error\b|ERROR\b|FAILED\b|fatal:|failed\b"
@@ -380,11 +382,11 @@ def _protected(cols: Columns, p: _Protection, budget: int) -> tuple[frozenset[in
     msgs = cols.messages
     keep: set[int] = set()
     if p.system:
-        keep.update(m.index for m in msgs if m.role in SYSTEM_ROLES)
+        keep.update(np.flatnonzero(system_messages(cols)).tolist())
     if msgs and p.turn != "none":
         last = msgs[-1].index
         if p.turn == "turn":
-            last_user = max((m.index for m in msgs if m.role == "user"), default=None)
+            last_user = next((m.index for m in reversed(msgs) if m.role == "user"), None)
             keep.update(range(last_user if last_user is not None else last, len(msgs)))
         elif p.turn == "chain":
             keep.update(cols.pairs.chain_of(last))
@@ -423,7 +425,7 @@ def fit(scene: Scene) -> Plan:
     :class:`~discourse_memory.BudgetTooSmallError` when not even the last protection
     step fits."""
     cols, budget, options = scene.cols, scene.budget, scene.options
-    frame = scene.count(_frame(scene.tag, len(cols.units), bool(cols.u_clippable.view.any()),
+    frame = scene.count(_frame(scene.tag, len(cols.units), bool(cols.u_clippable.view.any()), scene.beyond,
                                len(cols) if options.recall else None)) + \
         options.overhead({"role": options.note_role, "content": ""})
     steps = protections(options)
@@ -442,11 +444,11 @@ def fit(scene: Scene) -> Plan:
     raise AssertionError("unreachable: the last protection step returns or raises")
 
 
-def _frame(tag: str, units: int, clippable: bool, recall: int | None) -> str:
+def _frame(tag: str, units: int, clippable: bool, beyond: tuple[int, int] | None, recall: int | None) -> str:
     """The note's frame at its longest for this conversation: every count at most the
     number of units; the clipped clause only if some unit can be clipped."""
     most = max(units, 1)
-    return render_note(tag, most, most if clippable else 0, most, Record((), (), ()), recall=recall)
+    return render_note(tag, most, most if clippable else 0, most, Record((), (), ()), recall=recall, beyond=beyond)
 
 
 def _fixed_cost(cols: Columns, protected: frozenset[int], scene: Scene) -> int:
@@ -872,7 +874,7 @@ def _date_units(cols: Columns, units: Sequence[Unit]) -> np.ndarray:
         else:
             first = int(starts[s])
             memo.append(first if is_date_header(units[first]) else -1)
-    return np.asarray(memo[:len(cols)], dtype=np.int64)
+    return cols.grown("_date_units", memo, np.int64)[:len(cols)]
 
 
 def _questions(cols: Columns) -> np.ndarray:
@@ -880,7 +882,7 @@ def _questions(cols: Columns) -> np.ndarray:
     memo: list[bool] = cols.derived.setdefault("questions", {}).setdefault(-1, [])  # type: ignore[assignment]
     for m in cols.messages[len(memo):]:
         memo.append(any(asks(tf.text) for tf in m.texts))
-    return np.asarray(memo[:len(cols)], dtype=bool)
+    return cols.grown("_questions", memo, bool)[:len(cols)]
 
 
 _NAMES_ONLY = re.compile(r"[\w./@+~%-]+(?:[ \t]+[\w./@+~%-]+)*|[\w.@+~%-]*/[\w./@+~%-]*:")

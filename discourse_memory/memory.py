@@ -8,7 +8,8 @@ import threading
 from typing import Any, Iterable, Mapping
 
 from .compaction import Compaction, Compactor, json_copy
-from .recall import Recalled
+from .horizon import STUB, Horizon
+from .recall import Recalled, parse_reference, recall_messages
 from .errors import InvalidOptionError, StateError
 from .messages import validate_messages
 from .nlp import warm_up
@@ -64,8 +65,12 @@ class DiscourseMemory:
         warm_up(options.pipeline)  # a long-lived memory: its first view need not wait for spaCy
         self._messages: list[dict[str, Any]] = []
         self._lock = threading.Lock()
+        self._feeding = threading.Lock()
         self._last_view: Compaction | None = None
         self._plain = True  # every stored message is plain OpenAI chat (see view)
+        self._horizon = Horizon()
+        self._last_beyond: tuple[int, int] | None = None
+        self._fed: tuple[int, int] | None = None  # (window start, length) of the compactor's last input
         self.extend(messages)
 
     def append(self, message: Mapping[str, Any]) -> None:
@@ -82,6 +87,7 @@ class DiscourseMemory:
         with self._lock:
             self._messages.extend(batch)
             self._plain = self._plain and plain
+            self._horizon.add(batch)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -97,19 +103,42 @@ class DiscourseMemory:
             self._messages.clear()
             self._last_view = None
             self._plain = True
+            self._horizon.clear()
+            self._last_beyond = None
+            self._fed = None
 
     def view(self, budget: int, *, focus: FocusLike = NEWEST_TURN) -> Compaction:
         """The history compacted to ``budget`` tokens (see :func:`discourse_memory.compact`);
-        ``focus`` as there (default: the newest turn)."""
-        with self._lock:
-            snapshot = list(self._messages)
-            plain = self._plain
-        from .formats import INTERNAL
+        ``focus`` as there (default: the newest turn). A history of more than 500,000
+        tokens is viewed within its horizon (see :mod:`discourse_memory.horizon`): the
+        messages before it are left out whole, and the note names them."""
+        with self._feeding:  # (one view at a time feeds the compactor: ``same`` must hold)
+            with self._lock:
+                snapshot = list(self._messages)
+                plain = self._plain
+                # A view of a very long history is made of the messages within its horizon
+                # (see horizon.py); the others are left out whole, and the note says so.
+                start = self._horizon.window(budget, snapshot) if plain and isinstance(budget, int) else 0
+                beyond = self._horizon.beyond if start else None
+                inputs = self._horizon.stubbed(snapshot) if start else snapshot
+                self._last_beyond = beyond
+            # The compactor's last input is a prefix of this one when the horizon has not moved.
+            same = self._fed[1] if self._fed is not None and self._fed[0] == start and plain else 0
+            self._fed = None
+            from .formats import INTERNAL
 
-        # Stored messages never change: whether they are plain OpenAI chat was read once,
-        # when they came in, not again on every view of a long history.
-        view = self._compactor.compact(snapshot, budget, self.options, focus=focus, _owned=True,
-                                       format=INTERNAL if plain else "auto")
+            # Stored messages never change: whether they are plain OpenAI chat was read once,
+            # when they came in, not again on every view of a long history.
+            view = self._compactor.compact(inputs, budget, self.options, focus=focus, _owned=True,
+                                           format=INTERNAL if plain else "auto", _beyond=beyond, _same=same)
+            self._fed = (start, len(inputs))
+            if start and any(m is STUB for m in view.messages):  # (the window fit as it was: never shows a stub)
+                self._fed = None
+                view = self._compactor.compact(snapshot, budget, self.options, focus=focus, _owned=True,
+                                               format=INTERNAL)
+                self._fed = (0, len(snapshot))
+                with self._lock:
+                    self._last_beyond = None
         # The view must not share lists or dicts with the stored history: editing it
         # (as frameworks do) would otherwise rewrite the history.
         view.messages[:] = [json_copy(msg) for msg in view.messages]
@@ -118,14 +147,26 @@ class DiscourseMemory:
 
     def recall(self, ref: str, max_tokens: int = 1000) -> Recalled:
         """What was left out, verbatim (see :meth:`Compaction.recall`): a reference
-        (``#12``, ``#12-#15``, ``<tag>#12``) resolves against the whole history; a query
-        searches what the newest view left out (or, after new messages, all units)."""
+        (``#12``, ``#12-#15``, ``<tag>#12``) resolves against the whole history (a message
+        beyond the newest view's horizon verbatim); a query searches what the newest view
+        left out within its horizon (or, after new messages, all units)."""
         with self._lock:
             snapshot = list(self._messages)
             last = self._last_view
+            beyond = self._last_beyond
+        parsed = parse_reference(ref.strip()) if isinstance(ref, str) else None
+        if beyond is not None and parsed is not None and beyond[0] <= parsed[1] < beyond[1] \
+                and (parsed[0] is None or any(t[:8] == parsed[0] for t in self._compactor._tags)):
+            # A message beyond the last view's horizon: verbatim from the history, not analysed.
+            if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+                raise InvalidOptionError(f"max_tokens must be a positive int, got {max_tokens!r}")
+            return recall_messages(validate_messages(snapshot), parsed[1], min(parsed[2], beyond[1] - 1),
+                                   self._compactor.counter.count, max_tokens)
         if last is not None and len(last.sources) and len(last._inputs) == len(snapshot):
             return last.recall(ref, max_tokens)
-        return self._compactor.recall(snapshot, ref, max_tokens, _owned=True)
+        with self._feeding:
+            self._fed = None  # (the compactor reads the whole history now)
+            return self._compactor.recall(snapshot, ref, max_tokens, _owned=True)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe state; :meth:`from_dict` restores an identical view."""

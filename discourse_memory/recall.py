@@ -26,7 +26,7 @@ from .focus import focus_of_text, relevance
 from .messages import Message
 from .units import Unit
 
-__all__ = ["Recalled", "parse_reference", "recall"]
+__all__ = ["Recalled", "parse_reference", "recall", "recall_messages"]
 _REF = re.compile(r"\s*(?:([0-9a-f]{8})\s*)?#(\d{1,9})(?:\s*-\s*#?(\d{1,9}))?\s*")
 MAX_MESSAGES = 20
 """A range recalls at most this many messages at once."""
@@ -109,6 +109,17 @@ def _message_text(m: Message) -> str:
 
 def _messages(cols: Columns, indices: list[int], count: Callable[[str], int], max_tokens: int) -> Recalled:
     blocks = [f"{_header(cols, cols.messages[i])}\n{_message_text(cols.messages[i])}" for i in indices]
+    return _within(blocks, indices, count, max_tokens)
+
+
+def recall_messages(messages: Sequence[Message], first: int, last: int, count: Callable[[str], int],
+                    max_tokens: int) -> Recalled:
+    """Messages ``first`` to ``last`` of ``messages`` (at most :data:`MAX_MESSAGES`)
+    verbatim, with no analysis: a memory's messages beyond its horizon (see :mod:`.horizon`)."""
+    if first >= len(messages):
+        return Recalled(f"no message #{first}: this conversation has messages #0-#{len(messages) - 1}.", (), False)
+    indices = list(range(first, min(last, len(messages) - 1, first + MAX_MESSAGES - 1) + 1))
+    blocks = [f"#{i} {messages[i].role}:\n{_message_text(messages[i])}" for i in indices]
     return _within(blocks, indices, count, max_tokens)
 
 

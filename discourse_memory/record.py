@@ -443,7 +443,7 @@ def system_messages(cols: Columns) -> np.ndarray:
     """Per message: a system or developer message. Read once per message."""
     memo = cols.derived.setdefault("system_messages", [])
     memo.extend(m.role in SYSTEM_ROLES for m in cols.messages[len(memo):])
-    return np.asarray(memo[:len(cols)], dtype=bool)
+    return cols.grown("system_messages", memo, bool)[:len(cols)]
 
 
 def prompt_units(cols: Columns) -> np.ndarray:
@@ -1310,14 +1310,18 @@ line alone on its line would read as the header of the entries after it)."""
 
 
 def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record: Record,
-                dropped: int | None = None, recall: int | None = None) -> str:
+                dropped: int | None = None, recall: int | None = None,
+                beyond: tuple[int, int] | None = None) -> str:
     """The note: a frame naming what was left out, then one line per entry (a session
     date line before the entries it dates), then what could not be listed. ``recall``:
-    the number of messages, when the model can recall them (the frame says how)."""
+    the number of messages, when the model can recall them (the frame says how).
+    ``beyond``: the first and the end of the messages before the view's horizon (see
+    :mod:`.horizon`), named in the frame: nothing of them is shown or listed."""
     hint = "" if recall is None else RECALL_HINT
     # Only the counts that are not zero: on a short agent view every token of the frame
     # is a token of text or of a value less.
-    counts = [f"{omitted} earlier parts omitted"] if omitted or not (clipped or deduplicated) else []
+    counts = [f"messages #{beyond[0]}-#{beyond[1] - 1} beyond the horizon"] if beyond else []
+    counts += [f"{omitted} earlier parts omitted"] if omitted or not (clipped or deduplicated or beyond) else []
     if clipped:
         counts.append(f"{clipped} cut at …")
     if deduplicated:

@@ -221,4 +221,4 @@ def question_units(cols: Columns) -> np.ndarray:
         if found < 0 and q is not None:
             found = _topic_unit(cols, m, q)
         memo.append(found)
-    return np.asarray(memo[:len(cols)], dtype=np.int64)
+    return cols.grown("question_units", memo, np.int64)[:len(cols)]

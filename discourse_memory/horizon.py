@@ -1,0 +1,105 @@
+"""A long-lived memory's horizon: the newest messages a view is made of.
+
+A view of 32,000 tokens shows well under a tenth of a history of a million tokens, and
+what it leaves out of the oldest hundreds of thousands it cannot list either: ranking
+them costs every turn (3 s at 200,000 messages) and the first view in a process must
+analyse them all (111 s). A :class:`~discourse_memory.DiscourseMemory` therefore makes
+each view of the messages within its horizon, ``max(HORIZON_BUDGETS * budget,
+HORIZON_MIN_TOKENS)`` tokens back from the newest (estimated at ``CHARS_PER_TOKEN``
+characters a token: a Chinese text, denser, keeps more), from the start of a user's turn
+(no tool result loses its call), with the leading system messages. The messages before
+it are left out as a whole, and the note says so (``messages #1-#4,999 beyond the
+horizon``); they stay in the history, and recalling one by reference returns it verbatim.
+
+Histories of at most ``GROWN * HORIZON_MIN_TOKENS`` (500,000 tokens; every conversation of
+``../shared/data``) have no horizon: their views are what they were. The window moves in
+steps, once per horizon of new text, so most views extend the last one's analysis and a
+step pays one analysis of the window. A memory holding messages of another format
+(Anthropic, Responses, framework dicts: converted on every view) has no horizon, nor does
+:func:`~discourse_memory.compact` (each call is given the whole history).
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any, Sequence
+
+from .messages import SYSTEM_ROLES
+
+__all__ = ["CHARS_PER_TOKEN", "GROWN", "HORIZON_BUDGETS", "HORIZON_MIN_TOKENS", "Horizon", "STUB", "TARGET"]
+
+HORIZON_BUDGETS = 8
+HORIZON_MIN_TOKENS = 200_000
+CHARS_PER_TOKEN = 4
+TARGET = 1.5
+GROWN = 2.5
+"""A window holds TARGET to GROWN times the horizon (see :meth:`Horizon.window`); a history
+of at most GROWN times the horizon has none."""
+
+STUB: dict[str, Any] = {"role": "user", "content": ""}
+"""What a message beyond the horizon is in a view's input: nothing to analyse or show, at
+its own index (every reference and label keeps its number). One object, never edited."""
+
+
+def _chars(m: Any) -> int:
+    if not isinstance(m, dict):
+        return 0
+    content = m.get("content")
+    n = len(content) if isinstance(content, str) else len(str(content)) if content is not None else 0
+    calls = m.get("tool_calls")
+    return n + (len(str(calls)) if calls else 0)
+
+
+class Horizon:
+    """Where the window of a growing history starts (0: no horizon). Not thread-safe: the
+    memory calls it under its lock."""
+
+    def __init__(self) -> None:
+        self._ends = [0]  # characters up to each message
+        self._lead = 0  # leading system messages
+        self._leading = True
+        self.start = 0
+
+    def add(self, messages: Sequence[Any]) -> None:
+        """Count appended messages."""
+        for m in messages:
+            self._ends.append(self._ends[-1] + _chars(m))
+            if self._leading and isinstance(m, dict) and m.get("role") in SYSTEM_ROLES:
+                self._lead += 1
+            else:
+                self._leading = False
+
+    def clear(self) -> None:
+        self.__init__()  # type: ignore[misc]
+
+    def window(self, budget: int, messages: Sequence[Any]) -> int:
+        """The first message of the window for a view of ``budget`` tokens (0: the whole
+        history). A function of the history and the budget alone (a memory restored from
+        its state makes the same views): the window starts at a cut on a grid of the
+        horizon's size, so it holds ``TARGET`` to ``GROWN`` times the horizon and moves once
+        per horizon of new text, then at the next user turn."""
+        horizon = max(HORIZON_BUDGETS * budget, HORIZON_MIN_TOKENS) * CHARS_PER_TOKEN
+        ends = self._ends
+        total = ends[-1]
+        if total <= GROWN * horizon:
+            self.start = 0
+            return 0
+        cut = int((total - TARGET * horizon) // horizon) * horizon
+        at = max(bisect.bisect_right(ends, cut) - 1, self._lead)
+        while at < len(messages) and not (isinstance(messages[at], dict) and messages[at].get("role") == "user"):
+            at += 1
+        # (a history with no user turn after the cut keeps it all)
+        self.start = at if self._lead < at < len(messages) else 0
+        return self.start
+
+    def stubbed(self, messages: list[Any]) -> list[Any]:
+        """``messages`` with every message between the leading system messages and the
+        window's start replaced by :data:`STUB`."""
+        if not self.start:
+            return messages
+        return messages[:self._lead] + [STUB] * (self.start - self._lead) + messages[self.start:]
+
+    @property
+    def beyond(self) -> tuple[int, int] | None:
+        """The messages beyond the horizon: the first and the end (None: none)."""
+        return (self._lead, self.start) if self.start else None

@@ -1,0 +1,82 @@
+"""A long-lived memory's horizon: views of a very long history are made of its newest
+messages (see discourse_memory/horizon.py). The horizon is made small here, so that a
+history of a few hundred messages is "very long"."""
+
+import pytest
+
+from discourse_memory import DiscourseMemory, compact, horizon
+from discourse_memory.sample import sample_conversation
+
+from .conftest import view_tokens
+
+BUDGET = 1000
+
+
+@pytest.fixture
+def small_horizon(monkeypatch):
+    monkeypatch.setattr(horizon, "HORIZON_MIN_TOKENS", 1000)
+    monkeypatch.setattr(horizon, "HORIZON_BUDGETS", 1)
+
+
+def _history() -> list[dict]:
+    msgs = sample_conversation(6)
+    return msgs[:max(i for i, m in enumerate(msgs) if m["role"] == "user") + 1]
+
+
+def test_a_view_beyond_the_horizon_fits_says_so_and_shows_only_real_messages(small_horizon):
+    msgs = _history()
+    mem = DiscourseMemory(msgs)
+    view = mem.view(BUDGET)
+    assert view.tokens_after <= BUDGET
+    start = mem._horizon.start
+    assert start > 1, "the history is not beyond the horizon: the test shows nothing"
+    assert f"messages #1-#{start - 1} beyond the horizon" in view.note
+    # every message shown is one of the history, at its own index
+    for m, source in zip(view.messages, view.sources):
+        if source is not None:
+            assert m.get("content") == msgs[source].get("content") or "…" in str(m.get("content")), source
+            assert not (source < start and msgs[source]["role"] != "system"), source
+    assert all(m.get("content") != "" for m in view.messages)
+    # the messages beyond it are reported as left out whole, never lost from the history
+    assert set(range(1, start)) <= set(view.report.dropped_messages)
+    assert mem.messages == msgs
+
+
+def test_a_message_beyond_the_horizon_is_recalled_verbatim(small_horizon):
+    msgs = _history()
+    mem = DiscourseMemory(msgs, recall=True)
+    mem.view(BUDGET)
+    start = mem._horizon.start
+    assert start > 3
+    k = next(i for i in range(1, start) if isinstance(msgs[i].get("content"), str) and msgs[i]["content"].strip())
+    got = mem.recall(f"#{k}", max_tokens=4000)
+    assert msgs[k]["content"] in got.text
+    assert got.messages == (k,)
+
+
+def test_the_horizon_is_a_function_of_the_history_and_the_budget(small_horizon):
+    msgs = _history()
+    grown = DiscourseMemory(msgs[:40])
+    for m in msgs[40:]:  # grown a message at a time, with views on the way
+        grown.append(m)
+        if len(grown) % 25 == 0:
+            grown.view(BUDGET)
+    assert grown.view(BUDGET).messages == DiscourseMemory(msgs).view(BUDGET).messages
+    restored = DiscourseMemory.from_dict(grown.to_dict())
+    assert restored.view(BUDGET).note == grown.view(BUDGET).note
+
+
+def test_no_horizon_below_it_and_none_for_compact(small_horizon):
+    msgs = _history()
+    short = msgs[:12]
+    assert DiscourseMemory(short).view(200).messages == compact(short, 200).messages
+    assert "beyond the horizon" not in (compact(msgs, BUDGET).note or "")
+
+
+def test_a_budget_larger_than_the_window_gets_no_stub(small_horizon):
+    msgs = _history()
+    mem = DiscourseMemory(msgs)
+    mem.view(BUDGET)
+    big = view_tokens(msgs) + 100
+    view = mem.view(big)  # the whole history fits: no horizon, nothing left out
+    assert [m.get("content") for m in view.messages] == [m.get("content") for m in msgs]
