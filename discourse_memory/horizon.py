@@ -7,9 +7,10 @@ analyse them all (111 s). A :class:`~discourse_memory.DiscourseMemory` therefore
 each view of the messages within its horizon, ``max(HORIZON_BUDGETS * budget,
 HORIZON_MIN_TOKENS)`` tokens back from the newest (estimated at ``CHARS_PER_TOKEN``
 characters a token: a Chinese text, denser, keeps more), from the start of a user's turn
-(no tool result loses its call), with the leading system messages. The messages before
-it are left out as a whole, and the note says so (``messages #1-#4,999 beyond the
-horizon``); they stay in the history, and recalling one by reference returns it verbatim.
+(no tool result loses its call), with its head: the leading system messages and the first
+user message (an agent's task, a chat's opening). The messages between are left out as a
+whole, and the note says so (``messages #2-#4999 beyond the horizon``); they stay in the
+history, and recalling one by reference returns it verbatim.
 
 Histories of at most ``GROWN * HORIZON_MIN_TOKENS`` (500,000 tokens; every conversation of
 ``../shared/data``) have no horizon: their views are what they were. The window moves in
@@ -56,7 +57,7 @@ class Horizon:
 
     def __init__(self) -> None:
         self._ends = [0]  # characters up to each message
-        self._lead = 0  # leading system messages
+        self._lead = 0  # the leading system messages, and the task: the first user message after them
         self._leading = True
         self.start = 0
 
@@ -64,10 +65,15 @@ class Horizon:
         """Count appended messages."""
         for m in messages:
             self._ends.append(self._ends[-1] + _chars(m))
-            if self._leading and isinstance(m, dict) and m.get("role") in SYSTEM_ROLES:
-                self._lead += 1
-            else:
-                self._leading = False
+            if self._leading:
+                role = m.get("role") if isinstance(m, dict) else None
+                if role == "user":  # the task an agent was given, the chat's opening: kept
+                    self._lead += 1
+                    self._leading = False
+                elif role in SYSTEM_ROLES:
+                    self._lead += 1
+                else:
+                    self._leading = False
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -93,8 +99,8 @@ class Horizon:
         return self.start
 
     def stubbed(self, messages: list[Any]) -> list[Any]:
-        """``messages`` with every message between the leading system messages and the
-        window's start replaced by :data:`STUB`."""
+        """``messages`` with every message between the head (the leading system messages and
+        the first user message) and the window's start replaced by :data:`STUB`."""
         if not self.start:
             return messages
         return messages[:self._lead] + [STUB] * (self.start - self._lead) + messages[self.start:]

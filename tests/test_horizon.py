@@ -29,16 +29,19 @@ def test_a_view_beyond_the_horizon_fits_says_so_and_shows_only_real_messages(sma
     view = mem.view(BUDGET)
     assert view.tokens_after <= BUDGET
     start = mem._horizon.start
-    assert start > 1, "the history is not beyond the horizon: the test shows nothing"
-    assert f"messages #1-#{start - 1} beyond the horizon" in view.note
+    assert start > 2, "the history is not beyond the horizon: the test shows nothing"
+    # the head stays: the system prompt and the first user message (an agent's task)
+    assert msgs[0]["role"] == "system" and msgs[1]["role"] == "user"
+    assert f"messages #2-#{start - 1} beyond the horizon" in view.note
     # every message shown is one of the history, at its own index
     for m, source in zip(view.messages, view.sources):
         if source is not None:
             assert m.get("content") == msgs[source].get("content") or "…" in str(m.get("content")), source
-            assert not (source < start and msgs[source]["role"] != "system"), source
+            assert not 2 <= source < start, source
     assert all(m.get("content") != "" for m in view.messages)
+    assert 1 in view.sources or "\n#1 " in view.note  # the task: shown, or its values listed
     # the messages beyond it are reported as left out whole, never lost from the history
-    assert set(range(1, start)) <= set(view.report.dropped_messages)
+    assert set(range(2, start)) <= set(view.report.dropped_messages)
     assert mem.messages == msgs
 
 
@@ -48,7 +51,7 @@ def test_a_message_beyond_the_horizon_is_recalled_verbatim(small_horizon):
     mem.view(BUDGET)
     start = mem._horizon.start
     assert start > 3
-    k = next(i for i in range(1, start) if isinstance(msgs[i].get("content"), str) and msgs[i]["content"].strip())
+    k = next(i for i in range(2, start) if isinstance(msgs[i].get("content"), str) and msgs[i]["content"].strip())
     got = mem.recall(f"#{k}", max_tokens=4000)
     assert msgs[k]["content"] in got.text
     assert got.messages == (k,)
