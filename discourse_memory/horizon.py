@@ -10,7 +10,8 @@ characters a token: a Chinese text, denser, keeps more), from the start of a use
 (no tool result loses its call), with its head: the leading system messages and the first
 user message (an agent's task, a chat's opening). The messages between are left out as a
 whole, and the note says so (``messages #2-#4999 beyond the horizon``); they stay in the
-history, and recalling one by reference returns it verbatim.
+history: recalling one by reference returns it verbatim, and a query that matches nothing
+within the horizon searches their text (``DiscourseMemory.recall``).
 
 Histories of at most ``GROWN * HORIZON_MIN_TOKENS`` (500,000 tokens; every conversation of
 ``../shared/data``) have no horizon: their views are what they were. The window moves in

@@ -9,7 +9,7 @@ from typing import Any, Iterable, Mapping
 
 from .compaction import Compaction, Compactor, json_copy
 from .horizon import STUB, Horizon
-from .recall import Recalled, parse_reference, recall_messages
+from .recall import Recalled, parse_reference, recall_messages, search_messages
 from .errors import InvalidOptionError, StateError
 from .messages import validate_messages
 from .nlp import warm_up
@@ -149,7 +149,8 @@ class DiscourseMemory:
         """What was left out, verbatim (see :meth:`Compaction.recall`): a reference
         (``#12``, ``#12-#15``, ``<tag>#12``) resolves against the whole history (a message
         beyond the newest view's horizon verbatim); a query searches what the newest view
-        left out within its horizon (or, after new messages, all units)."""
+        left out within its horizon (or, after new messages, all units), then, if nothing
+        there matches, the messages beyond it as plain text."""
         with self._lock:
             snapshot = list(self._messages)
             last = self._last_view
@@ -163,10 +164,18 @@ class DiscourseMemory:
             return recall_messages(validate_messages(snapshot), parsed[1], min(parsed[2], beyond[1] - 1),
                                    self._compactor.counter.count, max_tokens)
         if last is not None and len(last.sources) and len(last._inputs) == len(snapshot):
-            return last.recall(ref, max_tokens)
-        with self._feeding:
-            self._fed = None  # (the compactor reads the whole history now)
-            return self._compactor.recall(snapshot, ref, max_tokens, _owned=True)
+            got = last.recall(ref, max_tokens)
+        else:
+            with self._feeding:
+                self._fed = None  # (the compactor reads the history now: within the horizon, if any)
+                with self._lock:
+                    inputs = self._horizon.stubbed(snapshot) if beyond is not None else snapshot
+                got = self._compactor.recall(inputs, ref, max_tokens, _owned=True)
+        if not got.found and beyond is not None and parsed is None and isinstance(ref, str) and ref.strip():
+            # Nothing within the horizon: the messages beyond it, searched as plain text.
+            return search_messages(validate_messages(snapshot), range(beyond[0], beyond[1]), ref,
+                                   self._compactor.counter.count, max_tokens)
+        return got
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe state; :meth:`from_dict` restores an identical view."""

@@ -26,7 +26,7 @@ from .focus import focus_of_text, relevance
 from .messages import Message
 from .units import Unit
 
-__all__ = ["Recalled", "parse_reference", "recall", "recall_messages"]
+__all__ = ["Recalled", "parse_reference", "recall", "recall_messages", "search_messages"]
 _REF = re.compile(r"\s*(?:([0-9a-f]{8})\s*)?#(\d{1,9})(?:\s*-\s*#?(\d{1,9}))?\s*")
 MAX_MESSAGES = 20
 """A range recalls at most this many messages at once."""
@@ -121,6 +121,32 @@ def recall_messages(messages: Sequence[Message], first: int, last: int, count: C
     indices = list(range(first, min(last, len(messages) - 1, first + MAX_MESSAGES - 1) + 1))
     blocks = [f"#{i} {messages[i].role}:\n{_message_text(messages[i])}" for i in indices]
     return _within(blocks, indices, count, max_tokens)
+
+
+_QUERY_WORD = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}|\w*\d\w*")
+SEARCHED = 5
+"""A query searching messages beyond a horizon returns at most this many, best first."""
+
+
+def search_messages(messages: Sequence[Message], among: range, query: str, count: Callable[[str], int],
+                    max_tokens: int) -> Recalled:
+    """The messages of ``among`` that hold the most of ``query``'s words (a plain, case-blind
+    search of their text: they were never analysed), at most :data:`SEARCHED`, verbatim
+    in conversation order: what a memory finds beyond its horizon (see :mod:`.horizon`)."""
+    words = {w.lower() for w in _QUERY_WORD.findall(query)}
+    if not words:
+        return Recalled(f"nothing beyond the horizon matches {query.strip()!r}.", (), False)
+    scores: list[tuple[int, int]] = []
+    for i in among:
+        text = _message_text(messages[i]).lower()
+        hits = sum(1 for w in words if w in text)
+        if hits:
+            scores.append((-hits, i))
+    best = sorted(i for _, i in sorted(scores)[:SEARCHED])
+    if not best:
+        return Recalled(f"nothing beyond the horizon matches {query.strip()!r}.", (), False)
+    blocks = [f"#{i} {messages[i].role}:\n{_message_text(messages[i])}" for i in best]
+    return _within(blocks, best, count, max_tokens)
 
 
 def _units(cols: Columns, best: list[int], count: Callable[[str], int], max_tokens: int) -> Recalled:

@@ -83,3 +83,15 @@ def test_a_budget_larger_than_the_window_gets_no_stub(small_horizon):
     big = view_tokens(msgs) + 100
     view = mem.view(big)  # the whole history fits: no horizon, nothing left out
     assert [m.get("content") for m in view.messages] == [m.get("content") for m in msgs]
+
+
+def test_a_query_finds_what_only_messages_beyond_the_horizon_say(small_horizon):
+    msgs = _history()
+    msgs.insert(3, {"role": "user", "content": "By the way, my locker code is 7731 and my badge says Quillfeather."})
+    mem = DiscourseMemory(msgs, recall=True)
+    view = mem.view(BUDGET)
+    assert mem._horizon.start > 3, "the fact is not beyond the horizon: the test shows nothing"
+    assert "Quillfeather" not in "\n".join(str(m.get("content")) for m in view.messages)
+    got = mem.recall("what does my badge say, Quillfeather?")
+    assert got.found and 3 in got.messages and "locker code is 7731" in got.text
+    assert not mem.recall("zygomorphic xylophones").found
