@@ -6,8 +6,8 @@ them costs every turn (3 s at 200,000 messages) and the first view in a process 
 analyse them all (111 s). A :class:`~discourse_memory.DiscourseMemory` therefore makes
 each view of the messages within its horizon, ``max(HORIZON_BUDGETS * budget,
 HORIZON_MIN_TOKENS)`` tokens back from the newest (estimated at ``CHARS_PER_TOKEN``
-characters a token: a Chinese text, denser, keeps more), from the start of a user's turn
-(no tool result loses its call), with its head: the leading system messages and the first
+characters a token: a Chinese text, denser, keeps more), from a user's or an assistant's
+message (no tool result loses its call), with its head: the leading system messages and the first
 user message (an agent's task, a chat's opening). The messages between are left out as a
 whole, and the note says so (``messages #2-#4999 beyond the horizon``); they stay in the
 history: recalling one by reference returns it verbatim, and a query that matches nothing
@@ -84,7 +84,7 @@ class Horizon:
         history). A function of the history and the budget alone (a memory restored from
         its state makes the same views): the window starts at a cut on a grid of the
         horizon's size, so it holds ``TARGET`` to ``GROWN`` times the horizon and moves once
-        per horizon of new text, then at the next user turn."""
+        per horizon of new text, then at the next user or assistant message."""
         horizon = max(HORIZON_BUDGETS * budget, HORIZON_MIN_TOKENS) * CHARS_PER_TOKEN
         ends = self._ends
         total = ends[-1]
@@ -93,9 +93,11 @@ class Horizon:
             return 0
         cut = int((total - TARGET * horizon) // horizon) * horizon
         at = max(bisect.bisect_right(ends, cut) - 1, self._lead)
-        while at < len(messages) and not (isinstance(messages[at], dict) and messages[at].get("role") == "user"):
+        # (from a turn of the talk: a tool's output never opens the window without its call,
+        # and an agent's long run of calls has no user turn to wait for)
+        while at < len(messages) and not (isinstance(messages[at], dict)
+                                          and messages[at].get("role") in ("user", "assistant")):
             at += 1
-        # (a history with no user turn after the cut keeps it all)
         self.start = at if self._lead < at < len(messages) else 0
         return self.start
 

@@ -95,3 +95,26 @@ def test_a_query_finds_what_only_messages_beyond_the_horizon_say(small_horizon):
     got = mem.recall("what does my badge say, Quillfeather?")
     assert got.found and 3 in got.messages and "locker code is 7731" in got.text
     assert not mem.recall("zygomorphic xylophones").found
+
+
+def test_an_agents_long_run_of_calls_has_a_horizon_and_no_orphan(small_horizon):
+    # A tool agent: one user message, then hundreds of calls and results. Its window starts
+    # at a call, never at a result.
+    msgs = [{"role": "system", "content": "You are an airline agent."},
+            {"role": "user", "content": "Check every reservation of mine and report the totals."}]
+    for i in range(150):
+        msgs += [{"role": "assistant", "content": None, "tool_calls": [
+                     {"id": f"c{i}", "type": "function",
+                      "function": {"name": "get_reservation_details", "arguments": f'{{"reservation_id": "R{i:05d}"}}'}}]},
+                 {"role": "tool", "tool_call_id": f"c{i}",
+                  "content": f'{{"reservation_id": "R{i:05d}", "total": {100 + 7 * i}, "status": "confirmed"}}'}]
+    mem = DiscourseMemory(msgs)
+    view = mem.view(400)
+    start = mem._horizon.start
+    assert start > 2 and msgs[start]["role"] == "assistant", start
+    assert view.tokens_after <= 400
+    shown = [s for s in view.sources if s is not None]
+    calls = {m["tool_call_id"] for m, s in zip(view.messages, view.sources) if s is not None and m.get("role") == "tool"}
+    made = {c["id"] for m in view.messages for c in m.get("tool_calls") or []}
+    assert calls <= made, calls - made  # no result without its call
+    assert all(not 2 <= s < start for s in shown)
