@@ -3,8 +3,6 @@ nothing left out is out of reach."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 import pytest
 
