@@ -8,7 +8,7 @@ import threading
 from typing import Any, Iterable, Mapping
 
 from .compaction import Compaction, Compactor, json_copy
-from .horizon import STUB, Horizon
+from .horizon import Horizon
 from .recall import Recalled, parse_reference, recall_messages, search_messages
 from .errors import InvalidOptionError, StateError
 from .messages import validate_messages
@@ -132,7 +132,8 @@ class DiscourseMemory:
             view = self._compactor.compact(inputs, budget, self.options, focus=focus, _owned=True,
                                            format=INTERNAL if plain else "auto", _beyond=beyond, _same=same)
             self._fed = (start, len(inputs))
-            if start and any(m is STUB for m in view.messages):  # (the window fit as it was: never shows a stub)
+            if beyond is not None and any(s is not None and beyond[0] <= s < beyond[1] for s in view.sources):
+                # The window fit as it was, stubs and all: a view never shows a stub.
                 self._fed = None
                 view = self._compactor.compact(snapshot, budget, self.options, focus=focus, _owned=True,
                                                format=INTERNAL)

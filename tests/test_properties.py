@@ -135,3 +135,53 @@ def test_protected_messages_are_verbatim(msgs, share):
         if src is not None and msgs[src]["role"] == "system":
             assert m == msgs[src]
     assert r.messages[-1] == msgs[-1]
+
+
+@st.composite
+def long_conversations(draw):
+    """Conversations long enough to pass a tiny horizon: several drawn ones, chained."""
+    msgs = draw(conversations())
+    for _ in range(draw(st.integers(2, 5))):
+        more = [m for m in draw(conversations()) if m["role"] != "system"]
+        msgs += [dict(m, tool_call_id=m["tool_call_id"] + f"_{len(msgs)}") if m.get("role") == "tool" else
+                 dict(m, tool_calls=[dict(c, id=c["id"] + f"_{len(msgs)}") for c in m["tool_calls"]])
+                 if m.get("tool_calls") else m for m in more]
+    return msgs
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(long_conversations(), st.floats(0.05, 0.25))  # (most such views are beyond the horizon)
+def test_a_memory_beyond_its_horizon_keeps_every_invariant(msgs, share):
+    # A memory's horizon (made tiny: every drawn conversation is "very long") never shows a
+    # stub, never breaks a tool pair, fits the budget, names what it left out, and is the
+    # same for a memory grown message by message as for one given the history at once.
+    from discourse_memory import DiscourseMemory, horizon
+
+    saved = horizon.HORIZON_MIN_TOKENS, horizon.HORIZON_BUDGETS
+    horizon.HORIZON_MIN_TOKENS, horizon.HORIZON_BUDGETS = 40, 0  # (one horizon at every budget)
+    try:
+        budget = max(1, int(view_tokens(msgs) * share))
+        whole, grown = DiscourseMemory(msgs), DiscourseMemory(msgs[:3])
+        for m in msgs[3:]:
+            grown.append(m)
+            if len(grown) % 4 == 0:
+                try:
+                    grown.view(budget)
+                except BudgetTooSmallError:
+                    pass
+        try:
+            r = whole.view(budget)
+        except BudgetTooSmallError as exc:
+            assert exc.minimum > budget
+            budget = exc.minimum
+            r = whole.view(budget)
+        assert view_tokens(r.messages) == r.tokens_after <= r.budget
+        assert_tool_pairs(r.messages)
+        assert all(m is not horizon.STUB and m != horizon.STUB for m in r.messages)
+        beyond = whole._last_beyond  # (None when the window fit whole and the view is of all)
+        if beyond is not None:
+            assert f"messages #{beyond[0]}-#{beyond[1] - 1} beyond the horizon" in r.note
+            assert all(s is None or not beyond[0] <= s < beyond[1] for s in r.sources)
+        assert json.dumps(grown.view(budget).messages, sort_keys=True) == json.dumps(r.messages, sort_keys=True)
+    finally:
+        horizon.HORIZON_MIN_TOKENS, horizon.HORIZON_BUDGETS = saved
