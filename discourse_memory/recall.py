@@ -124,6 +124,7 @@ def recall_messages(messages: Sequence[Message], first: int, last: int, count: C
 
 
 _QUERY_WORD = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}|\w*\d\w*")
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
 SEARCHED = 5
 """A query searching messages beyond a horizon returns at most this many, best first."""
 
@@ -133,7 +134,12 @@ def search_messages(messages: Sequence[Message], among: range, query: str, count
     """The messages of ``among`` that hold the most of ``query``'s words (a plain, case-blind
     search of their text: they were never analysed), at most :data:`SEARCHED`, verbatim
     in conversation order: what a memory finds beyond its horizon (see :mod:`.horizon`)."""
-    words = {w.lower() for w in _QUERY_WORD.findall(query)}
+    words: set[str] = set()
+    for w in _QUERY_WORD.findall(query):
+        if _CJK_RUN.fullmatch(w):  # no spaces to find words by: its pairs of characters
+            words.update(w[i:i + 2] for i in range(len(w) - 1))
+        else:
+            words.add(w.lower())
     if not words:
         return Recalled(f"nothing beyond the horizon matches {query.strip()!r}.", (), False)
     scores: list[tuple[int, int]] = []

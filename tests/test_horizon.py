@@ -118,3 +118,13 @@ def test_an_agents_long_run_of_calls_has_a_horizon_and_no_orphan(small_horizon):
     made = {c["id"] for m in view.messages for c in m.get("tool_calls") or []}
     assert calls <= made, calls - made  # no result without its call
     assert all(not 2 <= s < start for s in shown)
+
+
+def test_a_chinese_query_finds_a_message_beyond_the_horizon(small_horizon):
+    msgs = _history()
+    msgs.insert(3, {"role": "user", "content": "顺便说一下，我的储物柜密码是7731，胸牌上写着羽毛笔。"})
+    mem = DiscourseMemory(msgs)
+    mem.view(BUDGET)
+    assert mem._horizon.start > 3
+    got = mem.recall("我的胸牌上写的是什么？")
+    assert got.found and 3 in got.messages, got.text
