@@ -150,7 +150,7 @@ class Compactor:
         if formats.needs_formats(messages, format):
             return formats.run(self, messages, budget, options, focus, format, _owned)
         with self._lock:
-            if not len(self._cols):
+            if not len(self._cols) and _beyond is None:
                 # Nothing analysed yet: a conversation that fits as it is needs no analysis
                 # (no spaCy import, no pipeline), which is most of a fresh process's first view.
                 as_is = self._fits_as_is(messages, budget, options)
@@ -279,7 +279,8 @@ class Compactor:
         before = int(cols.msg_cost.view.sum())
         if options.message_overhead:
             before += sum(options.overhead(m.raw) for m in msgs)
-        if before <= budget and cols.pairs.well_formed(msgs):
+        # (a memory's window that fits is still a view: the messages beyond its horizon are not in it)
+        if before <= budget and cols.pairs.well_formed(msgs) and beyond is None:
             return _unchanged(msgs, lambda: units, before, budget, messages)
 
         recall_n = len(msgs) if options.recall else None

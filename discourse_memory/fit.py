@@ -414,8 +414,9 @@ def _minimum(scene: Scene, step: _Protection, frame: int) -> int:
             break
         budget = need
     # A well-formed conversation that fits whole is returned as it is: no more is needed.
+    # (Not a memory's window: beyond its horizon, a view always has its note.)
     whole = sum(int(cols.msg_cost.view[m.index]) + scene.options.overhead(m.raw) for m in cols.messages)
-    if whole < budget and cols.pairs.well_formed(cols.messages):
+    if whole < budget and cols.pairs.well_formed(cols.messages) and scene.beyond is None:
         budget = whole
     return max(budget, scene.budget + 1)
 

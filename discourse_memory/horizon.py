@@ -16,7 +16,8 @@ within the horizon searches their text (``DiscourseMemory.recall``).
 Histories of at most ``GROWN * HORIZON_MIN_TOKENS`` (500,000 tokens; every conversation of
 ``../shared/data``) have no horizon: their views are what they were. The window moves in
 steps, once per horizon of new text, so most views extend the last one's analysis and a
-step pays one analysis of the window. A memory holding messages of another format
+step pays one analysis of the window. A window that fits the budget is still a view, with
+its note: the messages beyond the horizon are in no view of it. A memory holding messages of another format
 (Anthropic, Responses, framework dicts: converted on every view) has no horizon, nor does
 :func:`~discourse_memory.compact` (each call is given the whole history).
 """

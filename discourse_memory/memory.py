@@ -132,14 +132,6 @@ class DiscourseMemory:
             view = self._compactor.compact(inputs, budget, self.options, focus=focus, _owned=True,
                                            format=INTERNAL if plain else "auto", _beyond=beyond, _same=same)
             self._fed = (start, len(inputs))
-            if beyond is not None and any(s is not None and beyond[0] <= s < beyond[1] for s in view.sources):
-                # The window fit as it was, stubs and all: a view never shows a stub.
-                self._fed = None
-                view = self._compactor.compact(snapshot, budget, self.options, focus=focus, _owned=True,
-                                               format=INTERNAL)
-                self._fed = (0, len(snapshot))
-                with self._lock:
-                    self._last_beyond = None
         # The view must not share lists or dicts with the stored history: editing it
         # (as frameworks do) would otherwise rewrite the history.
         view.messages[:] = [json_copy(msg) for msg in view.messages]
