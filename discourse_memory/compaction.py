@@ -26,7 +26,7 @@ from .keys import content_key, digest
 from .messages import SYSTEM_ROLES, Message, validate_messages
 from .options import NEWEST_TURN, FocusLike, Options
 from .plan import CLIPPED, DECISION_NAMES, DEDUPLICATED, KEPT, Plan
-from .recall import Recalled, recall
+from .recall import Recalled, check_max_tokens, recall
 from .record import render_note
 from .render import RenderCache, render_messages
 from .report import Report, RecordEntry, UnitReport
@@ -61,8 +61,7 @@ class Compaction:
         """What this view left out, verbatim: ``ref`` is a reference (``#12``, ``#12-#15``,
         ``<tag>#12``) or words to search the left-out units for (see :mod:`.recall`);
         the text fits ``max_tokens``."""
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise InvalidOptionError(f"max_tokens must be a positive int, got {max_tokens!r}")
+        check_max_tokens(max_tokens)
         if self._recall is None:
             return Recalled("nothing was left out of this view: there is nothing to recall.", (), False)
         return self._recall(ref, max_tokens)
@@ -185,8 +184,7 @@ class Compactor:
     def recall(self, messages: Any, ref: str, max_tokens: int = 1000, *, _owned: bool = False) -> Recalled:
         """Resolve ``ref`` (see :meth:`Compaction.recall`) against ``messages`` as a whole
         (a query searches all of its units)."""
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise InvalidOptionError(f"max_tokens must be a positive int, got {max_tokens!r}")
+        check_max_tokens(max_tokens)
         with self._lock:
             cols, _ = self._columns(messages, _owned)
             return recall(cols, ref, tags=self._tags, shown=None, count=self.counter.count, max_tokens=max_tokens,

@@ -49,7 +49,7 @@ from .options import Options
 from .outline import head_text, list_heads
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
 from .replies import asks, question_units
-from .record import LINE_KINDS, VALUES_LINE, Entry, Item, Record, as_read, date_headers, first_statements, \
+from .record import LINE_KINDS, NAMED_NUMBER, VALUES_LINE, Entry, Item, Record, as_read, date_headers, first_statements, \
     comment_units, harness_units, is_date_header, item_for, line_text, message_label, not_values, output_command, prompt_units, render_note, \
     result_call, sanitize, system_messages, system_only_literals, talk_counts, title_case
 from .units import Unit, clip_cost, head_literal_texts
@@ -121,7 +121,6 @@ HARNESS = 0.05
 ``<system-reminder>``: :func:`.record.harness_units`) is worth this much in the record: the
 same boilerplate in every run (``command1 && command2 || echo "Error occurred"``, ``{CRITICAL
 REQUIREMENTS, …}``) opened every SWE-bench note at 25%."""
-_NAMED_NUMBER = re.compile(r"(?:[A-Z][a-z]{1,20} ){0,2}[A-Z][a-z]{2,20} \d{1,40}")
 _SENTINEL = re.compile(r"(?<![A-Z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}")
 """A word in capitals joined by underscores, where a harness instructs: the sentinel it waits
 for (``echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` submits a mini-swe-agent run), a value the
@@ -1073,7 +1072,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         # A number a capitalised noun names ("Certificate 4856383", record.item_for) is an id,
         # worth what one is, not what a count is.
         named = [k for k in np.flatnonzero(cols.lit_kind.view[candidates] == number).tolist()
-                 if chosen[k] is not None and _NAMED_NUMBER.fullmatch(chosen[k].text)]  # type: ignore[union-attr]
+                 if chosen[k] is not None and NAMED_NUMBER.fullmatch(chosen[k].text)]  # type: ignore[union-attr]
         gain[named] *= LITERAL_VALUE["identifier"] / LITERAL_VALUE["number"]
     # Diminishing returns: the k-th best value of one unit is worth 1 / (1 + k / PER_UNIT)
     # (an entry of hundreds of values from one log line is read by nobody).

@@ -20,7 +20,7 @@ from typing import Any, Iterable, NamedTuple
 
 from .doc_tokens import DocTokens
 
-__all__ = ["COMMA_LANGUAGES", "PATTERN_KINDS", "Literal", "Spans", "find_cjk_names", "find_literals", "find_names",
+__all__ = ["COMMA_LANGUAGES", "PATTERN_KINDS", "Literal", "Spans", "find_cjk_names", "names_win", "find_literals", "find_names",
            "find_names_by_pattern", "find_token_names", "first_kinds"]
 
 
@@ -35,6 +35,16 @@ class Spans:
     def free(self, start: int, end: int) -> bool:
         i = bisect_left(self._starts, end) - 1  # the last span starting before `end`
         return i < 0 or self._ends[i] <= start
+
+
+def names_win(found: list[Literal], names: Iterable[Literal]) -> list[Literal]:
+    """``found`` and ``names`` in order, a name's span winning over the literals inside it
+    (a Chinese name holds the numbers and Latin words in it: "7天连锁酒店", "飘HOME连锁酒店")."""
+    names = list(names)
+    outside = Spans((n.start, n.end) for n in names).free
+    out = [lit for lit in found if outside(lit.start, lit.end)] + names
+    out.sort(key=lambda lit: (lit.start, lit.end))
+    return out
 
 
 class Literal(NamedTuple):

@@ -9,7 +9,7 @@ from typing import Any, Iterable, Mapping
 
 from .compaction import Compaction, Compactor, json_copy
 from .horizon import Horizon
-from .recall import Recalled, parse_reference, recall_messages, search_messages
+from .recall import Recalled, check_max_tokens, parse_reference, recall_messages, search_messages
 from .errors import InvalidOptionError, StateError
 from .messages import validate_messages
 from .nlp import warm_up
@@ -152,9 +152,8 @@ class DiscourseMemory:
         if beyond is not None and parsed is not None and beyond[0] <= parsed[1] < beyond[1] \
                 and (parsed[0] is None or any(t[:8] == parsed[0] for t in self._compactor._tags)):
             # A message beyond the last view's horizon: verbatim from the history, not analysed.
-            if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-                raise InvalidOptionError(f"max_tokens must be a positive int, got {max_tokens!r}")
-            return recall_messages(validate_messages(snapshot), parsed[1], min(parsed[2], beyond[1] - 1),
+            check_max_tokens(max_tokens)
+            return recall_messages(validate_messages(snapshot[:beyond[1]]), parsed[1], min(parsed[2], beyond[1] - 1),
                                    self._compactor.counter.count, max_tokens)
         if last is not None and len(last.sources) and len(last._inputs) == len(snapshot):
             got = last.recall(ref, max_tokens)
@@ -166,7 +165,7 @@ class DiscourseMemory:
                 got = self._compactor.recall(inputs, ref, max_tokens, _owned=True)
         if not got.found and beyond is not None and parsed is None and isinstance(ref, str) and ref.strip():
             # Nothing within the horizon: the messages beyond it, searched as plain text.
-            return search_messages(validate_messages(snapshot), range(beyond[0], beyond[1]), ref,
+            return search_messages(validate_messages(snapshot[:beyond[1]]), range(beyond[0], beyond[1]), ref,
                                    self._compactor.counter.count, max_tokens)
         return got
 

@@ -22,11 +22,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .columns import Columns
+from .errors import InvalidOptionError
 from .focus import focus_of_text, relevance
+from .language import CJK_CHAR
 from .messages import Message
 from .units import Unit
 
-__all__ = ["Recalled", "parse_reference", "recall", "recall_messages", "search_messages"]
+__all__ = ["Recalled", "check_max_tokens", "parse_reference", "recall", "recall_messages", "search_messages"]
 _REF = re.compile(r"\s*(?:([0-9a-f]{8})\s*)?#(\d{1,9})(?:\s*-\s*#?(\d{1,9}))?\s*")
 MAX_MESSAGES = 20
 """A range recalls at most this many messages at once."""
@@ -112,6 +114,17 @@ def _messages(cols: Columns, indices: list[int], count: Callable[[str], int], ma
     return _within(blocks, indices, count, max_tokens)
 
 
+def check_max_tokens(max_tokens: object) -> None:
+    """The room a recall is given: a positive int, else :class:`InvalidOptionError`."""
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise InvalidOptionError(f"max_tokens must be a positive int, got {max_tokens!r}")
+
+
+def _verbatim(i: int, m: Message) -> str:
+    """Message ``i`` as a recall gives a message that was never analysed (no speaker)."""
+    return f"#{i} {m.role}:\n{_message_text(m)}"
+
+
 def recall_messages(messages: Sequence[Message], first: int, last: int, count: Callable[[str], int],
                     max_tokens: int) -> Recalled:
     """Messages ``first`` to ``last`` of ``messages`` (at most :data:`MAX_MESSAGES`)
@@ -119,12 +132,11 @@ def recall_messages(messages: Sequence[Message], first: int, last: int, count: C
     if first >= len(messages):
         return Recalled(f"no message #{first}: this conversation has messages #0-#{len(messages) - 1}.", (), False)
     indices = list(range(first, min(last, len(messages) - 1, first + MAX_MESSAGES - 1) + 1))
-    blocks = [f"#{i} {messages[i].role}:\n{_message_text(messages[i])}" for i in indices]
-    return _within(blocks, indices, count, max_tokens)
+    return _within([_verbatim(i, messages[i]) for i in indices], indices, count, max_tokens)
 
 
-_QUERY_WORD = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}|\w*\d\w*")
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+_QUERY_WORD = re.compile(r"[^\W\d_]{3,}|" + CJK_CHAR.pattern + r"{2,}|\w*\d\w*")
+_CJK_RUN = re.compile(CJK_CHAR.pattern + "+")
 SEARCHED = 5
 """A query searching messages beyond a horizon returns at most this many, best first."""
 
@@ -140,10 +152,8 @@ def search_messages(messages: Sequence[Message], among: range, query: str, count
             words.update(w[i:i + 2] for i in range(len(w) - 1))
         else:
             words.add(w.lower())
-    if not words:
-        return Recalled(f"nothing beyond the horizon matches {query.strip()!r}.", (), False)
     scores: list[tuple[int, int]] = []
-    for i in among:
+    for i in among if words else ():
         text = _message_text(messages[i]).lower()
         hits = sum(1 for w in words if w in text)
         if hits:
@@ -151,8 +161,7 @@ def search_messages(messages: Sequence[Message], among: range, query: str, count
     best = sorted(i for _, i in sorted(scores)[:SEARCHED])
     if not best:
         return Recalled(f"nothing beyond the horizon matches {query.strip()!r}.", (), False)
-    blocks = [f"#{i} {messages[i].role}:\n{_message_text(messages[i])}" for i in best]
-    return _within(blocks, best, count, max_tokens)
+    return _within([_verbatim(i, messages[i]) for i in best], best, count, max_tokens)
 
 
 def _units(cols: Columns, best: list[int], count: Callable[[str], int], max_tokens: int) -> Recalled:

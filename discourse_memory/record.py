@@ -45,7 +45,7 @@ from .json_units import json_members, unescaped
 from .units import Unit
 
 __all__ = ["Entry", "Item", "Record", "date_headers", "is_date_header", "first_statements", "item_for", "message_label",
-           "comment_units", "example_units", "harness_units", "line_text", "list_row", "not_values", "render_note", "sanitize", "system_only_literals"]
+           "NAMED_NUMBER", "comment_units", "example_units", "harness_units", "line_text", "list_row", "not_values", "render_note", "sanitize", "system_only_literals"]
 
 _FIELD = UNIT_KINDS.index("field")
 _TABLE_ROW = UNIT_KINDS.index("table_row")
@@ -395,23 +395,7 @@ _HARNESS = re.compile(r"<((?:\w+[-_])?instructions|system[-_]reminder|environmen
 def harness_units(cols: Columns) -> np.ndarray:
     """Per unit, whether it stands inside a harness's block of a user message (see
     ``_HARNESS``). Found once per message (columns only grow)."""
-    state = cols.derived.setdefault("harness_units", [0, []])
-    seen, found = state
-    starts = cols.msg_start.view
-    for m in cols.messages[seen:]:
-        if m.role != "user":
-            continue
-        regions = {tf.field: [x.span() for x in _HARNESS.finditer(tf.text)] for tf in m.texts if "</" in tf.text}
-        if not any(regions.values()):
-            continue
-        for u in range(int(starts[m.index]), int(starts[m.index + 1])):
-            unit = cols.units[u]
-            if any(a <= unit.start and unit.end <= b for a, b in regions.get(unit.field, ())):
-                found.append(u)
-    state[0] = len(cols.messages)
-    mask = np.zeros(len(cols.u_msg.view), dtype=bool)
-    mask[found] = True
-    return mask
+    return _units_inside(cols, "harness_units", _HARNESS, "</", "user")
 
 
 # An HTML comment: what an issue or PR template asks of its author ("<!-- A short summary
@@ -422,11 +406,21 @@ _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 def comment_units(cols: Columns) -> np.ndarray:
     """Per unit, whether it stands inside an HTML comment of its message (a unit that only
     opens or closes one, ``<!--``, too). Found once per message (columns only grow)."""
-    state = cols.derived.setdefault("comment_units", [0, []])
+    return _units_inside(cols, "comment_units", _COMMENT, "<!--")
+
+
+def _units_inside(cols: Columns, name: str, regions_of: re.Pattern[str], marker: str,
+                  role: str | None = None) -> np.ndarray:
+    """Per unit, whether it stands wholly inside a match of ``regions_of`` in its text field
+    (a text without ``marker`` has none; with ``role``, only that role's messages are read).
+    Found once per message, under ``name`` (columns only grow)."""
+    state = cols.derived.setdefault(name, [0, []])
     seen, found = state
     starts = cols.msg_start.view
     for m in cols.messages[seen:]:
-        regions = {tf.field: [x.span() for x in _COMMENT.finditer(tf.text)] for tf in m.texts if "<!--" in tf.text}
+        if role is not None and m.role != role:
+            continue
+        regions = {tf.field: [x.span() for x in regions_of.finditer(tf.text)] for tf in m.texts if marker in tf.text}
         if not any(regions.values()):
             continue
         for u in range(int(starts[m.index]), int(starts[m.index + 1])):
@@ -729,7 +723,10 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     return Item(literal, index, u.message, shown, span if text == value else None, (literal,), row=row, group=group)
 
 
-_NAMED_BEFORE = re.compile(r"(?<![\w.\-/])((?:[A-Z][a-z]{1,20} ){0,2}[A-Z][a-z]{2,20})[ \t]$")
+_NAMING_WORDS = r"(?:[A-Z][a-z]{1,20} ){0,2}[A-Z][a-z]{2,20}"  # "Certificate", "Gift Card"
+_NAMED_BEFORE = re.compile(r"(?<![\w.\-/])(" + _NAMING_WORDS + r")[ \t]$")
+NAMED_NUMBER = re.compile(_NAMING_WORDS + r" \d{1,40}")
+"""An item that is a number with the capitalised words naming it (``item_for``)."""
 _LABEL_END = re.compile(r"[*_]{0,2}[ \t]{0,2}[:：]")
 NAMED_DIGITS = 5
 HEAD_WORDS = 5

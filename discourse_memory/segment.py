@@ -26,6 +26,7 @@ from .literals import (
     Literal,
     Spans,
     find_cjk_names,
+    names_win,
     find_literals,
     find_names_by_pattern,
     find_token_names,
@@ -184,9 +185,7 @@ def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | No
                 colon = body.find(":")
                 names = [n for n in names if n.start > colon]
             if names:
-                outside = Spans((n.start, n.end) for n in names).free
-                found = [lit for lit in found if outside(lit.start, lit.end)] + list(names)
-                found.sort(key=lambda lit: (lit.start, lit.end))
+                found = names_win(found, names)
         else:
             taken = [(lit.start, lit.end) for lit in found]
             if names is None:

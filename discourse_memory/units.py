@@ -19,7 +19,7 @@ from .gc_pause import gc_paused, is_bulk
 from .json_units import unescaped
 from .keys import content_key
 from .language import CJK_CHAR, wide_script_share
-from .literals import Literal, Spans, find_cjk_names, find_literals, find_names_by_pattern
+from .literals import Literal, find_cjk_names, find_literals, find_names_by_pattern, names_win
 from .messages import Message
 from .nlp import get_pipeline
 from .segment import Piece, segment_texts
@@ -285,9 +285,7 @@ class Analyzer:
                     lits = find_literals(readable)
                     lits += find_names_by_pattern(readable, [(x.start, x.end) for x in lits])
                     if CJK_CHAR.search(readable):  # a Chinese or Japanese argument: its names, as in prose
-                        names = find_cjk_names(readable)
-                        outside = Spans((n.start, n.end) for n in names).free
-                        lits = [x for x in lits if outside(x.start, x.end)] + names
+                        lits = names_win(lits, find_cjk_names(readable))
                     lits.sort(key=lambda x: (x.start, x.end))
                     done = calls[call.name, call.arguments] = (
                         content_key(f"{call.name}\x00{call.arguments}"), tuple(lits),
