@@ -477,3 +477,33 @@ def test_a_shell_outputs_json_string_is_read_line_by_line():
     members = json_members(output)
     assert [d for _, _, d in members].count(LINE) == len(lines)
     assert "".join(output[s:e] for s, e, d in members if d == LINE).count("\\n") == 0  # breaks belong to no line
+
+
+def _policy() -> str:
+    rules = [
+        f"- Rule {i}: the agent must check the {w} before any change and explain the {w} to the user in plain words."
+        for i, w in enumerate(["membership tier", "cabin class", "baggage allowance", "insurance terms",
+                               "payment methods", "passenger names", "flight status", "refund rules",
+                               "cancellation reason", "seat map", "meal options", "upgrade fees"])
+    ]
+    return "\n\n".join(["# Airline Agent Policy", "The current time is 2024-05-15 15:00:00 EST.",
+                        "As an airline agent, you can help users book, modify, or cancel flights.", *rules,
+                        "- Each extra baggage is 50 dollars."])
+
+
+def test_a_system_prompt_cut_to_fit_keeps_the_sentence_that_says_now():
+    # The policy alone is over budget, so it is cut like any message: its date is the
+    # conversation's "now" (a 24-hour cancellation window is reckoned from it), and it is
+    # no record entry (the caller wrote the prompt), so only the view can keep it.
+    messages = [{"role": "system", "content": _policy()}]
+    for i in range(6):
+        messages += [{"role": "user", "content": f"Can you look at reservation ZFA04Y{i}? I booked it for my trip to Denver."},
+                     {"role": "assistant", "content": f"Reservation ZFA04Y{i} is a round trip from JFK to DEN in economy."}]
+    messages.append({"role": "user", "content": "Please cancel the last one."})
+    budget = view_tokens(messages) // 3
+    assert view_tokens(messages[:1]) > budget
+    result = compact(messages, budget=budget, focus=None)
+    assert view_tokens(result.messages) <= budget
+    system = result.messages[0]
+    assert system["role"] == "system" and system["content"] != messages[0]["content"]
+    assert "The current time is 2024-05-15 15:00:00 EST." in system["content"]
