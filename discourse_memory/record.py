@@ -1192,12 +1192,22 @@ def _in_context(text: str, start: int, end: int, own: frozenset[str] = frozenset
     word after it when that one touches the value and the one before does not, unless only a
     preposition stands between ("LGBT pride", not "time at the LGBT"; "Hawaiian pizza", not
     "thing is Hawaiian"; but "shelter in Stamford", not "Stamford last")."""
+    appositive = _APPOSITIVE.match(text, end)
+    if appositive is not None:  # "Oscar, my guinea pig", "Bailey, our new puppy"
+        words = [w for w in ("more", "noun") if appositive.group(w) and appositive.group(w) not in _STOP]
+        if words:
+            return start, appositive.end(words[0])
     before, after = _context_before(text, start, end, own), _context_after(text, start, end, own)
     if before is None:
         return after[:2] if after else (start, end)
     if after is not None and after[2] and not before[2] and not _linked(text[before[0]:start]):
         return after[:2]
     return _inside_bracket(text, *before[:2])
+
+
+_APPOSITIVE = re.compile(r",[ \t]+(?:my|our|his|her|their|your)[ \t]+(?P<noun>[a-z][a-z'’-]{2,24})"
+                         r"(?:[ \t]+(?P<more>[a-z][a-z'’-]{2,24}))?(?![\w'’-])")
+"""A value's appositive that says what it is: "Oscar, my guinea pig", "Sara, our youngest"."""
 
 
 def _inside_bracket(text: str, lo: int, hi: int) -> tuple[int, int]:

@@ -492,6 +492,9 @@ def test_title_case_words_that_name_a_code_are_its_label(text, value, label):
      "files (pyproject.toml, setup.cfg, etc.)"),  # not "files (pyproject.toml": the bracket closes
     ("Read the files (see src/a.py and the long explanation that goes on and on) first.", "src/a.py",
      "see src/a.py"),  # it closes far: the context starts inside it
+    ("And yup, I do- Oscar, my guinea pig. He's great.", "Oscar", "Oscar, my guinea pig"),  # not "I do- Oscar"
+    ("We adopted Bailey, our new puppy, last week.", "Bailey", "Bailey, our new puppy"),  # not "adopted Bailey"
+    ("Then Max, my son and his friend came over.", "Max", "Max, my son"),  # not "… son and"
 ])
 def test_a_value_in_prose_stands_with_the_word_it_goes_with(text, value, context):
     from discourse_memory.record import _in_context
