@@ -670,6 +670,8 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         return None
     span: tuple[int, int] | None = None
     key = _key(u, lit.start, lit.end)
+    if key is not None and key.rsplit(".", 1)[-1].strip("\"'").lower() == value.strip("\"'").lower():
+        key = None  # '"can_change": can_change,' in code: a key that names its value says nothing of it
     json_row = row_key(u)
     row, group = (json_row, index) if json_row is not None else list_row(cols, index, u)
     if key is not None and u.kind in _PROSE_KINDS and inline_key(u.text, lit.start) == key:

@@ -1579,3 +1579,26 @@ def test_a_number_a_capitalised_noun_names_is_listed_with_it():
         listed |= {n for n in numbers if n in note}
         assert all(f"Certificate {n}" in note for n in numbers if n in note), note
     assert len(listed) >= 3, listed  # (before: none, every entry read "$120 from Certificate")
+
+
+def test_a_key_that_names_its_value_is_no_key():
+    # '"can_change": can_change,' in a file of code the agent read: the entry read
+    # "can_change: can_change", a key that says nothing of its value; it is a line of code.
+    names = [f"{w}_{k}" for k in range(5) for w in ("can_change", "show_delete", "show_save", "is_popup")]
+    source = "\n".join(f"  {90 + i}\t            \"{name}\": {name}," for i, name in enumerate(names))
+    chat = [
+        {"role": "user", "content": "Fix the admin submit row bug. " + FILLER},
+        {"role": "assistant", "content": "Reading it.\n\n```bash\nnl -ba django/contrib/admin/templatetags/admin_modify.py\n```"},
+        {"role": "user", "content": source + "\n" + FILLER},
+        {"role": "assistant", "content": FILLER + "\n\n```bash\npython -m pytest tests/admin_views -x\n```"},
+        {"role": "user", "content": "1 passed in 0.5s. " + FILLER},
+    ]
+    seen = 0
+    for share in (0.3, 0.4, 0.5, 0.6):
+        r = compact(chat, int(view_tokens(chat) * share))
+        for e in r.report.entries:
+            for item, value in zip(e.items, e.values):
+                if value in names:
+                    seen += 1
+                    assert item != f"{value}: {value}" and not item.startswith(f"{value}: "), item
+    assert seen, "no value of the listing was left out and listed"
