@@ -948,7 +948,7 @@ def code_line(text: str, start: int, end: int) -> tuple[int, int]:
     return a, b
 
 
-_LINE_NUMBER = re.compile(r"[ \t]*(\d{1,7})(?:[ \t]*[:|\t-]|[ \t]{2})")
+_LINE_NUMBER = re.compile(r"[ \t]*(\d{1,7})(?:[ \t]*[:|\t→-]|[ \t]{2})")  # (→: Claude Code's Read, `cat -n` style)
 _GREP_LINE = re.compile(r"((?:[\w.\-]+/)*[\w.\-]+\.\w{1,10}):(\d{1,7})[:\-]")
 
 

@@ -1602,3 +1602,31 @@ def test_a_key_that_names_its_value_is_no_key():
                     seen += 1
                     assert item != f"{value}: {value}" and not item.startswith(f"{value}: "), item
     assert seen, "no value of the listing was left out and listed"
+
+
+def test_a_line_of_a_file_read_by_a_tool_keeps_its_number():
+    # Claude Code's Read numbers its lines "  1963→code" (cat -n with an arrow): the entry read
+    # "… self.ordering_0 = self.model.…", the number cut off as if it were code.
+    names = [f"{w}_{k}" for k in range(6) for w in ("verbose_name", "db_table", "app_label", "ordering")]
+    source = "\n".join(f"{1960 + i:>6}\u2192        self.{name} = self.model._meta.{name}" for i, name in enumerate(names))
+    read = {"id": "toolu_1", "type": "function",
+            "function": {"name": "Read", "arguments": json.dumps({"file_path": "/repo/django/contrib/admin/options.py"})}}
+    run = {"id": "toolu_2", "type": "function",
+           "function": {"name": "Bash", "arguments": json.dumps({"command": "python -m pytest tests/admin_inlines -x"})}}
+    chat = [
+        {"role": "user", "content": "Fix the admin inline bug. " + FILLER},
+        {"role": "assistant", "content": "Reading the options.", "tool_calls": [read]},
+        {"role": "tool", "tool_call_id": "toolu_1", "content": source},
+        {"role": "assistant", "content": FILLER, "tool_calls": [run]},
+        {"role": "tool", "tool_call_id": "toolu_2", "content": "1 passed in 0.5s."},
+        {"role": "user", "content": "Good, now check the ordering too."},
+    ]
+    seen = 0
+    for share in (0.3, 0.4, 0.5):
+        r = compact(chat, int(view_tokens(chat) * share))
+        for e in r.report.entries:
+            for item, value in zip(e.items, e.values):
+                if value.startswith("self.") and value.count(".") == 1:
+                    seen += 1
+                    assert re.fullmatch(r"19\d\d " + re.escape(value) + r" = self\.model\._meta\.(\w+|…)", item), item
+    assert seen, "no value of the listing was left out and listed"
