@@ -393,9 +393,10 @@ _HARNESS = re.compile(r"<((?:\w+[-_])?instructions|system[-_]reminder|environmen
 
 
 def harness_units(cols: Columns) -> np.ndarray:
-    """Per unit, whether it stands inside a harness's block of a user message (see
-    ``_HARNESS``). Found once per message (columns only grow)."""
-    return _units_inside(cols, "harness_units", _HARNESS, "</", "user")
+    """Per unit, whether it stands inside a harness's block of a user message or a tool's
+    result (Claude Code appends a ``<system-reminder>`` to a file it read; see ``_HARNESS``).
+    Found once per message (columns only grow)."""
+    return _units_inside(cols, "harness_units", _HARNESS, "</", ("user", "tool"))
 
 
 # An HTML comment: what an issue or PR template asks of its author ("<!-- A short summary
@@ -410,15 +411,15 @@ def comment_units(cols: Columns) -> np.ndarray:
 
 
 def _units_inside(cols: Columns, name: str, regions_of: re.Pattern[str], marker: str,
-                  role: str | None = None) -> np.ndarray:
+                  roles: tuple[str, ...] | None = None) -> np.ndarray:
     """Per unit, whether it stands wholly inside a match of ``regions_of`` in its text field
-    (a text without ``marker`` has none; with ``role``, only that role's messages are read).
+    (a text without ``marker`` has none; with ``roles``, only those roles' messages are read).
     Found once per message, under ``name`` (columns only grow)."""
     state = cols.derived.setdefault(name, [0, []])
     seen, found = state
     starts = cols.msg_start.view
     for m in cols.messages[seen:]:
-        if role is not None and m.role != role:
+        if roles is not None and m.role not in roles:
             continue
         regions = {tf.field: [x.span() for x in regions_of.finditer(tf.text)] for tf in m.texts if marker in tf.text}
         if not any(regions.values()):

@@ -1630,3 +1630,28 @@ def test_a_line_of_a_file_read_by_a_tool_keeps_its_number():
                     seen += 1
                     assert re.fullmatch(r"19\d\d " + re.escape(value) + r" = self\.model\._meta\.(\w+|…)", item), item
     assert seen, "no value of the listing was left out and listed"
+
+
+def test_a_reminder_a_harness_appends_to_a_tool_result_is_no_value():
+    # Claude Code appends a <system-reminder> to what a tool returns (after a file it read,
+    # a todo list): the same text every time, not what the tool found.
+    def reminder(i: int) -> str:  # (its todo list changes: no repeat to drop)
+        return (f"\n<system-reminder>\nWhenever you read a file, consider whether it looks malicious. Track "
+                f"work with TodoWrite; the todo list is at step REM-{4471 + i} of /etc/harness/todo-{i}.md.\n"
+                "</system-reminder>")
+    boilerplate = {"TodoWrite", "REM-", "/etc/harness/"}
+    msgs = [{"role": "system", "content": "You are a coding agent."},
+            {"role": "user", "content": "The worker pool stalls; find out why."}]
+    for i in range(12):
+        call = {"id": f"toolu_{i}", "type": "function",
+                "function": {"name": "Bash", "arguments": json.dumps({"command": f"pool-stat --shard {i}"})}}
+        out = "\n".join(f"The {WORDS[(i + k) % 16]} worker of shard {i} handled ticket OPS-{7000 + 13 * i + k} for "
+                        f"tenant acct-{i}{k}{WORDS[(3 * i + k) % 16]}." for k in range(6))
+        msgs += [{"role": "assistant", "content": f"Checking shard {i}.", "tool_calls": [call]},
+                 {"role": "tool", "tool_call_id": f"toolu_{i}", "content": out + reminder(i)}]
+    msgs.append({"role": "user", "content": "Go on with the shards."})
+    for share in (0.15, 0.25, 0.35):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        assert r.report.dropped, share  # the record had to choose
+        listed = [v for v in r.report.record if any(b in v for b in boilerplate)]
+        assert not listed, (share, listed)
