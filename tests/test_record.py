@@ -729,6 +729,9 @@ def test_the_frame_names_only_what_happened():
     # Nothing omitted, some cut: "0 earlier parts omitted, 3 cut at …" read as a count of nothing.
     assert render_note("0badf00d", 0, 3, 0, Record((), (), ())).split("\n")[0] == \
         "[discourse-memory record 0badf00d: 3 cut at …]"
+    # One is one: "1 repeats shown only where they last occur" read as bad grammar, and as more.
+    assert render_note("0badf00d", 1, 0, 1, Record((), (), ())).split("\n")[0] == \
+        "[discourse-memory record 0badf00d: 1 earlier part omitted, 1 repeat shown only where it last occurs]"
 
 
 def _values(msgs):
