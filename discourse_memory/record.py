@@ -1205,7 +1205,21 @@ def _in_context(text: str, start: int, end: int, own: frozenset[str] = frozenset
         return after[:2] if after else (start, end)
     if after is not None and after[2] and not before[2] and not _linked(text[before[0]:start]):
         return after[:2]
+    if after is not None and after[2] and before[2] and not CJK_CHAR.search(text, before[0], after[1]) \
+            and _modified(text, end, after[1]):
+        return _inside_bracket(text, before[0], after[1])  # "real Potter places", not "real Potter"
     return _inside_bracket(text, *before[:2])
+
+
+_OBJECT = re.compile(r"\s+(?:me|you|him|her|us|them|it|the|a|an|my|your|his|our|their|its|to|that)\b", re.I)
+
+
+def _modified(text: str, end: int, hi: int) -> bool:
+    """The lower-case word at ``end:hi`` after a value is the noun the value modifies ("Potter
+    places", "vintage guitar"), not a verb it is the subject of ("Rob invited me", "Tim
+    asked"): no past tense, no object after it."""
+    word = text[end:hi].strip()
+    return word[:1].islower() and not word.endswith("ed") and _OBJECT.match(text, hi) is None
 
 
 _APPOSITIVE = re.compile(r",[ \t]+(?:my|our|his|her|their|your)[ \t]+(?P<noun>[a-z][a-z'’-]{2,24})"

@@ -495,6 +495,8 @@ def test_title_case_words_that_name_a_code_are_its_label(text, value, label):
     ("And yup, I do- Oscar, my guinea pig. He's great.", "Oscar", "Oscar, my guinea pig"),  # not "I do- Oscar"
     ("We adopted Bailey, our new puppy, last week.", "Bailey", "Bailey, our new puppy"),  # not "adopted Bailey"
     ("Then Max, my son and his friend came over.", "Max", "Max, my son"),  # not "… son and"
+    ("Have you been to any of the real Potter places?", "Potter", "real Potter places"),  # the noun it modifies
+    ("My colleague Rob invited me to a beginner yoga class.", "Rob", "colleague Rob"),  # not the verb after
 ])
 def test_a_value_in_prose_stands_with_the_word_it_goes_with(text, value, context):
     from discourse_memory.record import _in_context
