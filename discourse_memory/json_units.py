@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["MAX_UNIT_CHARS", "json_members", "unescaped"]
+__all__ = ["MAX_UNIT_CHARS", "json_members", "read_offset", "unescaped"]
 
 MAX_UNIT_CHARS = 400
 """A JSON value this long or shorter stays one unit."""
@@ -221,6 +221,39 @@ def unescaped(arguments: str) -> str:
     if pad:
         out.append(" " * pad)
     return "".join(out)
+
+
+def read_offset(raw: str, pos: int) -> int:
+    """Where offset ``pos`` of ``raw`` (a JSON text, or a unit of one) stands in
+    ``unescaped(raw)``: a run of ``\\uXXXX`` escapes before it reads as its characters,
+    fewer, and the spaces they owe are paid at the string's closing quote (see
+    :func:`unescaped`), so a value after such a run stands earlier in the text as it reads
+    than in the text as written, until that quote."""
+    if "\\u" not in raw[:pos]:
+        return pos
+    owed = 0
+    at = 0
+    run, run_end = "", -1
+
+    def settle(upto: int) -> None:
+        nonlocal run, owed
+        if run:
+            owed += len(run) - len(_characters(run))
+            run = ""
+        if owed and '"' in raw[at:upto]:
+            owed = 0  # paid before the string's closing quote
+
+    for m in _STRING_ESCAPE.finditer(raw, 0, pos):
+        if m.end() > pos:
+            break
+        if m.start() != run_end or m.group(1)[0] != "u":
+            settle(m.start())
+        at = m.end()
+        if m.group(1)[0] == "u":
+            run += m.group()
+            run_end = m.end()
+    settle(pos)
+    return pos - owed
 
 
 def _characters(run: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from .gc_pause import gc_paused, is_bulk
-from .json_units import unescaped
+from .json_units import read_offset, unescaped
 from .keys import content_key
 from .language import CJK_CHAR, wide_script_share
 from .literals import Literal, find_cjk_names, find_literals, find_names_by_pattern, names_win
@@ -153,7 +153,7 @@ class Analyzer:
                 else:
                     clip = tokens
                 texts = p.literal_texts
-                head_texts = _texts_before(p.literals, head)
+                head_texts = _texts_before(p.literals, head, body)
                 done = memo[memo_key] = (tokens, head, clip, texts, head_texts)
             tokens, head, clip, texts, head_texts = done
             out.append(MeasuredPiece(p, gap, tokens, head, clip, texts, head_texts, suffix))
@@ -222,7 +222,8 @@ class Analyzer:
             for p in pcs:
                 texts_of = p.literal_texts
                 h = head_l[k]
-                heads = texts_of if not texts_of or h == p.end - p.start else _texts_before(p.literals, h)
+                heads = texts_of if not texts_of or h == p.end - p.start \
+                    else _texts_before(p.literals, h, text[p.start:p.end])
                 rows.append(MeasuredPiece(p, text[prev_l[k]:start_l[k]], tokens_l[k], h, clip_l[k], texts_of, heads,
                                           suffixes[k]))
                 k += 1
@@ -351,7 +352,7 @@ def clip_cost(unit: Unit, head_end: int, count: Callable[[str], int]) -> int:
 
 def head_literal_texts(unit: Unit, head_end: int) -> tuple[str, ...]:
     """Distinct texts of the literals a clip at ``head_end`` shows."""
-    return _texts_before(unit.literals, head_end)
+    return _texts_before(unit.literals, head_end, unit.text)
 
 
 def _suffix(text: str, pieces: tuple[Piece, ...], i: int) -> str:
@@ -373,6 +374,21 @@ def _clip_tokens(count: Callable[[str], int], gap: str, body: str, head: int, ki
     return count(gap + _clipped(body, head, kind) + suffix)
 
 
-def _texts_before(literals: tuple[Literal, ...], end: int) -> tuple[str, ...]:
-    """Distinct texts of the literals that end by ``end`` (those a clip shows)."""
-    return tuple(dict.fromkeys(lit.text for lit in literals if lit.end <= end))
+def _texts_before(literals: tuple[Literal, ...], end: int, text: str) -> tuple[str, ...]:
+    """Distinct texts of the literals that end by ``end`` (those a clip of ``text`` there
+    shows). A JSON text's literals stand where they do in it as it reads (its ``\\u``
+    escapes read as characters: see :func:`.json_units.unescaped`), its clip where it does
+    as written: a literal that is not where it stands as written is measured against
+    the clip's place as it reads (:func:`.json_units.read_offset`)."""
+    read_end = None
+    out = []
+    for lit in literals:
+        if text[lit.start:lit.end] == lit.text:
+            if lit.end <= end:
+                out.append(lit.text)
+            continue
+        if read_end is None:
+            read_end = read_offset(text, end)
+        if lit.end <= read_end:
+            out.append(lit.text)
+    return tuple(dict.fromkeys(out))

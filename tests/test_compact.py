@@ -507,3 +507,46 @@ def test_a_system_prompt_cut_to_fit_keeps_the_sentence_that_says_now():
     system = result.messages[0]
     assert system["role"] == "system" and system["content"] != messages[0]["content"]
     assert "The current time is 2024-05-15 15:00:00 EST." in system["content"]
+
+
+def test_a_clip_after_an_escaped_character_reports_only_the_values_it_shows():
+    # json.dumps writes "🙂" and "北京" as \uXXXX escapes: the values of a tool's JSON are
+    # read with them as characters (fewer), the clip cut where they are written. hypothesis
+    # found "10:30 am." reported kept, past the cut of "Deploy \ud83d\ude42 snake_case …"
+    # (this conversation, at 70%).
+    from discourse_memory.json_units import unescaped
+
+    output = ("Deploy deploy gateway https://example.org/x deploy deploy deploy dana status ops-4412 "
+              "/etc/gw/config.yaml snake_case 3.5%. Deploy. Deploy. Deploy deploy deploy ops-4412 getuserdetails "
+              "getuserdetails.\n| a | b |\n|---|---|\n| deploy | deploy |\n\nDeploy deploy deploy.\nDeploy deploy "
+              "deploy.\n\nDeploy deploy deploy.\n\nDeploy \"two words\".\n\n```\nDeploy.\nDeploy 🙂 snake_case "
+              "10:30 am.\n```")
+    calls = [{"id": f"call_{i}", "type": "function",
+              "function": {"name": "lookup", "arguments": f'{{"q": "deploy", "n": {n}}}'}} for i, n in ((1, 170), (2, 470))]
+    said = ["Deploy."] * 5 + ["Deploy deploy.", "Deploy deploy deploy.", "Deploy.\n\nDeploy."]
+    msgs = [{"role": "system", "content": "Deploy."}]
+    msgs += [{"role": "user" if k % 2 == 0 else "assistant", "content": t} for k, t in enumerate(said)]
+    msgs += [{"role": "assistant", "content": None, "tool_calls": calls},
+             {"role": "tool", "tool_call_id": "call_1", "content": "Deploy."},
+             {"role": "tool", "tool_call_id": "call_2",
+              "content": json.dumps({"output": output, "metadata": {"exit_code": 0, "duration_seconds": 0.4}})},
+             {"role": "user", "content": "Deploy.\n\nDeploy. Deploy deploy deploy deploy deploy deploy.\n\n"
+                                         "| a | b |\n|---|---|\n| deploy | deploy |\n\nOwner: deploy\n\nDue: 42"},
+             {"role": "assistant", "content": "Deploy.\n\nDeploy.\n\nDeploy.\n\nDeploy. Deploy. Deploy. Deploy deploy. "
+                                              "Deploy deploy deploy deploy deploy.\n\nDeploy. Deploy. Deploy deploy deploy deploy."},
+             {"role": "user", "content": "Deploy deploy deploy deploy."}]
+    for share in (0.5, 0.6, 0.7, 0.8):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        text = view_text(r.messages)
+        for u in r.report.units:
+            for lit in u.literals_kept:
+                assert lit in text or lit in unescaped(text), (share, lit, u)
+
+
+def test_an_offset_as_written_is_found_as_read():
+    from discourse_memory.json_units import read_offset, unescaped
+
+    raw = 'Deploy \\ud83d\\ude42 snake_case 10:30 am."'
+    assert unescaped(raw)[:read_offset(raw, raw.index(" 10:30"))] == "Deploy 🙂 snake_case"
+    assert read_offset(raw, raw.index("Deploy") + 6) == 6  # before any escape: the same place
+    assert read_offset(raw, len(raw)) == len(raw)  # the closing quote pays the difference back
