@@ -68,6 +68,9 @@ _CJK_KEY = re.compile(r"电话|地址|价格|票价|门票|人均|消费|评分|
 # ending in a colon).
 _LABEL_BEFORE = re.compile(r"(?<![^\n])[ \t]{0,8}(?:" + LIST_MARK + r"[*_]{0,2}|[*_]{2})"
                            r"([^\W\d_][\w .\-/()#']{0,39}?)[*_]{0,2}[ \t]{0,3}[:：][ \t]{0,3}[*_]{0,2}[ \t]{0,3}$")
+# A label's second value, after its first and a word that joins them: "- Departure: 10:00 PM
+# EST on May 20, 2024" (the date is the departure's too, not "EST on May 20, 2024").
+_LABEL_THEN = re.compile(_LABEL_BEFORE.pattern[:-1] + r"(?=[^\n]{0,30}?\d)[^\n,;]{1,30}?[ \t](?:on|at|from|until|by)[ \t]+$")
 _FIELD_KEY = re.compile(r"[^\W\d][\w .\-/()#]{0,39}")
 _BOUNDARY = ".!?:;\n。！？；：，、"  # what a value's context does not reach across (a CJK comma ends a clause)
 _PROSE_KINDS = frozenset({"sentence", "list_item", "heading", "field", "table_row"})
@@ -1054,8 +1057,8 @@ def _key(u: Unit, start: int, end: int) -> str | None:
         if head is None or head[0] == key:
             return f"{outer}[{element}].{key}"
         return f"{outer}[{element}; {sanitize(head[0])}: {head[1]}].{key}"
-    label = _LABEL_BEFORE.search(text, max(0, start - 60), start)
-    if label is not None:  # "- **Total Price**: $189", "   - Certificate 1: $500"
+    label = _LABEL_BEFORE.search(text, max(0, start - 60), start) or _LABEL_THEN.search(text, max(0, start - 90), start)
+    if label is not None:  # "- **Total Price**: $189", "   - Certificate 1: $500", "- Departure: 10:00 PM EST on May 20"
         return label.group(1).strip()
     inline = inline_key(text, start) if u.kind in _PROSE_KINDS else None  # (not "(AND: GreaterThan(…" of a log)
     if inline is not None:  # "…, Departure: 07:00 PM EST"

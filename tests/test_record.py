@@ -1660,3 +1660,28 @@ def test_a_reminder_a_harness_appends_to_a_tool_result_is_no_value():
         assert r.report.dropped, share  # the record had to choose
         listed = [v for v in r.report.record if any(b in v for b in boilerplate)]
         assert not listed, (share, listed)
+
+
+def test_a_labels_second_value_is_keyed_by_it_too():
+    # "  - Departure: 10:00 PM EST on May 20, 2024": the date is the departure's too; it was
+    # listed as "EST on May 20, 2024", the time zone for its context.
+    legs = [(f"HAT{130 + 7 * i}", f"{1 + i:02d}:00 PM EST", f"May {20 + i}, 2024") for i in range(4)]
+    summary = "Your trip is booked.\n\n" + "\n\n".join(
+        f"- **Flight {n} (JFK to ATL)**\n  - Departure: {t} on {d}\n  - Arrival: {i + 5:02d}:30 PM EST"
+        for i, (n, t, d) in enumerate(legs))
+    msgs = [{"role": "system", "content": "You are an airline agent."},
+            {"role": "user", "content": "Book me a flight to Atlanta. " + FILLER},
+            {"role": "assistant", "content": summary}]
+    for i in range(6):
+        msgs += [{"role": "user", "content": f"Tell me about the {WORDS[i]} lounge. " + FILLER},
+                 {"role": "assistant", "content": f"The {WORDS[i]} lounge opens early. " + FILLER}]
+    msgs.append({"role": "user", "content": "Thanks, that is all."})
+    seen = 0
+    for share in (0.15, 0.25, 0.35):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        for e in r.report.entries:
+            for item, value in zip(e.items, e.values):
+                if value.startswith("May "):
+                    seen += 1
+                    assert "Departure: " in item and "EST on" not in item, item
+    assert seen, "no date of the summary was left out and listed: the test shows nothing"
