@@ -68,6 +68,8 @@ _CJK_KEY = re.compile(r"电话|地址|价格|票价|门票|人均|消费|评分|
 # ending in a colon).
 _LABEL_BEFORE = re.compile(r"(?<![^\n])[ \t]{0,8}(?:" + LIST_MARK + r"[*_]{0,2}|[*_]{2})"
                            r"([^\W\d_][\w .\-/()#']{0,39}?)[*_]{0,2}[ \t]{0,3}[:：][ \t]{0,3}[*_]{0,2}[ \t]{0,3}$")
+# A line of a test runner's progress: "tests/lint/unittest_lint.py ......F.. [ 80%]".
+_PROGRESS = re.compile(r"(?:\S+[ \t]+)?[.FEsxX]+[ \t]*\[[ \t]*\d{1,3}%\]")
 # A label's second value, after its first and a word that joins them: "- Departure: 10:00 PM
 # EST on May 20, 2024" (the date is the departure's too, not "EST on May 20, 2024").
 _LABEL_THEN = re.compile(_LABEL_BEFORE.pattern[:-1] + r"(?=[^\n]{0,30}?\d)[^\n,;]{1,30}?[ \t](?:on|at|from|until|by)[ \t]+$")
@@ -672,6 +674,8 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     line = u.text[line_start:line_end if line_end >= 0 else hi]
     if len(line) < 2 * ENCODED_SCAN and _encoded_line(line.strip("+-> \t")):
         return None
+    if kind == "percent" and _PROGRESS.fullmatch(line.strip()):
+        return None  # "tests/test_lint.py ........ [ 80%]": how far a test run had got, no value
     span: tuple[int, int] | None = None
     key = _key(u, lit.start, lit.end)
     if key is not None and key.rsplit(".", 1)[-1].strip("\"'").lower() == value.strip("\"'").lower():

@@ -1685,3 +1685,23 @@ def test_a_labels_second_value_is_keyed_by_it_too():
                     seen += 1
                     assert "Departure: " in item and "EST on" not in item, item
     assert seen, "no date of the summary was left out and listed: the test shows nothing"
+
+
+def test_a_test_runners_progress_is_no_value():
+    # "tests/lint/unittest_lint.py ........ [ 80%]": the record listed how far a run had got.
+    msgs = [{"role": "system", "content": "You run one bash command per turn."},
+            {"role": "user", "content": "<pr_description>The linter ignores ignore-paths.</pr_description>"}]
+    for i in range(10):
+        run = "\n".join(f"tests/lint/test_{WORDS[i]}_{k}.py {'.' * (20 + k)} [{min(100, 10 * (k + 1) + i):3d}%]"
+                        for k in range(9))
+        msgs += _shell_step(f"run the {WORDS[i]} tests.", f"pytest tests/lint -k {WORDS[i]}",
+                            run + f"\n===== {40 + i} passed in {i}.5{i}s =====\nThe {WORDS[i]} checker owns rule "
+                                  f"R{2040 + i} for path src/{WORDS[i]}/gen_{i}.py.")
+    msgs.append({"role": "user", "content": "Go on."})
+    seen = 0
+    for share in (0.15, 0.25, 0.4):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        assert r.report.record, share  # the record lists something
+        seen += len(r.report.record)
+        assert not [v for v in r.report.record if v.endswith("%")], (share, r.report.record)
+    assert seen
