@@ -1201,7 +1201,16 @@ def _in_context(text: str, start: int, end: int, own: frozenset[str] = frozenset
     before it (and what lies between), else the word after it, within a few words; the
     word after it when that one touches the value and the one before does not, unless only a
     preposition stands between ("LGBT pride", not "time at the LGBT"; "Hawaiian pizza", not
-    "thing is Hawaiian"; but "shelter in Stamford", not "Stamford last")."""
+    "thing is Hawaiian"; but "shelter in Stamford", not "Stamford last"). A context that
+    starts inside a code span or quote opens it ("`migrate`, or just `migrate --run-syncdb`",
+    not "migrate`, or just …")."""
+    lo, hi = _context_span(text, start, end, own)
+    if lo > 0 and text[lo - 1] in "`\"" and text.count(text[lo - 1], lo, hi) % 2:
+        lo -= 1
+    return lo, hi
+
+
+def _context_span(text: str, start: int, end: int, own: frozenset[str]) -> tuple[int, int]:
     appositive = _APPOSITIVE.match(text, end)
     if appositive is not None:  # "Oscar, my guinea pig", "Bailey, our new puppy"
         words = [w for w in ("more", "noun") if appositive.group(w) and appositive.group(w) not in _STOP]

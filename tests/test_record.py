@@ -497,6 +497,8 @@ def test_title_case_words_that_name_a_code_are_its_label(text, value, label):
     ("Then Max, my son and his friend came over.", "Max", "Max, my son"),  # not "… son and"
     ("Have you been to any of the real Potter places?", "Potter", "real Potter places"),  # the noun it modifies
     ("My colleague Rob invited me to a beginner yoga class.", "Rob", "colleague Rob"),  # not the verb after
+    ("Use `makemigrations` then `migrate`, or just `migrate --run-syncdb` (if available).", "migrate --run-syncdb",
+     "`migrate`, or just `migrate --run-syncdb`"),  # not "migrate`, or just …": the code span it opens in
 ])
 def test_a_value_in_prose_stands_with_the_word_it_goes_with(text, value, context):
     from discourse_memory.record import _in_context
