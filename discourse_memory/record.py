@@ -556,8 +556,8 @@ def asked_about(cols: Columns, m: Message) -> str | None:
             for s in speakers:  # "Melanie: Tell me about it.": the label is no part of the sentence
                 if before.startswith(s):
                     before = before[len(s):].lstrip(" \t:：")
-            if not CJK_CHAR.match(lit.text) and not before.strip(" \t\"'“([*_-"):
-                continue  # "Did Tom ...?", "Tell me ...": a capitalised sentence opener
+            if not CJK_CHAR.search(lit.text) and not before.strip(" \t\"'“([*_-"):
+                continue  # "Did Tom ...?", "Tell me ...": a capitalised sentence opener ("7天优品酒店" is none)
             if any(s in lit.text or lit.text in s for s in speakers):
                 continue
             return sanitize(lit.text)[:LABEL_CHARS]

@@ -334,6 +334,9 @@ def test_a_reply_the_view_shows_comes_with_its_question():
     ("有酒吧，但是没有暖气。", "北京歌华开元大酒店的电话麻烦告诉我一下。", "电话是010-62028888。",
      "北京歌华开元大酒店"),  # a request asks too, with no question mark
     ("Sure.", "Please tell me the gate of the Qantas flight.", "It leaves from gate B14.", "Qantas"),
+    ("只找到两家店，分别是7天优品酒店(北京国贸劲松地铁站店)和如家商旅酒店(北京牡丹园地铁站店)。",
+     "好的。7天优品酒店(北京国贸劲松地铁站店)的价格是多少钱?", "288元。",
+     "7天优品酒店(北京国贸劲松地铁站店)"),  # a name opening with a digit opens no English sentence
 ])
 def test_a_chinese_reply_is_keyed_by_the_name_its_question_leaves_out(before, question, reply, about):
     from discourse_memory.columns import Columns
