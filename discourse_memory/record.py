@@ -1389,7 +1389,10 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
             lines.append(entry.header)
             header = entry.header
         label = _about_unsaid(entry.label, texts)
-        lines.append(f"{label}: " + "; ".join(_unkeyed(texts, label)))
+        texts = _unkeyed(texts, label)
+        # "#7 get_reservation_details(NM1VX1): reservation_id: NM1VX1" said it twice
+        told = [t for t in texts if not in_call_label(t, label)]
+        lines.append(f"{label}: " + "; ".join(told) if told else label)
     flush()
     dropped = len(record.dropped) if dropped is None else dropped
     if dropped:
@@ -1403,6 +1406,16 @@ def _about_unsaid(label: str, texts: list[str]) -> str:
     assistant: 大德祥老北京炸酱面大王(兴隆街店)，推荐菜有炒疙瘩``, not the name twice)."""
     head, sep, about = label.partition(" re ")
     return head if sep and any(about in t for t in texts) else label
+
+
+def in_call_label(text: str, label: str) -> bool:
+    """The value of ``text`` (``key: value``, or a value alone) is the argument its entry's
+    label names the call by (``#7 get_reservation_details(NM1VX1)``): listed, it says it
+    twice."""
+    if not label.endswith(")") or "(" not in label:
+        return False
+    value = text.partition(": ")[2] or text
+    return value == label[label.index("(") + 1:-1]
 
 
 def _unkeyed(texts: list[str], label: str) -> list[str]:

@@ -1710,3 +1710,36 @@ def test_a_test_runners_progress_is_no_value():
         seen += len(r.report.record)
         assert not [v for v in r.report.record if v.endswith("%")], (share, r.report.record)
     assert seen
+
+
+def test_the_argument_a_call_is_named_by_is_not_listed_again():
+    # "#7 get_reservation_details(NM1VX1): reservation_id: NM1VX1" said the id twice.
+    from discourse_memory.record import Entry, Item, Record, render_note
+
+    label = "#7 get_reservation_details(NM1VX1)"
+    items = (Item(0, 0, 7, "reservation_id: NM1VX1", None, (0,), key="reservation_id", value="NM1VX1"),)
+    assert render_note("0badf00d", 3, 0, 0, Record((Entry(7, label, items),), (), ())).split("\n")[1] == label
+    more = items + (Item(1, 0, 7, "flight_type: round_trip", None, (1,), key="flight_type", value="round_trip"),)
+    assert render_note("0badf00d", 3, 0, 0, Record((Entry(7, label, more),), (), ())).split("\n")[1] == \
+        label + ": flight_type: round_trip"
+    # in a conversation: every id the agent looked up and whose result was left out
+    msgs = [{"role": "system", "content": "You are an airline agent."},
+            {"role": "user", "content": "Which of my reservations was cancelled? " + FILLER}]
+    for i in range(8):
+        rid = f"NM{i}VX{i}"
+        call = {"id": f"call_{i}", "type": "function",
+                "function": {"name": "get_reservation_details", "arguments": json.dumps({"reservation_id": rid})}}
+        result = {"reservation_id": rid, "user_id": "sophia_silva_7557", "flight_type": "round_trip",
+                  "status": "cancelled" if i == 5 else "active", "origin": WORDS[i][:3].upper()}
+        msgs += [{"role": "assistant", "content": None, "tool_calls": [call]},
+                 {"role": "tool", "tool_call_id": f"call_{i}", "content": json.dumps(result)}]
+    msgs.append({"role": "user", "content": "Thanks."})
+    seen = 0
+    for share in (0.2, 0.3, 0.4):
+        note = compact(msgs, int(view_tokens(msgs) * share)).note or ""
+        for line in note.split("\n"):
+            m = re.match(r"#\d+ get_reservation_details\((\w+)\)", line)
+            if m:
+                seen += 1
+                assert f"reservation_id: {m.group(1)}" not in line, line
+    assert seen, "no result was left out and listed"
