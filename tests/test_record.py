@@ -773,28 +773,37 @@ def test_an_abbreviations_plural_is_a_value_unless_the_text_writes_it_in_lower_c
     assert {"RPGs", "MOBAs"} <= values
 
 
+def _read_then_test(path: str, source: str, task: str) -> list[dict]:
+    """A text agent reads ``path`` with ``nl -ba`` (printing ``source``), then runs the tests."""
+    return [
+        {"role": "user", "content": f"{task} " + FILLER},
+        {"role": "assistant", "content": f"Reading it.\n\n```bash\nnl -ba {path}\n```"},
+        {"role": "user", "content": source + "\n" + FILLER},
+        {"role": "assistant", "content": FILLER + "\n\n```bash\npython -m pytest tests -x\n```"},
+        {"role": "user", "content": "1 passed in 0.5s. " + FILLER},
+    ]
+
+
+def _listed(chat: list[dict], shares: tuple[float, ...] = (0.3, 0.4, 0.5, 0.6)):
+    """Each (item, value) the record lists, at each of ``shares`` of the chat's tokens."""
+    for share in shares:
+        r = compact(chat, int(view_tokens(chat) * share))
+        for e in r.report.entries:
+            yield from zip(e.items, e.values)
+
+
 def test_a_line_of_code_is_listed_as_its_line_not_a_cut_of_its_words():
     # A text agent read a file with `nl -ba`; the output's values are left out. Each is
     # listed with the line that states it: "self.verbose_name = self" (a cut at the dot
     # of `self.model._meta`) says something the code does not.
     names = [f"{w}_{k}" for k in range(6) for w in ("verbose_name", "db_table", "app_label", "ordering")]
     source = "\n".join(f"  {1960 + i}\t        self.{name} = self.model._meta.{name}" for i, name in enumerate(names))
-    chat = [
-        {"role": "user", "content": "Fix the admin inline bug. " + FILLER},
-        {"role": "assistant", "content": "Reading the options.\n\n```bash\nnl -ba django/contrib/admin/options.py\n```"},
-        {"role": "user", "content": source + "\n" + FILLER},
-        {"role": "assistant", "content": FILLER + "\n\n```bash\npython -m pytest tests/admin_inlines -x\n```"},
-        {"role": "user", "content": "1 passed in 0.5s. " + FILLER},
-    ]
     seen = 0
-    for share in (0.3, 0.4, 0.5, 0.6):
-        r = compact(chat, int(view_tokens(chat) * share))
-        for e in r.report.entries:
-            for item, value in zip(e.items, e.values):
-                if value.startswith("self.") and value.count(".") == 1:
-                    seen += 1
-                    # The line, from its number to its end or a marked cut; never a word cut.
-                    assert re.fullmatch(r"19\d\d " + re.escape(value) + r" = self\.model\._meta\.(\w+|…)", item), item
+    for item, value in _listed(_read_then_test("django/contrib/admin/options.py", source, "Fix the admin inline bug.")):
+        if value.startswith("self.") and value.count(".") == 1:
+            seen += 1
+            # The line, from its number to its end or a marked cut; never a word cut.
+            assert re.fullmatch(r"19\d\d " + re.escape(value) + r" = self\.model\._meta\.(\w+|…)", item), item
     assert seen, "no value of the listing was left out and listed"
 
 
@@ -1596,21 +1605,12 @@ def test_a_key_that_names_its_value_is_no_key():
     # "can_change: can_change", a key that says nothing of its value; it is a line of code.
     names = [f"{w}_{k}" for k in range(5) for w in ("can_change", "show_delete", "show_save", "is_popup")]
     source = "\n".join(f"  {90 + i}\t            \"{name}\": {name}," for i, name in enumerate(names))
-    chat = [
-        {"role": "user", "content": "Fix the admin submit row bug. " + FILLER},
-        {"role": "assistant", "content": "Reading it.\n\n```bash\nnl -ba django/contrib/admin/templatetags/admin_modify.py\n```"},
-        {"role": "user", "content": source + "\n" + FILLER},
-        {"role": "assistant", "content": FILLER + "\n\n```bash\npython -m pytest tests/admin_views -x\n```"},
-        {"role": "user", "content": "1 passed in 0.5s. " + FILLER},
-    ]
     seen = 0
-    for share in (0.3, 0.4, 0.5, 0.6):
-        r = compact(chat, int(view_tokens(chat) * share))
-        for e in r.report.entries:
-            for item, value in zip(e.items, e.values):
-                if value in names:
-                    seen += 1
-                    assert item != f"{value}: {value}" and not item.startswith(f"{value}: "), item
+    chat = _read_then_test("django/contrib/admin/templatetags/admin_modify.py", source, "Fix the admin submit row bug.")
+    for item, value in _listed(chat):
+        if value in names:
+            seen += 1
+            assert item != f"{value}: {value}" and not item.startswith(f"{value}: "), item
     assert seen, "no value of the listing was left out and listed"
 
 
