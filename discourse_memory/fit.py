@@ -81,8 +81,9 @@ NOW = 2.0
 """A system prompt's sentence that states a date weighs this much more where the prompt is
 cut to fit: it is the conversation's "now" (see ``_rank``). tau-bench, whose policy opens
 "The current time is 2024-05-15 15:00:00 EST." and is cut at 10% and 25%: the line stood in
-no view there; with 2.0 in 56 of the 100 views at 25% (literal recall 44.6 -> 46.6, gold
-arguments and next-step support unchanged or up); 3.0 kept it in 89 at 25% and 32 at 10%,
+no view there; with 2.0 in 56 of the 100 views at 25% (with the prompt's values worth what any
+text's are: literal recall 44.4 -> 46.6, gold arguments and next-step support unchanged or
+up); 3.0 kept it in 89 at 25% and 32 at 10%,
 where it cost gold arguments 86.3 -> 85.2 and next-step support 80.6 -> 80.1
 (dm-only ``discourse-memory-eval bench`` runs)."""
 LITERAL_VALUE = {

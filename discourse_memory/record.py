@@ -72,7 +72,8 @@ _LABEL_BEFORE = re.compile(r"(?<![^\n])[ \t]{0,8}(?:" + LIST_MARK + r"[*_]{0,2}|
 _PROGRESS = re.compile(r"(?:\S+[ \t]+)?[.FEsxX]+[ \t]*\[[ \t]*\d{1,3}%\]")
 # A label's second value, after its first and a word that joins them: "- Departure: 10:00 PM
 # EST on May 20, 2024" (the date is the departure's too, not "EST on May 20, 2024").
-_LABEL_THEN = re.compile(_LABEL_BEFORE.pattern[:-1] + r"(?=[^\n]{0,30}?\d)[^\n,;]{1,30}?[ \t](?:on|at|from|until|by)[ \t]+$")
+_LABEL_THEN = re.compile(_LABEL_BEFORE.pattern[:-1]
+                         + r"(?=[^\n]{0,30}?\d)[^\n,;]{1,30}?[ \t](?:on|at|from|until|by)[ \t]+$")
 _FIELD_KEY = re.compile(r"[^\W\d][\w .\-/()#]{0,39}")
 _BOUNDARY = ".!?:;\n。！？；：，、"  # what a value's context does not reach across (a CJK comma ends a clause)
 _PROSE_KINDS = frozenset({"sentence", "list_item", "heading", "field", "table_row"})
@@ -557,7 +558,7 @@ def asked_about(cols: Columns, m: Message) -> str | None:
                 if before.startswith(s):
                     before = before[len(s):].lstrip(" \t:：")
             if not CJK_CHAR.search(lit.text) and not before.strip(" \t\"'“([*_-"):
-                continue  # "Did Tom ...?", "Tell me ...": a capitalised sentence opener ("7天优品酒店" is none)
+                continue  # "Did Tom ...?", "Tell me ...": a capitalised opener ("7天优品酒店…" is none)
             if any(s in lit.text or lit.text in s for s in speakers):
                 continue
             return sanitize(lit.text)[:LABEL_CHARS]
@@ -1061,8 +1062,9 @@ def _key(u: Unit, start: int, end: int) -> str | None:
         if head is None or head[0] == key:
             return f"{outer}[{element}].{key}"
         return f"{outer}[{element}; {sanitize(head[0])}: {head[1]}].{key}"
+    # "- **Total Price**: $189", "   - Certificate 1: $500", "- Departure: 10:00 PM EST on May 20"
     label = _LABEL_BEFORE.search(text, max(0, start - 60), start) or _LABEL_THEN.search(text, max(0, start - 90), start)
-    if label is not None:  # "- **Total Price**: $189", "   - Certificate 1: $500", "- Departure: 10:00 PM EST on May 20"
+    if label is not None:
         return label.group(1).strip()
     inline = inline_key(text, start) if u.kind in _PROSE_KINDS else None  # (not "(AND: GreaterThan(…" of a log)
     if inline is not None:  # "…, Departure: 07:00 PM EST"
@@ -1391,7 +1393,7 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
         label = _about_unsaid(entry.label, texts)
         texts = _unkeyed(texts, label)
         # "#7 get_reservation_details(NM1VX1): reservation_id: NM1VX1" said it twice
-        told = [t for t in texts if not in_call_label(t, label)]
+        told = [t for t in texts if not _in_call_label(t, label)]
         lines.append(f"{label}: " + "; ".join(told) if told else label)
     flush()
     dropped = len(record.dropped) if dropped is None else dropped
@@ -1408,7 +1410,7 @@ def _about_unsaid(label: str, texts: list[str]) -> str:
     return head if sep and any(about in t for t in texts) else label
 
 
-def in_call_label(text: str, label: str) -> bool:
+def _in_call_label(text: str, label: str) -> bool:
     """The value of ``text`` (``key: value``, or a value alone) is the argument its entry's
     label names the call by (``#7 get_reservation_details(NM1VX1)``): listed, it says it
     twice."""
