@@ -283,19 +283,31 @@ class Compactor:
 
         recall_n = len(msgs) if options.recall else None
 
-        def measure(plan: Plan) -> tuple[int, str]:
+        # The plans fit measured, each rendered once: the one it returns is not rendered again.
+        # (The plan is held with its rendering: no other plan can take its id meanwhile.)
+        rendered: dict[int, tuple[Plan, list[dict[str, Any]], list[int | None], int, str]] = {}
+
+        def render(plan: Plan) -> tuple[list[dict[str, Any]], list[int | None], int, str]:
+            hit = rendered.get(id(plan))
+            if hit is not None and hit[0] is plan:
+                return hit[1:]
             out, sources, counted = render_messages(cols, plan, messages, self._render_cache, options.recall)
             note = _note(tag, plan, recall_n, beyond)
             total = sum(count(t) for ts in counted for t in ts) + count(note)
             total += sum(options.overhead(m) for m in out) + options.overhead({"role": options.note_role,
                                                                                 "content": note})
-            return total, note
+            rendered[id(plan)] = (plan, out, sources, total, note)
+            return out, sources, total, note
+
+        def measure(plan: Plan) -> tuple[int, str]:
+            return render(plan)[2:]
 
         scene = Scene(cols, budget, options, *self._relevance(cols, focus), tag, count, measure,
                       lambda text, n: head_of(self.counter, text, n), beyond)
         plan = fit(scene)
-        out, sources, _ = render_messages(cols, plan, messages, self._render_cache, options.recall)
-        tokens, note = measure(plan)
+        out, sources, tokens, note = render(plan)
+        out, sources = list(out), list(sources)
+        rendered.clear()
         # The note follows the leading system messages of the view, whatever was protected.
         position = 0
         while position < len(out) and out[position].get("role") in SYSTEM_ROLES:
