@@ -495,7 +495,7 @@ def find_names_by_pattern(text: str, taken: Iterable[tuple[int, int]] = (), lang
 # Measured on the CrossWOZ dialogues by ``benchmarks/bench_local_formats.py``.
 _CJK_SUFFIX = (
     "大酒店 国际酒店 酒店 饭店 宾馆 旅馆 客栈 公寓 餐厅 饭馆 菜馆 酒楼 酒家 饭庄 山庄 农家院 农家乐 会所 俱乐部 "
-    "食府 小馆 面馆 火锅 烤鸭店 "
+    "食府 小馆 面馆 火锅 烤鸭店 小吃店 "
     "公园 博物馆 纪念馆 美术馆 图书馆 科技馆 展览馆 体育馆 艺术区 大学 学院 中学 小学 医院 景区 "
     "风景区 度假村 广场 购物中心 商场 大厦 中心 剧院 大剧院 影院 故居 胡同 地铁站 火车站 机场 "
     "寺 宫 庙 塔 陵 园 馆 店 站 城 楼 府 坛 桥 山 湖 村 镇"

@@ -137,6 +137,9 @@ def test_japanese_prose_splits_at_its_sentence_marks():
     ("周边只有两家酒店汉庭酒店(北京良乡大学城店)和橄榄树四季温泉酒店(北京良乡大学城店)",
      ["汉庭酒店(北京良乡大学城店)", "橄榄树四季温泉酒店(北京良乡大学城店)"]),
     ("这两家餐馆哪个的评分高？三家店都行，第5家酒店呢？", []),
+    # "吃" stops a name before it ("吃…店" is no name), not inside "小吃店"
+    ("周边餐馆有护国寺小吃店（护国寺总店）, 姚记炒肝店（鼓楼店）", ["护国寺小吃店（护国寺总店）", "姚记炒肝店（鼓楼店）"]),
+    ("我想吃小吃店的东西", []),
 ])
 def test_chinese_names_by_their_end_words(text, names):
     assert [x.text for x in find_cjk_names(text)] == names
