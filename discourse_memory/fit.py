@@ -588,6 +588,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
 
     # What a unit says: its values, and its content words weighted by rarity.
     system_only = system_only_literals(cols)
+    in_system = system_messages(cols)[u_msg]
     not_said = not_values(cols, np.zeros_like(system_only))
     noise = not_said | system_only
     # A value only the system prompt states is no entry of the record (the caller wrote the
@@ -595,7 +596,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     # says: "Each extra baggage is 50 dollars." (An example's value in another message
     # is still worth nothing: ``s/old_string/new_string/g``.)
     if system_only.any():
-        not_said |= system_only & ~(cols.literal_counts(system_messages(cols)[u_msg]) > 0)
+        not_said |= system_only & ~(cols.literal_counts(in_system) > 0)
     kind_value = np.array([LITERAL_VALUE.get(k, LITERAL_VALUE["name"]) for k in cols.lit_kind_names])
     value = np.where(not_said, 0.0, kind_value[cols.lit_kind.view] if len(kind_value) else 0.0)
     info = cols.per_unit_sum(value) + cols.word_weights(IDF_POWER)
@@ -622,10 +623,10 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     # A system prompt's date is the conversation's "now" ("The current time is 2024-05-15
     # 15:00:00 EST.", "Today's date is 2025-08-19."): what a cancellation window, an age or
     # "tomorrow" is reckoned from, and said once.
-    if NOW != 1.0 and n_msgs and system_messages(cols).any():
+    if NOW != 1.0 and in_system.any():
         when = np.isin(cols.lit_kind.view, [cols.kind_code(k) for k in ("date", "datetime")])
         dated = cols.per_unit_sum(when.astype(np.float64)) > 0
-        weight[dated & system_messages(cols)[u_msg]] *= NOW
+        weight[dated & in_system] *= NOW
     # A heading alone says little (its section says it): it opens like boilerplate.
     opening = OPENING * np.where((info > 0) & (kind != _HEADING), 1.0, BOILERPLATE)
     full_gain = weight * (opening + info)

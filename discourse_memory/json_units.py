@@ -178,8 +178,15 @@ def unescaped(arguments: str) -> str:
     (``"\\u9526\\u6c5f\\u4e4b\\u661f(\\u5317\\u4eac3\\u5e97)"`` reads ``"锦江之星(北京3店)"`` and
     spaces: a name's characters stay together). The same length as ``arguments``: a value's
     place in it holds."""
+    text, owed = _read(arguments)
+    return text + " " * owed
+
+
+def _read(arguments: str) -> tuple[str, int]:
+    """``arguments`` as they read (see :func:`unescaped`), without the spaces still owed at
+    their end by ``\\uXXXX`` escapes no closing quote has paid for, and that number."""
     if "\\" not in arguments:
-        return arguments
+        return arguments, 0
     out: list[str] = []
     at = 0
     pad = 0  # spaces owed by decoded \uXXXX escapes, paid before the string's closing quote
@@ -218,9 +225,7 @@ def unescaped(arguments: str) -> str:
             out.append(_READS_AS.get(c, m.group()))
     flush()
     text(arguments[at:])
-    if pad:
-        out.append(" " * pad)
-    return "".join(out)
+    return "".join(out), pad
 
 
 def read_offset(raw: str, pos: int) -> int:
@@ -231,29 +236,7 @@ def read_offset(raw: str, pos: int) -> int:
     than in the text as written, until that quote."""
     if "\\u" not in raw[:pos]:
         return pos
-    owed = 0
-    at = 0
-    run, run_end = "", -1
-
-    def settle(upto: int) -> None:
-        nonlocal run, owed
-        if run:
-            owed += len(run) - len(_characters(run))
-            run = ""
-        if owed and '"' in raw[at:upto]:
-            owed = 0  # paid before the string's closing quote
-
-    for m in _STRING_ESCAPE.finditer(raw, 0, pos):
-        if m.end() > pos:
-            break
-        if m.start() != run_end or m.group(1)[0] != "u":
-            settle(m.start())
-        at = m.end()
-        if m.group(1)[0] == "u":
-            run += m.group()
-            run_end = m.end()
-    settle(pos)
-    return pos - owed
+    return pos - _read(raw[:pos])[1]
 
 
 def _characters(run: str) -> str:
