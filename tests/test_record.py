@@ -1495,6 +1495,18 @@ def test_a_harness_s_instructions_give_way_to_the_talk_in_the_record():
                 assert "COMPLETE_TASK_AND_SUBMIT_WORK" in text, (tag, share)
 
 
+def _booked_then_chat(summary: str) -> list[dict]:
+    """An airline agent's booking ``summary``, then chatter that leaves it to the record."""
+    msgs = [{"role": "system", "content": "You are an airline agent."},
+            {"role": "user", "content": "Book me a flight to Atlanta. " + FILLER},
+            {"role": "assistant", "content": summary}]
+    for i in range(6):
+        msgs += [{"role": "user", "content": f"Tell me about the {WORDS[i]} lounge. " + FILLER},
+                 {"role": "assistant", "content": f"The {WORDS[i]} lounge opens early. " + FILLER}]
+    msgs.append({"role": "user", "content": "Thanks, that is all."})
+    return msgs
+
+
 def test_labels_inside_a_line_key_its_values_and_are_no_values():
     # An airline agent's summary: "- **Flight HAT136:** JFK to ATL, Departure: 07:00 PM EST,
     # Arrival: 09:30 PM EST". The record read "07:00 PM EST, Arrival; SEA, Departure": times
@@ -1503,13 +1515,7 @@ def test_labels_inside_a_line_key_its_values_and_are_no_values():
     summary = ("Your trip is booked.\n\n- **Trip Type:** One-way\n- **Passenger:** Mia Li (Date of Birth: "
                "in your profile)\n- **Flights:**\n" + "\n".join(
                    f"  - **Flight {n}:** JFK to ATL, Departure: {d}, Arrival: {a}" for n, d, a in flights))
-    msgs = [{"role": "system", "content": "You are an airline agent."},
-            {"role": "user", "content": "Book me a flight to Atlanta. " + FILLER},
-            {"role": "assistant", "content": summary}]
-    for i in range(6):
-        msgs += [{"role": "user", "content": f"Tell me about the {WORDS[i]} lounge. " + FILLER},
-                 {"role": "assistant", "content": f"The {WORDS[i]} lounge opens early. " + FILLER}]
-    msgs.append({"role": "user", "content": "Thanks, that is all."})
+    msgs = _booked_then_chat(summary)
     seen = set()
     for share in (0.15, 0.25, 0.35):
         r = compact(msgs, int(view_tokens(msgs) * share))
@@ -1674,13 +1680,7 @@ def test_a_labels_second_value_is_keyed_by_it_too():
     summary = "Your trip is booked.\n\n" + "\n\n".join(
         f"- **Flight {n} (JFK to ATL)**\n  - Departure: {t} on {d}\n  - Arrival: {i + 5:02d}:30 PM EST"
         for i, (n, t, d) in enumerate(legs))
-    msgs = [{"role": "system", "content": "You are an airline agent."},
-            {"role": "user", "content": "Book me a flight to Atlanta. " + FILLER},
-            {"role": "assistant", "content": summary}]
-    for i in range(6):
-        msgs += [{"role": "user", "content": f"Tell me about the {WORDS[i]} lounge. " + FILLER},
-                 {"role": "assistant", "content": f"The {WORDS[i]} lounge opens early. " + FILLER}]
-    msgs.append({"role": "user", "content": "Thanks, that is all."})
+    msgs = _booked_then_chat(summary)
     seen = 0
     for share in (0.15, 0.25, 0.35):
         r = compact(msgs, int(view_tokens(msgs) * share))
