@@ -1363,13 +1363,13 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
     # Only the counts that are not zero: on a short agent view every token of the frame
     # is a token of text or of a value less.
     counts = [f"messages #{beyond[0]}-#{beyond[1] - 1} beyond the horizon"] if beyond else []
-    counts += [f"{omitted} earlier part{'' if omitted == 1 else 's'} omitted"] \
+    counts += [f"{omitted} part{'' if omitted == 1 else 's'} omitted"] \
         if omitted or not (clipped or deduplicated or beyond) else []
     if clipped:
         counts.append(f"{clipped} cut at …")
     if deduplicated:
-        counts.append("1 repeat shown only where it last occurs" if deduplicated == 1
-                      else f"{deduplicated} repeats shown only where they last occur")
+        counts.append("1 repeat shown where it last occurs" if deduplicated == 1
+                      else f"{deduplicated} repeats shown where they last occur")
     lines = [f"[discourse-memory record {tag}: " + ", ".join(counts) + hint
              + (VALUES_LINE if record.entries else "]")]
     header: str | None = None
