@@ -495,7 +495,8 @@ def find_names_by_pattern(text: str, taken: Iterable[tuple[int, int]] = (), lang
 # Measured on the CrossWOZ dialogues by ``benchmarks/bench_local_formats.py``.
 _CJK_SUFFIX = (
     "大酒店 国际酒店 酒店 饭店 宾馆 旅馆 客栈 公寓 餐厅 饭馆 菜馆 酒楼 酒家 饭庄 山庄 农家院 农家乐 会所 俱乐部 "
-    "食府 小馆 面馆 火锅 烤鸭店 小吃店 "
+    "食府 小馆 面馆 火锅 烤鸭店 小吃店 饭堂 食堂 农家饭 小吃城 美食城 民宿 画廊 商城 "
+    "旅游区 海底世界 溶洞 峡谷 洞 峡 寨 "
     "公园 博物馆 纪念馆 美术馆 图书馆 科技馆 展览馆 体育馆 艺术区 大学 学院 中学 小学 医院 景区 "
     "风景区 度假村 广场 购物中心 商场 大厦 中心 剧院 大剧院 影院 故居 胡同 地铁站 火车站 机场 "
     "寺 宫 庙 塔 陵 园 馆 店 站 城 楼 府 坛 桥 山 湖 村 镇"
@@ -625,7 +626,15 @@ def _inner_and(text: str, i: int, end_start: int, last: int) -> bool:
 # items of its list ("推荐菜有芥末鸭掌, 火燎鸭心").
 _ADDRESS = re.compile(r"(?:地址|地点|位置)(?:是|为|在|：|:){1,3}[ \t]{0,3}(?:在[ \t]{0,3})?"
                       r"([^\s。，,！？!?；;：:“”\"]{4,60})")
-_DISHES = re.compile(r"(?:推荐菜|招牌菜|特色菜)(?:有|是|：|:){1,3}[ \t]{0,3}([^\n。！？!?；;]{2,160})")
+_DISHES = re.compile(r"(?:推荐菜|招牌菜|特色菜)里?(?:有|是|：|:){1,3}[ \t]{0,3}([^\n。！？!?；;]{2,160})")
+# The dishes a guest asks for: "想吃烤羊蝎子，", "我想吃的菜肴是热巧克力", "有蒿子杆这个菜", "有印度咖喱锅底的店"
+# (what a restaurant must serve is the request's value, as a date is a booking's).
+_DISH_WANTED = re.compile(
+    r"(?:想吃|爱吃|喜欢吃)的?([^\n。，,！？!?；;]{2,40}?)(?=[。，,！？!?；;]|这.?道菜|这个菜|的(?:餐馆|餐厅|店|饭店))")
+_DISH_IS = re.compile(r"菜肴?是([^\n。，,！？!?；;]{2,40}?)(?=[。，,！？!?；;]|$)")
+_DISH_SERVED = re.compile(r"(?<!没)有([^\n。，,！？!?；;]{2,40}?)(?=这.?道菜|这个菜|的(?:餐馆|餐厅|店|饭店))")
+_DISH_ASKED = (_DISH_WANTED, _DISH_IS, _DISH_SERVED)
+_NOT_DISH = re.compile(r"^[点个些顿菜]|东西|合适|符合|能做")  # "想吃点东西", "有合适的餐馆": no dish named
 _DISH_SPLIT = re.compile(r"[ \t]{0,3}(?:[,，、]|和|及|以及)[ \t]{0,3}")  # (bounded: linear)
 
 
@@ -635,6 +644,17 @@ def _keyed_values(text: str) -> list[Literal]:
         for m in _ADDRESS.finditer(text):
             if _HAN.search(m.group(1)):
                 out.append(Literal(m.group(1), "name", m.start(1), m.end(1)))
+    if "吃" in text or "菜" in text or "有" in text:
+        for pattern in _DISH_ASKED:
+            for m in pattern.finditer(text):
+                pos = m.start(1)
+                for part in _DISH_SPLIT.split(m.group(1)):
+                    a = text.find(part, pos)
+                    b = a + len(part)
+                    pos = b
+                    if part and not _NOT_DISH.search(part) and _neighbour(text, a, b) \
+                            and not any(o.start < b and a < o.end for o in out):
+                        out.append(Literal(part, "name", a, b))
     if "菜" in text:
         for m in _DISHES.finditer(text):
             pos = m.start(1)

@@ -140,6 +140,16 @@ def test_japanese_prose_splits_at_its_sentence_marks():
     # "吃" stops a name before it ("吃…店" is no name), not inside "小吃店"
     ("周边餐馆有护国寺小吃店（护国寺总店）, 姚记炒肝店（鼓楼店）", ["护国寺小吃店（护国寺总店）", "姚记炒肝店（鼓楼店）"]),
     ("我想吃小吃店的东西", []),
+    # other words that end names of places: a canteen, a farm kitchen, a food court, a gallery,
+    # a guesthouse, a cave, a gorge, a stockade, a scenic area
+    ("你好，我想去便便满屋饭堂用餐，请告诉我这家餐馆的电话。", ["便便满屋饭堂"]),
+    ("推荐你去飞飞居农家饭这家餐馆", ["飞飞居农家饭"]),
+    ("周边餐馆有八达岭长城天地文化小吃城、 庆丰包子铺", ["八达岭长城天地文化小吃城", "庆丰包子铺"]),
+    ("去先声画廊吧！", ["先声画廊"]),
+    ("我想去名字是北京亚运村民宿的酒店住宿", ["北京亚运村民宿"]),
+    ("周边的景点有银狐洞, 石花洞。推荐您去十渡孤山寨或青龙山旅游区，还有云蒙峡和富国海底世界",
+     ["银狐洞", "石花洞", "十渡孤山寨", "青龙山旅游区", "云蒙峡", "富国海底世界"]),
+    ("世界花卉大观园", ["世界花卉大观园"]),  # "世界" opens names too: only "海底世界" ends one
 ])
 def test_chinese_names_by_their_end_words(text, names):
     assert [x.text for x in find_cjk_names(text)] == names
@@ -151,12 +161,35 @@ def test_chinese_names_by_their_end_words(text, names):
     ("当然可以，给您推荐恭王府，什刹海和北京动物园。", ["恭王府", "什刹海", "北京动物园"]),
     ("是的，周边餐馆有松子日本料理(亮马桥店), 老书虫, 大董(工体店)。", ["松子日本料理(亮马桥店)", "老书虫", "大董(工体店)"]),
     ("推荐您品尝他家的夫妻肺片、 清蒸鲈鱼、 金枪鱼披萨", ["夫妻肺片", "清蒸鲈鱼", "金枪鱼披萨"]),
-    ("想吃烤馒头和九转大肠", []),  # two dishes, no name among them: no enumeration of names
+    ("烤馒头和九转大肠都不错", []),  # two dishes, no name among them: no enumeration of names
     ("有北京饭店, 酒店", ["北京饭店"]),  # an end word alone is a kind, not a name
     ("谢谢, 好的", []),
 ])
 def test_the_items_of_an_enumeration_of_chinese_names_are_names(text, names):
     assert [x.text for x in find_cjk_names(text)] == names
+
+
+@pytest.mark.parametrize("text, dishes", [
+    # What a guest wants to eat is the value of the request, as a date is a booking's.
+    ("最近超级想吃手掰肠和柴锅鸡，请帮我推荐", ["手掰肠", "柴锅鸡"]),
+    ("我想吃的菜肴是热巧克力，干锅传奇附近的餐馆", ["热巧克力"]),
+    ("我想吃的菜是芝麻烧饼。", ["芝麻烧饼"]),
+    ("好的，我想吃香椿鸡蛋这道菜，请帮我推荐", ["香椿鸡蛋"]),
+    ("有蒿子杆这个菜。", ["蒿子杆"]),
+    ("推荐一家有老婆饼 、枫糖小牛角面包这两道菜的餐馆", ["老婆饼", "枫糖小牛角面包"]),
+    ("请帮我找一家有我爱吃的招牌乌鱼蛋汤的餐馆。", ["招牌乌鱼蛋汤"]),
+    ("我晚上想找一家有印度咖喱锅底的店吃饭", ["印度咖喱锅底"]),
+    ("哪家推荐菜里有拍黄瓜？", ["拍黄瓜"]),
+    ("我想吃酸菜鱼，", ["酸菜鱼"]),  # a dish with 菜 in it
+    # no dish: a meal, a thing, "a suitable one", "none that meets the conditions"
+    ("我想吃饭，", []),
+    ("想吃点东西，", []),
+    ("中国美术馆周边有合适的餐馆吗？", ["中国美术馆"]),  # (a place, no dish)
+    ("对不起没有查到符合条件的餐馆，", []),
+    ("周边有什么景点呢，", []),
+])
+def test_the_dishes_a_guest_asks_for_are_values(text, dishes):  # (and the places named with them)
+    assert [x.text for x in find_cjk_names(text)] == dishes
 
 
 def test_cjk_units_have_content_words():
