@@ -52,7 +52,7 @@ from .replies import asks, question_units
 from .record import LINE_KINDS, NAMED_NUMBER, VALUES_LINE, Entry, Item, Record, as_read, date_headers, first_statements, \
     comment_units, harness_units, is_date_header, item_for, line_text, message_label, not_values, output_command, prompt_units, render_note, \
     result_call, sanitize, system_messages, system_only_literals, talk_counts, title_case
-from .units import Unit, clip_cost, head_literal_texts
+from .units import Unit, before_values, clip_cost, head_literal_texts
 
 __all__ = ["Scene", "fit", "protections"]
 
@@ -830,6 +830,7 @@ def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[
     def head(k: int, step: int) -> tuple[int, list[int]]:
         unit = units[k]
         end = scene.head(unit.text, max(int(tokens * (step + 1)) - 4, 1))  # 4: the mark, seams
+        end = before_values(unit.literals, end, unit.text)  # (no half values: see units.before_values)
         return end, [lit_ids[t] for t in head_literal_texts(unit, end)]
 
     return head
@@ -1664,6 +1665,7 @@ def _lengthen(scene: Scene, r: _Ranked, plan: Plan, tokens: int) -> Plan:
         unit = units[k]
         now = heads.get(k, unit.head_end)
         head = scene.head(unit.text, count(unit.text[:now]) + spare - 4)  # 4: the mark, seams
+        head = before_values(unit.literals, head, unit.text)
         if head <= now:
             continue
         if head >= len(unit.text):

@@ -150,6 +150,11 @@ class Analyzer:
                     clip = _clip_tokens(count, gap, body, head, p.kind, suffix)
                     if clip >= tokens - 3:
                         head, clip = len(body), tokens
+                    elif p.literals:
+                        moved = _no_half_values(p.literals, head, body)
+                        if moved != head:
+                            head = moved
+                            clip = tokens if head == len(body) else _clip_tokens(count, gap, body, head, p.kind, suffix)
                 else:
                     clip = tokens
                 texts = p.literal_texts
@@ -211,6 +216,14 @@ class Analyzer:
             whole = c >= tokens[cut] - 3
             clip[cut] = np.where(whole, tokens[cut], c)
             head[cut] = np.where(whole, size[cut], head[cut])
+            for k in cut[~whole].tolist():
+                if flat[k].literals:
+                    text, a, b = texts[owner_list[k]], int(start[k]), int(stop[k])
+                    moved = _no_half_values(flat[k].literals, int(head[k]), text[a:b])
+                    if moved != head[k]:
+                        head[k] = moved
+                        clip[k] = tokens[k] if moved == b - a else _clip_tokens(
+                            self.counter.count, text[int(prev[k]):a], text[a:b], moved, kinds[k], suffixes[k])
         tokens_l, head_l, clip_l, start_l, prev_l = tokens.tolist(), head.tolist(), clip.tolist(), start.tolist(), prev.tolist()
         out: list[tuple[MeasuredPiece, ...] | None] = [None] * len(texts)
         k = 0
@@ -348,6 +361,39 @@ def clipped_text(unit: Unit, head_end: int | None = None) -> str:
 def clip_cost(unit: Unit, head_end: int, count: Callable[[str], int]) -> int:
     """Tokens of ``unit`` shown clipped at ``head_end`` (with the whitespace before it)."""
     return _clip_tokens(count, unit.gap, unit.text, head_end, unit.kind, unit.suffix)
+
+
+_WORDY = re.compile(r"[^\W\d_]")
+
+
+def before_values(literals: tuple[Literal, ...], head: int, text: str) -> int:
+    """``head`` moved back to the start of a value it would cut: half an address or a phone
+    number reads as a whole one ("电话是010-67796688，地址是 …", not "…地址是朝阳区潘家园华威 …")."""
+    for lit in literals:  # (in order of their starts: the first cut one is the earliest)
+        if lit.start < head < lit.end and text[lit.start:lit.end] == lit.text:
+            if lit.kind == "datetime":  # a date is a whole value: "The current time is 2024-05-15 …"
+                found = find_literals(text[lit.start:head])
+                if found and found[0].kind == "date" and found[0].start == 0:
+                    return lit.start + found[0].end
+            cut = lit.start
+            while cut > 0 and text[cut - 1] in _OPENERS:  # no quote or bracket left open: "investigate …"
+                cut -= 1
+            return cut
+    return head
+
+
+_OPENERS = frozenset("`\"'([{ \t")
+
+
+def _no_half_values(literals: tuple[Literal, ...], head: int, body: str) -> int:
+    """A piece's head (:func:`before_values`); a head left with no word or less than half of
+    itself is none: the piece is shown whole or left out, its values listed (a clip that
+    says nothing is worse)."""
+    moved = before_values(literals, head, body)
+    if moved == head:
+        return head
+    # Less than half the head left ("[1:51 pm on …" of a date line) says too little as well.
+    return moved if moved * 2 >= head and _WORDY.search(body, 0, moved) else len(body)
 
 
 def head_literal_texts(unit: Unit, head_end: int) -> tuple[str, ...]:

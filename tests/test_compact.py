@@ -110,6 +110,59 @@ def test_long_unit_is_clipped_and_its_tail_literals_recorded():
     assert r.tokens_after <= 90
 
 
+def _half_values(r, msgs):
+    """Values a clip of the view cuts in two: (the shown part, the value)."""
+    cut = []
+    for u in r.report.units:
+        if u.decision != "clipped":
+            continue
+        text = msgs[u.message]["content"][u.start:u.end]
+        for value in u.literals_kept + u.literals_recorded + u.literals_dropped:
+            at = text.find(value)
+            while at >= 0:
+                if at < u.head_end < at + len(value):
+                    cut.append((text[:u.head_end], value))
+                at = text.find(value, at + 1)
+    return cut
+
+
+def test_a_clip_never_shows_half_a_value():
+    # "地址是朝阳区潘家园华威 …" read as an address, and "1Z999AA1 …" as a tracking number: a
+    # clip that would end inside a value ends before it (the value is listed), a datetime's
+    # date is a whole value ("The current time is 2024-05-15 …").
+    said = ["电话是010-67796688，地址是朝阳区潘家园华威里26号广西大厦2楼（潘家园立交桥西南侧），营业时间是周一至周日 "
+            "08:00-22:00，人均消费122元，推荐菜有小煎猪肝和鹅肝。",
+            "Your parcel left the depot this morning with tracking number 1Z999AA10000000299 and should "
+            "arrive by Friday at the latest, the courier said on the phone.",
+            "The current time is 2024-05-15 15:00:00 EST and the desk closes in two hours, so please hurry "
+            "up with the remaining paperwork for the claim today."]
+    msgs = []
+    for k, text in enumerate(said * 3):
+        msgs += [{"role": "user", "content": text}, {"role": "assistant", "content": f"Noted, {k}."}]
+    msgs.append({"role": "user", "content": "Anything else?"})
+    clips = 0
+    for share in (0.2, 0.3, 0.4, 0.5, 0.6):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        assert _half_values(r, msgs) == [], share
+        clips += sum(u.decision == "clipped" for u in r.report.units)
+    assert clips >= 3  # (the test reads clips)
+
+
+@pytest.mark.parametrize("text, cut_after, shown", [
+    ("The current time is 2024-05-15 15:00:00 EST.", "2024-05-15 15", "The current time is 2024-05-15"),
+    ('"created_at": "2024-05-14T06:33:04"', "2024-05-14T06", '"created_at": "2024-05-14'),
+    ("Now I need to investigate `astropy/modeling/separable.py` next.", "astropy/mod", "Now I need to investigate"),
+    ("Order 1Z999AA10000000299 ships today.", "1Z999AA1", "Order"),
+    ("Nothing to cut in 1Z999AA10000000299 here.", "Nothing to", "Nothing to"),
+])
+def test_a_cut_inside_a_value_moves_before_it(text, cut_after, shown):
+    from discourse_memory.literals import find_literals
+    from discourse_memory.units import before_values
+
+    head = text.index(cut_after) + len(cut_after)
+    assert text[:before_values(tuple(find_literals(text)), head, text)] == shown
+
+
 def test_room_left_after_the_note_goes_to_a_longer_head():
     # One huge line: its clip alone would show a dozen tokens of a 2,000-token budget.
     line = " ".join(f"host-{i} answered in {i % 97} ms" for i in range(20_000))
