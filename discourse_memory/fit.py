@@ -141,6 +141,9 @@ definitions of a file the agent read are its outline (``236 def output_field(sel
 base_table(self):``), where its other lines were fragments (``222 self.extra_order_by = ()``)."""
 RECORD_PER_UNIT = 8.0
 """Values of one unit past the first few are worth less (see ``_items``)."""
+RECORD_PER_MESSAGE = 48.0
+"""And values of one message past this many (see ``_items``): the k-th is worth
+``1 / (1 + (k - 48) / 48)``."""
 CANDIDATES_MIN = 256
 """Record candidates made items: the best (before the per-unit damping) ``budget`` of them,
 at least this many. An item costs two tokens at the least, so this is twice the most a
@@ -1143,6 +1146,13 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     group_start = np.flatnonzero(np.r_[True, src[by_unit][1:] != src[by_unit][:-1]])
     rank = np.arange(len(by_unit)) - np.repeat(group_start, np.diff(np.r_[group_start, len(by_unit)]))
     gain[by_unit] /= 1.0 + rank / RECORD_PER_UNIT
+    # And of one message: an entry of six hundred values from one 150 KB diff (6,800 tokens of
+    # fragments) reads worse than more of the diff's own text.
+    msg_of = u_msg[src]
+    by_msg = np.lexsort((-gain, msg_of))
+    group_start = np.flatnonzero(np.r_[True, msg_of[by_msg][1:] != msg_of[by_msg][:-1]])
+    rank = np.arange(len(by_msg)) - np.repeat(group_start, np.diff(np.r_[group_start, len(by_msg)]))
+    gain[by_msg] /= 1.0 + np.maximum(rank - RECORD_PER_MESSAGE, 0.0) / RECORD_PER_MESSAGE
     count = scene.count
     items: list[Item] = []
     keep_gain: list[float] = []

@@ -1743,3 +1743,22 @@ def test_the_argument_a_call_is_named_by_is_not_listed_again():
                 seen += 1
                 assert f"reservation_id: {m.group(1)}" not in line, line
     assert seen, "no result was left out and listed"
+
+
+def test_one_huge_output_is_shown_more_than_listed():
+    # 900 lines of one tool's output: the record listed 250 of its values at 25% (a line of
+    # fragments nobody reads) and the view showed 16 of its lines. Values of one message past
+    # the first few dozen are worth less (fit.RECORD_PER_MESSAGE): its own text takes the room.
+    lines = "\n".join(f"node-{i:04d} ip=10.{i // 250}.{i % 250}.7 ver=v{i % 9}.{i % 7}.{i % 5} ticket=OPS-{5000 + i}"
+                      for i in range(900))
+    msgs = [{"role": "user", "content": "Check the fleet."},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "fleet_status", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": lines},
+            {"role": "assistant", "content": "The fleet is up; node-0042 lags on v1.2.3."},
+            {"role": "user", "content": "Good. What next?"}]
+    r = compact(msgs, int(view_tokens(msgs) * 0.25))
+    (entry,) = [e for e in r.report.entries if e.label.startswith("#2 ")]
+    assert 10 <= len(entry.items) <= 100, len(entry.items)
+    shown = r.messages[r.sources.index(2)]["content"]
+    assert sum(line.startswith("node-") and "…" not in line for line in shown.split("\n")) >= 100
