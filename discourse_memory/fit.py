@@ -51,7 +51,7 @@ from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
 from .replies import asks, question_units
 from .record import LINE_KINDS, NAMED_NUMBER, VALUES_LINE, Entry, Item, Record, as_read, date_headers, first_statements, \
     comment_units, harness_units, is_date_header, item_for, line_text, message_label, not_values, output_command, prompt_units, render_note, \
-    result_call, sanitize, system_messages, system_only_literals, talk_counts, title_case
+    result_call, sanitize, short_item_span, system_messages, system_only_literals, talk_counts, title_case
 from .units import Unit, before_values, clip_cost, head_literal_texts
 
 __all__ = ["Scene", "fit", "protections"]
@@ -1164,6 +1164,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     value_cost: dict[int, float] = {}  # keyed item -> its cost after another value of its key
     spans_made: set[tuple[int, tuple[int, int]]] = set()
     u_kind = cols.u_kind.view
+    list_item = UNIT_KINDS.index("list_item")
     inner_cache = cols.derived.setdefault("record_inner", {})  # (unit, span) -> literal ids it shows
     at_of = dict(zip(candidates.tolist(), range(len(candidates))))  # literal -> its place among the candidates
     covering = cols.derived.setdefault("record_covering", {})  # (unit, span, literals) -> the item listing them
@@ -1188,10 +1189,12 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             if header is not None and header not in header_cost:
                 header_cost[header] = count(header) + 1.0
         g = gains[k]
-        if item.key is None and item.span is not None and not item.header and _LINE_KIND[u_kind[u]]:
-            # One item lists every value its line of code shows: the line's tokens are paid
-            # once for all of them. (Not in prose: there it took LoCoMo's with-context
-            # recall at 25% from 90.2 to 87.5, one span keying two values by each other.)
+        if item.key is None and item.span is not None and not item.header and (
+                _LINE_KIND[u_kind[u]] or u_kind[u] == list_item and item.span == short_item_span(units[u])):
+            # One item lists every value its line of code (or short list item) shows: the
+            # line's tokens are paid once for all of them. (Not in prose: there it took
+            # LoCoMo's with-context recall at 25% from 90.2 to 87.5, one span keying two
+            # values by each other.)
             if (u, item.span) in spans_made:
                 continue
             spans_made.add((u, item.span))

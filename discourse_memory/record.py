@@ -71,9 +71,10 @@ _LABEL_BEFORE = re.compile(r"(?<![^\n])[ \t]{0,8}(?:" + LIST_MARK + r"[*_]{0,2}|
 # A line of a test runner's progress: "tests/lint/unittest_lint.py ......F.. [ 80%]".
 _PROGRESS = re.compile(r"(?:\S+[ \t]+)?[.FEsxX]+[ \t]*\[[ \t]*\d{1,3}%\]")
 # A label's second value, after its first and a word that joins them: "- Departure: 10:00 PM
-# EST on May 20, 2024" (the date is the departure's too, not "EST on May 20, 2024").
+# EST on May 20, 2024" (the date is the departure's too, not "EST on May 20, 2024"), "-
+# **Departure:** May 20, 2024, at 06:00 AM EST" (a comma inside the first value or before the word).
 _LABEL_THEN = re.compile(_LABEL_BEFORE.pattern[:-1]
-                         + r"(?=[^\n]{0,30}?\d)[^\n,;]{1,30}?[ \t](?:on|at|from|until|by)[ \t]+$")
+                         + r"(?=[^\n]{0,30}?\d)[^\n;]{1,30}?[ \t,](?:on|at|from|until|by)[ \t]+$")
 _FIELD_KEY = re.compile(r"[^\W\d][\w .\-/()#]{0,39}")
 _BOUNDARY = ".!?:;\n。！？；：，、"  # what a value's context does not reach across (a CJK comma ends a clause)
 _PROSE_KINDS = frozenset({"sentence", "list_item", "heading", "field", "table_row"})
@@ -695,6 +696,10 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         value_shown = sanitize(text)
         return Item(literal, index, u.message, f"{sanitize(key)}: {value_shown}", None, (literal,), False,
                     sanitize(key), value_shown, row, group)
+    whole = short_item_span(u) if text == value else None
+    if whole is not None:  # "Flight HAT192 from MIA to EWR on 2024-05-24", not "…MIA; EWR on 2024-05-24"
+        return Item(literal, index, u.message, sanitize(u.text[whole[0]:whole[1]]), whole, (literal,), row=row,
+                    group=group)
     if kind == "number":
         if u.kind not in _PROSE_KINDS:
             path = _line_number_file(cols, u, lit.start, lit.end)
@@ -732,6 +737,26 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         shown = shown[:MAX_ITEM_CHARS - 1] + "…"
         span = None
     return Item(literal, index, u.message, shown, span if text == value else None, (literal,), row=row, group=group)
+
+
+SHORT_ITEM_CHARS = 64
+_ITEM_MARK = re.compile(r"[ \t]*" + LIST_MARK)
+
+
+def short_item_span(u: Unit) -> tuple[int, int] | None:
+    """The span of a list item of at most :data:`SHORT_ITEM_CHARS` without its marker, when
+    it states two values or more and opens with no label: one item lists them all ("Flight
+    HAT192 from MIA to EWR on 2024-05-24", where two context spans read "Flight HAT192 from
+    MIA; EWR on 2024-05-24"), as a line of code does."""
+    if u.kind != "list_item" or len(u.literals) < 2 or len(u.text) > 2 * SHORT_ITEM_CHARS:
+        return None
+    mark = _ITEM_MARK.match(u.text)
+    lo, hi = mark.end() if mark else 0, len(u.text.rstrip())
+    body = u.text[lo:hi]
+    if hi - lo > SHORT_ITEM_CHARS or "\n" in body or body.startswith(("**", "__")) or body.endswith(":") \
+            or _LABEL_BEFORE.search(u.text, 0, u.text.find(":", lo) + 1 or 0):
+        return None  # (a bold item heads the items under it, "1. **Flight HAT101 (JFK to SEA)**")
+    return lo, hi
 
 
 _NAMING_WORDS = r"(?:[A-Z][a-z]{1,20} ){0,2}[A-Z][a-z]{2,20}"  # "Certificate", "Gift Card"

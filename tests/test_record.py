@@ -981,7 +981,7 @@ def test_a_listing_of_file_names_does_not_crowd_out_what_the_agent_found():
     msgs += _shell_step("look around.", "ls -R", listing) + _shell_step("read the code.", "nl -ba pkg/delete.py",
                                                                        "1 import os")
     names_listed = 0
-    for share in (0.05, 0.08, 0.1, 0.15, 0.2, 0.3, 0.5):
+    for share in (0.05, 0.08, 0.1, 0.15, 0.2, 0.3, 0.5, 0.6, 0.7):
         r = compact(msgs, int(view_tokens(msgs) * share))
         text = "\n".join(str(m.get("content")) for m in r.messages)
         names = sum(re.search(r"_\d+_[abc]\.py", v) is not None for v in r.report.record)
@@ -1690,6 +1690,43 @@ def test_a_labels_second_value_is_keyed_by_it_too():
                     seen += 1
                     assert "Departure: " in item and "EST on" not in item, item
     assert seen, "no date of the summary was left out and listed: the test shows nothing"
+
+
+def test_a_labels_value_after_a_comma_is_keyed_by_it():
+    # "- **Departure:** May 20, 2024, at 06:00 AM EST": the time was listed bare ("06:00 AM EST",
+    # whose?), the comma of the date stopping the label's reach.
+    legs = [(f"HAT{130 + 7 * i}", f"{1 + i:02d}:00 PM EST", f"May {20 + i}, 2024") for i in range(4)]
+    summary = "Your trip is booked.\n\n" + "\n\n".join(
+        f"- **Flight {n} (JFK to ATL)**\n  - **Departure:** {d}, at {t}\n  - **Arrival:** {d}, at {i + 5:02d}:30 PM EST"
+        for i, (n, t, d) in enumerate(legs))
+    msgs = _booked_then_chat(summary)
+    seen = 0
+    for share in (0.15, 0.25, 0.35):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        for e in r.report.entries:
+            for item, value in zip(e.items, e.values):
+                if value.endswith(" PM EST"):
+                    seen += 1
+                    assert item.startswith(("Departure: ", "Arrival: ")), item
+    assert seen, "no time of the summary was left out and listed: the test shows nothing"
+
+
+def test_a_short_list_item_of_two_values_is_listed_whole():
+    # "- Flight HAT192 from MIA to EWR on 2024-05-24" was listed as two context spans,
+    # "Flight HAT192 from MIA; EWR on 2024-05-24" (the "to" lost between them).
+    legs = [(f"HAT{190 + 7 * i}", f"2024-05-{24 + i}") for i in range(5)]
+    summary = "Here are the key details of your reservation:\n\n- **Flights:**\n" + "\n".join(
+        f"  - Flight {n} from MIA to EWR on {d}" for n, d in legs)
+    msgs = _booked_then_chat(summary)
+    seen = 0
+    for share in (0.06, 0.08, 0.1, 0.12):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        for e in r.report.entries:
+            for item, value in zip(e.items, e.values):
+                if value.startswith("HAT"):
+                    seen += 1
+                    assert item.startswith("Flight HAT") and " to EWR on 2024-05-" in item, item
+    assert seen, "no flight of the summary was left out and listed: the test shows nothing"
 
 
 def test_a_test_runners_progress_is_no_value():
