@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_left
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from .doc_tokens import DocTokens
 
@@ -647,25 +647,26 @@ def _keyed_values(text: str) -> list[Literal]:
     if "吃" in text or "菜" in text or "有" in text:
         for pattern in _DISH_ASKED:
             for m in pattern.finditer(text):
-                pos = m.start(1)
-                for part in _DISH_SPLIT.split(m.group(1)):
-                    a = text.find(part, pos)
-                    b = a + len(part)
-                    pos = b
+                for part, a, b in _items_of(text, m):
                     if part and not _NOT_DISH.search(part) and _neighbour(text, a, b) \
                             and not any(o.start < b and a < o.end for o in out):
                         out.append(Literal(part, "name", a, b))
     if "菜" in text:
         for m in _DISHES.finditer(text):
-            pos = m.start(1)
-            for part in _DISH_SPLIT.split(m.group(1)):
-                a = text.find(part, pos)
-                b = a + len(part)
-                pos = b
+            for part, a, b in _items_of(text, m):
                 if not part or not _neighbour(text, a, b):
                     break  # the list ends ("…, 都很不错呢")
                 out.append(Literal(part, "name", a, b))
     return out
+
+
+def _items_of(text: str, m: re.Match[str]) -> Iterator[tuple[str, int, int]]:
+    """The items of the list ``m`` caught (its group 1), with their spans in ``text``."""
+    pos = m.start(1)
+    for part in _DISH_SPLIT.split(m.group(1)):
+        a = text.find(part, pos)
+        pos = a + len(part)
+        yield part, a, pos
 
 
 def find_cjk_names(text: str) -> list[Literal]:

@@ -1673,42 +1673,31 @@ def test_a_reminder_a_harness_appends_to_a_tool_result_is_no_value():
         assert not listed, (share, listed)
 
 
-def test_a_labels_second_value_is_keyed_by_it_too():
+@pytest.mark.parametrize("leg, listed, keyed", [
     # "  - Departure: 10:00 PM EST on May 20, 2024": the date is the departure's too; it was
     # listed as "EST on May 20, 2024", the time zone for its context.
-    legs = [(f"HAT{130 + 7 * i}", f"{1 + i:02d}:00 PM EST", f"May {20 + i}, 2024") for i in range(4)]
-    summary = "Your trip is booked.\n\n" + "\n\n".join(
-        f"- **Flight {n} (JFK to ATL)**\n  - Departure: {t} on {d}\n  - Arrival: {i + 5:02d}:30 PM EST"
-        for i, (n, t, d) in enumerate(legs))
-    msgs = _booked_then_chat(summary)
-    seen = 0
-    for share in (0.15, 0.25, 0.35):
-        r = compact(msgs, int(view_tokens(msgs) * share))
-        for e in r.report.entries:
-            for item, value in zip(e.items, e.values):
-                if value.startswith("May "):
-                    seen += 1
-                    assert "Departure: " in item and "EST on" not in item, item
-    assert seen, "no date of the summary was left out and listed: the test shows nothing"
-
-
-def test_a_labels_value_after_a_comma_is_keyed_by_it():
+    ("  - Departure: {t} on {d}\n  - Arrival: {a}", lambda v: v.startswith("May "),
+     lambda item: "Departure: " in item and "EST on" not in item),
     # "- **Departure:** May 20, 2024, at 06:00 AM EST": the time was listed bare ("06:00 AM EST",
     # whose?), the comma of the date stopping the label's reach.
-    legs = [(f"HAT{130 + 7 * i}", f"{1 + i:02d}:00 PM EST", f"May {20 + i}, 2024") for i in range(4)]
+    ("  - **Departure:** {d}, at {t}\n  - **Arrival:** {d}, at {a}", lambda v: v.endswith(" PM EST"),
+     lambda item: item.startswith(("Departure: ", "Arrival: "))),
+])
+def test_a_labels_second_value_is_keyed_by_it_too(leg, listed, keyed):
+    legs = [(f"HAT{130 + 7 * i}", f"{1 + i:02d}:00 PM EST", f"May {20 + i}, 2024", f"{i + 5:02d}:30 PM EST")
+            for i in range(4)]
     summary = "Your trip is booked.\n\n" + "\n\n".join(
-        f"- **Flight {n} (JFK to ATL)**\n  - **Departure:** {d}, at {t}\n  - **Arrival:** {d}, at {i + 5:02d}:30 PM EST"
-        for i, (n, t, d) in enumerate(legs))
+        f"- **Flight {n} (JFK to ATL)**\n" + leg.format(t=t, d=d, a=a) for n, t, d, a in legs)
     msgs = _booked_then_chat(summary)
     seen = 0
     for share in (0.15, 0.25, 0.35):
         r = compact(msgs, int(view_tokens(msgs) * share))
         for e in r.report.entries:
             for item, value in zip(e.items, e.values):
-                if value.endswith(" PM EST"):
+                if listed(value):
                     seen += 1
-                    assert item.startswith(("Departure: ", "Arrival: ")), item
-    assert seen, "no time of the summary was left out and listed: the test shows nothing"
+                    assert keyed(item), item
+    assert seen, "no value of the summary was left out and listed: the test shows nothing"
 
 
 def test_a_short_list_item_of_two_values_is_listed_whole():
