@@ -587,6 +587,20 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     winner = cols.key_newest.view[cols.u_key.view]
     # A repeat, in a newer message or later in its own, leaves only its newest copy.
     dedup = (~prot_u) & (~is_call) & (winner != np.arange(n_units)) & (tokens >= options.dedup_min_tokens)
+    if dedup.any():
+        # The same text read in another message may hold other values (a message's language
+        # and a paragraph decide a piece's names): a copy whose newest copy lacks one of its
+        # values is no repeat of it, or that value would be neither shown nor listed.
+        lit_idx = cols.lit_idx.view
+        owner = cols.unit_owner(cols.lit_ptr.view)
+        n_lits = max(len(cols.lit_text), 1)
+        winning = np.zeros(n_units, dtype=bool)
+        winning[winner[dedup]] = True
+        held = np.flatnonzero(winning[owner])  # (only the rows of units that won a repeat)
+        has = owner[held].astype(np.int64) * n_lits + lit_idx[held]
+        rows = np.flatnonzero(dedup[owner])
+        lacking = ~np.isin(winner[owner[rows]].astype(np.int64) * n_lits + lit_idx[rows], has)
+        dedup[owner[rows[lacking]]] = False
     decision[dedup] = DEDUPLICATED
 
     # What a unit says: its values, and its content words weighted by rarity.

@@ -549,11 +549,16 @@ def _run_back(text: str, end: int, floor: int) -> int:
     return i
 
 
+_IN_NUMBER = re.compile(r"\d[,.]\d")
+
+
 def _neighbour(text: str, start: int, end: int) -> bool:
     """``text[start:end]`` can be an item of an enumeration of names."""
     seg = text[start:end]
     if not (2 <= len(seg) <= _CJK_NAME_CHARS and _HAN.search(seg) is not None):
         return False
+    if _IN_NUMBER.match(text, end - 1) or start >= 2 and _IN_NUMBER.match(text, start - 2):
+        return False  # cut at a number's comma or point ("人均1" of "人均1,280元", "49" of "49,90 €")
     ends = [m for m in _CJK_NAME_END.finditer(seg) if m.end() == len(seg)]
     if any(m.start() == 0 for m in ends):
         return False  # an end word alone ("酒店"): a kind, not a name

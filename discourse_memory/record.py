@@ -196,7 +196,9 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
             # Longer than a code ("JFK", "NASA", "USD"): a word in capitals for emphasis or a
             # heading ("IMPORTANT", "CRITICAL REQUIREMENTS", "FAILURE"); a code only ever
             # opening its sentence is a chat's abbreviation ("BTW, I finished").
-            caps[i] = (text.lower(),) if CODE.fullmatch(text) and cols.lit_mid.view[i] else ()
+            # (None: a code, read against ``lit_mid`` at each view: a later message may
+            # write it mid-sentence, and the memo must not keep what the first view saw)
+            caps[i] = None if CODE.fullmatch(text) else ()
         elif names[kinds[i]] and _PLURAL_ABBREVIATION.fullmatch(text):
             caps[i] = (text[:-1].lower(), text.lower())
     caps[-1] = n
@@ -210,7 +212,10 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
         # Written in lower case elsewhere (its own content word is its lower case: "jfk"
         # of "JFK" says nothing about the text writing "jfk").
         lower_words = lowercase_words(cols)
+        mid = cols.lit_mid.view
         for i, forms in caps.items():
+            if forms is None:
+                forms = (cols.lit_text[i].lower(),) if mid[i] else ()
             if i >= 0 and (not forms or any(f in _COMMON_WORDS or lower_words.get(f, 0) >= LOWER_USES
                                              for f in forms)):
                 out[i] = True

@@ -603,3 +603,17 @@ def test_an_offset_as_written_is_found_as_read():
     assert unescaped(raw)[:read_offset(raw, raw.index(" 10:30"))] == "Deploy 🙂 snake_case"
     assert read_offset(raw, raw.index("Deploy") + 6) == 6  # before any escape: the same place
     assert read_offset(raw, len(raw)) == len(raw)  # the closing quote pays the difference back
+
+
+def test_a_repeat_whose_newer_copy_lacks_a_value_is_no_repeat():
+    # The same line read in a Chinese message states 王小明, read in an English one it does
+    # not (a message's language decides a piece's names): dropped as a repeat, its value was
+    # neither shown, listed nor counted (hypothesis found it).
+    line = "- 推荐菜有王小明，人均49,90 €。"
+    msgs = [{"role": "user", "content": "Plan?"},
+            {"role": "assistant", "content": line},
+            {"role": "user", "content": "More."},
+            {"role": "assistant", "content": "Deploy the gateway and roll back the pool quickly.\n\n" + line},
+            {"role": "user", "content": "Thanks."}]
+    r = compact(msgs, 44)
+    assert [(u.message, u.literals_unlisted) for u in r.report.units if u.literals_unlisted] == []

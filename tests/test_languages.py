@@ -163,6 +163,9 @@ def test_chinese_names_by_their_end_words(text, names):
     ("推荐您品尝他家的夫妻肺片、 清蒸鲈鱼、 金枪鱼披萨", ["夫妻肺片", "清蒸鲈鱼", "金枪鱼披萨"]),
     ("烤馒头和九转大肠都不错", []),  # two dishes, no name among them: no enumeration of names
     ("有北京饭店, 酒店", ["北京饭店"]),  # an end word alone is a kind, not a name
+    # a number's comma is no list mark: "人均1" and "280元" of "人均1,280元" were names (hypothesis)
+    ("周边餐馆有大董(工体店), 人均1,280元", ["大董(工体店)"]),
+    ("推荐北京饭店、人均1,280元", ["北京饭店"]),
     ("谢谢, 好的", []),
 ])
 def test_the_items_of_an_enumeration_of_chinese_names_are_names(text, names):

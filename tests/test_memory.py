@@ -104,3 +104,25 @@ def test_state_with_callable_counter_needs_it_back():
         DiscourseMemory.from_dict(state)
     again = DiscourseMemory.from_dict(state, token_counter=words)
     assert again.view(200).messages == mem.view(200).messages
+
+
+def test_a_grown_memory_reads_a_code_as_one_given_the_history_at_once():
+    # "JFK" first only opened a sentence (a word in capitals for emphasis, then); a later
+    # message writes it mid-sentence (a code, a value). A memory that had taken a view before
+    # kept the first reading and left "JFK" out of its record, unlisted and uncounted.
+    msgs = [{"role": "user", "content": "JFK is where I land on Friday. Please book a car for me there."},
+            {"role": "assistant", "content": "Sure, which company do you prefer for the rental car?"},
+            {"role": "user", "content": "Any company is fine, the cheapest one please."},
+            {"role": "assistant", "content": "Booked: a compact car waiting for you at JFK terminal 4, confirmation QX-7781."},
+            {"role": "user", "content": "Thanks a lot!"}]
+    whole = DiscourseMemory(msgs).view(54)
+    grown = DiscourseMemory(msgs[:2])
+    try:
+        grown.view(20)
+    except ValueError:  # (the budget is below what the first messages need: the point is that it read them)
+        pass
+    for m in msgs[2:]:
+        grown.append(m)
+    view = grown.view(54)
+    assert view.messages == whole.messages
+    assert "JFK" in (whole.note or "")
