@@ -759,7 +759,7 @@ def short_item_span(u: Unit) -> tuple[int, int] | None:
     lo, hi = mark.end() if mark else 0, len(u.text.rstrip())
     body = u.text[lo:hi]
     if hi - lo > SHORT_ITEM_CHARS or "\n" in body or body.startswith(("**", "__")) or body.endswith(":") \
-            or _LABEL_BEFORE.search(u.text, 0, u.text.find(":", lo) + 1 or 0):
+            or _LABEL_BEFORE.search(u.text, 0, u.text.find(":", lo) + 1):
         return None  # (a bold item heads the items under it, "1. **Flight HAT101 (JFK to SEA)**")
     return lo, hi
 

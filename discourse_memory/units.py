@@ -151,10 +151,8 @@ class Analyzer:
                     if clip >= tokens - 3:
                         head, clip = len(body), tokens
                     elif p.literals:
-                        moved = _no_half_values(p.literals, head, body)
-                        if moved != head:
-                            head = moved
-                            clip = tokens if head == len(body) else _clip_tokens(count, gap, body, head, p.kind, suffix)
+                        head, clip = _clip_of_whole_values(p.literals, head, clip, tokens, count, gap, body, p.kind,
+                                                           suffix)
                 else:
                     clip = tokens
                 texts = p.literal_texts
@@ -218,12 +216,10 @@ class Analyzer:
             head[cut] = np.where(whole, size[cut], head[cut])
             for k in cut[~whole].tolist():
                 if flat[k].literals:
-                    text, a, b = texts[owner_list[k]], int(start[k]), int(stop[k])
-                    moved = _no_half_values(flat[k].literals, int(head[k]), text[a:b])
-                    if moved != head[k]:
-                        head[k] = moved
-                        clip[k] = tokens[k] if moved == b - a else _clip_tokens(
-                            self.counter.count, text[int(prev[k]):a], text[a:b], moved, kinds[k], suffixes[k])
+                    text, a = texts[owner_list[k]], int(start[k])
+                    head[k], clip[k] = _clip_of_whole_values(
+                        flat[k].literals, int(head[k]), int(clip[k]), int(tokens[k]), self.counter.count,
+                        text[int(prev[k]):a], text[a:int(stop[k])], kinds[k], suffixes[k])
         tokens_l, head_l, clip_l, start_l, prev_l = tokens.tolist(), head.tolist(), clip.tolist(), start.tolist(), prev.tolist()
         out: list[tuple[MeasuredPiece, ...] | None] = [None] * len(texts)
         k = 0
@@ -394,6 +390,18 @@ def _no_half_values(literals: tuple[Literal, ...], head: int, body: str) -> int:
         return head
     # Less than half the head left ("[1:51 pm on …" of a date line) says too little as well.
     return moved if moved * 2 >= head and _WORDY.search(body, 0, moved) else len(body)
+
+
+def _clip_of_whole_values(literals: tuple[Literal, ...], head: int, clip: int, tokens: int,
+                          count: Callable[[str], int], gap: str, body: str, kind: str, suffix: str) -> tuple[int, int]:
+    """A piece's head and clip cost (``head``, ``clip``; ``tokens`` whole) once its head cuts
+    no value (:func:`_no_half_values`): recounted only where the head moved."""
+    moved = _no_half_values(literals, head, body)
+    if moved == head:
+        return head, clip
+    if moved == len(body):
+        return moved, tokens
+    return moved, _clip_tokens(count, gap, body, moved, kind, suffix)
 
 
 def head_literal_texts(unit: Unit, head_end: int) -> tuple[str, ...]:
