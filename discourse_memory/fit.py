@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 import bisect
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -559,6 +560,30 @@ class _Ranked:
     head_tokens: np.ndarray  # per unit, its tokens shown whole (a list head is shown so)
     question_unit: np.ndarray  # per message, the unit of the question it answers (-1: none)
     question_cost: np.ndarray  # per message, the tokens of showing that unit's opening
+    cols: Columns
+    labels: dict[int, str] = field(default_factory=dict)  # message -> its record label (see label)
+
+    def label(self, m: int) -> str:
+        """Message ``m``'s label in the record (each plan of a view lists mostly the same
+        messages: read once per view)."""
+        label = self.labels.get(m)
+        if label is None:
+            label = self.labels[m] = message_label(self.cols, self.cols.messages[m])
+        return label
+
+    @cached_property
+    def lit_lists(self) -> tuple[list[int], list[int], list[int], list[int]]:
+        """``lits`` as lists, for the take's unit-at-a-time reads (shared by its passes)."""
+        return tuple(a.tolist() for a in self.lits)  # type: ignore[return-value]
+
+    @cached_property
+    def candidate_lits(self) -> np.ndarray:
+        """Per literal, whether the record could list it (an item covers it, or it was a
+        candidate made no item: see ``beyond``)."""
+        mask = np.zeros(len(self.shown_lits), dtype=bool)
+        mask[[c for it in self.item_of for c in it.covers]] = True
+        mask[list(self.beyond)] = True
+        return mask
 
 
 def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
@@ -682,11 +707,15 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     call_rows = u_msg[is_call]
     per_msg_cost = np.bincount(call_rows, weights=tokens[is_call], minlength=n_msgs)
     call_gain = np.bincount(call_rows, weights=full_gain[is_call], minlength=n_msgs)
-    if rel is not None:  # a call is worth what its results share with the focus
+    if rel is not None and call_msgs:  # a call is worth what its results share with the focus
         msg_rel = np.zeros(n_msgs)
         np.maximum.at(msg_rel, u_msg, rel)  # once per view, not a scan of every unit per call
-        for a in call_msgs:
-            call_gain[a] *= 1.0 + focus * float(max((msg_rel[r] for r in results[a]), default=0.0))
+        of_call = np.fromiter((a for a in call_msgs for _ in results[a]), dtype=np.int64)
+        result_msgs = np.fromiter((r for a in call_msgs for r in results[a]), dtype=np.int64)
+        call_rel = np.zeros(n_msgs)
+        np.maximum.at(call_rel, of_call, msg_rel[result_msgs])
+        picked = np.array(call_msgs, dtype=np.int64)
+        call_gain[picked] *= 1.0 + focus * call_rel[picked]
     # The agent's last actions are its working state: the next one often repeats, retries
     # or continues them (same ids, same arguments).
     for j, a in enumerate(sorted(call_msgs, reverse=True)[:8]):
@@ -806,7 +835,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
                    call_units, starts, _long_head(scene, units, long_tokens), item_order,
                    _record_share(scene, outputs) * room,
                    beyond, row_cost, date_unit, date_cost, list_heads(cols), cols.u_tokens.view, question_unit,
-                   question_cost)
+                   question_cost, cols)
 
 
 def _record_share(scene: Scene, outputs: np.ndarray) -> float:
@@ -1187,24 +1216,31 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     for r in np.unique(have[memo.cost[have] < 0]).tolist():
         memo.cost[r], memo.value_cost[r] = _item_costs(row_items[r], count)
     cost_of, value_cost_of = memo.cost[np.maximum(at_row, 0)].tolist(), memo.value_cost[np.maximum(at_row, 0)].tolist()
-    for k, (lit, u) in enumerate(zip(candidates.tolist(), source[candidates].tolist())):
+    srcs = source[candidates]
+    # (per candidate, read once as lists: a value at a time, numpy's scalars cost more than the work)
+    in_line, in_list = _LINE_KIND[u_kind[srcs]].tolist(), (u_kind[srcs] == list_item).tolist()
+    label_cost = cols.derived.setdefault("record_label_cost", {})  # label -> tokens of its "label: "
+    for k, (lit, u, m) in enumerate(zip(candidates.tolist(), srcs.tolist(), u_msg[srcs].tolist())):
         if u in headers or lit in beyond:
             continue  # the session's date line lists every value of it; a comment's are no values
         item = chosen[k]
         if item is None:
             continue
-        m = int(u_msg[u])
         if item.header:
             headers[u] = item
             header_cost[item.text] = count(item.text) + 1.0
         elif m not in entry_cost:
-            entry_cost[m] = count(message_label(cols, cols.messages[m]) + ": ") + 1.0
+            label = message_label(cols, cols.messages[m])
+            cost = label_cost.get(label)
+            if cost is None:
+                cost = label_cost[label] = count(label + ": ") + 1.0
+            entry_cost[m] = cost
             header = header_of[m]
             if header is not None and header not in header_cost:
                 header_cost[header] = count(header) + 1.0
         g = gains[k]
         if item.key is None and item.span is not None and not item.header and (
-                _LINE_KIND[u_kind[u]] or u_kind[u] == list_item and item.span == short_item_span(units[u])):
+                in_line[k] or in_list[k] and item.span == short_item_span(units[u])):
             # One item lists every value its line of code (or short list item) shows: the
             # line's tokens are paid once for all of them. (Not in prose: there it took
             # LoCoMo's with-context recall at 25% from 90.2 to 87.5, one span keying two
@@ -1359,7 +1395,7 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     """Options in rank order while they fit ``room`` (see the module docstring, step 4)."""
     decision = r.base.copy()
     calls_present = set(r.calls_forced)
-    shown_lits = r.shown_lits.copy()
+    shown_lits = r.shown_lits.tolist()  # (lists: a view reads them a few thousand times, an item at a time)
     msg_shown = np.zeros(len(r.msg_overhead), dtype=bool)
     msg_shown[list(r.protected | r.calls_forced)] = True
     taken: dict[int, float] = {}  # record item -> the room it took
@@ -1372,7 +1408,7 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     opened: set[int] = set()
     heads: dict[int, int] = {}  # clipped unit -> the end of its long head
     long_steps: dict[int, int] = {}  # clipped unit -> the long-head steps taken
-    lit_ptr, lit_idx, head_ptr, head_idx = r.lits
+    lit_ptr, lit_idx, head_ptr, head_idx = r.lit_lists
     u_msg = r.u_msg
     overhead = r.msg_overhead.tolist()
     question_unit, question_cost = r.question_unit.tolist(), r.question_cost.tolist()
@@ -1419,11 +1455,11 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     def show(units: Any, head: bool) -> float:
         """Mark the literals of these units (their heads) shown; returns the room freed."""
         ptr, idx = (head_ptr, head_idx) if head else (lit_ptr, lit_idx)
-        stated = [idx[ptr[u]:ptr[u + 1]] for u in np.asarray(units).tolist()]
-        stated_all = stated[0] if len(stated) == 1 else np.concatenate(stated) if stated else idx[:0]
         freed = 0.0
-        for lit in stated_all[~shown_lits[stated_all]].tolist():  # (a value stated twice frees nothing twice)
-            freed += show_literal(lit)
+        for u in (units.tolist() if isinstance(units, np.ndarray) else units):
+            for lit in idx[ptr[u]:ptr[u + 1]]:
+                if not shown_lits[lit]:  # (a value stated twice frees nothing twice)
+                    freed += show_literal(lit)
         return freed
 
     def fill_reserve() -> None:
@@ -1637,13 +1673,13 @@ def _plan(scene: Scene, r: _Ranked, chosen: _Chosen, protection: str,
     for m in sorted(by_message):
         listed = _joined(cols, units, sorted(by_message[m], key=lambda it: (it.unit, it.span or (0, 0))))
         header = r.header_of[m]
-        entries.append(Entry(m, message_label(cols, cols.messages[m]), tuple(listed), header))
-    listed_ids = {c for e in entries for it in e.items for c in it.covers}
-    listed_ids |= {c for e in entries if e.header in headers for c in headers[e.header].covers}
-    missing = np.flatnonzero(present & ~shown)
-    candidates = {c for it in r.item_of for c in it.covers} | r.beyond
-    dropped = tuple(i for i in missing.tolist() if i not in listed_ids and i in candidates)
-    unlisted = tuple(i for i in missing.tolist() if i not in listed_ids and i not in candidates)
+        entries.append(Entry(m, r.label(m), tuple(listed), header))
+    listed = np.zeros(len(shown), dtype=bool)
+    listed[[c for e in entries for it in e.items for c in it.covers]] = True
+    listed[[c for e in entries if e.header in headers for c in headers[e.header].covers]] = True
+    missing = present & ~shown & ~listed
+    dropped = tuple(np.flatnonzero(missing & r.candidate_lits).tolist())
+    unlisted = tuple(np.flatnonzero(missing & ~r.candidate_lits).tolist())
     return Plan(decision.copy(), r.winner.copy(), frozenset(chosen.calls_present), r.protected,
                 MappingProxyType(dict(heads or {})), Record(tuple(entries), dropped, unlisted), protection)
 
