@@ -711,6 +711,14 @@ def _suffix_names(text: str) -> list[Literal]:
                     or c in _CJK_BEFORE_NAME and not _inner_and(text, i, end_start, last):
                 break
             i -= 1
+        if m.group()[-1:] in ")）" and i > last and end_start - i < 2:
+            # A branch in brackets marks a shop's own name, which may open with the word a
+            # demonstrative is written with: "那兰酒楼（潘家园店）", "那家小馆(永安里店)" (not
+            # where a name stands without it: "那北京饭店(王府井店)" is "then" and a name).
+            for word in ("那家", "那"):
+                if text.startswith(word, i - len(word)) and i - len(word) >= last:
+                    i -= len(word)
+                    break
         if out and i == last and out[-1].end == last:
             # the end word of the last name ran on into this one's ("北新桥" in "北新桥卤煮老店")
             first = out.pop()

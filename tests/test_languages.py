@@ -150,6 +150,11 @@ def test_japanese_prose_splits_at_its_sentence_marks():
     ("周边的景点有银狐洞, 石花洞。推荐您去十渡孤山寨或青龙山旅游区，还有云蒙峡和富国海底世界",
      ["银狐洞", "石花洞", "十渡孤山寨", "青龙山旅游区", "云蒙峡", "富国海底世界"]),
     ("世界花卉大观园", ["世界花卉大观园"]),  # "世界" opens names too: only "海底世界" ends one
+    # a shop's name with a branch may open with "那" ("that"), where no name stands without it
+    ("推荐您去那兰酒楼（潘家园店）吃饭。", ["那兰酒楼（潘家园店）"]),
+    ("那家小馆(永安里店)的电话是多少？", ["那家小馆(永安里店)"]),
+    ("好的，那北京饭店(王府井店)在哪？", ["北京饭店(王府井店)"]),
+    ("我们去那家酒店吧。那酒店(王府井店)不错", []),
 ])
 def test_chinese_names_by_their_end_words(text, names):
     assert [x.text for x in find_cjk_names(text)] == names
