@@ -577,6 +577,18 @@ class _Ranked:
         return tuple(a.tolist() for a in self.lits)  # type: ignore[return-value]
 
     @cached_property
+    def lists(self) -> tuple[list[Any], ...]:
+        """What the take reads option by option, as lists (the same for each of its passes):
+        per message its overhead, question unit and that unit's cost; the record's items best
+        first and their costs; the options' kinds, targets and costs in rank order, and the
+        least cost from each position on (the take stops when the room is below it)."""
+        costs = self.costs[self.order]
+        floor = np.minimum.accumulate(costs[::-1])[::-1].tolist() if len(costs) else []
+        return (self.msg_overhead.tolist(), self.question_unit.tolist(), self.question_cost.tolist(),
+                self.item_order.tolist(), self.costs[self.kinds == _ITEM].tolist(), self.kinds[self.order].tolist(),
+                self.targets[self.order].tolist(), costs.tolist(), floor)
+
+    @cached_property
     def candidate_lits(self) -> np.ndarray:
         """Per literal, whether the record could list it (an item covers it, or it was a
         candidate made no item: see ``beyond``)."""
@@ -1395,7 +1407,8 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     """Options in rank order while they fit ``room`` (see the module docstring, step 4)."""
     decision = r.base.copy()
     calls_present = set(r.calls_forced)
-    shown_lits = r.shown_lits.tolist()  # (lists: a view reads them a few thousand times, an item at a time)
+    # (read an item at a time, a few thousand times a view: a byte per literal, not numpy's scalars)
+    shown_lits = bytearray(r.shown_lits.astype(np.bool_).tobytes())
     msg_shown = np.zeros(len(r.msg_overhead), dtype=bool)
     msg_shown[list(r.protected | r.calls_forced)] = True
     taken: dict[int, float] = {}  # record item -> the room it took
@@ -1410,17 +1423,11 @@ def _take(r: _Ranked, room: float) -> _Chosen:
     long_steps: dict[int, int] = {}  # clipped unit -> the long-head steps taken
     lit_ptr, lit_idx, head_ptr, head_idx = r.lit_lists
     u_msg = r.u_msg
-    overhead = r.msg_overhead.tolist()
-    question_unit, question_cost = r.question_unit.tolist(), r.question_cost.tolist()
+    overhead, question_unit, question_cost, queue, item_costs, kinds, targets, costs, floor = r.lists
     left = room
     used = 0.0  # tokens the record's items and entry labels take
-    queue = r.item_order.tolist()  # record items, best first; queue[next_item] is the best not tried
-    next_item = 0
-    item_costs = r.costs[r.kinds == _ITEM].tolist()
+    next_item = 0  # queue: record items, best first; queue[next_item] is the best not tried
     reserve = min(r.reserve, room)
-    costs = r.costs[r.order]
-    # No option from position i on costs less than this: stop when the room is below it.
-    floor = np.minimum.accumulate(costs[::-1])[::-1].tolist() if len(costs) else []
 
     def show_literal(lit: int) -> float:
         """Mark a literal shown; returns the room freed by the record item it makes redundant."""
@@ -1532,8 +1539,7 @@ def _take(r: _Ranked, room: float) -> _Chosen:
             decision[date] = KEPT
             left += show([date], False) - cost
     fill_reserve()
-    for pos, (kind, target, cost) in enumerate(zip(r.kinds[r.order].tolist(), r.targets[r.order].tolist(),
-                                                    costs.tolist())):
+    for pos, (kind, target, cost) in enumerate(zip(kinds, targets, costs)):
         if used < reserve and next_item < len(queue) and used + item_costs[queue[next_item]] <= reserve:
             fill_reserve()  # items it held were shown by units: the room goes to the next items
         if left < floor[pos]:
