@@ -703,8 +703,8 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
                     sanitize(key), value_shown, row, group)
     whole = short_item_span(u) if text == value else None
     if whole is not None:  # "Flight HAT192 from MIA to EWR on 2024-05-24", not "…MIA; EWR on 2024-05-24"
-        return Item(literal, index, u.message, sanitize(u.text[whole[0]:whole[1]]), whole, (literal,), row=row,
-                    group=group)
+        shown = sanitize(_unbolded(u.text[whole[0]:whole[1]]))
+        return Item(literal, index, u.message, shown, whole, (literal,), row=row, group=group)
     if kind == "number":
         if u.kind not in _PROSE_KINDS:
             path = _line_number_file(cols, u, lit.start, lit.end)
@@ -758,10 +758,35 @@ def short_item_span(u: Unit) -> tuple[int, int] | None:
     mark = _ITEM_MARK.match(u.text)
     lo, hi = mark.end() if mark else 0, len(u.text.rstrip())
     body = u.text[lo:hi]
-    if hi - lo > SHORT_ITEM_CHARS or "\n" in body or body.startswith(("**", "__")) or body.endswith(":") \
-            or _LABEL_BEFORE.search(u.text, 0, u.text.find(":", lo) + 1):
-        return None  # (a bold item heads the items under it, "1. **Flight HAT101 (JFK to SEA)**")
+    if hi - lo > SHORT_ITEM_CHARS or "\n" in body or body.endswith(":"):
+        return None
+    bold = _BOLD_HEAD.match(body)
+    if bold is not None:
+        # A bold item alone heads the items under it ("1. **Flight HAT101 (JFK to SEA)**"); a
+        # bold name with a value of its own and more after it is one record of a list, listed
+        # whole: "**Reservation 7WPL39**: DEN to EWR, Basic Economy" (its values apart read
+        # "Reservation 7WPL39; DEN to EWR", whose route of which reservation?).
+        a, b = lo + bold.start(2), lo + bold.end(2)
+        if bold.end() >= len(body) or not any(a <= x.start and x.end <= b and x.kind in _NAMING_KINDS
+                                              for x in u.literals):
+            return None  # a label: "**Cabin Class**: Economy", "**Certificate 1**: $500" (an ordinal)
+        return lo, hi
+    if _LABEL_BEFORE.search(u.text, 0, u.text.find(":", lo) + 1):
+        return None
     return lo, hi
+
+
+def _unbolded(body: str) -> str:
+    """``body`` without the emphasis of the bold head it opens with, as a head is shown
+    ("Reservation 7WPL39: DEN to EWR"); nothing else in it changes (``__init__.py``)."""
+    bold = _BOLD_HEAD.match(body)
+    if bold is None:
+        return body
+    return body[:bold.start(2) - 2] + bold.group(2) + body[bold.end(2) + 2:]
+
+
+_NAMING_KINDS = PATTERN_KINDS - {"number"}  # (a capitalised word is no id: "Cabin Class")
+_BOLD_HEAD = re.compile(r"(\*\*|__)([^*_\n]{1,60}?)\1[ \t]{0,3}[:：]?[ \t]{0,3}")
 
 
 _NAMING_WORDS = r"(?:[A-Z][a-z]{1,20} ){0,2}[A-Z][a-z]{2,20}"  # "Certificate", "Gift Card"

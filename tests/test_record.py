@@ -1718,6 +1718,65 @@ def test_a_short_list_item_of_two_values_is_listed_whole():
     assert seen, "no flight of the summary was left out and listed: the test shows nothing"
 
 
+def test_a_bold_name_with_an_id_and_its_line_is_listed_whole():
+    # "3. **Reservation 7WPL39**: DEN to EWR, Basic Economy" was listed as "Reservation 7WPL39;
+    # LAS to ATL; DEN to EWR, Basic Economy": whose route of which reservation?
+    codes = ["XEHM4B", "59XX6W", "7WPL39", "3EMQJ6", "A90KR2"]
+    routes = ["LAS to ATL", "MCO to PHX", "DEN to EWR", "SFO to SEA", "BOS to MIA"]
+    summary = "You have the following reservations under your name:\n\n" + "\n".join(
+        f"{k + 1}. **Reservation {c}**: {r}, Basic Economy" for k, (c, r) in enumerate(zip(codes, routes)))
+    summary += "\n\n- **Cabin Class**: Economy\n- **Certificate 1**: $500"
+    msgs = _booked_then_chat(summary)
+    seen = 0
+    for share in (0.06, 0.08, 0.1, 0.12, 0.15):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        for e in r.report.entries:
+            for item in e.items:
+                assert "**" not in item, item
+                for c, route in zip(codes, routes):
+                    if c in item:
+                        seen += 1
+                        assert item == f"Reservation {c}: {route}, Basic Economy", item
+                    elif route in item:
+                        raise AssertionError(f"a route listed apart from its reservation: {item}")
+                # a bold label is no record's name: its value is keyed by it, not listed whole
+                assert "Cabin Class: Economy" not in item or item == "Cabin Class: Economy", item
+    assert seen, "no reservation of the summary was left out and listed: the test shows nothing"
+
+
+def test_a_short_list_item_keeps_its_underscores():
+    # The emphasis of a bold head is not shown; a name's underscores are: "`__init__.py`" was
+    # listed as "`init.py`" when every "__" of a listed item was taken for emphasis.
+    summary = "I changed these files:\n\n" + "\n".join(
+        f"- Fixed `pkg_{w}/__init__.py` and `pkg_{w}/core.py`" for w in WORDS[:5])
+    msgs = _booked_then_chat(summary)
+    seen = 0
+    for share in (0.06, 0.08, 0.1, 0.12, 0.15):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        for e in r.report.entries:
+            for item in e.items:
+                if "init" in item:
+                    seen += 1
+                    assert "__init__.py" in item, item
+    assert seen, "no file of the summary was left out and listed: the test shows nothing"
+
+
+@pytest.mark.parametrize("line, whole", [
+    ("3. **Reservation 7WPL39**: DEN to EWR, Basic Economy", True),
+    ("- **UDMOP1** (Basic Economy without insurance)", True),
+    ("- **Cabin Class**: Economy and Business", False),  # a label: capitalised words are no id
+    ("- **Certificate 1**: $500 and $20", False),  # an ordinal names no record
+    ("1. **Flight HAT101 (JFK to SEA)**", False),  # alone: it heads the items under it
+])
+def test_which_bold_list_items_are_listed_whole(line, whole):
+    from discourse_memory.compaction import _compactor
+    from discourse_memory.options import Options
+
+    cols, _ = _compactor(Options())._columns([{"role": "user", "content": "Intro line.\n\n" + line + "\n"}])
+    unit = next(u for u in cols.units if u.kind == "list_item")
+    assert (record.short_item_span(unit) is not None) == whole, [(x.text, x.kind) for x in unit.literals]
+
+
 def test_a_test_runners_progress_is_no_value():
     # "tests/lint/unittest_lint.py ........ [ 80%]": the record listed how far a run had got.
     msgs = [{"role": "system", "content": "You run one bash command per turn."},
