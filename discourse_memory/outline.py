@@ -30,6 +30,7 @@ _ITEM = UNIT_KINDS.index("list_item")
 _FIELD = UNIT_KINDS.index("field")
 HEAD_CHARS = 48
 """A head longer than this (a sentence, not a label) heads nothing."""
+_CODE_SPAN = re.compile(r"(`[^`\n]*`)|([^`]+|`)")  # code spans keep their text: `__init__.py`
 _MARKUP = re.compile(r"^[ \t]*(?:" + LIST_MARK + r"|#{1,6}[ \t]+)?")
 _BOLD_LINE = re.compile(r"[ \t]*(?:\*\*|__)[^\n]{1,80}(?:\*\*|__)[ \t]*:?[ \t]*")
 _LABELLED = re.compile(r"[ \t]*(?:" + LIST_MARK + r")?[*_]{0,2}[^\W\d_][^:：\n]{0,40}?[*_]{0,2}[ \t]*[:：]")
@@ -46,7 +47,8 @@ def head_text(u: Unit) -> str | None:
     """A head's text as the record shows it: without its list or heading mark, emphasis and
     closing colon (``Flight HAT136 (JFK to ATL)``); None when longer than :data:`HEAD_CHARS`."""
     text = _MARKUP.sub("", u.text, count=1).strip()
-    text = text.replace("**", "").replace("__", "").strip().rstrip(":：").strip()
+    text = _CODE_SPAN.sub(lambda m: m.group(1) or m.group(2).replace("**", "").replace("__", ""), text)
+    text = text.strip().rstrip(":：").strip()
     text = " ".join(text.split())
     return text if text and len(text) <= HEAD_CHARS else None
 

@@ -1847,3 +1847,17 @@ def test_one_huge_output_is_shown_more_than_listed():
     assert 10 <= len(entry.items) <= 100, len(entry.items)
     shown = r.messages[r.sources.index(2)]["content"]
     assert sum(line.startswith("node-") and "…" not in line for line in shown.split("\n")) >= 100
+
+
+@pytest.mark.parametrize("line, shown", [
+    ("- **Changes in `pkg/__init__.py`:**", "Changes in `pkg/__init__.py`"),  # a code span keeps its text
+    ("- __Flight HAT136 (JFK to ATL)__:", "Flight HAT136 (JFK to ATL)"),
+    ("1. **Flight HAT101**", "Flight HAT101"),
+])
+def test_a_head_is_shown_without_its_emphasis_but_with_its_code(line, shown):
+    from discourse_memory.compaction import _compactor
+    from discourse_memory.options import Options
+    from discourse_memory.outline import head_text
+
+    cols, _ = _compactor(Options())._columns([{"role": "user", "content": "Intro line.\n\n" + line + "\n  - one\n"}])
+    assert head_text(next(u for u in cols.units if u.kind == "list_item")) == shown
