@@ -766,10 +766,13 @@ def short_item_span(u: Unit) -> tuple[int, int] | None:
         # bold name with a value of its own and more after it is one record of a list, listed
         # whole: "**Reservation 7WPL39**: DEN to EWR, Basic Economy" (its values apart read
         # "Reservation 7WPL39; DEN to EWR", whose route of which reservation?).
-        a, b = lo + bold.start(2), lo + bold.end(2)
-        if bold.end() >= len(body) or not any(a <= x.start and x.end <= b and x.kind in _NAMING_KINDS
-                                              for x in u.literals):
-            return None  # a label: "**Cabin Class**: Economy", "**Certificate 1**: $500" (an ordinal)
+        a, b = lo + bold.start(2), len(u.text[:lo + bold.end(2)].rstrip(" \t:："))
+        if bold.end() >= len(body) or not any(
+                a <= x.start and x.end <= b and x.kind in _NAMING_KINDS and _RECORD_NAME.fullmatch(u.text, a, x.start)
+                and _AFTER_ID.fullmatch(u.text, x.end, b) for x in u.literals):
+            # A label: "**Cabin Class**: Economy", "**p99 latency:** 378 ms", "**Certificate 1**:
+            # $500" (an ordinal); a record's name is its id after a few capitalised words.
+            return None
         return lo, hi
     if _LABEL_BEFORE.search(u.text, 0, u.text.find(":", lo) + 1):
         return None
@@ -785,6 +788,8 @@ def _unbolded(body: str) -> str:
     return body[:bold.start(2) - 2] + bold.group(2) + body[bold.end(2) + 2:]
 
 
+_RECORD_NAME = re.compile(r"(?:[A-Z][\w'\-]{0,24} ){0,3}")  # "Reservation ", "Connecting Flight "
+_AFTER_ID = re.compile(r"(?: ?\([^()\n]{1,40}\))?")  # "(JFK to SEA)"
 _NAMING_KINDS = PATTERN_KINDS - {"number"}  # (a capitalised word is no id: "Cabin Class")
 _BOLD_HEAD = re.compile(r"(\*\*|__)([^*_\n]{1,60}?)\1[ \t]{0,3}[:：]?[ \t]{0,3}")
 

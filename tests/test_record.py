@@ -1766,6 +1766,8 @@ def test_a_short_list_item_keeps_its_underscores():
     ("- **UDMOP1** (Basic Economy without insurance)", True),
     ("- **Cabin Class**: Economy and Business", False),  # a label: capitalised words are no id
     ("- **Certificate 1**: $500 and $20", False),  # an ordinal names no record
+    ("- **p99 latency:** 378 ms (target under 150 ms)", False),  # an id in a label is no record's name
+    ("2. **Flight HAT218 (JFK to ATL)**: 06:00 PM EST, $158", True),
     ("1. **Flight HAT101 (JFK to SEA)**", False),  # alone: it heads the items under it
 ])
 def test_which_bold_list_items_are_listed_whole(line, whole):
