@@ -1726,22 +1726,25 @@ def test_a_bold_name_with_an_id_and_its_line_is_listed_whole():
     summary = "You have the following reservations under your name:\n\n" + "\n".join(
         f"{k + 1}. **Reservation {c}**: {r}, Basic Economy" for k, (c, r) in enumerate(zip(codes, routes)))
     summary += "\n\n- **Cabin Class**: Economy\n- **Certificate 1**: $500"
-    msgs = _booked_then_chat(summary)
     seen = 0
-    for share in (0.06, 0.08, 0.1, 0.12, 0.15):
-        r = compact(msgs, int(view_tokens(msgs) * share))
-        for e in r.report.entries:
-            for item in e.items:
-                assert "**" not in item, item
-                for c, route in zip(codes, routes):
-                    if c in item:
-                        seen += 1
-                        assert item == f"Reservation {c}: {route}, Basic Economy", item
-                    elif route in item:
-                        raise AssertionError(f"a route listed apart from its reservation: {item}")
-                # a bold label is no record's name: its value is keyed by it, not listed whole
-                assert "Cabin Class: Economy" not in item or item == "Cabin Class: Economy", item
+    for item in _listed_items(_booked_then_chat(summary)):
+        assert "**" not in item, item
+        for c, route in zip(codes, routes):
+            if c in item:
+                seen += 1
+                assert item == f"Reservation {c}: {route}, Basic Economy", item
+            elif route in item:
+                raise AssertionError(f"a route listed apart from its reservation: {item}")
+        # a bold label is no record's name: its value is keyed by it, not listed whole
+        assert "Cabin Class: Economy" not in item or item == "Cabin Class: Economy", item
     assert seen, "no reservation of the summary was left out and listed: the test shows nothing"
+
+
+def _listed_items(msgs: list[dict], shares: tuple[float, ...] = (0.06, 0.08, 0.1, 0.12, 0.15)):
+    """Every item the record lists in views of ``msgs`` at these shares of its tokens."""
+    for share in shares:
+        for e in compact(msgs, int(view_tokens(msgs) * share)).report.entries:
+            yield from e.items
 
 
 def test_a_short_list_item_keeps_its_underscores():
@@ -1749,15 +1752,11 @@ def test_a_short_list_item_keeps_its_underscores():
     # listed as "`init.py`" when every "__" of a listed item was taken for emphasis.
     summary = "I changed these files:\n\n" + "\n".join(
         f"- Fixed `pkg_{w}/__init__.py` and `pkg_{w}/core.py`" for w in WORDS[:5])
-    msgs = _booked_then_chat(summary)
     seen = 0
-    for share in (0.06, 0.08, 0.1, 0.12, 0.15):
-        r = compact(msgs, int(view_tokens(msgs) * share))
-        for e in r.report.entries:
-            for item in e.items:
-                if "init" in item:
-                    seen += 1
-                    assert "__init__.py" in item, item
+    for item in _listed_items(_booked_then_chat(summary)):
+        if "init" in item:
+            seen += 1
+            assert "__init__.py" in item, item
     assert seen, "no file of the summary was left out and listed: the test shows nothing"
 
 
