@@ -688,11 +688,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     # Diminishing returns in one message: its k-th best unit is worth 1 / (1 + k / K):
     # fifty names out of a thousand-line listing do not tell fifty times more than one.
     ratio = full_gain / np.maximum(tokens, 1.0)
-    by_msg = np.lexsort((-ratio, u_msg))
-    group = np.flatnonzero(np.r_[True, u_msg[by_msg][1:] != u_msg[by_msg][:-1]])
-    rank = np.empty(n_units)
-    rank[by_msg] = np.arange(n_units) - np.repeat(group, np.diff(np.r_[group, n_units]))
-    damp = 1.0 / (1.0 + rank / np.where(_LISTED[kind], PER_MESSAGE, PER_MESSAGE_PROSE))
+    damp = 1.0 / (1.0 + _rank_within(u_msg, ratio) / np.where(_LISTED[kind], PER_MESSAGE, PER_MESSAGE_PROSE))
     full_gain *= damp
     clip_gain *= damp
 
@@ -848,6 +844,16 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
                    _record_share(scene, outputs) * room,
                    beyond, row_cost, date_unit, date_cost, list_heads(cols), cols.u_tokens.view, question_unit,
                    question_cost, cols)
+
+
+def _rank_within(group: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Per element, its place by ``score`` among the elements of its ``group`` (0: the
+    highest; ties in order): the k of a diminishing return ``1 / (1 + k / K)``."""
+    order = np.lexsort((-score, group))
+    starts = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1]])
+    rank = np.empty(len(group))
+    rank[order] = np.arange(len(group)) - np.repeat(starts, np.diff(np.r_[starts, len(group)]))
+    return rank
 
 
 def _record_share(scene: Scene, outputs: np.ndarray) -> float:
@@ -1179,13 +1185,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         if len(hits):
             # One listing of many lines is one listing: its values past the first few, in
             # whichever lines they stand, are worth less again (a file tree of 300 lines).
-            at = hits
-            msg = u_msg[src[at]]
-            by_msg = np.lexsort((-gain[at], msg))
-            start = np.flatnonzero(np.r_[True, msg[by_msg][1:] != msg[by_msg][:-1]])
-            rank = np.empty(len(at))
-            rank[by_msg] = np.arange(len(at)) - np.repeat(start, np.diff(np.r_[start, len(at)]))
-            gain[at] *= LISTING / (1.0 + rank / LISTING_PER_MESSAGE)
+            gain[hits] *= LISTING / (1.0 + _rank_within(u_msg[src[hits]], gain[hits]) / LISTING_PER_MESSAGE)
     harness = harness_units(cols)
     if harness.any():
         told = np.flatnonzero(harness[src])
@@ -1197,17 +1197,10 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     hidden = comment_units(cols)[src]
     if hidden.any():
         beyond = beyond | frozenset(candidates[hidden].tolist())
-    by_unit = np.lexsort((-gain, src))
-    group_start = np.flatnonzero(np.r_[True, src[by_unit][1:] != src[by_unit][:-1]])
-    rank = np.arange(len(by_unit)) - np.repeat(group_start, np.diff(np.r_[group_start, len(by_unit)]))
-    gain[by_unit] /= 1.0 + rank / RECORD_PER_UNIT
+    gain /= 1.0 + _rank_within(src, gain) / RECORD_PER_UNIT
     # And of one message: an entry of six hundred values from one 150 KB diff (6,800 tokens of
     # fragments) reads worse than more of the diff's own text.
-    msg_of = u_msg[src]
-    by_msg = np.lexsort((-gain, msg_of))
-    group_start = np.flatnonzero(np.r_[True, msg_of[by_msg][1:] != msg_of[by_msg][:-1]])
-    rank = np.arange(len(by_msg)) - np.repeat(group_start, np.diff(np.r_[group_start, len(by_msg)]))
-    gain[by_msg] /= 1.0 + np.maximum(rank - RECORD_PER_MESSAGE, 0.0) / RECORD_PER_MESSAGE
+    gain /= 1.0 + np.maximum(_rank_within(u_msg[src], gain) - RECORD_PER_MESSAGE, 0.0) / RECORD_PER_MESSAGE
     count = scene.count
     items: list[Item] = []
     keep_gain: list[float] = []

@@ -785,7 +785,7 @@ def _unbolded(body: str) -> str:
     bold = _BOLD_HEAD.match(body)
     if bold is None:
         return body
-    return body[:bold.start(2) - 2] + bold.group(2) + body[bold.end(2) + 2:]
+    return body[:bold.start(1)] + bold.group(2) + body[bold.end(2) + len(bold.group(1)):]
 
 
 _RECORD_NAME = re.compile(r"(?:[A-Z][\w'\-]{0,24} ){0,3}")  # "Reservation ", "Connecting Flight "
