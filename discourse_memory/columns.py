@@ -165,6 +165,8 @@ class Columns:
         self.word_ptr.extend([0])
         self.word_idx = _Grow(np.int64)
         self.word_ids: dict[str, int] = {}
+        self.word_text: list[str] = []
+        """Per content word id, the word (``word_ids`` inverted)."""
         self.word_df = _Grow(np.float64)
         """Per content word, how many units state it."""
         # per key: the newest unit with that key
@@ -288,7 +290,7 @@ class Columns:
         head_rows = list(map(self.lit_ids.__getitem__, chain.from_iterable(heads_of)))
         n_words_before = len(self.word_ids)
         all_words = list(chain.from_iterable(words_of))
-        _new_entries(self.word_ids, all_words)
+        self.word_text.extend(_new_entries(self.word_ids, all_words))
         word_rows = list(map(self.word_ids.__getitem__, all_words))
 
         # Occurrence numbers: earlier units of the same key, in this conversation.

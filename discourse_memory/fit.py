@@ -31,6 +31,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Sequence
 import bisect
 import re
@@ -584,7 +585,7 @@ class _Ranked:
         least cost from each position on (the take stops when the room is below it)."""
         costs = self.costs[self.order]
         floor = np.minimum.accumulate(costs[::-1])[::-1].tolist() if len(costs) else []
-        return (self.msg_overhead.tolist(), self.question_unit.tolist(), self.question_cost.tolist(),
+        return (_flat(self.msg_overhead), _flat(self.question_unit), _flat(self.question_cost),
                 self.item_order.tolist(), self.costs[self.kinds == _ITEM].tolist(), self.kinds[self.order].tolist(),
                 self.targets[self.order].tolist(), costs.tolist(), floor)
 
@@ -900,6 +901,15 @@ def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[
     return head
 
 
+def _flat(values: np.ndarray) -> array:
+    """A per-message array read value by value (as a list reads), made by one copy of its
+    bytes: a list of every message of a long history, alive through the take, was walked by
+    each young collection of the garbage collector (an array of numbers holds no objects)."""
+    if values.dtype.kind in "iub":
+        return array("q", values.astype(np.int64, copy=False).tobytes())
+    return array("d", values.astype(np.float64, copy=False).tobytes())
+
+
 def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool) -> tuple[np.ndarray, np.ndarray]:
     """Per unit, how many times its own value what it shares with the focus adds, and
     what being context to a match adds: the rest of its message, the messages before
@@ -921,9 +931,7 @@ def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool) -> tu
     # The question a match answers (the message before it, from another role) and the
     # answer a match got (the message after it): most of the share to the unit next to
     # the match (the end of the question, the start of the answer), the rest to all.
-    known = cols.derived.setdefault("role_hashes", [])
-    known.extend(hash(m.role) for m in cols.messages[len(known):])
-    roles = np.asarray(known[:n_msgs], dtype=np.int64)
+    roles = _role_codes(cols)
     other = np.zeros(n_msgs, dtype=bool)
     other[:-1] = roles[:-1] != roles[1:]
     before = np.zeros(n_msgs)
@@ -947,6 +955,16 @@ def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool) -> tu
         heads = np.flatnonzero(best > 0)
         np.add.at(context, starts[heads], CONTEXT_DATE * focus * best[heads])
     return focus_gain, context
+
+
+def _role_codes(cols: Columns) -> np.ndarray:
+    """Per message, a code of its role (equal codes: the same role). Extended by the new
+    messages only: rebuilt, it was an array of every message of a long history a turn."""
+    codes: np.ndarray = cols.derived.get("role_codes", np.zeros(0, dtype=np.int64))
+    if len(codes) < len(cols):
+        fresh = np.fromiter((hash(m.role) for m in cols.messages[len(codes):]), dtype=np.int64)
+        codes = cols.derived["role_codes"] = np.concatenate([codes, fresh])
+    return codes[:len(cols)]
 
 
 def _date_units(cols: Columns, units: Sequence[Unit]) -> np.ndarray:
@@ -1225,6 +1243,11 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     # (per candidate, read once as lists: a value at a time, numpy's scalars cost more than the work)
     in_line, in_list = _LINE_KIND[u_kind[srcs]].tolist(), (u_kind[srcs] == list_item).tolist()
     label_cost = cols.derived.setdefault("record_label_cost", {})  # label -> tokens of its "label: "
+    # (what a message's label, a unit's short item and a record's head cost never change as the
+    # conversation grows, but a label's speaker may start to count: read once, not per view)
+    msg_label_cost = cols.derived.setdefault("record_message_label_cost", {})  # message -> (speaker, cost)
+    short_spans = cols.derived.setdefault("record_short_spans", {})  # unit -> its short item's span
+    row_costs = cols.derived.setdefault("record_row_cost", {})  # a record's head -> tokens of "{head, }"
     for k, (lit, u, m) in enumerate(zip(candidates.tolist(), srcs.tolist(), u_msg[srcs].tolist())):
         if u in headers or lit in beyond:
             continue  # the session's date line lists every value of it; a comment's are no values
@@ -1235,17 +1258,21 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             headers[u] = item
             header_cost[item.text] = count(item.text) + 1.0
         elif m not in entry_cost:
-            label = message_label(cols, cols.messages[m])
-            cost = label_cost.get(label)
-            if cost is None:
-                cost = label_cost[label] = count(label + ": ") + 1.0
-            entry_cost[m] = cost
+            speaker = cols.speaker(m)
+            known = msg_label_cost.get(m)
+            if known is None or known[0] != speaker:  # (a label changes only when its speaker starts to count)
+                label = message_label(cols, cols.messages[m])
+                cost = label_cost.get(label)
+                if cost is None:
+                    cost = label_cost[label] = count(label + ": ") + 1.0
+                known = msg_label_cost[m] = (speaker, cost)
+            entry_cost[m] = known[1]
             header = header_of[m]
             if header is not None and header not in header_cost:
                 header_cost[header] = count(header) + 1.0
         g = gains[k]
         if item.key is None and item.span is not None and not item.header and (
-                in_line[k] or in_list[k] and item.span == short_item_span(units[u])):
+                in_line[k] or in_list[k] and item.span == _short_span(short_spans, units, u)):
             # One item lists every value its line of code (or short list item) shows: the
             # line's tokens are paid once for all of them. (Not in prose: there it took
             # LoCoMo's with-context recall at 25% from 90.2 to 87.5, one span keying two
@@ -1264,11 +1291,22 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         if item.key is not None:
             value_cost[len(items)] = value_cost_of[k]
         if item.row is not None and item.group not in row_cost:
-            row_cost[item.group] = count("{" + item.row + ", }")
+            cost = row_costs.get(item.row)
+            if cost is None:
+                cost = row_costs[item.row] = count("{" + item.row + ", }")
+            row_cost[item.group] = cost
         items.append(item)
         keep_gain.append(g * (len(item.covers) if item.header else 1.0))
         keep_cost.append(cost_of[k])
     return items, np.array(keep_gain), np.array(keep_cost), value_cost, entry_cost, header_cost, beyond, row_cost
+
+
+def _short_span(memo: dict, units: Sequence[Unit], u: int) -> tuple[int, int] | None:
+    """``short_item_span`` of unit ``u``, read once (a unit's text never changes)."""
+    if u in memo:
+        return memo[u]
+    span = memo[u] = short_item_span(units[u])
+    return span
 
 
 _PLACED_KEY = re.compile(r"[A-Za-z_][\w\-]{0,40}\[\d{1,6}(?:; ([^\]]{1,90}))?\]\.")

@@ -112,7 +112,7 @@ def focus_of_turn(cols: Columns) -> Focus | None:
         return _from_messages(cols, weighted)
     weighted[last.index] = 1.0
     said = " ".join(tf.text for tf in last.texts) if last.role == "user" else ""
-    prev = next((m for m in reversed(msgs[:-1]) if m.role not in SYSTEM_ROLES), None)
+    prev = next((msgs[i] for i in range(len(msgs) - 2, -1, -1) if msgs[i].role not in SYSTEM_ROLES), None)
     if prev is not None and prev.role != last.role:
         # An action in a code block (a text agent's command) and its output are one step.
         action = is_action(prev)
@@ -138,8 +138,7 @@ def focus_of_text(cols: Columns, words: list[str], literals: list[str],
 def _without_word_literals(cols: Columns, words: dict[int, float], lits: dict[int, float]) -> dict[int, float]:
     """Literals that are also focus words ("Melanie" the name and "melanie" the word)
     count once, as words."""
-    inverse = {i: w for w, i in cols.word_ids.items() if i in words}
-    named = set(inverse.values())
+    named = {cols.word_text[i] for i in words}
     return {t: w for t, w in lits.items() if cols.lit_text[t].lower() not in named}
 
 
@@ -264,10 +263,12 @@ def _stems(cols: Columns) -> tuple[np.ndarray, np.ndarray]:
     memo = cols.derived.setdefault("stems", {})
     ids: dict[str, int] = memo.setdefault(-1, {})  # type: ignore[assignment]
     of_word: list[int] = memo.setdefault(-2, [])  # type: ignore[assignment]
-    if len(of_word) < len(cols.word_ids):
-        for w in list(cols.word_ids)[len(of_word):]:
+    if len(of_word) < len(cols.word_text):
+        for w in cols.word_text[len(of_word):]:
             of_word.append(ids.setdefault(stem(w), len(ids)))
-    stems = np.asarray(of_word, dtype=np.int64)
+    stems: np.ndarray = memo.get(-3, np.zeros(0, dtype=np.int64))  # type: ignore[assignment]
+    if len(stems) < len(of_word):  # (extended by the new words: rebuilt, it read the whole vocabulary a turn)
+        stems = memo[-3] = np.concatenate([stems, np.asarray(of_word[len(stems):], dtype=np.int64)])  # type: ignore[assignment]
     stem_df = np.bincount(stems, weights=cols.word_df.view[:len(stems)], minlength=len(ids)) if len(stems) \
         else np.zeros(0)
     return stems, stem_df

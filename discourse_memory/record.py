@@ -614,8 +614,13 @@ def _call_label(name: str, arguments: str) -> str:
 def date_headers(cols: Columns) -> list[str | None]:
     """For each message, the session date line it falls under: the latest message at or
     before it that opens with a date line (``[1:56 pm on 8 May, 2023]``)."""
-    dates = cols.msg_date
-    return [dates[i] if i >= 0 else None for i in cols.msg_session.view.tolist()]
+    # (a message's session never changes as the conversation grows: the list is extended,
+    # not rebuilt, so a turn of a long history reads only its new messages)
+    known: list[str | None] = cols.derived.setdefault("date_headers", [])
+    if len(known) < len(cols):
+        dates = cols.msg_date
+        known.extend(dates[i] if i >= 0 else None for i in cols.msg_session.view[len(known):].tolist())
+    return known
 
 
 def is_date_header(u: Unit) -> bool:

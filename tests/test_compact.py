@@ -617,3 +617,30 @@ def test_a_repeat_whose_newer_copy_lacks_a_value_is_no_repeat():
             {"role": "user", "content": "Thanks."}]
     r = compact(msgs, 44)
     assert [(u.message, u.literals_unlisted) for u in r.report.units if u.literals_unlisted] == []
+
+
+def test_a_compactor_after_a_call_that_raised_compacts_as_a_fresh_one(monkeypatch):
+    # A compactor extends its own lists in place when a call extends the last one's
+    # messages: a call that raised half way must not leave them ahead of its analysis.
+    from discourse_memory import Compactor, InvalidMessageError
+    from discourse_memory.columns import Columns
+    from discourse_memory.sample import sample_conversation
+
+    msgs = sample_conversation(2)
+    budget = view_tokens(msgs) // 3
+    compactor = Compactor()
+    compactor.compact(msgs, budget)
+    with pytest.raises(InvalidMessageError):
+        compactor.compact(msgs + [{"role": 5, "content": "x"}], budget)
+    more = msgs + [{"role": "user", "content": "Was invoice INV-2291 paid?"}]
+    extend = Columns.extend
+
+    def failing(self, *args, **kwargs):
+        raise RuntimeError("analysis failed")
+
+    monkeypatch.setattr(Columns, "extend", failing)
+    with pytest.raises(RuntimeError):
+        compactor.compact(more, budget)
+    monkeypatch.setattr(Columns, "extend", extend)
+    for history in (more, more + [{"role": "assistant", "content": "Yes, on 2024-03-02."}], msgs):
+        assert compactor.compact(history, budget).messages == Compactor().compact(history, budget).messages

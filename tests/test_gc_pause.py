@@ -141,3 +141,60 @@ def test_cycles_made_during_a_pause_are_still_collected():
     assert gone() is not None  # not yet: nothing collects while paused
     gc.collect()
     assert gone() is None
+
+
+def _agent_history() -> list[dict]:
+    from discourse_memory.sample import sample_conversation
+
+    msgs = sample_conversation(3)
+    for i in range(6):
+        msgs.append({"role": "assistant", "content": "", "tool_calls": [
+            {"id": f"c{i}", "type": "function", "function": {"name": "read_file", "arguments": f'{{"path": "src/m{i}.py"}}'}}]})
+        msgs.append({"role": "tool", "tool_call_id": f"c{i}", "content": f"def f{i}(x):\n    return x + {i}\n" * 20})
+    msgs.append({"role": "user", "content": "Which file defines f3, and what does it add?"})
+    return msgs
+
+
+def test_views_make_no_reference_cycles():
+    # Views run with the collector paused and their survivors go straight to the oldest
+    # generation: that is only free if a view leaves no cyclic garbage for it to find.
+    from discourse_memory import DiscourseMemory, compact
+
+    msgs = _agent_history()
+    mem = DiscourseMemory(msgs[:-3])
+    mem.view(300)  # the analysis, the pipeline: warm before counting
+    compact(msgs, 300)
+    gc.collect()
+    gc.disable()
+    try:
+        for m in msgs[-3:]:
+            mem.append(m)
+            view = mem.view(300)
+            view.report  # (built lazily)
+            view.recall("f3")
+        for budget in (200, 400):
+            compact(msgs, budget, focus="Which file defines f3?").report
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
+def test_a_view_runs_with_the_collector_paused_and_restores_it(monkeypatch):
+    from discourse_memory import DiscourseMemory, compaction, gc_pause
+
+    seen: list[bool] = []
+    fit = compaction.fit
+
+    def spy(scene):
+        seen.append(gc.isenabled())
+        return fit(scene)
+
+    monkeypatch.setattr(compaction, "fit", spy)
+    gc.enable()
+    mem = DiscourseMemory(_agent_history())
+    mem.view(300)
+    assert seen == [False] and gc.isenabled()
+    monkeypatch.setattr(gc_pause, "ENABLED", False)  # (the switch that measures what the pause saves)
+    mem.append({"role": "assistant", "content": "src/m3.py defines f3; it adds 3."})
+    mem.view(300)
+    assert seen == [False, True] and gc.isenabled()

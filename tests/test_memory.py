@@ -126,3 +126,35 @@ def test_a_grown_memory_reads_a_code_as_one_given_the_history_at_once():
     view = grown.view(54)
     assert view.messages == whole.messages
     assert "JFK" in (whole.note or "")
+
+
+def test_a_views_inputs_stay_as_they_were_when_later_views_extend_the_history():
+    # A memory's views share one input list that later views extend in place (a copy of a long
+    # history a turn was walked by the garbage collector): what an older view was made from
+    # must not grow with it.
+    msgs = sample_conversation(2)
+    mem = DiscourseMemory(msgs)
+    budget = view_tokens(msgs) // 3
+    first = mem.view(budget)
+    mem.append({"role": "user", "content": "And what about the invoice INV-2291?"})
+    second = mem.view(budget)
+    mem.extend([{"role": "assistant", "content": "It was paid on 2024-03-02."}, {"role": "user", "content": "Thanks."}])
+    third = mem.view(budget)
+    assert first.inputs == msgs
+    assert second.inputs == msgs + [{"role": "user", "content": "And what about the invoice INV-2291?"}]
+    assert len(third.inputs) == len(msgs) + 3
+    assert first.recall("#0").found  # an older view still recalls from what it was made of
+    # and each view is still the one a fresh memory makes of the same history
+    again = DiscourseMemory(third.inputs[:len(msgs) + 1])
+    assert again.view(budget).messages == second.messages
+
+
+def test_a_memory_cleared_then_refilled_views_only_its_new_history():
+    mem = DiscourseMemory(sample_conversation(2))
+    mem.view(200)
+    mem.clear()
+    fresh = sample_conversation(1)
+    mem.extend(fresh)
+    view = mem.view(view_tokens(fresh) // 2)
+    assert view.inputs == fresh
+    assert view.messages == DiscourseMemory(fresh).view(view_tokens(fresh) // 2).messages

@@ -6,7 +6,7 @@ loaded), the sizes, and whether the result is correct (fits the budget, at most 
 note, sources increasing, the newest turn verbatim). Run in a subprocess by
 ``test_large_inputs.py`` so that a hang is killed by a timeout instead of hanging CI.
 ``--collect`` adds a full garbage collection right after ``compact`` to the time: the
-collector is paused while a large batch is analysed (``discourse_memory.gc_pause``), and
+collector is paused while a view is made (``discourse_memory.gc_pause``), and
 this charges the collection that pause put off to the call. ``--no-pause`` turns that
 pause off, and ``--gc-stats`` adds the garbage collections run during the call (count and
 seconds by generation).
@@ -112,7 +112,7 @@ def run(name: str, collect: bool = False, pause: bool = True, gc_stats: bool = F
     from discourse_memory import compact, gc_pause, get_token_counter
 
     if not pause:
-        gc_pause.BULK_TEXTS = gc_pause.BULK_CHARS = sys.maxsize
+        gc_pause.ENABLED = False
     compact([{"role": "user", "content": "Warm up. The pipeline loads once."}], 100)
     build, budget = CASES[name]
     msgs = build()
