@@ -2,7 +2,7 @@
 
     python benchmarks/bench_turn_stages.py [--history ../shared/data/agents/swe_dev.jsonl]
                                            [--tokens 65000] [--turns 20]
-    python benchmarks/bench_turn_stages.py --messages 10000 [--turns 20]
+    python benchmarks/bench_turn_stages.py --messages 10000 [--turns 20] [--no-pause]
 
 Stages: a ``DiscourseMemory`` holds the history (the first runs of ``--history`` up to
 ``--tokens``, or the built-in sample chained to ``--messages`` messages); after three warm
@@ -10,7 +10,9 @@ turns, ``--turns`` turns of appending one ~500-token message and taking a view a
 history's tokens (32,000 with ``--messages``). Each stage is timed by a wrapper around its
 function: milliseconds a turn, and calls a turn (the fitting stage's passes). The garbage
 collector's pauses are timed by its callbacks: young collections, and each full
-(generation 2) collection with its length.
+(generation 2) collection with its length. Views run with the collector paused (see
+``discourse_memory/gc_pause.py``); ``--no-pause`` runs them with it running, to see what that
+saves.
 """
 
 from __future__ import annotations
@@ -57,12 +59,16 @@ def main() -> None:
     ap.add_argument("--tokens", type=int, default=65000)
     ap.add_argument("--messages", type=int, help="the built-in sample chained to this many messages instead")
     ap.add_argument("--turns", type=int, default=20)
+    ap.add_argument("--no-pause", action="store_true",
+                    help="run views with the garbage collector running (see discourse_memory/gc_pause.py)")
     args = ap.parse_args()
 
     import importlib
 
-    from discourse_memory import DiscourseMemory, get_token_counter
+    from discourse_memory import DiscourseMemory, gc_pause, get_token_counter
     from discourse_memory.nlp import get_pipeline
+
+    gc_pause.ENABLED = not args.no_pause
 
     if args.messages:
         from bench_turn_scaling import history as chained, new_message
@@ -112,7 +118,8 @@ def main() -> None:
         young += sum(d for g, d in pauses if g < 2)
     gc.callbacks.remove(watch)
     n = args.turns
-    print(f"history: {where}; budget {budget} tokens; {n} turns of append + view")
+    print(f"history: {where}; budget {budget} tokens; {n} turns of append + view"
+          f"{' (the collector running during views: --no-pause)' if args.no_pause else ''}")
     print(f"append + view: median {statistics.median(times) * 1000:.1f} ms, slowest {max(times) * 1000:.1f} ms")
     print(f"{'stage (collector pauses included where they fell)':50s} {'calls a turn':>12s} {'ms a turn':>10s}")
     for _, _, _, label in STAGES:

@@ -296,6 +296,8 @@ class Compactor:
             return _unchanged(msgs, lambda: units, before, budget, messages)
 
         recall_n = len(msgs) if options.recall else None
+        # (a note is mostly the lines of the last plan's: counted by its lines where that is exact)
+        count_note = getattr(self.counter, "count_by_lines", count)
 
         # The plans fit measured, each rendered once: the one it returns is not rendered again.
         # (The plan is held with its rendering: no other plan can take its id meanwhile.)
@@ -307,7 +309,7 @@ class Compactor:
                 return hit[1:]
             out, sources, counted = render_messages(cols, plan, messages, self._render_cache, options.recall)
             note = _note(tag, plan, recall_n, beyond)
-            total = sum(count(t) for ts in counted for t in ts) + count(note)
+            total = sum(count(t) for ts in counted for t in ts) + count_note(note)
             total += sum(options.overhead(m) for m in out) + options.overhead({"role": options.note_role,
                                                                                 "content": note})
             rendered[id(plan)] = (plan, out, sources, total, note)

@@ -65,6 +65,22 @@ class TokenCounter(Protocol):
 TokenCounterLike = Union[str, Callable[[str], int], TokenCounter]
 
 
+_LINE_ADDITIVE = frozenset({
+    # cl100k_base
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+    # o200k_base
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|"""
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|"""
+    r"""\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
+})
+"""Split patterns (tiktoken's ``pat_str``) under which no piece runs from a line break into a
+line that opens with neither white space nor "/": a text's tokens are then those of its lines
+split there, each with its line break (``tests/test_tokens.py`` checks). An encoding of any
+other pattern, or a counter that is not tiktoken's, counts every text whole."""
+
+_BY_LINES_MIN = 2_000  # (a shorter text costs less to count than to split)
+
+
 class _CountCache:
     """A bounded memo of text -> token count; cleared whole when full."""
 
@@ -181,6 +197,27 @@ class TiktokenCounter(_Shared):
             n = len(self._enc.encode_ordinary(text))  # type: ignore[attr-defined]
             self._cache.put(text, n)
         return n
+
+    def count_by_lines(self, text: str) -> int:
+        """``count(text)``, added up from the counts of its lines where the encoding's
+        pieces never run from one line into the next (see :data:`_LINE_ADDITIVE`): a record
+        note of thousands of tokens, rendered anew for each plan of each view, is mostly
+        the lines of the last one, and they are counted once."""
+        if len(text) < _BY_LINES_MIN or getattr(self._enc, "_pat_str", None) not in _LINE_ADDITIVE:
+            return self.count(text)
+        total = 0
+        start = 0
+        # A line may open a piece of its own only where it opens with neither white space
+        # (line breaks and spaces run together into one piece) nor "/" (o200k's punctuation
+        # piece takes the line break and slashes after it).
+        at = text.find("\n")
+        while at >= 0:
+            nxt = at + 1
+            if nxt < len(text) and not text[nxt].isspace() and text[nxt] != "/":
+                total += self.count(text[start:nxt])
+                start = nxt
+            at = text.find("\n", nxt)
+        return total + self.count(text[start:])
 
     def counts(self, texts: list[str]) -> list[int]:
         """Counts of many texts, batched through tiktoken's threads for the misses."""

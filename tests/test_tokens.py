@@ -167,3 +167,51 @@ def test_token_table_answers_as_each_texts_token_map(texts, data):
     assert table.counts(idx, a, b).tolist() == [maps[i].count(s, e) for i, s, e, _ in spans]
     assert table.counts(idx, b, b).tolist() == [0] * len(spans)
     assert table.heads(idx, a, b, limit).tolist() == [maps[i].head(s, e, n) for i, s, e, n in spans]
+
+
+_LINE_TEXT = st.lists(st.text(alphabet="ab Z9'/-)(.\r\t 中文é#:;_$\u00a0\u3000🙂xyzTHE", max_size=40), min_size=1, max_size=30)
+
+
+def _encoding_or_skip(name: str):
+    from discourse_memory import EncodingUnavailableError
+    from discourse_memory.tokens import _load_encoding
+
+    try:
+        return _load_encoding(name)
+    except EncodingUnavailableError:  # o200k_base is read from llama-index's bundled copy
+        pytest.skip(f"{name} is not available offline here")
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@settings(max_examples=300, deadline=None)
+@given(lines=_LINE_TEXT)
+def test_a_long_text_counted_by_its_lines_counts_as_the_whole(name, lines):
+    # The record note is counted line by line (each line's count cached across plans): only
+    # right if no piece of the encoding's split runs from one line into the next.
+    import discourse_memory.tokens as tokens
+
+    enc = _encoding_or_skip(name)
+    assert enc._pat_str in tokens._LINE_ADDITIVE  # (else the test below would count whole)
+    text = "\n".join(lines)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tokens, "_BY_LINES_MIN", 0)
+        assert tokens.TiktokenCounter(enc, name).count_by_lines(text) == len(enc.encode_ordinary(text))
+
+
+def test_an_encoding_of_another_split_is_counted_whole():
+    import discourse_memory.tokens as tokens
+
+    real = tokens._load_encoding("cl100k_base")
+    seen: list[str] = []
+
+    class Other:  # the same tokens, split another way: no line-by-line shortcut may be taken
+        _pat_str = r"\S+|\s+"
+        name = "other"
+
+        def encode_ordinary(self, text):
+            seen.append(text)
+            return real.encode_ordinary(text)
+
+    text = "\n".join(f"#{i} user: order ORD-{i} shipped to Oslo" for i in range(200))
+    assert tokens.TiktokenCounter(Other()).count_by_lines(text) == len(real.encode_ordinary(text))
+    assert seen == [text]
