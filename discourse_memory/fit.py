@@ -1280,7 +1280,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             if (u, item.span) in spans_made:
                 continue
             spans_made.add((u, item.span))
-            inner = tuple(c for c in _shown_in(cols, units, inner_cache, u, item.span) if c != lit and c in at_of)
+            inner = tuple([c for c in _shown_in(cols, units, inner_cache, u, item.span) if c in at_of and c != lit])
             if inner:
                 key = (u, item.span, inner)
                 wider = covering.get(key)
