@@ -1628,9 +1628,12 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         # and the heading above that).
         need_heads = []
         head = int(r.list_head[target]) if kind in (_CLIP, _FULL) else -1
-        while head >= 0 and decision[head] == OMITTED and len(need_heads) < MAX_HEADS:
-            need_heads.append(head)
-            extra += float(r.head_tokens[head])
+        while head >= 0 and decision[head] in (OMITTED, DEDUPLICATED) and len(need_heads) < MAX_HEADS:
+            if decision[head] == OMITTED:
+                need_heads.append(head)
+                extra += float(r.head_tokens[head])
+            # (a label repeated from record to record, "- **Flights:**" under each reservation, is
+            # shown where it last occurs: the head above it still says whose flights these are)
             head = int(r.list_head[head])
         # A reply is shown with the question it answers (at least that question's head).
         asked = question_unit[msg] if kind != _REST else -1

@@ -1862,3 +1862,38 @@ def test_a_head_is_shown_without_its_emphasis_but_with_its_code(line, shown):
 
     cols, _ = _compactor(Options())._columns([{"role": "user", "content": "Intro line.\n\n" + line + "\n  - one\n"}])
     assert head_text(next(u for u in cols.units if u.kind == "list_item")) == shown
+
+
+def _reservation_chat(n: int) -> tuple[list[dict], dict[str, str]]:
+    cities = ["MCO", "PHX", "LGA", "MIA", "DEN", "ORD", "PHL", "SFO", "LAX", "BOS", "JFK", "MSP"]
+    lines, whose = ["I have reviewed your reservations, and here are the details:", ""], {}
+    for i in range(n):
+        rid = f"{chr(65 + i)}{i}K{9 - i}Q{chr(80 + i)}"
+        a, b = cities[i % len(cities)], cities[(i + 5) % len(cities)]
+        out, back = f"2024-05-{10 + i:02d}", f"2024-06-{10 + i:02d}"
+        lines += [f"{i + 1}. **Reservation ID: {rid}**", "   - **Flights:**", f"     - {a} to {b} on {out}",
+                  f"     - {b} to {a} on {back}", ""]
+        whose[out] = whose[back] = rid
+    return [{"role": "user", "content": "Do I have two flights on the same day?"},
+            {"role": "assistant", "content": "\n".join(lines)},
+            {"role": "user", "content": FILLER},
+            {"role": "assistant", "content": FILLER},
+            {"role": "user", "content": "Which reservation flies on May 12?"}], whose
+
+
+def test_a_nested_item_under_a_repeated_label_is_shown_with_the_head_above_it():
+    # "- **Flights:**" repeats under every reservation and is shown where it last occurs: the
+    # flights of the others stood under no reservation ("…\n - MCO to PHX on 2024-05-27").
+    msgs, whose = _reservation_chat(7)
+    seen = 0
+    for share in (0.2, 0.3, 0.4, 0.5):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        shown = next((m["content"] for m, s in zip(r.messages, r.sources) if s == 1), "")
+        for line in shown.split("\n"):
+            value = next((v for v in whose if v in line), None)
+            if value is None:
+                continue
+            heads = re.findall(r"Reservation ID: (\w+)", shown[:shown.index(line)])
+            assert heads and heads[-1] == whose[value], (value, shown)
+            seen += 1
+    assert seen >= 6, seen
