@@ -1625,16 +1625,17 @@ def _take(r: _Ranked, room: float) -> _Chosen:
             session = int(u_msg[date])
             extra += r.date_cost[date] + (0.0 if msg_shown[session] or session == msg else overhead[session])
         # A list item is shown under its heads ("1. **Flight HAT136**" above "- Price: $152",
-        # and the heading above that).
-        need_heads = []
-        head = int(r.list_head[target]) if kind in (_CLIP, _FULL) else -1
-        while head >= 0 and decision[head] in (OMITTED, DEDUPLICATED) and len(need_heads) < MAX_HEADS:
-            if decision[head] == OMITTED:
-                need_heads.append(head)
-                extra += float(r.head_tokens[head])
-            # (a label repeated from record to record, "- **Flights:**" under each reservation, is
-            # shown where it last occurs: the head above it still says whose flights these are)
-            head = int(r.list_head[head])
+        # and the heading above that), and so is one a message's opening shows.
+        if kind == _OPEN:
+            first = int(r.msg_start[target])
+            us = np.flatnonzero(r.in_short[first:int(r.msg_start[target + 1])]) + first
+            need_heads = _heads_to_show(r, decision, us[r.opening[us] != OMITTED].tolist(), lit_ptr)
+        elif kind in (_CLIP, _FULL) and r.list_head[target] >= 0:
+            need_heads = _heads_to_show(r, decision, [target], lit_ptr)
+        else:
+            need_heads = []
+        if need_heads:
+            extra += sum(float(r.head_tokens[h]) for h in need_heads)
         # A reply is shown with the question it answers (at least that question's head).
         asked = question_unit[msg] if kind != _REST else -1
         need_question = asked >= 0 and decision[asked] == OMITTED
@@ -1661,8 +1662,6 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         msg_shown[msg] = True
         if kind == _OPEN:
             opened.add(target)
-            first = int(r.msg_start[target])
-            us = np.flatnonzero(r.in_short[first:int(r.msg_start[target + 1])]) + first
             decision[us] = r.opening[us]
             freed += show(us[r.opening[us] == KEPT], False) + show(us[r.opening[us] == CLIPPED], True)
         elif kind == _CLIP:
@@ -1681,6 +1680,24 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         dated = {r.header_of[it.message] for it in listed if not it.header}
         listed = [it for it in listed if not it.header or it.text in dated]
     return _Chosen(decision, calls_present, listed, heads, room - left)
+
+
+def _heads_to_show(r: _Ranked, decision: np.ndarray, units: list[int], lit_ptr: list[int]) -> list[int]:
+    """The heads ``units`` need shown above them: each one's list item or label, and the
+    ones above that, up to ``MAX_HEADS`` each, that the view does not show yet. A head shown
+    where it last occurs is shown here again if it names something ("1. **Reservation ID:
+    JG7FMM**", repeated in a later summary); a label that names nothing ("- **Flights:**"
+    under each reservation) is passed: the head above it says whose flights these are."""
+    need: list[int] = []
+    for u in units:
+        head, taken = int(r.list_head[u]), 0
+        while head >= 0 and decision[head] in (OMITTED, DEDUPLICATED) and taken < MAX_HEADS:
+            if head not in units and (decision[head] == OMITTED or lit_ptr[head + 1] > lit_ptr[head]):
+                if head not in need:
+                    need.append(head)
+                taken += 1
+            head = int(r.list_head[head])
+    return need
 
 
 def _plan(scene: Scene, r: _Ranked, chosen: _Chosen, protection: str,

@@ -1897,3 +1897,65 @@ def test_a_nested_item_under_a_repeated_label_is_shown_with_the_head_above_it():
             assert heads and heads[-1] == whose[value], (value, shown)
             seen += 1
     assert seen >= 6, seen
+
+
+def test_a_head_repeated_in_a_later_message_is_shown_again_above_the_items_it_heads():
+    # "1. **Reservation ID: JG7FMM**" is repeated verbatim in a later summary and shown where
+    # it last occurs: the origin and passengers of the first listing stood under no
+    # reservation. A head that names something is shown again; a bare label is passed.
+    cities = ["MCO", "CLT", "DEN", "ORD", "PHL", "SFO", "LAX", "BOS"]
+    ids = ["JG7FMM", "2FBBAH", "X7BYG1", "EQ1G6C", "BOH180"]
+    listing, later, whose = ["You have these upcoming reservations in business class:", ""], \
+        ["Done. Both are now in economy:", ""], {}
+    for i, rid in enumerate(ids):
+        a, b = cities[i], cities[i + 3]
+        listing += [f"{i + 1}. **Reservation ID: {rid}**", f"   - Origin: {a} (flight date 2024-05-{21 + i})",
+                    f"   - Destination: {b}", f"   - Passengers: Passenger {chr(65 + i)} Davis", ""]
+        later += [f"{i + 1}. **Reservation ID: {rid}**", "   - Cabin: economy", ""]
+        whose[f"2024-05-{21 + i}"] = whose[f"Passenger {chr(65 + i)} Davis"] = rid
+    msgs = [{"role": "user", "content": "Which of my reservations are in business class?"},
+            {"role": "assistant", "content": "\n".join(listing)},
+            {"role": "user", "content": "Downgrade all of them to economy, please."},
+            {"role": "assistant", "content": "\n".join(later)},
+            {"role": "user", "content": FILLER},
+            {"role": "assistant", "content": FILLER},
+            {"role": "user", "content": "Who flies on May 23?"}]
+    seen = 0
+    for share in (0.3, 0.4, 0.5, 0.6):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        shown = next((m["content"] for m, s in zip(r.messages, r.sources) if s == 1), "")
+        for line in shown.split("\n"):
+            value = next((v for v in whose if v in line), None)
+            if value is None:
+                continue
+            heads = re.findall(r"Reservation ID: (\w+)", shown[:shown.index(line)])
+            assert heads and heads[-1] == whose[value], (value, shown)
+            seen += 1
+    assert seen >= 4, seen
+
+
+def test_the_items_a_message_opening_shows_stand_under_their_heads():
+    # An offer's prices, shown with its opening, stood under no flight ("…\n  - Price: $105")
+    # when the flight lines were repeated in the confirmation after it.
+    offer = ("The cheapest economy flights for your new date, 2024-05-24, are:\n\n"
+             "- **Flight HAT110** from ATL to LGA\n  - Departure: 14:00 EST\n  - Arrival: 16:30 EST\n  - Price: $105\n\n"
+             "- **Flight HAT132** from LGA to PHL\n  - Departure: 17:00 EST\n  - Arrival: 18:00 EST\n  - Price: $190\n\n"
+             "The total is $295. Shall I change your reservation to these flights?")
+    done = ("Your reservation now has the new economy flights on 2024-05-24:\n\n"
+            "- **Flight HAT110** from ATL to LGA\n  - Departure: 14:00 EST\n  - Arrival: 16:30 EST\n\n"
+            "- **Flight HAT132** from LGA to PHL\n  - Departure: 17:00 EST\n  - Arrival: 18:00 EST\n\n"
+            "The original payment was applied to it.")
+    msgs = [{"role": "user", "content": "Move my trip ATL to PHL to May 24, economy, cheapest."},
+            {"role": "assistant", "content": offer}, {"role": "user", "content": "Yes, go ahead."},
+            {"role": "assistant", "content": done}, {"role": "user", "content": FILLER},
+            {"role": "assistant", "content": FILLER}, {"role": "user", "content": "What did the first leg cost?"}]
+    seen = 0
+    for share in (0.3, 0.35, 0.4, 0.45, 0.5, 0.6):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        shown = next((m["content"] for m, s in zip(r.messages, r.sources) if s == 1), "")
+        for price, flight in (("$105", "HAT110"), ("$190", "HAT132")):
+            if f"Price: {price}" in shown:
+                heads = re.findall(r"Flight (HAT\d+)", shown[:shown.index(f"Price: {price}")])
+                assert heads and heads[-1] == flight, (price, shown)
+                seen += 1
+    assert seen >= 2, seen
