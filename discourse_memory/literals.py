@@ -499,7 +499,8 @@ _CJK_SUFFIX = (
     "旅游区 海底世界 溶洞 峡谷 洞 峡 寨 "
     "公园 博物馆 纪念馆 美术馆 图书馆 科技馆 展览馆 体育馆 艺术区 大学 学院 中学 小学 医院 景区 "
     "风景区 度假村 广场 购物中心 商场 大厦 中心 剧院 大剧院 影院 故居 胡同 地铁站 火车站 机场 "
-    "寺 宫 庙 塔 陵 园 馆 店 站 城 楼 府 坛 桥 山 湖 村 镇"
+    "大会堂 礼堂 教堂 剧场 大院 "
+    "寺 宫 殿 阁 庙 塔 陵 园 馆 店 站 城 楼 府 坛 桥 山 湖 村 镇"
 ).split()
 _CJK_NAME_END = re.compile(
     r"(?:路|街|大街|大道|道|巷|胡同|里|村|镇)\d{1,5}(?:-\d{1,5})?号(?:院|楼)?(?:\d{1,3}号楼)?"
@@ -509,6 +510,9 @@ _CJK_NAME_END = re.compile(
     r"|[(（][^()（）\n]{1,16}(?:店|馆)[)）]"  # a branch alone ends a name: "大董(工体店)"
 )
 _CJK_NAME_CHARS = 16
+# Words of a hotel brand that hold a character no name opens with ("选", choose): "北京空港世纪
+# 商务精选酒店", "北京亦庄智选假日酒店" were cut to "酒店" (none) and "假日酒店".
+_CJK_IN_NAME = frozenset("精选 智选 优选 臻选 严选".split())
 _CJK_BEFORE_NAME = frozenset(
     "推荐 是 在 去 到 从 有 叫 名叫 和 与 及 跟 或 的 吃 住 选 找 逛 玩 看 想 要 就 那 这 给 "
     "您 你 我 他 她 它 们 呢 吧 啊 了 还 个 一家 这家 那家 这个 那个 哪 哪家 它家 他家 她家 您家 你家 我家 "
@@ -708,7 +712,8 @@ def _suffix_names(text: str) -> list[Literal]:
                     continue
                 break
             if text[i - 2:i] in _CJK_BEFORE_NAME \
-                    or c in _CJK_BEFORE_NAME and not _inner_and(text, i, end_start, last):
+                    or c in _CJK_BEFORE_NAME and not _inner_and(text, i, end_start, last) \
+                    and text[i - 2:i] not in _CJK_IN_NAME:
                 break
             i -= 1
         if m.group()[-1:] in ")）" and i > last and end_start - i < 2:

@@ -155,6 +155,15 @@ def test_japanese_prose_splits_at_its_sentence_marks():
     ("那家小馆(永安里店)的电话是多少？", ["那家小馆(永安里店)"]),
     ("好的，那北京饭店(王府井店)在哪？", ["北京饭店(王府井店)"]),
     ("我们去那家酒店吧。那酒店(王府井店)不错", []),
+    # a hotel brand's "精选" / "智选" holds "选" (choose), which no name opens with: the name
+    # was cut to "酒店" (none) or "假日酒店"
+    ("好的，北京空港世纪商务精选酒店的价格是多少？", ["北京空港世纪商务精选酒店"]),
+    ("推荐您去北京亦庄智选假日酒店。", ["北京亦庄智选假日酒店"]),
+    ("推荐您住桔子酒店·精选(北京五棵松店)。", ["桔子酒店·精选(北京五棵松店)"]),
+    ("我想选北京饭店。", ["北京饭店"]),  # ("选" alone still ends what runs before a name)
+    # halls, theatres, churches end names too
+    ("周边有太和殿、人民大会堂和国话先锋剧场", ["太和殿", "人民大会堂", "国话先锋剧场"]),
+    ("推荐您去西什库教堂（北堂）看看。", ["西什库教堂（北堂）"]),
 ])
 def test_chinese_names_by_their_end_words(text, names):
     assert [x.text for x in find_cjk_names(text)] == names
