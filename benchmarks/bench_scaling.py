@@ -155,7 +155,8 @@ def fmt_size(n: int) -> str:
 # start of the text; "nline" = match at each newline (units: a table's separator row);
 # "fullline" = fullmatch of each line (a line that is one file name).
 USAGE = {"blocks._MULTI_SENTENCE": "search", "blocks._FILE_NAME": "fullline", "literals._LIST_MARKER": "match",
-         "units._TABLE_SEP_LINE": "nline", "fit._DEFINES": "match", "actions._READER": "match"}
+         "units._TABLE_SEP_LINE": "nline", "fit._DEFINES": "match", "actions._READER": "match",
+         "fit._TAG_LINE": "fullline"}
 
 
 def regexes() -> list[tuple[str, re.Pattern[str], str]]:

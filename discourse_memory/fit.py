@@ -73,6 +73,12 @@ LAST_ACTIONS = 2.0
 """The agent's newest calls weigh up to ``1 + LAST_ACTIONS`` more, fading over its last
 few (see ``_rank``)."""
 RETRY = 2.0
+OUTCOME = 3.0
+"""The last line of a tool's text output that says something is worth this many times a line
+(see :func:`outcome_lines`): how a command went ("12 passed in 0.15s", an error's message),
+in an output of at least ``OUTCOME_LINES`` such lines."""
+OUTCOME_LINES = 3
+VERDICT_CHARS = 2_000
 """A recent call whose result reports an error weighs up to ``1 + RETRY`` more: the agent
 retries it, or mends its arguments (tau-bench's ``book_reservation`` after "Error:
 payment amount does not add up"; a test run after a traceback)."""
@@ -318,6 +324,40 @@ def _outputs(cols: Columns) -> np.ndarray:
     memo = cols.derived.setdefault("tool_output", [])
     memo.extend(is_tool_output(cols, i) or cols.messages[i].role in SYSTEM_ROLES for i in range(len(memo), len(cols)))
     return cols.grown("_outputs", memo, bool)[:len(cols)]
+
+
+# What a verdict says: tests passed or failed, an error or exception, success.
+_VERDICT = re.compile(r"(?i:\b(?:passed|failed|failures?|errors?|succeeded|successful(?:ly)?|skipped|xfailed"
+                      r"|ran \d+ tests?|no such|not found|denied|refused|timed? ?out)\b)|\bOK\b"
+                      r"|[A-Za-z_][\w.]{0,80}(?:Error|Exception|Warning)\b")  # (bounded: linear)
+_TAG_LINE = re.compile(r"\s*(?:</?[A-Za-z_][\w-]*>\s*)+")  # "</output>", "<returncode>0</returncode>" is no tag alone
+
+
+def outcome_lines(cols: Columns, outputs: np.ndarray, info: np.ndarray) -> np.ndarray:
+    """Per unit: the last line of a tool's text output that says something (its verdict: see
+    :data:`OUTCOME`); not a closing tag, not a field of structured output, not the last line of
+    a file printed or of a listing."""
+    u_msg = cols.u_msg.view
+    kind = cols.u_kind.view
+    line = UNIT_KINDS.index("line")
+    tags = cols.derived.setdefault("tag_lines", [])  # per unit: a line of markup tags alone (read once)
+    units = cols.units
+    tags.extend(kind[u] == line and _TAG_LINE.fullmatch(units[u].text) is not None for u in range(len(tags), len(u_msg)))
+    # (a file printed or a listing ends where the file or the tree does: no verdict)
+    ran = outputs & ~reading_messages(cols, outputs) & ~listing_messages(cols, outputs)
+    rows = np.flatnonzero(ran[u_msg] & (kind == line) & (info > 0) & ~cols.grown("tag_lines", tags, bool)[:len(u_msg)])
+    last = np.full(len(cols), -1, dtype=np.int64)
+    np.maximum.at(last, u_msg[rows], rows)
+    # (an output of a line or two is all verdict: "Transfer successful", "17645.0")
+    last[np.bincount(u_msg[rows], minlength=len(cols)) < OUTCOME_LINES] = -1
+    out = np.zeros(len(u_msg), dtype=bool)
+    said = cols.derived.setdefault("verdicts", {})  # unit -> whether it reads as a verdict (read once)
+    for u in last[last >= 0].tolist():  # (one line a message: read by its end)
+        hit = said.get(u)
+        if hit is None:
+            hit = said[u] = _VERDICT.search(units[u].text[-VERDICT_CHARS:]) is not None
+        out[u] = hit
+    return out
 
 
 LISTING_SAMPLE = 60
@@ -663,6 +703,11 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
         recency[first_user] *= TASK
     outputs = _outputs(cols)
     weight = recency[u_msg] * _KIND_WEIGHTS[kind] * np.where(outputs, OUTPUT_WEIGHT, 1.0)[u_msg]
+    # A command's verdict: the last line of its output ("12 passed in 0.15s", the error it
+    # stopped at) says how it went, where the header above it ("IS_CRON: undefined") says little.
+    verdicts = outcome_lines(cols, outputs, info) if OUTCOME != 1.0 and outputs.any() else None
+    if verdicts is not None:
+        weight[verdicts] *= OUTCOME
     # The lines of a listing: the agent can list them again, and a name picked here and
     # there from a file tree ("setup.cfg … tox.ini … logger.py") tells nothing.
     weight[listing_messages(cols, outputs)[u_msg] & _LINE_KIND[kind]] *= LISTING_VIEW
@@ -795,7 +840,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     base_shown = cols.literal_counts(decision == KEPT) > 0
     header_of = date_headers(cols)
     items, item_gain, item_cost, value_cost, entry_cost, header_cost, beyond, row_cost = _items(
-        scene, decision, base_shown, noise, rel, recency, header_of, units)
+        scene, decision, base_shown, noise, rel, recency, header_of, units, verdicts)
 
     # A reply is shown with its question (see _take).
     question_unit = question_units(cols)
@@ -1085,7 +1130,7 @@ def _shape_ids(cols: Columns) -> np.ndarray:
 
 def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndarray, rel: np.ndarray | None,
            recency: np.ndarray, header_of: list[str | None], units: Sequence[Unit],
-           ) -> tuple[list[Item], np.ndarray, np.ndarray, dict[int, float], dict[int, float], dict[str, float],
+           verdicts: np.ndarray | None = None) -> tuple[list[Item], np.ndarray, np.ndarray, dict[int, float], dict[int, float], dict[str, float],
                       frozenset[int], dict[int, float]]:
     """The record items a view may list: each value not shown by the base decisions, keyed
     from its newest occurrence with a key or a context word among the units that may be
@@ -1204,6 +1249,8 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             # One listing of many lines is one listing: its values past the first few, in
             # whichever lines they stand, are worth less again (a file tree of 300 lines).
             gain[hits] *= LISTING / (1.0 + _rank_within(u_msg[src[hits]], gain[hits]) / LISTING_PER_MESSAGE)
+    if verdicts is not None:  # a command's verdict is its record's first entry too ("12 passed in 0.15s")
+        gain[verdicts[src]] *= OUTCOME
     harness = harness_units(cols)
     if harness.any():
         told = np.flatnonzero(harness[src])

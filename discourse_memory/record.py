@@ -981,13 +981,34 @@ def line_text(text: str, span: tuple[int, int]) -> str:
     hi = text.find("\n", span[1], span[1] + LINE_SCAN)
     shown = text[span[0]:span[1]]
     before = text[lo:span[0]]
-    if before.strip():
+    if before.strip() and not _BANNER.fullmatch(before):
         number = _LINE_NUMBER.match(before) if whole else None
         shown = (number.group(1) + " " if number else "") + ("…" if not number or before[number.end():].strip()
                                                            else "") + shown
-    if text[span[1]:span[1] + LINE_SCAN if hi < 0 else hi].strip():
+    after = text[span[1]:span[1] + LINE_SCAN if hi < 0 else hi]
+    if after.strip() and not _BANNER.fullmatch(after):
         shown += "…"
     return sanitize(shown)
+
+
+_BANNER = re.compile(r"[ \t]*[=*#~_+-]{4,}[ \t]*")  # (one run: linear however long the line)
+_BANNER_CHARS = frozenset("=*#~_+-")
+
+
+def _banner_before(text: str, end: int, hi: int) -> int | None:
+    """Where a banner that ends ``text[end:hi]`` starts (None: no banner), read back from
+    ``hi`` (a pattern anchored at the end was quadratic on a long line of dashes)."""
+    j = hi
+    while j > end and text[j - 1] in " \t":
+        j -= 1
+    k = j
+    while k > end and text[k - 1] in _BANNER_CHARS:
+        k -= 1
+    if j - k < 4:
+        return None
+    while k > end and text[k - 1] in " \t":
+        k -= 1
+    return k
 
 
 def code_line(text: str, start: int, end: int) -> tuple[int, int]:
@@ -1002,6 +1023,10 @@ def code_line(text: str, start: int, end: int) -> tuple[int, int]:
         lo += 1
     while hi > end and text[hi - 1] in " \t\r":
         hi -= 1
+    # A banner around a line ("===== 12 passed in 0.15s =====") is no part of what it says.
+    head, tail = _BANNER.match(text, lo, start), _banner_before(text, end, hi)
+    if head is not None and tail is not None:
+        lo, hi = head.end(), tail
     if hi - lo <= LINE_CHARS or (hi - lo <= 4 * LINE_CHARS and len(sanitize(text[lo:hi])) <= LINE_CHARS):
         return lo, hi  # (an indent inside counts once)
     number = _LINE_NUMBER.match(text, lo, start) if whole else None

@@ -644,3 +644,47 @@ def test_a_compactor_after_a_call_that_raised_compacts_as_a_fresh_one(monkeypatc
     monkeypatch.setattr(Columns, "extend", extend)
     for history in (more, more + [{"role": "assistant", "content": "Yes, on 2024-03-02."}], msgs):
         assert compactor.compact(history, budget).messages == Compactor().compact(history, budget).messages
+
+
+def _pytest_run(i: int, verdict: str) -> list[dict]:
+    header = "\n".join([
+        "============================= test session starts ==============================",
+        "platform linux -- Python 3.9.20, pytest-7.4.0, pluggy-1.3.0",
+        f"Running tests with Astropy version 5.1.dev{600 + i}.",
+        "Platform: Linux-6.8.0-1040-aws-x86_64-with-glibc2.35",
+        "Executable: /opt/miniconda3/envs/testbed/bin/python",
+        "encodings: sys: utf-8, locale: UTF-8, filesystem: utf-8",
+        "byteorder: little", "float info: dig: 15, mant_dig: 15",
+        "Numpy: 1.25.2", "PyERFA: 2.0.0.3", "ARCH_ON_CI: undefined", "IS_CRON: undefined",
+        "rootdir: /testbed", "configfile: setup.cfg",
+        "plugins: hypothesis-6.82.6, openfiles-0.5.0, arraydiff-0.5.0, cov-4.1.0, xdist-3.3.1",
+        "collected 12 items", "",
+        "astropy/modeling/tests/test_separable.py ............                    [100%]", "",
+        f"============================== {verdict} ==============================",
+    ])
+    return [{"role": "assistant", "content": "", "tool_calls": [{"id": f"t{i}", "type": "function", "function": {
+                "name": "bash", "arguments": json.dumps({"command": "pytest astropy/modeling/tests/test_separable.py"})}}]},
+            {"role": "tool", "tool_call_id": f"t{i}", "content": header}]
+
+
+_THOUGHT = ("THOUGHT: The separability matrix of a nested compound model is computed by _cstack, which "
+            "fills the right block with ones instead of the right matrix; I will change it to copy the "
+            "matrix of the right operand and run the tests again to see whether anything else depends on it.")
+
+
+def test_a_commands_verdict_outlasts_the_header_above_it():
+    # A test run's last line ("12 passed in 0.15s") says how it went; its header
+    # ("IS_CRON: undefined", "byteorder: little") says little, and was kept in its place.
+    msgs = [{"role": "system", "content": "You are a coding agent."},
+            {"role": "user", "content": "Fix separability_matrix for nested compound models."}]
+    verdicts = ["1 failed, 11 passed in 0.31s", "12 passed in 0.15s"]
+    for i, verdict in enumerate(verdicts):
+        msgs += _pytest_run(i, verdict)
+        msgs.append({"role": "assistant", "content": _THOUGHT})
+    msgs.append({"role": "user", "content": "Are you done?"})
+    for share in (0.25, 0.35, 0.45):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        shown = "\n".join(str(m.get("content")) for m in r.messages)  # (the record's entries too)
+        # the newest run's verdict always, the one before it where there is room for two
+        assert all(v in shown for v in (verdicts[1:] if share < 0.3 else verdicts)), (share, shown)
+        assert "ARCH_ON_CI" not in r.note, r.note  # (a header's value is no entry before its verdict)

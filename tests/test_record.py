@@ -1959,3 +1959,19 @@ def test_the_items_a_message_opening_shows_stand_under_their_heads():
                 assert heads and heads[-1] == flight, (price, shown)
                 seen += 1
     assert seen >= 2, seen
+
+
+@pytest.mark.parametrize("line, value, listed", [
+    ("============================== 12 passed in 0.15s ==============================", "0.15s",
+     "12 passed in 0.15s"),
+    ("----- Ran 42 tests in 0.521s -----", "42", "Ran 42 tests in 0.521s"),
+    ("    x = compute(42)  # ------", "42", "x = compute(42) # ------"),  # (a comment's dashes are code)
+    ("--- a/setup.py", "setup.py", "--- a/setup.py"),  # (three dashes: a diff's header, no banner)
+])
+def test_a_lines_banner_is_no_part_of_its_record_item(line, value, listed):
+    # "…passed in 0.15s ========================…" cut the verdict's count off for the banner.
+    from discourse_memory.record import code_line, line_text
+
+    text = "collected 12 items\n" + line + "\n</output>"
+    start = text.index(value, len("collected 12 items\n"))
+    assert line_text(text, code_line(text, start, start + len(value))) == listed
