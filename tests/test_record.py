@@ -1881,12 +1881,11 @@ def _reservation_chat(n: int) -> tuple[list[dict], dict[str, str]]:
             {"role": "user", "content": "Which reservation flies on May 12?"}], whose
 
 
-def test_a_nested_item_under_a_repeated_label_is_shown_with_the_head_above_it():
-    # "- **Flights:**" repeats under every reservation and is shown where it last occurs: the
-    # flights of the others stood under no reservation ("…\n - MCO to PHX on 2024-05-27").
-    msgs, whose = _reservation_chat(7)
+def _lines_under_their_reservation(msgs: list[dict], whose: dict[str, str], shares: tuple[float, ...]) -> int:
+    """How many lines of message 1's views at ``shares`` state a value of ``whose``; each must
+    stand under the ``Reservation ID`` it belongs to."""
     seen = 0
-    for share in (0.2, 0.3, 0.4, 0.5):
+    for share in shares:
         r = compact(msgs, int(view_tokens(msgs) * share))
         shown = next((m["content"] for m, s in zip(r.messages, r.sources) if s == 1), "")
         for line in shown.split("\n"):
@@ -1896,7 +1895,14 @@ def test_a_nested_item_under_a_repeated_label_is_shown_with_the_head_above_it():
             heads = re.findall(r"Reservation ID: (\w+)", shown[:shown.index(line)])
             assert heads and heads[-1] == whose[value], (value, shown)
             seen += 1
-    assert seen >= 6, seen
+    return seen
+
+
+def test_a_nested_item_under_a_repeated_label_is_shown_with_the_head_above_it():
+    # "- **Flights:**" repeats under every reservation and is shown where it last occurs: the
+    # flights of the others stood under no reservation ("…\n - MCO to PHX on 2024-05-27").
+    msgs, whose = _reservation_chat(7)
+    assert _lines_under_their_reservation(msgs, whose, (0.2, 0.3, 0.4, 0.5)) >= 6
 
 
 def test_a_head_repeated_in_a_later_message_is_shown_again_above_the_items_it_heads():
@@ -1920,18 +1926,7 @@ def test_a_head_repeated_in_a_later_message_is_shown_again_above_the_items_it_he
             {"role": "user", "content": FILLER},
             {"role": "assistant", "content": FILLER},
             {"role": "user", "content": "Who flies on May 23?"}]
-    seen = 0
-    for share in (0.3, 0.4, 0.5, 0.6):
-        r = compact(msgs, int(view_tokens(msgs) * share))
-        shown = next((m["content"] for m, s in zip(r.messages, r.sources) if s == 1), "")
-        for line in shown.split("\n"):
-            value = next((v for v in whose if v in line), None)
-            if value is None:
-                continue
-            heads = re.findall(r"Reservation ID: (\w+)", shown[:shown.index(line)])
-            assert heads and heads[-1] == whose[value], (value, shown)
-            seen += 1
-    assert seen >= 4, seen
+    assert _lines_under_their_reservation(msgs, whose, (0.3, 0.4, 0.5, 0.6)) >= 4
 
 
 def test_the_items_a_message_opening_shows_stand_under_their_heads():
