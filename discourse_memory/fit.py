@@ -73,15 +73,16 @@ LAST_ACTIONS = 2.0
 """The agent's newest calls weigh up to ``1 + LAST_ACTIONS`` more, fading over its last
 few (see ``_rank``)."""
 RETRY = 2.0
+"""A recent call whose result reports an error weighs up to ``1 + RETRY`` more: the agent
+retries it, or mends its arguments (tau-bench's ``book_reservation`` after "Error:
+payment amount does not add up"; a test run after a traceback)."""
 OUTCOME = 3.0
 """The last line of a tool's text output that says something is worth this many times a line
 (see :func:`outcome_lines`): how a command went ("12 passed in 0.15s", an error's message),
 in an output of at least ``OUTCOME_LINES`` such lines."""
 OUTCOME_LINES = 3
 VERDICT_CHARS = 2_000
-"""A recent call whose result reports an error weighs up to ``1 + RETRY`` more: the agent
-retries it, or mends its arguments (tau-bench's ``book_reservation`` after "Error:
-payment amount does not add up"; a test run after a traceback)."""
+"""A line is read as a verdict by its last this many characters (a minified line is long)."""
 KIND_WEIGHT = {"tool_call": 3.0, "field": 1.2, "table_row": 1.1}
 RECORD_VALUE = 1.0
 """A value listed in the record, against the same value shown in its text."""
@@ -1005,11 +1006,9 @@ def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool) -> tu
 def _role_codes(cols: Columns) -> np.ndarray:
     """Per message, a code of its role (equal codes: the same role). Extended by the new
     messages only: rebuilt, it was an array of every message of a long history a turn."""
-    codes: np.ndarray = cols.derived.get("role_codes", np.zeros(0, dtype=np.int64))
-    if len(codes) < len(cols):
-        fresh = np.fromiter((hash(m.role) for m in cols.messages[len(codes):]), dtype=np.int64)
-        codes = cols.derived["role_codes"] = np.concatenate([codes, fresh])
-    return codes[:len(cols)]
+    known = cols.derived.setdefault("role_hashes", [])
+    known.extend(hash(m.role) for m in cols.messages[len(known):])
+    return cols.grown("role_hashes", known, np.int64)[:len(cols)]
 
 
 def _date_units(cols: Columns, units: Sequence[Unit]) -> np.ndarray:
@@ -1129,8 +1128,8 @@ def _shape_ids(cols: Columns) -> np.ndarray:
 
 
 def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndarray, rel: np.ndarray | None,
-           recency: np.ndarray, header_of: list[str | None], units: Sequence[Unit],
-           verdicts: np.ndarray | None = None) -> tuple[list[Item], np.ndarray, np.ndarray, dict[int, float], dict[int, float], dict[str, float],
+           recency: np.ndarray, header_of: list[str | None], units: Sequence[Unit], verdicts: np.ndarray | None,
+           ) -> tuple[list[Item], np.ndarray, np.ndarray, dict[int, float], dict[int, float], dict[str, float],
                       frozenset[int], dict[int, float]]:
     """The record items a view may list: each value not shown by the base decisions, keyed
     from its newest occurrence with a key or a context word among the units that may be
@@ -1289,7 +1288,6 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     srcs = source[candidates]
     # (per candidate, read once as lists: a value at a time, numpy's scalars cost more than the work)
     in_line, in_list = _LINE_KIND[u_kind[srcs]].tolist(), (u_kind[srcs] == list_item).tolist()
-    label_cost = cols.derived.setdefault("record_label_cost", {})  # label -> tokens of its "label: "
     # (what a message's label, a unit's short item and a record's head cost never change as the
     # conversation grows, but a label's speaker may start to count: read once, not per view)
     msg_label_cost = cols.derived.setdefault("record_message_label_cost", {})  # message -> (speaker, cost)
@@ -1309,10 +1307,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             known = msg_label_cost.get(m)
             if known is None or known[0] != speaker:  # (a label changes only when its speaker starts to count)
                 label = message_label(cols, cols.messages[m])
-                cost = label_cost.get(label)
-                if cost is None:
-                    cost = label_cost[label] = count(label + ": ") + 1.0
-                known = msg_label_cost[m] = (speaker, cost)
+                known = msg_label_cost[m] = (speaker, count(label + ": ") + 1.0)
             entry_cost[m] = known[1]
             header = header_of[m]
             if header is not None and header not in header_cost:

@@ -266,9 +266,7 @@ def _stems(cols: Columns) -> tuple[np.ndarray, np.ndarray]:
     if len(of_word) < len(cols.word_text):
         for w in cols.word_text[len(of_word):]:
             of_word.append(ids.setdefault(stem(w), len(ids)))
-    stems: np.ndarray = memo.get(-3, np.zeros(0, dtype=np.int64))  # type: ignore[assignment]
-    if len(stems) < len(of_word):  # (extended by the new words: rebuilt, it read the whole vocabulary a turn)
-        stems = memo[-3] = np.concatenate([stems, np.asarray(of_word[len(stems):], dtype=np.int64)])  # type: ignore[assignment]
+    stems = cols.grown("word_stems", of_word, np.int64)[:len(of_word)]  # (rebuilt, it read the vocabulary a turn)
     stem_df = np.bincount(stems, weights=cols.word_df.view[:len(stems)], minlength=len(ids)) if len(stems) \
         else np.zeros(0)
     return stems, stem_df

@@ -147,8 +147,7 @@ class DiscourseMemory:
         when ``start`` (see horizon.py). Called under the lock. The last view's list is
         extended in place while the window's start stays: a fresh list of every message, alive
         through a view of a long history, was walked by each young collection of the garbage
-        collector (about 8 ms a turn at 200,000 messages). Each view reads a prefix of it that
-        later views do not change."""
+        collector. Each view reads a prefix of it that later views do not change."""
         inputs = self._inputs
         if inputs is None or self._inputs_start != start or len(inputs) > len(self._messages):
             inputs = self._inputs = self._horizon.stubbed(self._messages) if start else list(self._messages)
