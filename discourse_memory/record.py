@@ -946,17 +946,42 @@ _FIRST_MEMBER = re.compile(r"""\{\s*"([A-Za-z_][\w\-.]{0,40})"\s*:\s*"""
                            r"""(?:"((?:[^"\\\n]|\\.){1,60})"|(-?\d[\d.eE+\-]{0,20}|true|false))\s*[,}]""")
 
 
+ONE_ELEMENT_CHARS = 20_000
+"""A whole document up to this long is read as JSON to see whether it is a list of one object."""
+
+
 def row_key(u: Unit) -> str | None:
     """``key: value`` of the first member of a unit that is a JSON object standing alone (an
-    element of a list: a search result's flight, ``flight_number: HAT110``) whose first
-    member is a scalar, else None."""
-    if not (u.depth or u.start) or not u.text.startswith("{"):
-        return None  # (a whole document is keyed by its call; a member "address": {...} by its fields)
-    m = _FIRST_MEMBER.match(u.text)
+    element of a list: a search result's flight, ``flight_number: HAT110``; or the one object
+    of a whole document's list) whose first member is a scalar, else None."""
+    at = 0
+    if not (u.depth or u.start):
+        # A whole document is keyed by its call, but a search that found one flight is a list
+        # of one object: "search_direct_flight(MCO): scheduled_departure_time_est: 03:00:00"
+        # said which search, not which flight.
+        at = _one_object(u.text)
+        if at < 0:
+            return None
+    elif not u.text.startswith("{"):
+        return None  # (a member "address": {...} is keyed by its fields)
+    m = _FIRST_MEMBER.match(u.text, at)
     if m is None:
         return None
     value = m.group(2) if m.group(2) is not None else m.group(3)
     return sanitize(f"{m.group(1)}: {_quoted(value) if ' ' in value else value}")
+
+
+def _one_object(text: str) -> int:
+    """Where the object of ``text`` starts if it is a JSON list of one object, else -1."""
+    if len(text) > ONE_ELEMENT_CHARS or not text.startswith("["):
+        return -1
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return -1
+    if not (isinstance(doc, list) and len(doc) == 1 and isinstance(doc[0], dict)):
+        return -1
+    return text.index("{")
 
 
 LINE_KINDS = frozenset({"code", "line"})

@@ -1243,6 +1243,31 @@ def test_the_values_of_a_listed_record_stand_under_its_first_field():
     assert checked >= 3, checked
 
 
+def test_the_values_of_a_search_that_found_one_flight_stand_under_its_number():
+    # A list of one object is a whole document, keyed by its call: "search_direct_flight(MCO):
+    # scheduled_departure_time_est: 03:00:00" did not say which flight, its number shown elsewhere.
+    flight = json.loads(_flights(1))[0]
+    number = flight["flight_number"]
+    msgs = [{"role": "user", "content": "Find me a flight from ATL to LGA on May 24."},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function",
+                 "function": {"name": "search_direct_flight", "arguments": '{"origin": "ATL", "destination": "LGA"}'}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": _flights(1)},
+            {"role": "assistant", "content": f"Flight {number} is the only one. " + FILLER},
+            {"role": "user", "content": f"Book {number} for me."}]
+    values = {flight["scheduled_departure_time_est"], str(flight["prices"]["economy"]), str(flight["prices"]["business"])}
+    checked = 0
+    for share in (0.25, 0.3, 0.35, 0.4, 0.5):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        for e in r.report.entries:
+            for item, value in zip(e.items, e.values):
+                if e.message == 2 and value in values:
+                    group = next(g for g in r.note.split("; ") if item in g)
+                    assert f"{{flight_number: {number}," in group, (value, group)
+                    checked += 1
+    assert checked, "no value of the flight was listed"
+
+
 def _flight_list(n: int) -> tuple[str, dict[str, str]]:
     """An assistant's nested markdown list of ``n`` flights, and whose each value is."""
     lines, whose = ["Here are the direct flights I found:", ""], {}
