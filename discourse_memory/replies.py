@@ -105,18 +105,48 @@ Japanese leave out the subject the talk is on) are read for the one name it is a
 _ADDRESS = re.compile(r"\d+号|[路街巷号]$|胡同$|市.{0,8}[区县]|[区县].{0,8}[路街]")
 
 
-def topic(cols: Columns, question: int) -> tuple[int, str] | None:
+CHAIN = 3
+"""How many questions and replies that name nothing before a question a topic carries
+through ("他家评分是多少？" "4.7分。" then "有电话吗？" "有的，010-61569200。": 绿岛乐园's phone, named
+in the reply before them)."""
+
+
+_NEW_SUBJECT = re.compile(r"推荐|建议|找|换|另外|其他|别的|还想|还要|再帮")
+"""Words of a request or a reply that turns to a new subject ("麻烦帮我推荐一个景点。" "给你推荐
+故宫。"): no topic carries through them (the new one may be a name no literal holds)."""
+
+
+_SEARCH = re.compile(r"找|推荐")
+
+
+def _near(names: set[str], text: str) -> bool:
+    """A request for a place near one it names ("在冶仙塔旅游风景区附近另外找一个景点")."""
+    return _SEARCH.search(text) is not None and any(
+        re.search(re.escape(n) + r"的?(?:附近|周边|旁边)", text) for n in names)
+
+
+def _text(cols: Columns, m: int) -> str:
+    return " ".join(tf.text for tf in cols.messages[m].texts)
+
+
+def topic(cols: Columns, question: int, depth: int = 0, carry: bool = True) -> tuple[int, str] | None:
     """The name a CJK question without one is about, for an assistant's reply that names
     none: the one CJK name (no address) of the nearest of the :data:`TOPIC_MESSAGES`
     messages before it that names any ("推荐您去北京华滨国际大酒店。"), or the one place
     it names before its values (a dish list aside), unless it names several (a choice the
     question does not say) and only one of the kind of place the question names (``酒店``,
-    ``餐馆``). Returns that message and the name."""
-    kind = _asked_kind(" ".join(tf.text for tf in cols.messages[question].texts))
+    ``餐馆``). When those messages name nothing, a reply among them carries its own
+    question's topic (up to :data:`CHAIN` times back). Returns that message and the name."""
+    kind = _asked_kind(_text(cols, question))
+    reply = -1  # the nearest assistant reply before the question, if none of them names anything
     for m in range(question - 1, max(question - 1 - TOPIC_MESSAGES, -1), -1):
         if cols.messages[m].role in SYSTEM_ROLES or cols.messages[m].role == "tool":
             return None
         names = cjk_names(cols, m)
+        if names and cols.messages[m].role == "user" and _near(names, _text(cols, m)):
+            return None  # "在冶仙塔旅游风景区附近另外找一个景点": a place to search near, not the one found
+        if not names and reply < 0 and cols.messages[m].role == "assistant":
+            reply = m
         if kind is not None and len(names) > 1:
             # "酒店价格你知道吗？": the hotel's, not of the restaurants named since (a message
             # naming several places, none a hotel, is passed by); one place it names is it
@@ -131,6 +161,13 @@ def topic(cols: Columns, question: int) -> tuple[int, str] | None:
             names = set(first)
         if names:
             return m, names.pop()
+    if carry and reply >= 0 and depth < CHAIN and not _NEW_SUBJECT.search(_text(cols, question)) \
+            and not _NEW_SUBJECT.search(_text(cols, reply)):
+        q = question_message(cols, cols.messages[reply])
+        if q is not None and not cjk_names(cols, q.index) and asks(_text(cols, q.index)):
+            carried = topic(cols, q.index, depth + 1)
+            if carried is not None and (kind is None or kind.search(carried[1])):
+                return carried
     return None
 
 
@@ -151,7 +188,7 @@ def _asked_kind(question: str) -> re.Pattern[str] | None:
     return kinds[0] if len(kinds) == 1 else None
 
 
-def reply_topic(cols: Columns, m: Message, q: Message) -> tuple[int, str] | None:
+def reply_topic(cols: Columns, m: Message, q: Message, carry: bool = True) -> tuple[int, str] | None:
     """For a CJK assistant reply that, like its question ``q``, names nothing ("价格是294元。"
     to "价格是多少？"), what the talk is on (:func:`topic`), else None: the record's key of
     its entry and the unit the view shows it with."""
@@ -159,17 +196,19 @@ def reply_topic(cols: Columns, m: Message, q: Message) -> tuple[int, str] | None
         return None
     if cjk_names(cols, q.index) or cjk_names(cols, m.index):
         return None
-    return topic(cols, q.index)
+    return topic(cols, q.index, carry=carry)
 
 
 def _topic_unit(cols: Columns, m: Message, q: Message) -> int:
     """The unit that names what a reply's talk is on (:func:`reply_topic`: "为您推荐北京顺义宾馆！"
     above "价格是294元。"), or -1."""
-    about = reply_topic(cols, m, q)
+    # (carried further back only for a reply that states a value: "不客气。" needs no topic shown)
+    starts = cols.msg_start.view
+    valued = any(cols.units[u].literals for u in range(int(starts[m.index]), int(starts[m.index + 1])))
+    about = reply_topic(cols, m, q, carry=valued)
     if about is None:
         return -1
     message, name = about
-    starts = cols.msg_start.view
     for u in range(int(starts[message]), int(starts[message + 1])):
         if any(lit.text == name for lit in cols.units[u].literals):
             return u

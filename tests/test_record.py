@@ -375,6 +375,34 @@ def test_a_chinese_question_for_a_kind_of_place_is_about_the_place_of_that_kind(
     assert about("推荐您去北京银泉大厦。", "这家酒店的电话是多少啊？", "电话是010-68473377。") == "北京银泉大厦"
 
 
+def test_a_chinese_topic_carries_through_replies_that_name_nothing():
+    # "他家评分是多少？" "4.7分。" "有电话吗？" "有的，010-61569200。": the phone is 绿岛乐园's, named two
+    # turns before; not when the talk turned to a new subject or asked near a place.
+    from discourse_memory.columns import Columns
+    from discourse_memory.messages import validate_messages
+    from discourse_memory.tokens import get_token_counter
+    from discourse_memory.units import Analyzer
+
+    def about(*texts: str) -> str | None:
+        n = len(texts)  # turns alternate, the reply last
+        msgs = validate_messages([{"role": "assistant" if (n - 1 - i) % 2 == 0 else "user", "content": t}
+                                  for i, t in enumerate(texts)])
+        counter = get_token_counter(None)
+        cols = Columns(counter.count)
+        cols.extend(msgs, Analyzer(counter).fields(msgs))
+        return record.asked_about(cols, cols.messages[-1])
+
+    found = "推荐绿岛乐园，门票39元，可以玩3天。"
+    assert about(found, "他家评分是多少？", "4.7分。", "有电话吗？", "有的，010-61569200。") == "绿岛乐园"
+    assert about(found, "他家评分是多少？", "4.7分。", "门票多少？", "39元。", "有电话吗？", "电话是010-61569200。") == "绿岛乐园"
+    # a new subject the reply names by no literal ("故宫"): not the last topic's phone
+    assert about(found, "好的，麻烦帮我推荐一个评分在4.5分以上的景点。", "您好，给你推荐故宫。", "有电话吗？",
+                 "电话是010-85007938。") is None
+    # a search near a place: the one found is not that place
+    assert about("我打算在冶仙塔旅游风景区附近另外找一个景点游玩，有吗？", "最接近条件的是张裕爱斐堡国际酒庄，门票是60元。",
+                 "这个景点的评分是多少？", "评分4.7分。") is None
+
+
 @pytest.mark.parametrize("question, reply, alone", [
     ("好的，门票是多少钱？", "门票价格是40元。", True),  # the reply says what 40元 is
     ("地址在哪？", "地址是：北京顺义区府前中街3号。", True),
