@@ -1416,7 +1416,13 @@ def _sources(memo: _RowMemo, rows: np.ndarray, first: np.ndarray, ends: np.ndarr
     offset = np.arange(len(group)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     window = rows[first[group] + offset]
     state = memo.state
-    unread = np.flatnonzero(state[window] == 0)
+    found = state[window]
+    # Rows past a value's first with a context are never read: a value whose window holds
+    # such rows is not walked again on every turn.
+    settled = np.cumsum(found == 3)
+    before = settled - (found == 3)
+    starts = np.cumsum(sizes) - sizes
+    unread = np.flatnonzero((found == 0) & (before == before[starts][group]))
     if len(unread):
         # Read in order, up to the first with a context: the rows after it are never listed.
         for g in np.unique(group[unread]).tolist():
