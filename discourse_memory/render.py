@@ -76,14 +76,14 @@ def render_field(text: str, units: list[Unit], decisions: list[int], heads: dict
         if not parts:
             if omitted_run:
                 lead = (label or "") + mark()
-                parts.append(lead + ("\n" if gap_lines or "\n" in u.gap else " ") + body)
+                parts.append(lead + ("\n" + _indent(u.gap) if gap_lines or "\n" in u.gap else " ") + body)
             else:
                 parts.append(body)
         elif omitted_run:
             if marked:
-                sep = "\n" if gap_lines or "\n" in u.gap else " "
+                sep = "\n" + _indent(u.gap) if gap_lines or "\n" in u.gap else " "
             else:
-                sep = f"\n{mark()}\n" if gap_lines or "\n" in u.gap else f" {mark()} "
+                sep = f"\n{mark()}\n" + _indent(u.gap) if gap_lines or "\n" in u.gap else f" {mark()} "
             parts.append(sep + body)
         else:
             # Units that touch in the source touch here ("django.core.exceptions." and
@@ -96,6 +96,15 @@ def render_field(text: str, units: list[Unit], decisions: list[int], heads: dict
     if omitted_run and parts and not marked:
         parts.append(f"\n{mark()}" if gap_lines else f" {mark()}")
     return "".join(parts).strip()
+
+
+def _indent(gap: str) -> str:
+    """The indentation a unit's line opens with in the source (what follows the last line
+    break of the gap before it), kept after a gap mark: a line of Python shown at the left
+    margin reads as another block ("        else:" shown as "else:")."""
+    at = gap.rfind("\n")
+    tail = gap[at + 1:] if at >= 0 else ""
+    return tail if not tail.strip(" \t") else ""
 
 
 def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache | None = None,

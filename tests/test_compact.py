@@ -688,3 +688,36 @@ def test_a_commands_verdict_outlasts_the_header_above_it():
         # the newest run's verdict always, the one before it where there is room for two
         assert all(v in shown for v in (verdicts[1:] if share < 0.3 else verdicts)), (share, shown)
         assert "ARCH_ON_CI" not in r.note, r.note  # (a header's value is no entry before its verdict)
+
+
+def _python_module(n: int) -> str:
+    lines = []
+    for i in range(n):
+        lines += [f"class Check{i}:", f"    def run(self, item_{i}):", f"        if callable(item_{i}):",
+                  f"            return [{i}]", "        else:", "            try:",
+                  f"                field = lookup(item_{i}, {i * 7})", "            except AttributeError:",
+                  f"                return ['E{100 + i}']", ""]
+    return "\n".join(lines)
+
+
+def test_a_code_line_shown_after_a_gap_keeps_its_indentation():
+    # "        else:" shown as "else:" after a gap mark reads as another block, and an agent
+    # that copies the line into an edit misses its text.
+    source = _python_module(30)
+    msgs = [{"role": "system", "content": "You are a coding agent."},
+            {"role": "user", "content": "Fix the checks in checks.py."},
+            {"role": "assistant", "content": "Let me read it.\n\n```bash\ncat checks.py\n```"},
+            {"role": "user", "content": source},
+            {"role": "assistant", "content": _THOUGHT},
+            {"role": "user", "content": "Go on."}]
+    lines = set(source.split("\n"))
+    checked = 0
+    for share in (0.3, 0.5, 0.7):
+        r = compact(msgs, int(view_tokens(msgs) * share))
+        shown = next((m["content"] for m, s in zip(r.messages, r.sources) if s == 3), "")
+        assert "…" in shown, shown  # a view with gaps
+        for line in shown.split("\n"):
+            if line.strip() and "…" not in line:
+                assert line in lines, repr(line)  # as the source has it, indentation and all
+                checked += line.startswith(" ")
+    assert checked, "no indented line shown"
