@@ -308,7 +308,7 @@ class Compactor:
             if hit is not None and hit[0] is plan:
                 return hit[1:]
             out, sources, counted = render_messages(cols, plan, messages, self._render_cache, options.recall)
-            note = _note(tag, plan, recall_n, beyond)
+            note = _note(tag, plan, recall_n, beyond, self._render_cache.note_lines)
             total = sum(count(t) for ts in counted for t in ts) + count_note(note)
             total += sum(options.overhead(m) for m in out) + options.overhead({"role": options.note_role,
                                                                                 "content": note})
@@ -359,9 +359,11 @@ class Compactor:
         return [w for p in pieces for w in p.piece.words], [t for p in pieces for t in p.literal_texts]
 
 
-def _note(tag: str, plan: Plan, recall_n: int | None = None, beyond: tuple[int, int] | None = None) -> str:
+def _note(tag: str, plan: Plan, recall_n: int | None = None, beyond: tuple[int, int] | None = None,
+          lines: dict[Any, Any] | None = None) -> str:
     omitted, clipped, deduplicated = plan.counts
-    return render_note(tag, omitted, clipped, deduplicated, plan.record, recall=recall_n, beyond=beyond)
+    return render_note(tag, omitted, clipped, deduplicated, plan.record, recall=recall_n, beyond=beyond,
+                       lines_cache=lines)
 
 
 def count_messages(messages: Sequence[Mapping[str, Any]], token_counter: TokenCounterLike | TokenCounter | None = None,
@@ -383,10 +385,12 @@ def _tokens(m: Message, count: Callable[[str], int], options: Options | None) ->
 def json_copy(value: Any) -> Any:
     """A copy of JSON-like data: dicts and lists copied all the way down (faster than
     ``copy.deepcopy``); other values shared."""
+    # (a scalar is not passed down a call: a view of a long history copies thousands of
+    # messages of a few strings each)
     if isinstance(value, dict):
-        return {k: json_copy(v) for k, v in value.items()}
+        return {k: json_copy(v) if isinstance(v, (dict, list)) else v for k, v in value.items()}
     if isinstance(value, list):
-        return [json_copy(v) for v in value]
+        return [json_copy(v) if isinstance(v, (dict, list)) else v for v in value]
     return value
 
 

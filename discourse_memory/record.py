@@ -30,6 +30,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -1468,12 +1469,14 @@ line alone on its line would read as the header of the entries after it)."""
 
 def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record: Record,
                 dropped: int | None = None, recall: int | None = None,
-                beyond: tuple[int, int] | None = None) -> str:
+                beyond: tuple[int, int] | None = None, lines_cache: dict[Any, Any] | None = None) -> str:
     """The note: a frame naming what was left out, then one line per entry (a session
     date line before the entries it dates), then what could not be listed. ``recall``:
     the number of messages, when the model can recall them (the frame says how).
     ``beyond``: the first and the end of the messages before the view's horizon (see
-    :mod:`.horizon`), named in the frame: nothing of them is shown or listed."""
+    :mod:`.horizon`), named in the frame: nothing of them is shown or listed.
+    ``lines_cache``: entry lines by label and items, kept between the notes of one
+    conversation (each pass and turn lists mostly the same entries)."""
     hint = "" if recall is None else RECALL_HINT
     # Only the counts that are not zero: on a short agent view every token of the frame
     # is a token of text or of a value less.
@@ -1496,8 +1499,8 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
             lone.clear()
 
     for entry in record.entries:
-        texts = _merged(it for it in entry.items if not it.header)
-        if not texts:
+        line = _entry_line(entry, lines_cache)
+        if line is None:
             if entry.header is not None and entry.header != header and entry.header not in lone:
                 lone.append(entry.header)
             continue
@@ -1505,17 +1508,41 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
         if entry.header is not None and entry.header != header:
             lines.append(entry.header)
             header = entry.header
-        label = _about_unsaid(entry.label, texts)
-        texts = _unkeyed(texts, label)
-        # "#7 get_reservation_details(NM1VX1): reservation_id: NM1VX1" said it twice
-        told = [t for t in texts if not _in_call_label(t, label)]
-        lines.append(f"{label}: " + "; ".join(told) if told else label)
+        lines.append(line)
     flush()
     dropped = len(record.dropped) if dropped is None else dropped
     if dropped:
         lines.append(f"({dropped} more values dropped to fit)")
     lines.append(f"[end of record {tag}]")
     return "\n".join(lines)
+
+
+ENTRY_LINES = 50_000
+"""Entry lines a ``lines_cache`` holds before it starts over."""
+
+
+def _entry_line(entry: Entry, cache: dict[Any, Any] | None) -> str | None:
+    """An entry's line in the note (None: it lists only date lines)."""
+    key = None
+    if cache is not None:
+        # (the items are held with the line: an id is not reused while its item is cached)
+        key = (entry.label, tuple(map(id, entry.items)))
+        hit = cache.get(key)
+        if hit is not None:
+            return hit[1]
+    texts = _merged(it for it in entry.items if not it.header)
+    line = None
+    if texts:
+        label = _about_unsaid(entry.label, texts)
+        texts = _unkeyed(texts, label)
+        # "#7 get_reservation_details(NM1VX1): reservation_id: NM1VX1" said it twice
+        told = [t for t in texts if not _in_call_label(t, label)]
+        line = f"{label}: " + "; ".join(told) if told else label
+    if cache is not None:
+        if len(cache) >= ENTRY_LINES:
+            cache.clear()
+        cache[key] = (entry.items, line)
+    return line
 
 
 def _about_unsaid(label: str, texts: list[str]) -> str:

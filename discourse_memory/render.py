@@ -30,6 +30,8 @@ class RenderCache:
 
     def __init__(self) -> None:
         self._data: dict[tuple[Any, ...], tuple[dict[str, Any] | None, list[str]]] = {}
+        self.note_lines: dict[Any, Any] = {}
+        """The note's entry lines (see ``record.render_note``)."""
 
     def get(self, key: tuple[Any, ...]) -> tuple[dict[str, Any] | None, list[str]] | None:
         return self._data.get(key)
@@ -41,6 +43,7 @@ class RenderCache:
 
     def clear(self) -> None:
         self._data.clear()
+        self.note_lines.clear()
 
 
 def render_field(text: str, units: list[Unit], decisions: list[int], heads: dict[int, int],
@@ -131,9 +134,8 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache |
     messages = cols.messages
     for i in sorted(candidates):
         m = messages[i]
-        raw = inputs[i]
         if i in plan.protected:
-            out.append(copy.copy(dict(raw)))
+            out.append(copy.copy(dict(inputs[i])))
             sources.append(i)
             counted.append([tf.text for tf in m.texts] + [t for c in m.tool_calls for t in (c.name, c.arguments)])
             continue
@@ -155,7 +157,7 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache |
                 sources.append(i)
                 counted.append(hit[1])
             continue
-        new, texts = _render_message(cols, m, raw, decision[s:e].tolist(), s, dict(my_heads), calls_kept, is_result,
+        new, texts = _render_message(cols, m, inputs[i], decision[s:e].tolist(), s, dict(my_heads), calls_kept, is_result,
                                      f"#{i}" if recall else "")
         if cache is not None:
             cache.put(key, new, texts)
