@@ -352,54 +352,42 @@ def test_a_chinese_reply_is_keyed_by_the_name_its_question_leaves_out(before, qu
     assert record.asked_about(cols, cols.messages[2]) == about
 
 
-def test_a_chinese_question_for_a_kind_of_place_is_about_the_place_of_that_kind():
-    # "酒店价格你知道吗？" after the hotel was chosen and two restaurants near it were named:
-    # the price is the hotel's. One place a message names is it, whatever its name ends in.
+def _about(*texts: str) -> str | None:
+    """What the last of ``texts`` (turns alternating, the reply last) is keyed by."""
     from discourse_memory.columns import Columns
     from discourse_memory.messages import validate_messages
     from discourse_memory.tokens import get_token_counter
     from discourse_memory.units import Analyzer
 
-    def about(*texts: str) -> str | None:
-        n = len(texts)  # turns alternate, the reply last
-        msgs = validate_messages([{"role": "assistant" if (n - 1 - i) % 2 == 0 else "user", "content": t}
-                                  for i, t in enumerate(texts)])
-        counter = get_token_counter(None)
-        cols = Columns(counter.count)
-        cols.extend(msgs, Analyzer(counter).fields(msgs))
-        return record.asked_about(cols, cols.messages[-1])
+    n = len(texts)
+    msgs = validate_messages([{"role": "assistant" if (n - 1 - i) % 2 == 0 else "user", "content": t}
+                              for i, t in enumerate(texts)])
+    counter = get_token_counter(None)
+    cols = Columns(counter.count)
+    cols.extend(msgs, Analyzer(counter).fields(msgs))
+    return record.asked_about(cols, cols.messages[-1])
 
+
+def test_a_chinese_question_for_a_kind_of_place_is_about_the_place_of_that_kind():
+    # "酒店价格你知道吗？" after the hotel was chosen and two restaurants near it were named:
+    # the price is the hotel's. One place a message names is it, whatever its name ends in.
     chosen, near = "就去北京康莱德酒店吧，它家周边有餐馆吗？", "有啊，大渔铁板烧(蓝色港湾店), VitaLand亲子餐厅都是它周边的。"
-    assert about(chosen, near, "好的，酒店价格你知道吗？", "价格是1691元。") == "北京康莱德酒店"
-    assert about(chosen, near, "好的，价格你知道吗？", "价格是1691元。") is None  # which of them?
-    assert about("推荐您去北京银泉大厦。", "这家酒店的电话是多少啊？", "电话是010-68473377。") == "北京银泉大厦"
+    assert _about(chosen, near, "好的，酒店价格你知道吗？", "价格是1691元。") == "北京康莱德酒店"
+    assert _about(chosen, near, "好的，价格你知道吗？", "价格是1691元。") is None  # which of them?
+    assert _about("推荐您去北京银泉大厦。", "这家酒店的电话是多少啊？", "电话是010-68473377。") == "北京银泉大厦"
 
 
 def test_a_chinese_topic_carries_through_replies_that_name_nothing():
     # "他家评分是多少？" "4.7分。" "有电话吗？" "有的，010-61569200。": the phone is 绿岛乐园's, named two
     # turns before; not when the talk turned to a new subject or asked near a place.
-    from discourse_memory.columns import Columns
-    from discourse_memory.messages import validate_messages
-    from discourse_memory.tokens import get_token_counter
-    from discourse_memory.units import Analyzer
-
-    def about(*texts: str) -> str | None:
-        n = len(texts)  # turns alternate, the reply last
-        msgs = validate_messages([{"role": "assistant" if (n - 1 - i) % 2 == 0 else "user", "content": t}
-                                  for i, t in enumerate(texts)])
-        counter = get_token_counter(None)
-        cols = Columns(counter.count)
-        cols.extend(msgs, Analyzer(counter).fields(msgs))
-        return record.asked_about(cols, cols.messages[-1])
-
     found = "推荐绿岛乐园，门票39元，可以玩3天。"
-    assert about(found, "他家评分是多少？", "4.7分。", "有电话吗？", "有的，010-61569200。") == "绿岛乐园"
-    assert about(found, "他家评分是多少？", "4.7分。", "门票多少？", "39元。", "有电话吗？", "电话是010-61569200。") == "绿岛乐园"
+    assert _about(found, "他家评分是多少？", "4.7分。", "有电话吗？", "有的，010-61569200。") == "绿岛乐园"
+    assert _about(found, "他家评分是多少？", "4.7分。", "门票多少？", "39元。", "有电话吗？", "电话是010-61569200。") == "绿岛乐园"
     # a new subject the reply names by no literal ("故宫"): not the last topic's phone
-    assert about(found, "好的，麻烦帮我推荐一个评分在4.5分以上的景点。", "您好，给你推荐故宫。", "有电话吗？",
+    assert _about(found, "好的，麻烦帮我推荐一个评分在4.5分以上的景点。", "您好，给你推荐故宫。", "有电话吗？",
                  "电话是010-85007938。") is None
     # a search near a place: the one found is not that place
-    assert about("我打算在冶仙塔旅游风景区附近另外找一个景点游玩，有吗？", "最接近条件的是张裕爱斐堡国际酒庄，门票是60元。",
+    assert _about("我打算在冶仙塔旅游风景区附近另外找一个景点游玩，有吗？", "最接近条件的是张裕爱斐堡国际酒庄，门票是60元。",
                  "这个景点的评分是多少？", "评分4.7分。") is None
 
 
