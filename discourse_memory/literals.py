@@ -647,8 +647,26 @@ _NOT_DISH = re.compile(r"^[点个些顿菜]|东西|合适|符合|能做")  # "�
 _DISH_SPLIT = re.compile(r"[ \t]{0,3}(?:[,，、]|和|及|以及)[ \t]{0,3}")  # (bounded: linear)
 
 
+# A place recommended by a name no end word marks ("给你推荐故宫。", "为您推荐东兴顺爆肚张。",
+# "推荐您去爨底下，门票35元"): what 推荐 names, up to a mark or a particle, when it holds no
+# word that no name holds and is no kind of place ("推荐景点吧").
+_RECOMMENDED = re.compile(
+    r"推荐(?:您|你)?去?([\u3400-\u4dbf\u4e00-\u9fffA-Za-z0-9·]{2,12}?)"
+    r"(?=[，。！？,!?；;]|吧|哦|呢|啊|呀|用餐|这家|尝尝|看看|$)")
+_KINDS_OF_PLACE = frozenset("景点 餐馆 餐厅 酒店 宾馆 饭店 地方 美食 景区 店 馆".split())
+_DIGIT = re.compile(r"\d")
+
+
 def _keyed_values(text: str) -> list[Literal]:
     out: list[Literal] = []
+    if "推荐" in text:
+        for m in _RECOMMENDED.finditer(text):
+            a, b = m.span(1)
+            seg = m.group(1)
+            if seg not in _KINDS_OF_PLACE and not seg.startswith("菜") and not _DIGIT.search(seg) \
+                    and not any(seg[k] in _CJK_BEFORE_NAME or seg[k:k + 2] in _CJK_BEFORE_NAME
+                                for k in range(len(seg))):
+                out.append(Literal(seg, "name", a, b))  # (no end word lets "一个酒店" or "A和B" pass)
     if "地" in text or "位置" in text:
         for m in _ADDRESS.finditer(text):
             if _HAN.search(m.group(1)):

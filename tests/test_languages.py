@@ -186,6 +186,27 @@ def test_the_items_of_an_enumeration_of_chinese_names_are_names(text, names):
     assert [x.text for x in find_cjk_names(text)] == names
 
 
+@pytest.mark.parametrize("text, names", [
+    # A place recommended by a name no end word marks: the reply the talk then turns on
+    # ("有没有故宫的电话？" "故宫电话是010-85007938。") was keyed by nothing.
+    ("您好，给你推荐故宫。", ["故宫"]),
+    ("为您推荐东兴顺爆肚张。", ["东兴顺爆肚张"]),
+    ("推荐您去味多美这家餐馆有您要吃的菜", ["味多美"]),
+    ("推荐您去捞王锅物料理，人均消费140元", ["捞王锅物料理"]),
+    ("推荐您去北京贵都大酒店住宿。", ["北京贵都大酒店"]),  # (an end word's name, as before)
+    # a kind, a count, two places, a dish, a request: no name
+    ("推荐景点吧。", []),
+    ("麻烦帮我推荐一个景点。", []),
+    ("推荐一家评分5分的餐馆。", []),
+    ("推荐您去八达岭长城和颐和园。", ["八达岭长城", "颐和园"]),  # (each by its end word)
+    ("他家推荐菜么？", []),
+    ("能推荐一下吗？", []),
+    ("推荐您去人均消费366元。", []),
+])
+def test_a_recommended_place_is_a_name(text, names):
+    assert [x.text for x in find_cjk_names(text)] == names
+
+
 @pytest.mark.parametrize("text, dishes", [
     # What a guest wants to eat is the value of the request, as a date is a booking's.
     ("最近超级想吃手掰肠和柴锅鸡，请帮我推荐", ["手掰肠", "柴锅鸡"]),
