@@ -41,7 +41,7 @@ from .language import CJK, CJK_CHAR, detect_language
 from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
 from .messages import SYSTEM_ROLES, Message, ToolCall
 from .outline import head_text, is_attribute, list_heads
-from .replies import asks, own_names, question_message, reply_topic
+from .replies import asks, near_place, own_names, question_message, reply_topic
 from .json_units import json_members, unescaped
 from .units import Unit
 
@@ -558,8 +558,8 @@ def asked_about(cols: Columns, m: Message) -> str | None:
         if u.kind != "sentence" or not asks(u.text, requests=True):
             continue
         for lit in u.literals:
-            if lit.kind != "name" or lit.text in own:
-                continue
+            if lit.kind != "name" or lit.text in own or near_place({lit.text}, u.text):
+                continue  # ("在冶仙塔旅游风景区附近另外找一个景点": the place found is another)
             before = u.text[:lit.start]
             for s in speakers:  # "Melanie: Tell me about it.": the label is no part of the sentence
                 if before.startswith(s):

@@ -20,7 +20,7 @@ from .language import CJK_CHAR
 from .messages import SYSTEM_ROLES, Message
 from .segment import han_words
 
-__all__ = ["asks", "cjk_names", "own_names", "question_message", "question_units", "reply_topic", "topic"]
+__all__ = ["asks", "cjk_names", "near_place", "own_names", "question_message", "question_units", "reply_topic", "topic"]
 
 _NOT_CHAT = SYSTEM_ROLES | {"tool", "function"}
 _COUNTS = frozenset({"number", "quantity", "percent"})
@@ -119,7 +119,7 @@ _NEW_SUBJECT = re.compile(r"推荐|建议|找|换|另外|其他|别的|还想|�
 _SEARCH = re.compile(r"找|推荐")
 
 
-def _near(names: set[str], text: str) -> bool:
+def near_place(names: set[str], text: str) -> bool:
     """A request for a place near one it names ("在冶仙塔旅游风景区附近另外找一个景点")."""
     return _SEARCH.search(text) is not None and any(
         re.search(re.escape(n) + r"的?(?:附近|周边|旁边)", text) for n in names)
@@ -143,7 +143,7 @@ def topic(cols: Columns, question: int, depth: int = 0, carry: bool = True) -> t
         if cols.messages[m].role in SYSTEM_ROLES or cols.messages[m].role == "tool":
             return None
         names = cjk_names(cols, m)
-        if names and cols.messages[m].role == "user" and _near(names, _text(cols, m)):
+        if names and cols.messages[m].role == "user" and near_place(names, _text(cols, m)):
             return None  # "在冶仙塔旅游风景区附近另外找一个景点": a place to search near, not the one found
         if not names and reply < 0 and cols.messages[m].role == "assistant":
             reply = m

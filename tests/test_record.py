@@ -383,12 +383,16 @@ def test_a_chinese_topic_carries_through_replies_that_name_nothing():
     found = "推荐绿岛乐园，门票39元，可以玩3天。"
     assert _about(found, "他家评分是多少？", "4.7分。", "有电话吗？", "有的，010-61569200。") == "绿岛乐园"
     assert _about(found, "他家评分是多少？", "4.7分。", "门票多少？", "39元。", "有电话吗？", "电话是010-61569200。") == "绿岛乐园"
-    # a new subject the reply names by no literal ("故宫"): not the last topic's phone
+    # a new subject the reply names: its phone, not the last topic's; by no literal
+    # ("爨底下"): nobody's, not the last topic's either
     assert _about(found, "好的，麻烦帮我推荐一个评分在4.5分以上的景点。", "您好，给你推荐故宫。", "有电话吗？",
-                 "电话是010-85007938。") is None
+                  "电话是010-85007938。") == "故宫"
+    assert _about(found, "好的，麻烦帮我推荐一个评分在4.5分以上的景点。", "您好，爨底下不错。", "有电话吗？",
+                  "电话是010-85007938。") is None
     # a search near a place: the one found is not that place
+    assert _about("我打算在冶仙塔旅游风景区附近另外找一个景点游玩，有票价200元以上的吗？", "有一个，门票是260元。") is None
     assert _about("我打算在冶仙塔旅游风景区附近另外找一个景点游玩，有吗？", "最接近条件的是张裕爱斐堡国际酒庄，门票是60元。",
-                 "这个景点的评分是多少？", "评分4.7分。") is None
+                 "这个景点的评分是多少？", "评分4.7分。") == "张裕爱斐堡国际酒庄"
 
 
 @pytest.mark.parametrize("question, reply, alone", [
