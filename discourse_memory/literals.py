@@ -14,6 +14,7 @@ Every pattern is linear-time: no nested quantifiers, bounded repeats.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from bisect import bisect_left
 from typing import Any, Iterable, Iterator, NamedTuple
@@ -653,19 +654,22 @@ _DISH_SPLIT = re.compile(r"[ \t]{0,3}(?:[,，、]|和|及|以及)[ \t]{0,3}")  #
 _RECOMMENDED = re.compile(
     r"推荐(?:您|你)?去?([\u3400-\u4dbf\u4e00-\u9fffA-Za-z0-9·]{2,12}?)"
     r"(?=[，。！？,!?；;]|吧|哦|呢|啊|呀|用餐|这家|尝尝|看看|$)")
+# And a place a request calls by its name ("我想去名叫故宫的景点游玩", "名叫东兴顺爆肚张的餐馆").
+_CALLED = re.compile(
+    r"(?:名叫|叫做|名为)([\u3400-\u4dbf\u4e00-\u9fffA-Za-z0-9·]{2,12}?)(?=的|[，。！？,!?；;]|$)")
 _KINDS_OF_PLACE = frozenset("景点 餐馆 餐厅 酒店 宾馆 饭店 地方 美食 景区 店 馆".split())
 _DIGIT = re.compile(r"\d")
 
 
 def _keyed_values(text: str) -> list[Literal]:
     out: list[Literal] = []
-    if "推荐" in text:
-        for m in _RECOMMENDED.finditer(text):
+    if "推荐" in text or "名" in text or "叫" in text:
+        for m in itertools.chain(_RECOMMENDED.finditer(text), _CALLED.finditer(text)):
             a, b = m.span(1)
             seg = m.group(1)
             if seg not in _KINDS_OF_PLACE and not seg.startswith("菜") and not _DIGIT.search(seg) \
                     and not any(seg[k] in _CJK_BEFORE_NAME or seg[k:k + 2] in _CJK_BEFORE_NAME
-                                for k in range(len(seg))):
+                                for k in range(len(seg))) and not any(o.start < b and a < o.end for o in out):
                 out.append(Literal(seg, "name", a, b))  # (no end word lets "一个酒店" or "A和B" pass)
     if "地" in text or "位置" in text:
         for m in _ADDRESS.finditer(text):

@@ -202,6 +202,10 @@ def test_the_items_of_an_enumeration_of_chinese_names_are_names(text, names):
     ("他家推荐菜么？", []),
     ("能推荐一下吗？", []),
     ("推荐您去人均消费366元。", []),
+    # and a place a request calls by its name
+    ("用过餐我想去名叫故宫的景点游玩，", ["故宫"]),
+    ("我想去名叫东兴顺爆肚张的餐馆用餐", ["东兴顺爆肚张"]),
+    ("他的名字叫做什么？", []),
 ])
 def test_a_recommended_place_is_a_name(text, names):
     assert [x.text for x in find_cjk_names(text)] == names
