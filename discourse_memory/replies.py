@@ -135,11 +135,15 @@ def topic(cols: Columns, question: int, depth: int = 0, carry: bool = True) -> t
     messages before it that names any ("推荐您去北京华滨国际大酒店。"), or the one place
     it names before its values (a dish list aside), unless it names several (a choice the
     question does not say) and only one of the kind of place the question names (``酒店``,
-    ``餐馆``). When those messages name nothing, a reply among them carries its own
+    ``餐馆``, ``景点``; a message naming only places of another kind is passed, and the window
+    reaches one message further, up to :data:`PASSED`). When those messages name nothing, a reply among them carries its own
     question's topic (up to :data:`CHAIN` times back). Returns that message and the name."""
     kind = _asked_kind(_text(cols, question))
     reply = -1  # the nearest assistant reply before the question, if none of them names anything
-    for m in range(question - 1, max(question - 1 - TOPIC_MESSAGES, -1), -1):
+    stop = max(question - 1 - TOPIC_MESSAGES, -1)
+    m = question
+    while m - 1 > stop:
+        m -= 1
         if cols.messages[m].role in SYSTEM_ROLES or cols.messages[m].role == "tool":
             return None
         names = cjk_names(cols, m)
@@ -153,6 +157,9 @@ def topic(cols: Columns, question: int, depth: int = 0, carry: bool = True) -> t
             # whatever its name ends in ("北京银泉大厦" to "这家酒店的电话是多少？")
             names = {n for n in names if kind.search(n)}
             if not names:
+                # ("景点的电话告诉我吧。" after the hotels around it were listed: the window
+                # reaches one message further for each it passes, up to PASSED)
+                stop = max(stop - 1, question - 1 - TOPIC_MESSAGES - PASSED, -1)
                 continue
         if len(names) > 1:  # the one place it names before its values, if it names one
             first = own_names(cols, m, None, " ".join(tf.text for tf in cols.messages[m].texts))
@@ -172,12 +179,18 @@ def topic(cols: Columns, question: int, depth: int = 0, carry: bool = True) -> t
 
 
 _BRANCH = r"(?:[(（][^()（）]{1,20}[)）])?$"
+_LODGING = r"(?:酒店|宾馆|饭店|旅馆|客栈|公寓)"
+_EATING = r"(?:餐厅|饭馆|菜馆|酒楼|食府|小馆|面馆|火锅|饭店|(?<![酒宾旅])店)"
 _KINDS = (
-    (re.compile(r"酒店|宾馆|旅馆"), re.compile(r"(?:酒店|宾馆|饭店|旅馆|客栈|公寓)" + _BRANCH)),
+    (re.compile(r"酒店|宾馆|旅馆"), re.compile(_LODGING + _BRANCH)),
     (re.compile(r"餐馆|餐厅|饭馆"), re.compile(
-        r"(?:餐厅|饭馆|菜馆|酒楼|食府|小馆|面馆|火锅|饭店|(?<![酒宾旅])店)" + _BRANCH
+        _EATING + _BRANCH
         + r"|^(?!.*(?:酒店|宾馆|旅馆)).*[(（][^()（）]{1,20}店[)）]$")),  # a branch alone: "大董(工体店)"
+    # a sight: a place of neither kind ("天安门广场", "故宫")
+    (re.compile(r"景点|景区"), re.compile(r"^(?!.*(?:" + _LODGING + "|" + _EATING + r"|[(（][^()（）]{1,20}店[)）])" + _BRANCH + ")")),
 )
+PASSED = 2
+"""How many messages naming only places of another kind a question's window reaches past."""
 """A kind of place a question names without naming the place (``酒店价格你知道吗？``), and
 the end words of the names of that kind."""
 

@@ -375,6 +375,9 @@ def test_a_chinese_question_for_a_kind_of_place_is_about_the_place_of_that_kind(
     assert _about(chosen, near, "好的，酒店价格你知道吗？", "价格是1691元。") == "北京康莱德酒店"
     assert _about(chosen, near, "好的，价格你知道吗？", "价格是1691元。") is None  # which of them?
     assert _about("推荐您去北京银泉大厦。", "这家酒店的电话是多少啊？", "电话是010-68473377。") == "北京银泉大厦"
+    # a sight's phone, asked after the hotels around it were listed: the window reaches past them
+    assert _about("推荐您去天安门广场。", "请问这个景点周边都有哪些酒店啊？", "周边的酒店有北京天伦王朝酒店, 北京首都宾馆。",
+                  "好的，景点的电话告诉我吧。", "电话是010-65666606。") == "天安门广场"
 
 
 def test_a_chinese_topic_carries_through_replies_that_name_nothing():
