@@ -1413,15 +1413,13 @@ def _sources(memo: _RowMemo, rows: np.ndarray, first: np.ndarray, ends: np.ndarr
     the first with an item (-1: none has one)."""
     sizes = np.minimum(ends - first, OCCURRENCES)
     group = np.repeat(np.arange(len(first)), sizes)
-    offset = np.arange(len(group)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    window = rows[first[group] + offset]
+    starts = np.cumsum(sizes) - sizes  # each value's place in the window
+    window = rows[first[group] + np.arange(len(group)) - starts[group]]
     state = memo.state
     found = state[window]
     # Rows past a value's first with a context are never read: a value whose window holds
     # such rows is not walked again on every turn.
-    settled = np.cumsum(found == 3)
-    before = settled - (found == 3)
-    starts = np.cumsum(sizes) - sizes
+    before = np.cumsum(found == 3) - (found == 3)
     unread = np.flatnonzero((found == 0) & (before == before[starts][group]))
     if len(unread):
         # Read in order, up to the first with a context: the rows after it are never listed.

@@ -569,6 +569,11 @@ def _neighbour(text: str, start: int, end: int) -> bool:
         return False  # an end word alone ("酒店"): a kind, not a name
     if any(m.start() >= 2 for m in ends):
         return True  # a name by its end word, whatever it holds ("中国国家博物馆" after "天安门广场, ")
+    return _holds_no_stop_word(seg)
+
+
+def _holds_no_stop_word(seg: str) -> bool:
+    """``seg`` holds no word that no name holds (``_CJK_BEFORE_NAME``), of one or two characters."""
     return not any(seg[k] in _CJK_BEFORE_NAME or seg[k:k + 2] in _CJK_BEFORE_NAME for k in range(len(seg)))
 
 
@@ -668,8 +673,7 @@ def _keyed_values(text: str) -> list[Literal]:
             a, b = m.span(1)
             seg = m.group(1)
             if seg not in _KINDS_OF_PLACE and not seg.startswith("菜") and not _DIGIT.search(seg) \
-                    and not any(seg[k] in _CJK_BEFORE_NAME or seg[k:k + 2] in _CJK_BEFORE_NAME
-                                for k in range(len(seg))) and not any(o.start < b and a < o.end for o in out):
+                    and _holds_no_stop_word(seg) and not any(o.start < b and a < o.end for o in out):
                 out.append(Literal(seg, "name", a, b))  # (no end word lets "一个酒店" or "A和B" pass)
     if "地" in text or "位置" in text:
         for m in _ADDRESS.finditer(text):

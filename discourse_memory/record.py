@@ -972,8 +972,10 @@ def row_key(u: Unit) -> str | None:
     return sanitize(f"{m.group(1)}: {_quoted(value) if ' ' in value else value}")
 
 
+@functools.lru_cache(maxsize=256)
 def _one_object(text: str) -> int:
-    """Where the object of ``text`` starts if it is a JSON list of one object, else -1."""
+    """Where the object of ``text`` starts if it is a JSON list of one object, else -1 (read
+    once per document: ``row_key`` asks for each value it states)."""
     if len(text) > ONE_ELEMENT_CHARS or not text.startswith("["):
         return -1
     try:

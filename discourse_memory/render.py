@@ -76,17 +76,19 @@ def render_field(text: str, units: list[Unit], decisions: list[int], heads: dict
         body = u.text if d == KEPT else clipped_text(u, heads.get(j, u.head_end))
         if d == CLIPPED and first_mark[0] and u.kind != "code" and body.endswith(PLACEHOLDER):
             body = body[:-len(PLACEHOLDER)] + mark()
+        # (a gap that spanned lines: the shown unit opens a line, with its source indentation)
+        line = "\n" + _indent(u.gap) if omitted_run and (gap_lines or "\n" in u.gap) else None
         if not parts:
             if omitted_run:
                 lead = (label or "") + mark()
-                parts.append(lead + ("\n" + _indent(u.gap) if gap_lines or "\n" in u.gap else " ") + body)
+                parts.append(lead + (line or " ") + body)
             else:
                 parts.append(body)
         elif omitted_run:
             if marked:
-                sep = "\n" + _indent(u.gap) if gap_lines or "\n" in u.gap else " "
+                sep = line or " "
             else:
-                sep = f"\n{mark()}\n" + _indent(u.gap) if gap_lines or "\n" in u.gap else f" {mark()} "
+                sep = f"\n{mark()}" + line if line else f" {mark()} "
             parts.append(sep + body)
         else:
             # Units that touch in the source touch here ("django.core.exceptions." and

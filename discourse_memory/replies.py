@@ -136,8 +136,9 @@ def topic(cols: Columns, question: int, depth: int = 0, carry: bool = True) -> t
     it names before its values (a dish list aside), unless it names several (a choice the
     question does not say) and only one of the kind of place the question names (``酒店``,
     ``餐馆``, ``景点``; a message naming only places of another kind is passed, and the window
-    reaches one message further, up to :data:`PASSED`). When those messages name nothing, a reply among them carries its own
-    question's topic (up to :data:`CHAIN` times back). Returns that message and the name."""
+    reaches one message further, up to :data:`PASSED`). When those messages name nothing, a
+    reply among them carries its own question's topic (up to :data:`CHAIN` times back).
+    Returns that message and the name."""
     kind = _asked_kind(_text(cols, question))
     reply = -1  # the nearest assistant reply before the question, if none of them names anything
     stop = max(question - 1 - TOPIC_MESSAGES, -1)
@@ -162,7 +163,7 @@ def topic(cols: Columns, question: int, depth: int = 0, carry: bool = True) -> t
                 stop = max(stop - 1, question - 1 - TOPIC_MESSAGES - PASSED, -1)
                 continue
         if len(names) > 1:  # the one place it names before its values, if it names one
-            first = own_names(cols, m, None, " ".join(tf.text for tf in cols.messages[m].texts))
+            first = own_names(cols, m, None, _text(cols, m))
             if len(first) != 1:
                 return None
             names = set(first)
@@ -189,10 +190,10 @@ _KINDS = (
     # a sight: a place of neither kind ("天安门广场", "故宫")
     (re.compile(r"景点|景区"), re.compile(r"^(?!.*(?:" + _LODGING + "|" + _EATING + r"|[(（][^()（）]{1,20}店[)）])" + _BRANCH + ")")),
 )
-PASSED = 2
-"""How many messages naming only places of another kind a question's window reaches past."""
 """A kind of place a question names without naming the place (``酒店价格你知道吗？``), and
 the end words of the names of that kind."""
+PASSED = 2
+"""How many messages naming only places of another kind a question's window reaches past."""
 
 
 def _asked_kind(question: str) -> re.Pattern[str] | None:
