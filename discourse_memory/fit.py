@@ -1314,9 +1314,9 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
                 header_cost[header] = count(header) + 1.0
         g = gains[k]
         if item.key is None and item.span is not None and not item.header and (
-                in_line[k] or in_list[k] and item.span == _short_span(short_spans, units, u)):
-            # One item lists every value its line of code (or short list item) shows: the
-            # line's tokens are paid once for all of them. (Not in prose: there it took
+                in_line[k] or in_list[k] and (item.span == _short_span(short_spans, units, u) or item.row == item.text)):
+            # One item lists every value its line of code (short list item, or head of a line's
+            # labels) shows: the line's tokens are paid once for all of them. (Not in prose: there it took
             # LoCoMo's with-context recall at 25% from 90.2 to 87.5, one span keying two
             # values by each other.)
             if (u, item.span) in spans_made:

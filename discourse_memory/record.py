@@ -700,14 +700,22 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         held = line_row(u.text, lit.start)
         if held is not None:
             row, group = sanitize(held), index
-    if key is not None:
+    whole = short_item_span(u) if text == value else None
+    if key is not None and (whole is None or inline_key(u.text, lit.start) == key):
         outer = key.rsplit(".", 1)[0] if "." in key else ""
         if outer != value and value.lower() in outer.lower():
             return None  # "gift_card_7344518.source: gift_card": its key says it already
         value_shown = sanitize(text)
         return Item(literal, index, u.message, f"{sanitize(key)}: {value_shown}", None, (literal,), False,
                     sanitize(key), value_shown, row, group)
-    whole = short_item_span(u) if text == value else None
+    if key is None and u.kind in _PROSE_KINDS:
+        head = line_head(u.text, lit.start)
+        if head is not None:
+            # "PHX to IAH on 2024-05-19" of "- PHX to IAH on 2024-05-19, Flight Number: HAT152"
+            # heads the values its labels key: listed as that row, not as the whole line again
+            # beside "{PHX to IAH on 2024-05-19, Flight Number: HAT152}".
+            shown = sanitize(head[1])
+            return Item(literal, index, u.message, shown, head[0], (literal,), row=shown, group=index)
     if whole is not None:  # "Flight HAT192 from MIA to EWR on 2024-05-24", not "…MIA; EWR on 2024-05-24"
         shown = sanitize(_unbolded(u.text[whole[0]:whole[1]]))
         return Item(literal, index, u.message, shown, whole, (literal,), row=row, group=group)
@@ -778,11 +786,19 @@ def short_item_span(u: Unit) -> tuple[int, int] | None:
                 and _AFTER_ID.fullmatch(u.text, x.end, b) for x in u.literals):
             # A label: "**Cabin Class**: Economy", "**p99 latency:** 378 ms", "**Certificate 1**:
             # $500" (an ordinal); a record's name is its id after a few capitalised words.
-            return None
+            return (lo, hi) if _values_after(u, lo + bold.end(), hi) else None
         return lo, hi
-    if _LABEL_BEFORE.search(u.text, 0, u.text.find(":", lo) + 1):
-        return None
+    label = _LABEL_BEFORE.search(u.text, 0, u.text.find(":", lo) + 1)
+    if label is not None:
+        return (lo, hi) if _values_after(u, label.end(), hi) else None
     return lo, hi
+
+
+def _values_after(u: Unit, at: int, hi: int) -> bool:
+    """Whether a label's value (``at`` to ``hi``) states two values or more and labels none
+    of them: "Outbound: Flight HAT069 from JFK to SEA on May 20, 2024" is listed whole, not as
+    "Outbound: JFK; Outbound: May 20, 2024; Flight HAT069"."""
+    return sum(at <= x.start for x in u.literals) >= 2 and _INLINE_KEY.search(u.text, at, hi) is None
 
 
 def _unbolded(body: str) -> str:
@@ -930,9 +946,10 @@ def list_row(cols: Columns, index: int, u: Unit) -> tuple[str | None, int]:
     if text is None:
         return None, -1
     above = int(heads[parent])
-    if above >= 0 and cols.u_kind.view[above] != _HEADING and text_of(above) is not None:
+    if above >= 0 and text_of(above) is not None:
         # "First Leg: JFK to ATL" heads the legs of both options of a search: the row is
-        # named by the option it falls under too ("Flight HAT136 & HAT039 › First Leg: …").
+        # named by the option it falls under too ("Flight HAT136 & HAT039 › First Leg: …"),
+        # as "Cabin Prices" is by its section ("Return Flight (SEA to JFK) › Cabin Prices").
         start, end = (int(x) for x in cols.msg_start.view[cols.u_msg.view[parent]:cols.u_msg.view[parent] + 2])
         if any(k != parent and int(heads[k]) >= 0 and text_of(k) == text for k in set(heads[start:end].tolist())
                if k >= 0):
@@ -1221,6 +1238,23 @@ def line_row(text: str, start: int) -> str | None:
 
 _LINE_MARK = re.compile(r"^[ \t]*(?:" + LIST_MARK + r")?")
 LINE_ROW_CHARS = 60
+
+
+def line_head(text: str, at: int) -> tuple[tuple[int, int], str] | None:
+    """The span and text of the line head (see :func:`line_row`) that the value at ``at``
+    stands in, before the line's first inline label; None when it stands elsewhere or the
+    line has none."""
+    line = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    first = _INLINE_KEY.search(text, at, min(end if end >= 0 else len(text), at + LINE_ROW_CHARS + INLINE_KEY_CHARS))
+    if first is None or first.start() - line > 2 * LINE_ROW_CHARS or _INLINE_KEY.search(text, line, at) is not None:
+        return None
+    head = line_row(text, first.end() + 1)  # (its label is followed by a blank)
+    if head is None:
+        return None
+    lead = text[line:first.start()]
+    start = line + _LINE_MARK.match(lead).end()  # type: ignore[union-attr]  # (it matches "" at least)
+    return (start, line + len(lead.rstrip(" \t,;(*_"))), head
 
 
 def _element_head(text: str, opened: int, before: int) -> tuple[str, str] | None:

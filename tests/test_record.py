@@ -1565,7 +1565,7 @@ def test_labels_inside_a_line_key_its_values_and_are_no_values():
                    f"  - **Flight {n}:** JFK to ATL, Departure: {d}, Arrival: {a}" for n, d, a in flights))
     msgs = _booked_then_chat(summary)
     seen = set()
-    for share in (0.15, 0.25, 0.35):
+    for share in (0.1, 0.12, 0.15, 0.25, 0.35):
         r = compact(msgs, int(view_tokens(msgs) * share))
         entry = next((e for e in r.report.entries if e.message == 2), None)
         if entry is None:
@@ -1609,6 +1609,47 @@ def test_a_head_repeated_under_several_heads_is_named_with_its_own():
         assert option is not None, row
         k = (int(option.group(1)) - 100) // 11
         assert all(t in (f"{k + 1:02d}:00", f"{k + 3:02d}:30") for t in re.findall(r"\d\d:\d\d", row)), row
+
+
+def test_a_head_repeated_under_several_sections_is_named_with_its_section():
+    # "### Outbound Flight (JFK to SEA)" and "### Return Flight (SEA to JFK)" each list
+    # "Cabin Prices": "{Cabin Prices, Basic Economy: $51}" and "{Cabin Prices, Basic Economy:
+    # $55}" did not say which flight costs which.
+    sections = "\n\n".join(
+        f"### {name} Flight ({a} to {b})\n- **Flight Number:** HAT{60 + 9 * k:03d}\n- **Cabin Prices:**\n"
+        f"  - Basic Economy: ${51 + 4 * k}\n  - Economy: ${121 + 41 * k}\n  - Business: ${239 + 251 * k}"
+        for k, (name, a, b) in enumerate([("Outbound", "JFK", "SEA"), ("Return", "SEA", "JFK")]))
+    msgs = _booked_then_chat("Here are the details:\n\n" + sections)
+    rows = []
+    for share in (0.06, 0.08, 0.1, 0.12, 0.15, 0.25):
+        note = compact(msgs, int(view_tokens(msgs) * share)).note or ""
+        line = next((line for line in note.split("\n") if line.startswith("#2 ")), "")
+        rows += [row for row in re.findall(r"\{([^{}]*)\}", line) if "Cabin Prices" in row]
+    assert rows, "no price of the sections was left out at any budget: the test shows nothing"
+    for row in rows:
+        prices = {int(p) for p in re.findall(r"\$(\d+)", row)}
+        section = "Outbound" if prices <= {51, 121, 239} else "Return"
+        assert row.startswith(f"{section} Flight"), row
+
+
+def test_a_lines_head_is_listed_once_with_the_values_its_labels_key():
+    # "  - PHX to IAH on 2024-05-19, Flight Number: HAT152" was listed twice in one entry:
+    # "{PHX to IAH on 2024-05-19, Flight Number: HAT152}; {Flights, PHX to IAH on 2024-05-19,
+    # Flight Number: HAT152}", the route's values as the whole line under "Flights" beside
+    # the flight number under the route.
+    legs = [("LAS", "PHX", 284), ("PHX", "IAH", 152), ("IAH", "LAS", 112), ("LAS", "DEN", 207)]
+    summary = "Your reservation:\n\n- **Cabin:** Economy\n- **Flights:**\n" + "\n".join(
+        f"  - {a} to {b} on 2024-05-{19 + k}, Flight Number: HAT{n}" for k, (a, b, n) in enumerate(legs))
+    msgs = _booked_then_chat(summary)
+    seen = 0
+    for share in (0.06, 0.08, 0.1, 0.12, 0.15):
+        note = compact(msgs, int(view_tokens(msgs) * share)).note or ""
+        line = next((line for line in note.split("\n") if line.startswith("#2 ")), "")
+        for k, (a, b, _) in enumerate(legs):
+            head = f"{a} to {b} on 2024-05-{19 + k}"
+            seen += head in line
+            assert line.count(head) <= 1, line
+    assert seen, "no leg of the summary was left out and listed: the test shows nothing"
 
 
 def test_a_templates_html_comments_give_way_to_what_the_author_wrote():
@@ -1724,11 +1765,11 @@ def test_a_reminder_a_harness_appends_to_a_tool_result_is_no_value():
 @pytest.mark.parametrize("leg, listed, keyed", [
     # "  - Departure: 10:00 PM EST on May 20, 2024": the date is the departure's too; it was
     # listed as "EST on May 20, 2024", the time zone for its context.
-    ("  - Departure: {t} on {d}\n  - Arrival: {a}", lambda v: v.startswith("May "),
-     lambda item: "Departure: " in item and "EST on" not in item),
+    ("  - Departure: {t} on {d}\n  - Arrival: {a}", lambda item: "May " in item,
+     lambda item: "Departure: " in item and not item.startswith("EST on")),
     # "- **Departure:** May 20, 2024, at 06:00 AM EST": the time was listed bare ("06:00 AM EST",
     # whose?), the comma of the date stopping the label's reach.
-    ("  - **Departure:** {d}, at {t}\n  - **Arrival:** {d}, at {a}", lambda v: v.endswith(" PM EST"),
+    ("  - **Departure:** {d}, at {t}\n  - **Arrival:** {d}, at {a}", lambda item: " PM EST" in item,
      lambda item: item.startswith(("Departure: ", "Arrival: "))),
 ])
 def test_a_labels_second_value_is_keyed_by_it_too(leg, listed, keyed):
@@ -1741,8 +1782,8 @@ def test_a_labels_second_value_is_keyed_by_it_too(leg, listed, keyed):
     for share in (0.15, 0.25, 0.35):
         r = compact(msgs, int(view_tokens(msgs) * share))
         for e in r.report.entries:
-            for item, value in zip(e.items, e.values):
-                if listed(value):
+            for item in e.items:  # (an item listing a leg whole lists its time and date)
+                if listed(item):
                     seen += 1
                     assert keyed(item), item
     assert seen, "no value of the summary was left out and listed: the test shows nothing"
@@ -1811,9 +1852,15 @@ def test_a_short_list_item_keeps_its_underscores():
 @pytest.mark.parametrize("line, whole", [
     ("3. **Reservation 7WPL39**: DEN to EWR, Basic Economy", True),
     ("- **UDMOP1** (Basic Economy without insurance)", True),
-    ("- **Cabin Class**: Economy and Business", False),  # a label: capitalised words are no id
-    ("- **Certificate 1**: $500 and $20", False),  # an ordinal names no record
-    ("- **p99 latency:** 378 ms (target under 150 ms)", False),  # an id in a label is no record's name
+    ("- **Cabin Class**: Economy", False),  # a label: capitalised words are no id
+    ("- **Certificate 1**: $500", False),  # an ordinal names no record
+    ("- **p99 latency:** 378 ms", False),  # an id in a label is no record's name
+    # A label's value stating two values is listed whole: "p99 latency: 378; 150" said the
+    # target was a latency, "Outbound: JFK; Outbound: May 20, 2024" lost the flight between.
+    ("- **p99 latency:** 378 ms (target under 150 ms)", True),
+    ("  - Outbound: Flight HAT069 from JFK to SEA on May 20, 2024", True),
+    ("- **Baggage:** 1 total, 0 non-free", True),
+    ("- **Flight:** HAT069, Departure: 06:00 AM EST", False),  # the line's own labels key its values
     ("2. **Flight HAT218 (JFK to ATL)**: 06:00 PM EST, $158", True),
     ("1. **Flight HAT101 (JFK to SEA)**", False),  # alone: it heads the items under it
 ])
