@@ -500,7 +500,7 @@ _CJK_SUFFIX = (
     "旅游区 海底世界 溶洞 峡谷 洞 峡 寨 "
     "公园 博物馆 纪念馆 美术馆 图书馆 科技馆 展览馆 体育馆 艺术区 大学 学院 中学 小学 医院 景区 "
     "风景区 度假村 广场 购物中心 商场 大厦 中心 剧院 大剧院 影院 故居 胡同 地铁站 火车站 机场 "
-    "大会堂 礼堂 教堂 剧场 大院 酒庄 "
+    "大会堂 礼堂 教堂 剧场 大院 酒庄 酒店及服务公寓 "
     "寺 宫 殿 阁 庙 塔 陵 园 馆 店 站 城 楼 府 坛 桥 山 湖 村 镇"
 ).split()
 _CJK_NAME_END = re.compile(
@@ -521,6 +521,8 @@ _CJK_BEFORE_NAME = frozenset(
     "其他 其它 别的 等 考虑 选择 为 问下 麻烦 其中 或者 者 查询 提供 设施 爬 完 下 "
     "周边 旁边 型 不错 地址 电话 叫做 前往 打车 坐 乘 换乘 请问 帮我 一下 可以 比如 例如 "
     "以及 还有 只有 就是 地方 觉得 感觉 认为 听说 知道 很多 位于 "
+    # Conjunctions and prepositions that open a clause: "鉴于三江源酒楼周边只有…" (given that)
+    "鉴于 由于 因为 对于 关于 根据 如果 虽然 但是 所以 而且 不过 除了 希望 暂无 没有 这么 那么 么多 然后 找家 "
     # Verbs of telling and adverbs: "老板经常聊起花园" is no name ("花园" alone has too
     # few characters before its end word to be one).
     "说 说起 聊起 讲起 谈起 提起 说到 聊到 讲到 经常 总是 一直 常常 小声 笑着 正在 刚才 今天 昨天 明天 "

@@ -70,15 +70,21 @@ _DIGITS = re.compile(r"\d")
 
 def own_names(cols: Columns, reply: int, question: int | None, text: str) -> list[str]:
     """The places a CJK reply names of its own (not its question's) when the first stands
-    before any value (``推荐你去钓鱼台国宾馆尝尝吧，这里人均消费1842元``): its values are
+    before any value (``推荐你去钓鱼台国宾馆尝尝吧，这里人均消费1842元``), or the one it
+    recommends after them (``推荐一个人均消费96元的餐馆，三江源酒楼``): its values are
     that place's, so the entry is keyed by it when it names one (``#309 assistant re
     柴锅居(昌平店): 人均消费在90元左右``, where the clause alone prices nothing)."""
     names = cjk_names(cols, reply) - (set() if question is None else cjk_names(cols, question))
     if not names:
         return []
-    places = sorted((text.find(n), n) for n in names if text.find(n) >= 0)
+    places = sorted((at, n) for at, n in ((text.find(n), n) for n in names) if at >= 0 and not _dish(text, at, n))
     digit = _DIGITS.search(text)
-    if not places or digit is not None and places[0][0] > digit.start():
+    if places and digit is not None and places[0][0] > digit.start():
+        # the one place it recommends after the values ("给您推荐一个评分4.9分的桔子酒店·精选(北京西二旗店)"):
+        # they describe it
+        recommends = cols.messages[reply].role == "assistant" and "推荐" in text[:places[0][0]]
+        return [places[0][1]] if len(places) == 1 and recommends else []
+    if not places:
         return []
     # the names before its first value, a dish list aside ("大德祥…(兴隆街店)，推荐菜有炒疙瘩，评分4.7分")
     dishes = _DISH_KEY.search(text)
@@ -87,6 +93,15 @@ def own_names(cols: Columns, reply: int, question: int | None, text: str) -> lis
 
 
 _DISH_KEY = re.compile(r"(?:推荐菜|招牌菜|特色菜|菜品)")
+_DISH_BEFORE = re.compile(r"(?:想|爱|要|欢|去|来|点)吃(?:[^，。！？,.!?\s]{1,12}(?:和|、|及|跟))?$")  # "想吃烤馒头和九转大肠": both dishes
+_DISH_AFTER = re.compile(r"这(?:道|个|种)菜")
+
+
+def _dish(text: str, at: int, name: str) -> bool:
+    """The name at ``at`` is of a dish the message asks for ("想吃香椿鸡蛋", "有核桃酥这个菜的餐馆"):
+    the place it looks for is another."""
+    return _DISH_BEFORE.search(text, max(0, at - 16), at) is not None \
+        or _DISH_AFTER.match(text, at + len(name)) is not None
 
 
 def cjk_names(cols: Columns, message: int) -> set[str]:

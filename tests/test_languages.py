@@ -206,6 +206,14 @@ def test_the_items_of_an_enumeration_of_chinese_names_are_names(text, names):
     ("用过餐我想去名叫故宫的景点游玩，", ["故宫"]),
     ("我想去名叫东兴顺爆肚张的餐馆用餐", ["东兴顺爆肚张"]),
     ("他的名字叫做什么？", []),
+    # a clause's opening word or a count is no part of the name after it
+    ("鉴于三江源酒楼周边只有老诚一锅(密云店)一家餐馆", ["三江源酒楼", "老诚一锅(密云店)"]),
+    ("我们希望酒店的评分是4.5分上", []),
+    ("周边暂无酒店信息。", []),
+    ("这么多餐馆呀", []),
+    ("要经济型，然后酒店评分是5分。", []),
+    ("玩完要找家餐馆吃饭", []),
+    ("只有北京海润艾丽华酒店及服务公寓符合", ["北京海润艾丽华酒店及服务公寓"]),
 ])
 def test_a_recommended_place_is_a_name(text, names):
     assert [x.text for x in find_cjk_names(text)] == names

@@ -337,6 +337,16 @@ def test_a_reply_the_view_shows_comes_with_its_question():
     ("只找到两家店，分别是7天优品酒店(北京国贸劲松地铁站店)和如家商旅酒店(北京牡丹园地铁站店)。",
      "好的。7天优品酒店(北京国贸劲松地铁站店)的价格是多少钱?", "288元。",
      "7天优品酒店(北京国贸劲松地铁站店)"),  # a name opening with a digit opens no English sentence
+    # the one place it recommends after the values that describe it
+    ("好的。", "帮我找一个评分是5分的酒店吧。", "没有查到，给您推荐一个评分4.9分的桔子酒店·精选(北京西二旗店)，您看行不？",
+     "桔子酒店·精选(北京西二旗店)"),
+    ("好的。", "有便宜的餐馆吗？", "给您推荐一个人均消费96元的餐馆，三江源酒楼，您看可以吗？", "三江源酒楼"),
+    ("好的。", "有便宜的吗？", "人均消费96元，周边有三江源酒楼。", None),  # named, not recommended: another place
+    ("好的。", "我打算在三江源酒楼附近找一个餐馆，有吗？", "鉴于三江源酒楼周边只有老诚一锅(密云店)，推荐他家吧，人均消费109元。",
+     "老诚一锅(密云店)"),  # ("鉴于", given that, is no part of a name)
+    # a dish asked for is no subject: the request's values are the restaurant's it looks for
+    ("好的。", "我想吃香椿鸡蛋这道菜，请帮我推荐一家人均消费在100-150元的餐馆。", None, None),
+    ("好的。", "想吃烤馒头和九转大肠，给我找个人均消费500-1000元的。", None, None),
 ])
 def test_a_chinese_reply_is_keyed_by_the_name_its_question_leaves_out(before, question, reply, about):
     from discourse_memory.columns import Columns
@@ -345,11 +355,11 @@ def test_a_chinese_reply_is_keyed_by_the_name_its_question_leaves_out(before, qu
     from discourse_memory.units import Analyzer
 
     counter = get_token_counter(None)
-    msgs = validate_messages([{"role": "assistant", "content": before}, {"role": "user", "content": question},
-                              {"role": "assistant", "content": reply}])
+    turns = [{"role": "assistant", "content": before}, {"role": "user", "content": question}]
+    msgs = validate_messages(turns + ([{"role": "assistant", "content": reply}] if reply is not None else []))
     cols = Columns(counter.count)
     cols.extend(msgs, Analyzer(counter).fields(msgs))
-    assert record.asked_about(cols, cols.messages[2]) == about
+    assert record.asked_about(cols, cols.messages[-1]) == about
 
 
 def _about(*texts: str) -> str | None:
