@@ -1357,10 +1357,20 @@ def _in_context(text: str, start: int, end: int, own: frozenset[str] = frozenset
     preposition stands between ("LGBT pride", not "time at the LGBT"; "Hawaiian pizza", not
     "thing is Hawaiian"; but "shelter in Stamford", not "Stamford last"). A context that
     starts inside a code span or quote opens it ("`migrate`, or just `migrate --run-syncdb`",
-    not "migrate`, or just …")."""
+    not "migrate`, or just …"; '"The Name of the Wind" by Patrick Rothfuss', not 'Wind" by
+    Patrick Rothfuss'), when it opens within :data:`BRACKET_REACH` characters."""
     lo, hi = _context_span(text, start, end, own)
-    if lo > 0 and text[lo - 1] in "`\"" and text.count(text[lo - 1], lo, hi) % 2:
-        lo -= 1
+    line = text.rfind("\n", 0, lo) + 1
+    for opening, closing in (("`", "`"), ('"', '"'), ("“", "”")):
+        if opening == closing:
+            inside = text.count(opening, line, lo) % 2 and text.count(closing, lo, hi) % 2
+        else:
+            inside = text.rfind(opening, line, lo) > text.rfind(closing, line, lo) and closing in text[lo:hi]
+        if inside:
+            at = text.rfind(opening, line, lo)
+            if lo - at <= BRACKET_REACH:
+                lo = at
+            break
     return lo, hi
 
 

@@ -535,6 +535,10 @@ def test_title_case_words_that_name_a_code_are_its_label(text, value, label):
     ("My colleague Rob invited me to a beginner yoga class.", "Rob", "colleague Rob"),  # not the verb after
     ("Use `makemigrations` then `migrate`, or just `migrate --run-syncdb` (if available).", "migrate --run-syncdb",
      "`migrate`, or just `migrate --run-syncdb`"),  # not "migrate`, or just …": the code span it opens in
+    ('I\'m reading a fantasy novel called "The Name of the Wind" by Patrick Rothfuss.', "Patrick Rothfuss",
+     '"The Name of the Wind" by Patrick Rothfuss'),  # not 'Wind" by …': the quote it opens in
+    ("Then `use_geometric` should be True here.", "True", "`use_geometric` should be True"),
+    ("She called it “The Long Way Home” in 2019.", "2019", "“The Long Way Home” in 2019"),
 ])
 def test_a_value_in_prose_stands_with_the_word_it_goes_with(text, value, context):
     from discourse_memory.record import _in_context
