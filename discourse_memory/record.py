@@ -1189,6 +1189,12 @@ def _key(u: Unit, start: int, end: int) -> str | None:
         if holder is None or key.startswith(holder[0]):
             return key
         outer, element, opened = holder
+        if element is None and outer == text[start:end].strip("\"'"):
+            # "payment_methods: certificate_7473723", not "certificate_7473723.id:
+            # certificate_7473723": the id of an object named by it is listed under what holds it
+            above = _enclosing_key(text, opened)
+            if above is not None and above[1] is None:
+                return above[0]
         if element is None:
             return f"{outer}.{key}"
         # An object of an array is named by its first field ("flights: {flight_number:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import types
 
 import pytest
 
@@ -176,6 +177,19 @@ def test_a_nested_value_is_keyed_by_what_holds_it():
     note = r.messages[0]["content"]
     assert re.search(r"saved_passengers: \{first_name: Lei, last_name: Ito, dob: 1990-12-07\}", note), note
     assert "source: gift_card" not in note  # (the key of what holds it says so already)
+
+
+@pytest.mark.parametrize("doc, value, key", [
+    # an object named by the id it holds: its id is listed under what holds it
+    ('{"payment_methods": {"certificate_7473723": {"source": "certificate", "id": "certificate_7473723"}}}',
+     "certificate_7473723", "payment_methods"),
+    ('{"payment_methods": {"certificate_7473723": {"amount": 150, "id": "certificate_7473723"}}}', "150",
+     "certificate_7473723.amount"),
+])
+def test_an_objects_own_name_is_keyed_by_what_holds_it(doc, value, key):
+    at = doc.rindex(value)
+    u = types.SimpleNamespace(text=doc, kind="field")  # (a JSON key is read off the text alone)
+    assert record._key(u, at, at + len(value)) == key  # type: ignore[arg-type]
 
 
 def test_the_fields_of_one_object_of_an_array_stand_together():
