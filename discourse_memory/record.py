@@ -1250,9 +1250,14 @@ def line_head(text: str, at: int) -> tuple[tuple[int, int], str] | None:
     """The span and text of the line head (see :func:`line_row`) that the value at ``at``
     stands in, before the line's first inline label; None when it stands elsewhere or the
     line has none."""
-    line = text.rfind("\n", 0, at) + 1
-    end = text.find("\n", at)
-    first = _INLINE_KEY.search(text, at, min(end if end >= 0 else len(text), at + LINE_ROW_CHARS + INLINE_KEY_CHARS))
+    # (bounded reads: a unit can be one 5 MB line with many values)
+    floor = max(0, at - 2 * LINE_ROW_CHARS)
+    line = text.rfind("\n", floor, at) + 1
+    if line == 0 and floor > 0:
+        return None  # its line starts further back: no head is that long
+    reach = at + LINE_ROW_CHARS + INLINE_KEY_CHARS
+    end = text.find("\n", at, reach)
+    first = _INLINE_KEY.search(text, at, end if end >= 0 else min(len(text), reach))
     if first is None or first.start() - line > 2 * LINE_ROW_CHARS or _INLINE_KEY.search(text, line, at) is not None:
         return None
     head = line_row(text, first.end() + 1)  # (its label is followed by a blank)
@@ -1356,6 +1361,10 @@ BRACKET_REACH = 40
 """How far after a value a bracket its context opened may close for the context to reach it."""
 
 
+QUOTE_SCAN = 1000
+"""How far back a value's line is read to pair the quotes its context may start inside."""
+
+
 def _in_context(text: str, start: int, end: int, own: frozenset[str] = frozenset()) -> tuple[int, int]:
     """The span of the value with the nearest content word of its sentence: the word
     before it (and what lies between), else the word after it, within a few words; the
@@ -1366,7 +1375,9 @@ def _in_context(text: str, start: int, end: int, own: frozenset[str] = frozenset
     not "migrate`, or just …"; '"The Name of the Wind" by Patrick Rothfuss', not 'Wind" by
     Patrick Rothfuss'), when it opens within :data:`BRACKET_REACH` characters."""
     lo, hi = _context_span(text, start, end, own)
-    line = text.rfind("\n", 0, lo) + 1
+    # (quotes are paired from the line's start, read at most QUOTE_SCAN back: a unit can be
+    # one 5 MB line with many values)
+    line = text.rfind("\n", max(0, lo - QUOTE_SCAN), lo) + 1 or max(0, lo - QUOTE_SCAN)
     for opening, closing in (("`", "`"), ('"', '"'), ("“", "”")):
         if opening == closing:
             inside = text.count(opening, line, lo) % 2 and text.count(closing, lo, hi) % 2
