@@ -522,7 +522,7 @@ _CJK_BEFORE_NAME = frozenset(
     "周边 旁边 型 不错 地址 电话 叫做 前往 打车 坐 乘 换乘 请问 帮我 一下 可以 比如 例如 "
     "以及 还有 只有 就是 地方 觉得 感觉 认为 听说 知道 很多 位于 "
     # Conjunctions and prepositions that open a clause: "鉴于三江源酒楼周边只有…" (given that)
-    "鉴于 由于 因为 对于 关于 根据 如果 虽然 但是 所以 而且 不过 除了 希望 暂无 没有 这么 那么 么多 然后 找家 "
+    "鉴于 由于 因为 对于 关于 根据 如果 虽然 但是 所以 而且 不过 除了 希望 暂无 没有 这么 那么 么多 然后 找家 抱歉 我对 你对 他对 她对 中式 西式 "
     # Verbs of telling and adverbs: "老板经常聊起花园" is no name ("花园" alone has too
     # few characters before its end word to be one).
     "说 说起 聊起 讲起 谈起 提起 说到 聊到 讲到 经常 总是 一直 常常 小声 笑着 正在 刚才 今天 昨天 明天 "
@@ -632,10 +632,14 @@ def _enumerated(text: str, names: list[Literal]) -> list[Literal]:
 def _inner_and(text: str, i: int, end_start: int, last: int) -> bool:
     """Whether the "和" at ``text[i - 1]`` is in the name (颐和园, 雍和宫, 和平宾馆), not the "and"
     of two: it leaves too short a name before its end word, and no name (``last``: where the
-    last one ended) or end word stands right before it ("故宫和天坛")."""
+    last one ended) or end word stands right before it ("故宫和天坛"), nor a kind of place
+    ("景点和餐馆": two kinds, no name)."""
     if text[i - 1] != "和" or end_start - i >= 2:
         return False
-    return not (0 < last == i - 1 or i >= 2 and text[i - 2] in _CJK_SUFFIX)
+    return not (0 < last == i - 1 or i >= 2 and text[i - 2] in _CJK_SUFFIX or text[max(0, i - 3):i - 1] in _CJK_KINDS)
+
+
+_CJK_KINDS = frozenset("景点 景区 餐馆 餐厅 酒店 宾馆".split())
 
 
 # A value after its key: an address after "地址是" runs to the end of its clause

@@ -41,7 +41,7 @@ from .language import CJK, CJK_CHAR, detect_language
 from .literals import _COMMON_STARTERS, PATTERN_KINDS, Literal
 from .messages import SYSTEM_ROLES, Message, ToolCall
 from .outline import head_text, is_attribute, list_heads
-from .replies import asks, near_place, own_names, question_message, reply_topic
+from .replies import asks, near_place, own_names, question_message, question_places, reply_topic
 from .json_units import json_members, unescaped
 from .units import Unit
 
@@ -547,8 +547,14 @@ def asked_about(cols: Columns, m: Message) -> str | None:
         # 010-62165588，价格为685元" to "北京鹏润国际大酒店的电话告诉我一下，他家的价格咋样？"):
         # the entry's text, cut near the value, does not name it
         names = own_names(cols, m.index, None if q is None else q.index, own) or own_names(cols, m.index, None, own)
-        if names:
-            return sanitize(names[0])[:LABEL_CHARS] if len(names) == 1 else None
+        if len(names) == 1:
+            return sanitize(names[0])[:LABEL_CHARS]
+        if names and q is not None and m.role == "assistant":
+            # several: an enumeration answering its question ("周边景点有北京动物园、恭王府、…" to
+            # "海碗居北京菜(增光路总店)…周边有什么景点吗？") is keyed by the one place the question
+            # names, not a dish it asks for; a route between two names neither
+            asked = question_places(cols, q.index, m.index)
+            return sanitize(asked[0])[:LABEL_CHARS] if len(asked) == 1 else None
     if q is None:
         return None
     speakers = [s for s in (cols.opening_label(q.index), cols.opening_label(m.index)) if s]

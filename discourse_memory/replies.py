@@ -20,7 +20,8 @@ from .language import CJK_CHAR
 from .messages import SYSTEM_ROLES, Message
 from .segment import han_words
 
-__all__ = ["asks", "cjk_names", "near_place", "own_names", "question_message", "question_units", "reply_topic", "topic"]
+__all__ = ["asks", "cjk_names", "near_place", "own_names", "question_message", "question_places", "question_units",
+           "reply_topic", "topic"]
 
 _NOT_CHAT = SYSTEM_ROLES | {"tool", "function"}
 _COUNTS = frozenset({"number", "quantity", "percent"})
@@ -82,7 +83,7 @@ def own_names(cols: Columns, reply: int, question: int | None, text: str) -> lis
     if places and digit is not None and places[0][0] > digit.start():
         # the one place it recommends after the values ("给您推荐一个评分4.9分的桔子酒店·精选(北京西二旗店)"):
         # they describe it
-        recommends = cols.messages[reply].role == "assistant" and "推荐" in text[:places[0][0]]
+        recommends = cols.messages[reply].role == "assistant" and _RECOMMENDS.search(text, 0, places[0][0]) is not None
         return [places[0][1]] if len(places) == 1 and recommends else []
     if not places:
         return []
@@ -93,6 +94,7 @@ def own_names(cols: Columns, reply: int, question: int | None, text: str) -> lis
 
 
 _DISH_KEY = re.compile(r"(?:推荐菜|招牌菜|特色菜|菜品)")
+_RECOMMENDS = re.compile(r"推荐|建议|考虑")  # "您可以考虑去门票价位100元的世界公园亚洲区游玩"
 _DISH_BEFORE = re.compile(r"(?:想|爱|要|欢|去|来|点)吃(?:[^，。！？,.!?\s]{1,12}(?:和|、|及|跟))?$")  # "想吃烤馒头和九转大肠": both dishes
 _DISH_AFTER = re.compile(r"这(?:道|个|种)菜")
 
@@ -102,6 +104,22 @@ def _dish(text: str, at: int, name: str) -> bool:
     the place it looks for is another."""
     return _DISH_BEFORE.search(text, max(0, at - 16), at) is not None \
         or _DISH_AFTER.match(text, at + len(name)) is not None
+
+
+_ROUTE = re.compile(r"从[^，。！？,.!?]{1,40}?(?:到|至)")
+
+
+def question_places(cols: Columns, question: int, reply: int) -> list[str]:
+    """The CJK names a question states that its reply does not, in the order they stand:
+    not a dish it asks for (see :func:`_dish`) nor a place it asks to search near
+    (:func:`near_place`); none for a route ("从颐和园乘坐地铁到味多美": the reply's stations
+    are of both ends)."""
+    text = _text(cols, question)
+    if _ROUTE.search(text):
+        return []
+    names = cjk_names(cols, question) - cjk_names(cols, reply)
+    return [n for at, n in sorted((text.find(n), n) for n in names)
+            if at >= 0 and not _dish(text, at, n) and not near_place({n}, text)]
 
 
 def cjk_names(cols: Columns, message: int) -> set[str]:

@@ -214,6 +214,10 @@ def test_the_items_of_an_enumeration_of_chinese_names_are_names(text, names):
     ("要经济型，然后酒店评分是5分。", []),
     ("玩完要找家餐馆吃饭", []),
     ("只有北京海润艾丽华酒店及服务公寓符合", ["北京海润艾丽华酒店及服务公寓"]),
+    ("帮我看看他周边有什么景点和餐馆", []),  # two kinds, no name
+    ("我对日坛公园比较感兴趣", ["日坛公园"]),
+    ("有国际长途电话和中式餐厅的酒店", []),  # a facility
+    ("抱歉酒店周边根本没有餐馆", []),
 ])
 def test_a_recommended_place_is_a_name(text, names):
     assert [x.text for x in find_cjk_names(text)] == names

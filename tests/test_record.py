@@ -358,6 +358,14 @@ def test_a_reply_the_view_shows_comes_with_its_question():
     ("好的。", "有便宜的吗？", "人均消费96元，周边有三江源酒楼。", None),  # named, not recommended: another place
     ("好的。", "我打算在三江源酒楼附近找一个餐馆，有吗？", "鉴于三江源酒楼周边只有老诚一锅(密云店)，推荐他家吧，人均消费109元。",
      "老诚一锅(密云店)"),  # ("鉴于", given that, is no part of a name)
+    ("好的。", "有便宜的景点吗？", "没有符合您要求的景点，您可以考虑去门票价位100元的世界公园亚洲区游玩。", "世界公园"),
+    # an enumeration answering its question: keyed by the one place the question names
+    ("好的。", "海碗居北京菜(增光路总店)听起来还不错，这家餐馆周边有什么景点吗？",
+     "周边景点有北京动物园、恭王府、什刹海、北海公园。", "海碗居北京菜(增光路总店)"),
+    ("好的。", "我想从颐和园乘坐地铁到味多美，请告诉我附近的地铁站。",
+     "出发地附近的地铁站是中关村地铁站E口，目的地附近的地铁站是良乡大学城西地铁站A2口。", None),  # two: whose?
+    ("好的。", "我还想去7天连锁酒店(北京学院路二店)附近的餐馆用餐，给我推荐个吧。",
+     "酒店周边没有餐馆，推荐您去福楼法餐厅和德云红事会馆。", None),  # searched near, found elsewhere
     # a dish asked for is no subject: the request's values are the restaurant's it looks for
     ("好的。", "我想吃香椿鸡蛋这道菜，请帮我推荐一家人均消费在100-150元的餐馆。", None, None),
     ("好的。", "想吃烤馒头和九转大肠，给我找个人均消费500-1000元的。", None, None),
