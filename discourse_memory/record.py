@@ -1496,9 +1496,18 @@ def _context_before(text: str, start: int, end: int,
         opening = before.rfind("(", 0, at)
         outer = [m for m in words if m.end() <= opening]
         at = outer[-1].start() if outer else (opening if opening >= 0 else closer + 1)
+    if word.lower() in _NAMING:
+        # "someone named David", "his name is Kyle": a name with what it names, not "named David"
+        previous = [m for m in _ANY_WORD.finditer(before, 0, at)]
+        if previous and not before[previous[-1].end():at].strip():
+            at = previous[-1].start()
     if before[at:].count(" ") <= 3 and before[at:].strip():
         return lo + at, _closed(text, lo + at, start, end), touches
     return None
+
+
+_NAMING = frozenset("named called name nicknamed titled".split())
+_ANY_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 
 _NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve twenty thirty forty "

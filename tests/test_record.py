@@ -561,6 +561,9 @@ def test_title_case_words_that_name_a_code_are_its_label(text, value, label):
      '"The Name of the Wind" by Patrick Rothfuss'),  # not 'Wind" by …': the quote it opens in
     ("Then `use_geometric` should be True here.", "True", "`use_geometric` should be True"),
     ("She called it “The Long Way Home” in 2019.", "2019", "“The Long Way Home” in 2019"),
+    # a name with what it names, not "named David", "name is Kyle"
+    ("At the event I had a conversation with someone named David.", "David", "someone named David"),
+    ("Our one-year-old is so cute, his name is Kyle!", "Kyle", "his name is Kyle"),
 ])
 def test_a_value_in_prose_stands_with_the_word_it_goes_with(text, value, context):
     from discourse_memory.record import _in_context
