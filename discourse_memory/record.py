@@ -1496,10 +1496,11 @@ def _context_before(text: str, start: int, end: int,
         opening = before.rfind("(", 0, at)
         outer = [m for m in words if m.end() <= opening]
         at = outer[-1].start() if outer else (opening if opening >= 0 else closer + 1)
-    if word.lower() in _NAMING:
-        # "someone named David", "his name is Kyle": a name with what it names, not "named David"
+    if word.lower() in _NAMING or word.lower() in _PARTICLES:
+        # "someone named David", "his name is Kyle": a name with what it names, not "named David";
+        # "broke down last Fri": a verb's particle with its verb
         previous = [m for m in _ANY_WORD.finditer(before, 0, at)]
-        if previous and not before[previous[-1].end():at].strip():
+        if previous and not before[previous[-1].end():at].strip() and before[previous[-1].start():].count(" ") <= 3:
             at = previous[-1].start()
     if before[at:].count(" ") <= 3 and before[at:].strip():
         return lo + at, _closed(text, lo + at, start, end), touches
@@ -1507,6 +1508,7 @@ def _context_before(text: str, start: int, end: int,
 
 
 _NAMING = frozenset("named called name nicknamed titled".split())
+_PARTICLES = frozenset("down up out off away back over".split())
 _ANY_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 

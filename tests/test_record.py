@@ -564,6 +564,7 @@ def test_title_case_words_that_name_a_code_are_its_label(text, value, label):
     # a name with what it names, not "named David", "name is Kyle"
     ("At the event I had a conversation with someone named David.", "David", "someone named David"),
     ("Our one-year-old is so cute, his name is Kyle!", "Kyle", "his name is Kyle"),
+    ("Had a wild week, my car broke down last Fri on my way to work.", "Fri", "broke down last Fri"),
 ])
 def test_a_value_in_prose_stands_with_the_word_it_goes_with(text, value, context):
     from discourse_memory.record import _in_context
