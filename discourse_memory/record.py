@@ -1457,7 +1457,8 @@ _NUMBER_BEFORE = re.compile(r"\d[\d.,]{0,12}(?:[-~～至到]\d[\d.,]{0,12})?$")
 def _context_before(text: str, start: int, end: int,
                     own: frozenset[str] = frozenset()) -> tuple[int, int, bool] | None:
     """The span from the nearest content word before the value, and whether that word
-    touches it (no other word between)."""
+    touches it (no other word between); from the word before it when that word names the
+    value or is a verb's particle (``_NAMING``, ``_PARTICLES``)."""
     lo = max(0, start - 40)
     before = text[lo:start]
     boundary = max(before.rfind(c) for c in _BOUNDARY)  # stay in the value's sentence, after a label
