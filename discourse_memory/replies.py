@@ -79,6 +79,9 @@ def own_names(cols: Columns, reply: int, question: int | None, text: str) -> lis
     if not names:
         return []
     places = sorted((at, n) for at, n in ((text.find(n), n) for n in names) if at >= 0 and not _dish(text, at, n))
+    found = [(at, n) for at, n in places if not _AROUND.match(text, at + len(n))]
+    if found and len(found) < len(places) and cols.messages[reply].role == "assistant":
+        places = found  # ("篱苑图书馆周边没有酒店，帮您查到…飘HOME连锁酒店(北京前门大栅栏店)": the one it found)
     digit = _DIGITS.search(text)
     if places and digit is not None and places[0][0] > digit.start():
         # the one place it recommends after the values ("给您推荐一个评分4.9分的桔子酒店·精选(北京西二旗店)"):
@@ -94,7 +97,10 @@ def own_names(cols: Columns, reply: int, question: int | None, text: str) -> lis
 
 
 _DISH_KEY = re.compile(r"(?:推荐菜|招牌菜|特色菜|菜品)")
-_RECOMMENDS = re.compile(r"推荐|建议|考虑")  # "您可以考虑去门票价位100元的世界公园亚洲区游玩"
+_RECOMMENDS = re.compile(r"推荐|建议|考虑|名字是|名叫|叫做")  # ("您可以考虑去门票价位100元的世界公园亚洲区游玩")
+_AROUND = re.compile(r"的?(?:附近|周边|旁边|周围)")
+"""After a name, what makes it the place a reply searched around ("篱苑图书馆周边没有酒店，帮您查到…"),
+not the one it found."""
 _DISH_BEFORE = re.compile(r"(?:想|爱|要|欢|去|来|点)吃(?:[^，。！？,.!?\s]{1,12}(?:和|、|及|跟))?$")  # "想吃烤馒头和九转大肠": both dishes
 _DISH_AFTER = re.compile(r"这(?:道|个|种)菜")
 

@@ -359,6 +359,10 @@ def test_a_reply_the_view_shows_comes_with_its_question():
     ("好的。", "我打算在三江源酒楼附近找一个餐馆，有吗？", "鉴于三江源酒楼周边只有老诚一锅(密云店)，推荐他家吧，人均消费109元。",
      "老诚一锅(密云店)"),  # ("鉴于", given that, is no part of a name)
     ("好的。", "有便宜的景点吗？", "没有符合您要求的景点，您可以考虑去门票价位100元的世界公园亚洲区游玩。", "世界公园"),
+    # the place it found, not the one it searched around
+    ("好的。", "可以帮我推荐一个在篱苑图书馆周边，最低价格700-800元的经济型酒店吗？",
+     "对不起，篱苑图书馆周边没有酒店，帮您查到一个价格775元的经济型酒店，名字是飘HOME连锁酒店(北京前门大栅栏店)，你看可以吗？",
+     "飘HOME连锁酒店(北京前门大栅栏店)"),
     # an enumeration answering its question: keyed by the one place the question names
     ("好的。", "海碗居北京菜(增光路总店)听起来还不错，这家餐馆周边有什么景点吗？",
      "周边景点有北京动物园、恭王府、什刹海、北海公园。", "海碗居北京菜(增光路总店)"),
