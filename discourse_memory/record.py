@@ -701,13 +701,14 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         key = None  # '"can_change": can_change,' in code: a key that names its value says nothing of it
     json_row = row_key(u)
     row, group = (json_row, index) if json_row is not None else list_row(cols, index, u)
-    if key is not None and u.kind in _PROSE_KINDS and inline_key(u.text, lit.start) == key:
+    inline = key is not None and u.kind in _PROSE_KINDS and inline_key(u.text, lit.start) == key
+    if inline:
         # "{Flight HAT136, Departure: 07:00 PM EST, Arrival: 09:30 PM EST}": which flight's times
         held = line_row(u.text, lit.start)
         if held is not None:
             row, group = sanitize(held), index
-    whole = short_item_span(u) if text == value else None
-    if key is not None and (whole is None or inline_key(u.text, lit.start) == key):
+    whole = short_item_span(u) if text == value else None  # (a short list item: a prose kind)
+    if key is not None and (whole is None or inline):
         outer = key.rsplit(".", 1)[0] if "." in key else ""
         if outer != value and value.lower() in outer.lower():
             return None  # "gift_card_7344518.source: gift_card": its key says it already
@@ -1241,9 +1242,12 @@ def line_row(text: str, start: int) -> str | None:
     2024-05-14, Flight Number: HAT238"); None when that is empty or long."""
     line = text.rfind("\n", 0, start) + 1
     first = _INLINE_KEY.search(text, line, start)
-    if first is None:
-        return None
-    head = _LINE_MARK.sub("", text[line:first.start()], count=1).replace("**", "").replace("__", "")
+    return None if first is None else _row_text(text[line:first.start()])
+
+
+def _row_text(lead: str) -> str | None:
+    """A line's text before its first inline label as a row's head (see :func:`line_row`)."""
+    head = _LINE_MARK.sub("", lead, count=1).replace("**", "").replace("__", "")
     head = " ".join(head.split()).strip(" ,;(").rstrip(":：").strip()
     return head if head and len(head) <= LINE_ROW_CHARS else None
 
@@ -1266,10 +1270,10 @@ def line_head(text: str, at: int) -> tuple[tuple[int, int], str] | None:
     first = _INLINE_KEY.search(text, at, end if end >= 0 else min(len(text), reach))
     if first is None or first.start() - line > 2 * LINE_ROW_CHARS or _INLINE_KEY.search(text, line, at) is not None:
         return None
-    head = line_row(text, first.end() + 1)  # (its label is followed by a blank)
+    lead = text[line:first.start()]
+    head = _row_text(lead)
     if head is None:
         return None
-    lead = text[line:first.start()]
     start = line + _LINE_MARK.match(lead).end()  # type: ignore[union-attr]  # (it matches "" at least)
     return (start, line + len(lead.rstrip(" \t,;(*_"))), head
 
