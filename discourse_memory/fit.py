@@ -695,8 +695,10 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
         not_said |= system_only & ~(cols.literal_counts(in_system) > 0)
     kind_value = np.array([LITERAL_VALUE.get(k, LITERAL_VALUE["name"]) for k in cols.lit_kind_names])
     value = np.where(not_said, 0.0, kind_value[cols.lit_kind.view] if len(kind_value) else 0.0)
-    info = cols.per_unit_sum(value) + cols.word_weights(IDF_POWER)
-    head_info = cols.per_unit_sum(value, head=True) + cols.u_head_share.view * cols.word_weights(IDF_POWER)
+    # (A call's words are for the focus to find it by: what it is worth is its values.)
+    words = np.where(is_call, 0.0, cols.word_weights(IDF_POWER))
+    info = cols.per_unit_sum(value) + words
+    head_info = cols.per_unit_sum(value, head=True) + cols.u_head_share.view * words
     age = np.arange(n_msgs)[::-1].astype(np.float64)
     recency = 1.0 + RECENCY * np.arange(n_msgs) / max(n_msgs - 1, 1) + RECENT * np.exp(-age / RECENT_SPAN)
     first_user = next((m.index for m in cols.messages if m.role == "user"), None)
@@ -732,13 +734,6 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     opening = OPENING * np.where((info > 0) & (kind != _HEADING), 1.0, BOILERPLATE)
     full_gain = weight * (opening + info)
     clip_gain = weight * (opening + np.minimum(head_info, info))
-    # Diminishing returns in one message: its k-th best unit is worth 1 / (1 + k / K):
-    # fifty names out of a thousand-line listing do not tell fifty times more than one.
-    ratio = full_gain / np.maximum(tokens, 1.0)
-    damp = 1.0 / (1.0 + _rank_within(u_msg, ratio) / np.where(_LISTED[kind], PER_MESSAGE, PER_MESSAGE_PROSE))
-    full_gain *= damp
-    clip_gain *= damp
-
     rel = scene.relevance
     focus = FOCUS * (QUESTION if scene.asks else REMARK if scene.remark else 1.0)
     if rel is not None and len(rel) == n_units and rel.any():
@@ -747,6 +742,13 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
         clip_gain = clip_gain * (1.0 + focus_factor * np.maximum(cols.u_head_share.view, 0.5) + context)
     else:
         rel = None
+    # Diminishing returns in one message: its k-th best unit (for this turn) is worth
+    # 1 / (1 + k / K): fifty names out of a thousand-line listing do not tell fifty times
+    # more than one.
+    ratio = full_gain / np.maximum(tokens, 1.0)
+    damp = 1.0 / (1.0 + _rank_within(u_msg, ratio) / np.where(_LISTED[kind], PER_MESSAGE, PER_MESSAGE_PROSE))
+    full_gain *= damp
+    clip_gain *= damp
 
     # Options: bring back an assistant's calls; a short message's opening; a unit's
     # clip, the rest after a clip, or the unit whole.

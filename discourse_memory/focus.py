@@ -192,8 +192,13 @@ def relevance(cols: Columns, focus: Focus) -> np.ndarray:
     u_msg = cols.u_msg.view
     tokens = cols.u_tokens.view
     unit_norm = K1 * (1.0 - B + B * tokens / max(float(tokens.mean()), 1.0))
-    msg_tokens = cols.msg_cost.view.astype(np.float64)
-    msg_norm = K1 * (1.0 - B + B * msg_tokens / max(float(msg_tokens.mean()), 1.0))
+    # A tool's output is read with the call that made it: "the output of get_user_details"
+    # is one text, the call naming what the output is about.
+    doc = _documents(cols)
+    u_doc = doc[u_msg]
+    msg_tokens = np.bincount(doc, weights=cols.msg_cost.view.astype(np.float64), minlength=n_msgs)
+    own = doc == np.arange(n_msgs)
+    msg_norm = K1 * (1.0 - B + B * msg_tokens / max(float(msg_tokens[own].mean()), 1.0))
     unit_score = np.zeros(n)
     msg_score = np.zeros(n_msgs)
     best = 0.0
@@ -217,14 +222,14 @@ def relevance(cols: Columns, focus: Focus) -> np.ndarray:
             continue
         owner = np.searchsorted(ptr, hit, side="right") - 1
         unit_score += np.bincount(owner, weights=term_weight[idx[hit]], minlength=n)
-        # Each term once per message.
-        pairs = np.unique(u_msg[owner] * len(df) + idx[hit])
+        # Each term once per message (a call with its outputs).
+        pairs = np.unique(u_doc[owner] * len(df) + idx[hit])
         msg_score += np.bincount(pairs // len(df), weights=term_weight[pairs % len(df)], minlength=n_msgs)
     if best <= 0:
         return np.zeros(n)
     unit_rel = np.minimum(unit_score * (K1 + 1.0) / (unit_norm + 1.0) / best, 1.0)
     msg_rel = np.minimum(msg_score * (K1 + 1.0) / (msg_norm + 1.0) / best, 1.0)
-    rel = np.maximum(unit_rel, msg_rel[u_msg] * np.where(unit_score > 0, 1.0, 0.5))
+    rel = np.maximum(unit_rel, msg_rel[u_doc] * np.where(unit_score > 0, 1.0, 0.5))
     if focus.kinds and ANSWER_KIND and len(cols.lit_kind_names):
         wanted = np.isin(np.array(cols.lit_kind_names), focus.kinds)
         states = cols.per_unit_sum(wanted[cols.lit_kind.view].astype(np.float64)) > 0
@@ -235,6 +240,20 @@ def relevance(cols: Columns, focus: Focus) -> np.ndarray:
         mine = own[u_msg]
         rel = np.where(mine > 0, mine, rel)
     return rel
+
+
+def _documents(cols: Columns) -> np.ndarray:
+    """Per message, the message whose text it is scored with: a tool result's call, a text
+    agent's command for its output (see :func:`~discourse_memory.actions.is_action`), else
+    itself. Extended by the new messages only (a message's call never changes)."""
+    known: list[int] = cols.derived.setdefault("focus_documents", [])  # type: ignore[assignment]
+    msgs, owner = cols.messages, cols.pairs.owner
+    for m in range(len(known), len(msgs)):
+        a = owner.get(m)
+        if a is None and m > 0 and msgs[m].role == "user" and is_action(msgs[m - 1]):
+            a = m - 1
+        known.append(m if a is None else a)
+    return cols.grown("focus_documents", known, np.int64)[:len(msgs)]
 
 
 _SIBILANT_ES = ("sses", "xes", "ches", "shes")

@@ -21,7 +21,7 @@ from .blocks import is_prose_line, split_blocks
 from .doc_tokens import DocTokens
 from .json_units import LINE as JSON_LINE, json_members, unescaped
 from .keys import content_key
-from .language import CJK, detect_language, normalise_language
+from .language import CJK, CJK_CHAR, detect_language, normalise_language
 from .literals import (
     Literal,
     Spans,
@@ -34,7 +34,7 @@ from .literals import (
 )
 from .nlp import MAX_PROSE_CHARS, get_pipeline
 
-__all__ = ["Piece", "han_words", "segment_texts"]
+__all__ = ["Piece", "call_words", "han_words", "segment_texts"]
 
 _CONTENT_WORD = re.compile(r"[A-Za-z]{3,}")
 _MULTI_SENTENCE = re.compile(r"[.!?][\"')\]]?\s+[A-Z\"'(\[]")
@@ -116,6 +116,14 @@ def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
+
+
+def call_words(text: str) -> tuple[str, ...]:
+    """The content words of a tool call's arguments (read as English, and as Chinese or
+    Japanese where they hold Han characters): a call's command or query says what it is
+    about, as a sentence does (``get_token_counter`` states "token" and "counter")."""
+    words = {w.lower() for w in _CONTENT_WORD.findall(text)} - _STOP
+    return tuple(sorted((words | _cjk_words(text)) if CJK_CHAR.search(text) else words))
 
 
 def han_words(text: str) -> set[str]:

@@ -22,7 +22,7 @@ from .language import CJK_CHAR, wide_script_share
 from .literals import Literal, find_cjk_names, find_literals, find_names_by_pattern, names_win
 from .messages import Message
 from .nlp import get_pipeline
-from .segment import Piece, segment_texts
+from .segment import Piece, call_words, segment_texts
 from .tokens import TokenCounter, TokenTable, head_of
 
 __all__ = ["Analyzer", "Field", "MeasuredPiece", "Unit", "CLIP_MARK", "clip_cost", "clipped_text"]
@@ -300,14 +300,14 @@ class Analyzer:
                     done = calls[call.name, call.arguments] = (
                         content_key(f"{call.name}\x00{call.arguments}"), tuple(lits),
                         count(call.name) + count(call.arguments),
-                        tuple(dict.fromkeys([call.name, *(x.text for x in lits)])), readable,
+                        tuple(dict.fromkeys([call.name, *(x.text for x in lits)])), readable, call_words(readable),
                     )
-                key, literals, n, literal_texts, readable = done
+                key, literals, n, literal_texts, readable, words = done
                 template = Unit(
                     id="", kind="tool_call", message=m.index, field=f"tool_calls.{c}",
                     start=0, end=len(call.arguments), text=readable, key=key, occurrence=0,
                     literals=literals, tokens=n, head_end=len(call.arguments), clip_tokens=n,
-                    info=len(literals), literal_texts=literal_texts,
+                    info=len(literals), words=words, literal_texts=literal_texts,
                 )
                 fields.append(Field(m.index, template.field, call.arguments, (template,)))
             out.append(fields)

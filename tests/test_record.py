@@ -1167,7 +1167,7 @@ def test_a_json_outputs_quoted_values_are_listed_as_they_read():
                      line.replace("step", f"run {i} step") for line in lines)})}]
     msgs.append({"role": "user", "content": "Rollback."})
     listed = 0
-    for share in (0.05, 0.1, 0.2, 0.3):
+    for share in (0.05, 0.1, 0.2, 0.3, 0.4):
         r = compact(msgs, int(view_tokens(msgs) * share))
         note = r.note or ""
         assert '\\"' not in note, (share, note)

@@ -1,13 +1,13 @@
 """The bench: every method, at every budget, on every conversation of some data files.
 
-Three modes (``BenchConfig.modes``, all by default):
+Four modes (``BenchConfig.modes``, all by default):
 
 - ``blind`` (question-blind): for each conversation and budget fraction ``f`` the
   budget is ``floor(f x its total tokens)``; each method returns its view, which is
   timed and scored (:mod:`.metrics`). Scores are averaged over conversations (a
   conversation with no item of a kind, e.g. no QA, does not count in that mean).
-- ``qa`` (LoCoMo) and ``next-step`` (agent runs): the newest turn asks for something
-  (:mod:`.modes`); scores are averaged over the sampled questions or steps.
+- ``qa`` (LoCoMo), ``next-step`` and ``ask`` (agent runs): the newest turn asks for
+  something (:mod:`.modes`); scores are averaged over the sampled questions or steps.
 
 A method that raises (e.g. ``BudgetTooSmallError``) scores an empty view and is
 counted in ``failures``.
@@ -71,7 +71,7 @@ RECORD_METRICS = (
     "record_system_only",
     "record_bare_numbers",
 )
-MODE_METRICS = ("qa_answer", "next_step_support")
+MODE_METRICS = ("qa_answer", "next_step_support", "ask_answer")
 METRIC_LABELS = {
     "literal_recall": "literal recall",
     "literal_recall_context": "literal recall outside the note",
@@ -85,9 +85,10 @@ METRIC_LABELS = {
     "record_bare_numbers": "bare-number entries",
     "qa_answer": "per-question answer contained",
     "next_step_support": "next-step support",
+    "ask_answer": "asked value contained",
 }
-MODES = ("blind", "qa", "next-step")
-NOT_IN_MODES = {  # left out of the qa and next-step modes unless asked for (--mode-methods)
+MODES = ("blind", "qa", "next-step", "ask")
+NOT_IN_MODES = {  # left out of the focused modes unless asked for (--mode-methods)
     "llamaindex-buffer": "its view is a suffix of whole messages like trim-last's, and ChatMemoryBuffer.get costs "
     "about a second per view of a LoCoMo conversation (it re-tokenises the window after every drop), "
     "more than all other methods together",
@@ -110,7 +111,8 @@ class BenchConfig:
     modes: tuple[str, ...] = MODES
     questions: int | None = 30  # qa mode: questions per conversation (None: all)
     steps: int | None = 8  # next-step mode: actions per run (None: all)
-    mode_methods: tuple[str, ...] | None = None  # qa and next-step; None: methods but NOT_IN_MODES
+    asks: int | None = 4  # ask mode: questions per run (None: all)
+    mode_methods: tuple[str, ...] | None = None  # the focused modes; None: methods but NOT_IN_MODES
 
 
 @dataclass
@@ -264,12 +266,14 @@ def run_conversation(conv: Conversation, config: BenchConfig, method_names: Sequ
 
 
 def run_mode(conv: Conversation, config: BenchConfig, method_names: Sequence[str], mode: str) -> list[Row]:
-    """One conversation in one mode (``blind``, ``qa``, ``next-step``)."""
+    """One conversation in one mode (``blind``, ``qa``, ``next-step``, ``ask``)."""
     if mode == "blind":
         return run_conversation(conv, config, method_names)
     counter = baselines.get_counter(config.encoding)
     if mode == "qa":
         items = modes.qa_items(conv, counter, config.questions)
+    elif mode == "ask":
+        items = modes.ask_items(conv, counter, config.asks)
     else:
         items = modes.step_items(conv, counter, config.steps)
     return modes.run_items(conv, items, config, method_names, Row)
@@ -279,7 +283,7 @@ def applies(mode: str, kind: str) -> bool:
     """Whether ``mode`` is run on a data file of this kind (:func:`~.datasets.conversation_kind`)."""
     if mode == "qa":
         return kind == "qa-dialogue"
-    if mode == "next-step":
+    if mode in ("next-step", "ask"):
         return kind in modes.AGENT_KINDS
     return True
 
@@ -325,7 +329,7 @@ def run_bench(
         mode_methods = [m for m in methods if m.name not in NOT_IN_MODES]
         if any(m.name in NOT_IN_MODES for m in methods) and set(config.modes) - {"blind"}:
             skipped.extend(
-                f"{m.name} skipped in the qa and next-step modes (give --mode-methods to run it): {NOT_IN_MODES[m.name]}"
+                f"{m.name} skipped in the focused modes (give --mode-methods to run it): {NOT_IN_MODES[m.name]}"
                 for m in methods if m.name in NOT_IN_MODES
             )
     else:
@@ -357,7 +361,8 @@ def run_bench(
                     skipped.append(message)
                     log(message)
                 jobs.append((conv, config, names, mode, kind))
-                costs.append(n * {"blind": 1, "qa": config.questions or 100, "next-step": config.steps or 50}[mode])
+                costs.append(n * {"blind": 1, "qa": config.questions or 100, "next-step": config.steps or 50,
+                                  "ask": config.asks or 20}[mode])
     rows: list[Row] = []
     bar = _progress(len(jobs), progress)
     if config.jobs > 1 and len(jobs) > 1:
@@ -491,7 +496,7 @@ def _blind_tables(records: Sequence[dict], dataset: str) -> list[str]:
 
 
 def _mode_table(records: Sequence[dict], dataset: str, mode: str) -> list[str]:
-    metric = "qa_answer" if mode == "qa" else "next_step_support"
+    metric = modes.MODE_METRIC[mode]
     budgets = sorted({r["budget"] for r in records})
     methods = list(dict.fromkeys(r["method"] for r in records))
     keyed = {(r["method"], r["budget"]): r for r in records}
@@ -499,6 +504,9 @@ def _mode_table(records: Sequence[dict], dataset: str, mode: str) -> list[str]:
     if mode == "qa":
         title = (f"### {dataset}: per-question answer contained, outside the question "
                  f"({first['items']} questions of {first['conversations']} conversations)\n")
+    elif mode == "ask":
+        title = (f"### {dataset}: asked values contained, outside the question: a value an earlier tool output "
+                 f"named, asked for after the run ({first['items']} questions of {first['conversations']} runs)\n")
     else:
         title = (f"### {dataset}: next-step support, the next action's literals that stood in the history "
                  f"and are in the view ({first['items']} steps of {first['conversations']} runs)\n")
@@ -525,7 +533,8 @@ def _mode_table(records: Sequence[dict], dataset: str, mode: str) -> list[str]:
 
 def markdown(summary: Sequence[dict]) -> str:
     """Per dataset: the question-blind table and its record-and-context table, then the
-    per-question table (LoCoMo) or the next-step table (agent runs). Scores in percent.
+    per-question table (LoCoMo) or the next-step and asked-value tables (agent runs).
+    Scores in percent.
     ``n``: conversations (blind), questions or steps scored per budget; ``budget used``:
     mean of tokens out / budget over the views that did not fail; ``note share``: mean
     share of the view's tokens taken by the record note. In the mode tables, counts
@@ -691,7 +700,7 @@ def check_bars(summary: Sequence[dict]) -> list[str]:
         for mode, bar_kinds, fraction, margin, only in MODE_BARS:
             if kind not in bar_kinds:
                 continue
-            metric = "qa_answer" if mode == "qa" else "next_step_support"
+            metric = modes.MODE_METRIC[mode]
             ceiling = keyed.get((mode, dataset, "full-history", fraction), {})
             where = f"{dataset} {mode} @ {fraction:g}"
             for mine_row, others, label in _pairs(keyed, mode, dataset, fraction):

@@ -83,14 +83,15 @@ def _bench_arguments(parser: argparse.ArgumentParser) -> None:
         help="per conversation, method and budget, keep up to N lost items of each kind in bench.json (default 5)",
     )
     parser.add_argument(
-        "--modes", type=_names, default=("blind", "qa", "next-step"),
+        "--modes", type=_names, default=("blind", "qa", "next-step", "ask"),
         help="comma-separated, from: blind (question-blind views of whole conversations), qa (LoCoMo: each "
-        "question appended as the newest user turn), next-step (agent runs: the history before sampled actions) "
-        "(default: all three; a mode runs only on the data it applies to)",
+        "question appended as the newest user turn), next-step (agent runs: the history before sampled actions), "
+        "ask (agent runs: a question about a value an earlier tool output named, appended after the run) "
+        "(default: all four; a mode runs only on the data it applies to)",
     )
     parser.add_argument(
         "--mode-methods", type=_names, default=None,
-        help="methods for the qa and next-step modes (default: those of --methods but llamaindex-buffer, "
+        help="methods for the focused modes (default: those of --methods but llamaindex-buffer, "
         "whose get() takes about a second per LoCoMo view and whose view is a suffix like trim-last's)",
     )
     parser.add_argument(
@@ -100,6 +101,10 @@ def _bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--steps", type=_count_or_all, default=8,
         help="next-step mode: actions per run, spread evenly over the run, or 'all' (default 8)",
+    )
+    parser.add_argument(
+        "--asks", type=_count_or_all, default=4,
+        help="ask mode: questions per run, spread evenly over the values it can ask for, or 'all' (default 4)",
     )
     parser.add_argument("--out", type=Path, default=Path("bench-results"), help="directory for bench.md, bench.json, bench.png")
     parser.add_argument("--no-plot", action="store_true", help="do not write the PNG")
@@ -115,7 +120,7 @@ def _run_bench(args: argparse.Namespace) -> int:
         budgets=args.budgets, methods=args.methods, encoding=args.encoding, limit=args.limit,
         min_tokens=args.min_tokens, max_tokens=args.max_tokens,
         llamaindex_max_tokens=args.llamaindex_max_tokens, jobs=args.jobs, examples=args.examples,
-        modes=args.modes, questions=args.questions, steps=args.steps, mode_methods=args.mode_methods,
+        modes=args.modes, questions=args.questions, steps=args.steps, asks=args.asks, mode_methods=args.mode_methods,
     )
     log = lambda message: print(message, file=sys.stderr)  # noqa: E731
     try:

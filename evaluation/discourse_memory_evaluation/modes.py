@@ -1,4 +1,4 @@
-"""The two focused modes of the bench: the newest turn asks for something.
+"""The focused modes of the bench: the newest turn asks for something.
 
 - **qa** (LoCoMo, :func:`qa_items`): for each QA item of categories 1-4 with an
   answer, the question is appended to the whole history as the newest user message.
@@ -16,6 +16,13 @@
   of the bash command in its fenced block. Only the literals that already stand in
   that history count (a value the agent has not seen cannot be remembered); an
   action with none is not sampled. Score: the share of them found in the view.
+- **ask** (agent runs, :func:`ask_items`): the user asks, after the whole run, for a
+  value an earlier tool output stated under a name: a code line's assignment
+  (``HORIZON_MIN_TOKENS = 200_000``: "What is `HORIZON_MIN_TOKENS` set to?") or a JSON
+  member (``"address1": "975 Sunset Drive"``: "What was `address1` in the output of
+  get_user_details?"). Only names assigned (or made a member) once in the run, with
+  values stated at most twice, in the first 70% of its messages (so that the newest messages alone
+  do not hold them). Budget and score as in **qa**.
 
 Sampling is deterministic: up to ``n`` items per conversation, spread evenly over the
 eligible ones in order (:func:`spread`); ``None`` takes them all.
@@ -24,6 +31,7 @@ eligible ones in order (:func:`spread`); ``None`` takes them all.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +45,7 @@ __all__ = [
     "AGENT_KINDS",
     "Item",
     "action_literals",
+    "ask_items",
     "qa_items",
     "score_item",
     "spread",
@@ -45,6 +54,7 @@ __all__ = [
 
 QA_CATEGORIES = (1, 2, 3, 4)
 AGENT_KINDS = ("tool-calls", "shell-agent")
+MODE_METRIC = {"qa": "qa_answer", "next-step": "next_step_support", "ask": "ask_answer"}
 _QUESTION_CUT = " \x00 "  # stands where the question was: no word, so no answer spans it
 
 
@@ -52,7 +62,7 @@ _QUESTION_CUT = " \x00 "  # stands where the question was: no word, so no answer
 class Item:
     """One question or one step: what the memory gets and what the view is scored on."""
 
-    mode: str  # "qa" or "next-step"
+    mode: str  # "qa", "next-step" or "ask"
     index: int  # the QA item's number in conv.qa, or the action's message index
     messages: list[dict]
     base_tokens: int  # the budget fraction applies to these tokens
@@ -161,10 +171,76 @@ def step_items(conv: Conversation, counter, n: int | None) -> list[Item]:
     return out
 
 
+ASK_SHARE = 0.7
+"""The ask mode's values stand in the first this share of a run's messages."""
+_ASSIGNED = re.compile(r"^\s*(?:\d+\s+)?([A-Za-z_]\w{3,})\s*=\s*(\d[\d_.]*|'[^'\n]{1,30}'|\"[^\"\n]{1,30}\")\s*,?\s*(?:#.*)?$",
+                       re.MULTILINE)
+_MEMBER = re.compile(r'"([A-Za-z_]\w{2,})":\s*("[^"\n\\]{2,40}"|-?\d[\d.]*)(?=\s*[,}\n])')
+
+
+def _outputs(conv: Conversation) -> list[tuple[int, str, str]]:
+    """(index, text, what made it) of each tool output of a run: a ``tool`` message (made
+    by its call's function), or a user message after a mini-swe-agent action (its command)."""
+    names: dict[str, str] = {}
+    out = []
+    messages = conv.messages
+    for k, message in enumerate(messages):
+        for call in message.get("tool_calls") or ():
+            names[call.get("id", "")] = (call.get("function") or {}).get("name") or "the tool"
+        text = message_text(message)
+        if message.get("role") == "tool":
+            out.append((k, text, names.get(message.get("tool_call_id", ""), "the tool")))
+        elif message.get("role") == "user" and k > 0 and messages[k - 1].get("role") == "assistant":
+            action = SHELL_ACTION.search(messages[k - 1].get("content") or "")
+            if action:
+                out.append((k, text, f"`{action.group(1).split()[0]}`" if action.group(1).split() else "the command"))
+    return out
+
+
+def ask_items(conv: Conversation, counter, n: int | None) -> list[Item]:
+    """The sampled questions of an agent run about values its earlier tool outputs
+    named (see the module docstring), each appended to the whole run."""
+    everything = "\n".join(message_text(m) for m in conv.messages)
+    cut = int(len(conv.messages) * ASK_SHARE)
+    eligible = []
+    asked: set[str] = set()
+    for k, text, maker in _outputs(conv):
+        if k >= cut:
+            break
+        found = [(m.group(1), m.group(2), f"What is `{m.group(1)}` set to?", len(re.findall(
+            rf"\b{m.group(1)}\s*=(?!=)", everything))) for m in _ASSIGNED.finditer(text)]
+        found += [(m.group(1), m.group(2), f"What was `{m.group(1)}` in the output of {maker}?",
+                   everything.count(f'"{m.group(1)}":')) for m in _MEMBER.finditer(text)]
+        for name, value, question, stated in found:
+            value = value.strip("'\"")
+            # (named once, so the question has one answer; a value stated rarely, so that
+            # finding it in the view is finding it where it was named)
+            if name in asked or len(value) < 2 or stated != 1 or everything.count(value) > 2:
+                continue
+            asked.add(name)
+            eligible.append((k, question, value))
+    history = baselines.view_tokens(counter, conv.messages)
+    out = []
+    for k, question, value in spread(eligible, n):
+        message = {"role": "user", "content": question}
+        out.append(
+            Item(
+                mode="ask",
+                index=k,
+                messages=[*conv.messages, message],
+                base_tokens=history,
+                extra_tokens=baselines.message_tokens(counter, message),
+                targets=(value,),
+                exclude=question,
+            )
+        )
+    return out
+
+
 def score_item(item: Item, view: Sequence[dict]) -> tuple[float, list[str]]:
     """The item's score on ``view`` and the targets it lost."""
     text = view_text(view)
-    if item.mode == "qa":
+    if item.mode in ("qa", "ask"):
         text = normalize_space(text)
         if item.exclude:
             text = text.replace(normalize_space(item.exclude), _QUESTION_CUT)
@@ -201,7 +277,7 @@ def run_items(conv: Conversation, items: Sequence[Item], config, method_names: S
                 out = baselines.view_tokens(counter, view)
                 note = getattr(view, "note", None)
                 value, lost = score_item(item, view)
-                metric = "qa_answer" if item.mode == "qa" else "next_step_support"
+                metric = MODE_METRIC[item.mode]
                 rows.append(
                     row_type(
                         dataset=conv.dataset,

@@ -3,6 +3,7 @@
 import pytest
 
 from discourse_memory_evaluation.bench import Row, check_bars, markdown, summarize
+from discourse_memory_evaluation.modes import MODE_METRIC
 
 
 def row(method, fraction, literal, *, conv="c1", error=None, out=50, budget=100, gold=None, note=0):
@@ -98,7 +99,7 @@ def test_check_bars_asks_for_a_lead_only_up_to_the_ceiling():
 
 
 def mode_row(method, fraction, value, *, mode, kind, item=0, dataset="d", out=50, budget=100, note=0):
-    metric = "qa_answer" if mode == "qa" else "next_step_support"
+    metric = MODE_METRIC[mode]
     return Row(
         dataset=dataset, conversation="c1", method=method, fraction=fraction, budget=budget, tokens_in=400,
         tokens_out=out, seconds=0.01, violation=out > budget, orphan_tools=0, note_tokens=note,
@@ -113,6 +114,8 @@ def test_summarize_pools_questions_and_markdown_has_the_mode_tables():
         mode_row("discourse-memory", 0.1, 1.0, mode="qa", kind="qa-dialogue", item=2),
         mode_row("bm25-retrieval", 0.1, 1.0, mode="qa", kind="qa-dialogue", item=0, out=120),
         mode_row("discourse-memory", 0.25, 0.5, mode="next-step", kind="tool-calls", dataset="tau"),
+        mode_row("discourse-memory", 0.25, 1.0, mode="ask", kind="tool-calls", dataset="tau"),
+        mode_row("discourse-memory", 0.25, 0.0, mode="ask", kind="tool-calls", dataset="tau", item=1),
     ]
     summary = summarize(rows)
     ours = next(r for r in summary if r["method"] == "discourse-memory" and r["mode"] == "qa")
@@ -123,6 +126,9 @@ def test_summarize_pools_questions_and_markdown_has_the_mode_tables():
     assert "| discourse-memory | 66.7 | 3 | 0 | 0 | 0 | 0.0 | 10 |" in table
     assert "| bm25-retrieval | 100.0 | 1 | 1 | 0 | 0 | 0.0 | 10 |" in table  # one view over budget
     assert "### tau: next-step support" in table and "| discourse-memory | 50.0 |" in table
+    asked = next(r for r in summary if r["mode"] == "ask")
+    assert asked["ask_answer"] == pytest.approx(0.5) and asked["items"] == 2
+    assert "### tau: asked values contained, outside the question" in table.split("next-step support")[1]
 
 
 def test_check_bars_mode_leads():

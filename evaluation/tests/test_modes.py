@@ -6,7 +6,7 @@ import pytest
 
 from discourse_memory_evaluation.baselines import get_counter, view_tokens
 from discourse_memory_evaluation.datasets import QA, Conversation
-from discourse_memory_evaluation.modes import action_literals, qa_items, score_item, spread, step_items
+from discourse_memory_evaluation.modes import action_literals, ask_items, qa_items, score_item, spread, step_items
 
 
 @pytest.fixture(scope="module")
@@ -154,3 +154,59 @@ def test_next_step_rows_by_hand(counter):
         assert r.mode == "next-step" and r.item in (2, 4, 8)
         if r.method == "observation-masking":
             assert r.tokens_out <= r.budget and not r.violation
+
+
+def _run_with_outputs() -> list[dict]:
+    """A tool-calling run whose early outputs name values (and a late one that does too)."""
+    out = [{"role": "system", "content": "Help the user."}, {"role": "user", "content": "Hi, I'm mia_li_3668."}]
+    results = [
+        ("get_user_details", json.dumps({"address1": "975 Sunset Drive", "city": "Austin", "zip": "78701"})),
+        ("read_file", "    34\tHORIZON_BUDGETS = 8\n    35\tHORIZON_MIN_TOKENS = 200_000\n    36\ttarget = 'x'"),
+        ("get_reservation_details", json.dumps({"reservation_id": "ZFA04Y", "city": "Austin"})),
+        ("read_file", "    12\tHORIZON_BUDGETS = 4\n    13\tLATE_VALUE = 'named after 70% of the run'"),
+    ]
+    for k, (name, result) in enumerate(results):
+        out.append({"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"c{k}", "type": "function", "function": {"name": name, "arguments": "{}"}}]})
+        out.append({"role": "tool", "tool_call_id": f"c{k}", "content": result})
+    out += [{"role": "assistant", "content": "Done."}, {"role": "user", "content": "Thanks."},
+            {"role": "assistant", "content": "You're welcome."}]
+    return out
+
+
+def test_ask_items_ask_for_values_named_once_early_in_the_run(counter):
+    run = _run_with_outputs()
+    items = ask_items(Conversation(id="a", messages=run), counter, None)
+    asked = [(i.index, i.messages[-1]["content"], i.targets) for i in items]
+    assert asked == [
+        (3, "What was `address1` in the output of get_user_details?", ("975 Sunset Drive",)),
+        (3, "What was `zip` in the output of get_user_details?", ("78701",)),
+        (5, "What is `HORIZON_MIN_TOKENS` set to?", ("200_000",)),
+        (7, "What was `reservation_id` in the output of get_reservation_details?", ("ZFA04Y",)),
+    ]
+    # Not asked: a name given twice (HORIZON_BUDGETS, "city"), a value of one character
+    # ('x'), a value named in the last 30% of the run (LATE_VALUE).
+    item = items[0]
+    assert item.mode == "ask" and item.messages[:-1] == run and item.exclude == item.messages[-1]["content"]
+    assert item.budget(0.25) == int(0.25 * view_tokens(counter, run)) + view_tokens(counter, item.messages[-1:])
+    assert score_item(item, run) == (1.0, [])
+    assert score_item(item, run[:3] + run[4:]) == (0.0, ["975 Sunset Drive"])
+
+
+def test_ask_items_on_shell_agent_runs(counter):
+    run = [
+        {"role": "system", "content": "Run one bash command per turn."},
+        {"role": "user", "content": "<pr_description>Fix the date widget.</pr_description>"},
+        {"role": "assistant", "content": "THOUGHT: read it.\n\n```bash\nnl -ba django/forms/widgets.py\n```"},
+        {"role": "user", "content": '<output>\n  1019\t    month_field = "%s_month"\n  1021\t    year_field = "%s_year"\n'
+                                    '  1022\t    "template": "select_date.html",\n</output>'},
+        {"role": "assistant", "content": "THOUGHT: now the tests.\n\n```bash\npytest tests/forms_tests -q\n```"},
+        {"role": "user", "content": "<output>\n12 passed\n</output>"},
+        {"role": "assistant", "content": "THOUGHT: done.\n\n```bash\necho done\n```"},
+    ]
+    asked = [(i.index, i.messages[-1]["content"], i.targets) for i in ask_items(Conversation(id="s", messages=run), counter, None)]
+    assert asked == [
+        (3, "What is `month_field` set to?", ("%s_month",)),
+        (3, "What is `year_field` set to?", ("%s_year",)),
+        (3, "What was `template` in the output of `nl`?", ("select_date.html",)),
+    ]
