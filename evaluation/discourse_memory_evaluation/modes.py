@@ -89,19 +89,26 @@ def qa_items(conv: Conversation, counter, n: int | None) -> list[Item]:
     eligible = [
         (i, qa) for i, qa in enumerate(conv.qa) if qa.category in QA_CATEGORIES and qa.answer and qa.answer.strip()
     ]
+    return _questions(conv, counter, "qa", [(i, qa.question, qa.answer) for i, qa in spread(eligible, n)])
+
+
+def _questions(conv: Conversation, counter, mode: str, asked: list[tuple[int, str, str]]) -> list[Item]:
+    """Items of ``mode``: each (index, question, answer) appended to the whole history as
+    the newest user message; the budget is a share of the history's tokens plus the
+    question's own."""
     history = baselines.view_tokens(counter, conv.messages)
     out = []
-    for i, qa in spread(eligible, n):
-        question = {"role": "user", "content": qa.question}
+    for index, text, answer in asked:
+        question = {"role": "user", "content": text}
         out.append(
             Item(
-                mode="qa",
-                index=i,
+                mode=mode,
+                index=index,
                 messages=[*conv.messages, question],
                 base_tokens=history,
                 extra_tokens=baselines.message_tokens(counter, question),
-                targets=(qa.answer,),
-                exclude=qa.question,
+                targets=(answer,),
+                exclude=text,
             )
         )
     return out
@@ -219,22 +226,7 @@ def ask_items(conv: Conversation, counter, n: int | None) -> list[Item]:
                 continue
             asked.add(name)
             eligible.append((k, question, value))
-    history = baselines.view_tokens(counter, conv.messages)
-    out = []
-    for k, question, value in spread(eligible, n):
-        message = {"role": "user", "content": question}
-        out.append(
-            Item(
-                mode="ask",
-                index=k,
-                messages=[*conv.messages, message],
-                base_tokens=history,
-                extra_tokens=baselines.message_tokens(counter, message),
-                targets=(value,),
-                exclude=question,
-            )
-        )
-    return out
+    return _questions(conv, counter, "ask", spread(eligible, n))
 
 
 def score_item(item: Item, view: Sequence[dict]) -> tuple[float, list[str]]:
