@@ -20,7 +20,7 @@ import numpy as np
 from .columns import Columns
 from .errors import InvalidOptionError
 from .fit import Scene, fit
-from .focus import focus_of_text, focus_of_turn, relevance
+from .focus import focus_of_text, focus_of_turn, focus_terms, relevance
 from .gc_pause import gc_paused, is_bulk
 from .keys import content_key, digest
 from .messages import SYSTEM_ROLES, Message, validate_messages
@@ -273,15 +273,19 @@ class Compactor:
         self._prints = prints
         return cols, (self._tags[-1] if self._tags else content_key(""))[:8]
 
-    def _relevance(self, cols: Columns, focus: FocusLike) -> tuple[np.ndarray | None, bool, bool]:
-        """Per unit, its relevance to the focus (None: no focus), and whether the focus asks."""
+    def _relevance(self, cols: Columns, focus: FocusLike) -> tuple[np.ndarray | None, bool, bool, frozenset[str]]:
+        """Per unit, its relevance to the focus (None: no focus), whether the focus asks or
+        only remarks, and the terms of a focus that asks."""
         if focus is None or not len(cols):
-            return None, False, False
+            return None, False, False, frozenset()
         if focus is NEWEST_TURN:
             found = focus_of_turn(cols)
         else:
             found = focus_of_text(cols, *self._terms(focus), text=focus)
-        return (relevance(cols, found), found.asks, found.remark) if found is not None else (None, False, False)
+        if found is None:
+            return None, False, False, frozenset()
+        # (the terms only of a question: an agent's step names the keys of every output it read)
+        return relevance(cols, found), found.asks, found.remark, focus_terms(cols, found) if found.asks else frozenset()
 
     def _compact(self, cols: Columns, tag: str, messages: Any, budget: int, options: Options,
                  focus: FocusLike, beyond: tuple[int, int] | None = None) -> Compaction:
@@ -318,8 +322,9 @@ class Compactor:
         def measure(plan: Plan) -> tuple[int, str]:
             return render(plan)[2:]
 
-        scene = Scene(cols, budget, options, *self._relevance(cols, focus), tag, count, measure,
-                      lambda text, n: head_of(self.counter, text, n), beyond)
+        rel, asks, remark, terms = self._relevance(cols, focus)
+        scene = Scene(cols, budget, options, rel, asks, remark, tag, count, measure,
+                      lambda text, n: head_of(self.counter, text, n), beyond, terms)
         plan = fit(scene)
         out, sources, tokens, note = render(plan)
         out, sources = list(out), list(sources)

@@ -208,6 +208,13 @@ difference!" kept forty look-alike lines and a fifth of the evidence turns (trim
 quarter); damped, 26.7% (``discourse-memory-eval bench``, 16 against 8 and 32)."""
 FOCUS_RECORD = 2.0
 """A record item of a value the focus names is worth this many times more."""
+FOCUS_KEY = 2.0
+"""A record item whose key a question names is worth this many times more: "What was
+`address1` in the output of get_user_details?" asks for ``address1: "281 Spruce Street"``,
+not the ``country`` and ``province`` stated beside it (a key is named by its last part,
+or by each of that part's words: ``last_four`` by "the last four digits"). Only a
+question's: an agent's step names the keys of every output it read, and the keys it
+named flooded the record (tau-bench next-step support at 10% 81.0 -> 70.0)."""
 CONTEXT_TURN = 0.3
 """Share of a match's focus factor given to the other units of its message."""
 CONTEXT_NEIGHBOUR = 0.5
@@ -286,6 +293,8 @@ class Scene:
     head: Callable[[str, int], int] = field(default=lambda text, n: len(text))
     beyond: tuple[int, int] | None = None
     """The messages before the view's horizon (see :mod:`.horizon`), named in the note."""
+    terms: frozenset[str] = frozenset()
+    """The words and literals of a focus that asks a question, lower case (see :data:`FOCUS_KEY`)."""
 
 
 @dataclass(frozen=True)
@@ -1295,6 +1304,8 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     msg_label_cost = cols.derived.setdefault("record_message_label_cost", {})  # message -> (speaker, cost)
     short_spans = cols.derived.setdefault("record_short_spans", {})  # unit -> its short item's span
     row_costs = cols.derived.setdefault("record_row_cost", {})  # a record's head -> tokens of "{head, }"
+    terms = scene.terms
+    keys_named: dict[str, bool] = {}  # a key -> whether the focus names it
     for k, (lit, u, m) in enumerate(zip(candidates.tolist(), srcs.tolist(), u_msg[srcs].tolist())):
         if u in headers or lit in beyond:
             continue  # the session's date line lists every value of it; a comment's are no values
@@ -1315,6 +1326,12 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             if header is not None and header not in header_cost:
                 header_cost[header] = count(header) + 1.0
         g = gains[k]
+        if item.key is not None and terms:
+            named = keys_named.get(item.key)
+            if named is None:
+                named = keys_named[item.key] = _names_key(item.key, terms)
+            if named:
+                g *= 1.0 + FOCUS_KEY
         if item.key is None and item.span is not None and not item.header and (
                 in_line[k] or in_list[k] and (item.span == _short_span(short_spans, units, u) or item.row == item.text)):
             # One item lists every value its line of code (short list item, or head of a line's
@@ -1343,6 +1360,22 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         keep_gain.append(g * (len(item.covers) if item.header else 1.0))
         keep_cost.append(cost_of[k])
     return items, np.array(keep_gain), np.array(keep_cost), value_cost, entry_cost, header_cost, beyond, row_cost
+
+
+_KEY_PART = re.compile(r"[^.\[\]]+")
+_KEY_WORD = re.compile(r"[a-z]{3,}")
+
+
+def _names_key(key: str, terms: frozenset[str]) -> bool:
+    """Whether the focus's ``terms`` name a record key: its last part (``address1`` of
+    ``address.address1``, ``price`` of ``flights[1].price``), or each of its words where it
+    has two or more (``last_four``; not ``user_id`` by "user")."""
+    parts = _KEY_PART.findall(key.lower())
+    if not parts:
+        return False
+    last = parts[-1].strip()
+    words = _KEY_WORD.findall(last)
+    return last in terms or len(words) > 1 and all(w in terms for w in words)
 
 
 def _short_span(memo: dict, units: Sequence[Unit], u: int) -> tuple[int, int] | None:

@@ -34,7 +34,7 @@ from .actions import is_action
 from .columns import Columns
 from .messages import SYSTEM_ROLES
 
-__all__ = ["Focus", "asked_kinds", "focus_of_text", "focus_of_turn", "relevance"]
+__all__ = ["Focus", "asked_kinds", "focus_of_text", "focus_of_turn", "focus_terms", "relevance"]
 
 K1 = 1.2
 B = 0.75
@@ -240,6 +240,15 @@ def relevance(cols: Columns, focus: Focus) -> np.ndarray:
         mine = own[u_msg]
         rel = np.where(mine > 0, mine, rel)
     return rel
+
+
+def focus_terms(cols: Columns, focus: Focus) -> frozenset[str]:
+    """The words and literals of the focus's own message (not of the message it answers),
+    as lower-case texts (a literal without its quotes or backticks): what a record item's
+    key is matched against."""
+    words = (cols.word_text[i] for i in focus.words[focus.word_weight >= 1.0].tolist())
+    literals = (cols.lit_text[i].strip("`'\"").lower() for i in focus.literals[focus.literal_weight >= 1.0].tolist())
+    return frozenset([*words, *literals])
 
 
 def _documents(cols: Columns) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Literals: the exact values a unit states.
 
 Kinds: ``url``, ``email``, ``datetime``, ``date``, ``time``, ``phone``, ``amount``,
-``percent``, ``quantity`` (a number with a CJK unit: ``4.5分``, ``3天``), ``version``,
+``percent``, ``quantity`` (a number with a CJK unit: ``4.5分``, ``3天``, or a unit written
+against it: ``0.21s``, ``3.5GB``), ``version``,
 ``path``, ``identifier``, ``quoted``, ``number`` (found by the patterns below, leftmost
 first, earlier kinds winning at a position; local formats of dates, times, amounts and
 numbers included) and ``name`` (runs of capitalised words found on spaCy tokens, with
@@ -126,6 +127,10 @@ _DAYS = (r"(?:" + _DAY + r"|" + _DE_DAY + r"(?=" + _DAY_MARK + _DE_DAY + r")|[�
 _HOUR = r"\d{1,2}(?::\d{2}|h\d{2})(?:\s?[AaPp]\.?[Mm]\.?)?|\d{1,2}\s?[AaPp]\.?[Mm]\.?(?![A-Za-z])"
 _HOURS = r"(?:" + _HOUR + r")(?:\s?[-–~～〜至到]\s?(?:" + _HOUR + r"))?"
 _SCHEDULE = _DAYS + r"[ \t:：]{0,3}" + _HOURS + r"(?:[ \t,，、]{1,3}" + _HOURS + r"){0,3}(?:\s?Uhr(?![A-Za-z]))?(?![\d:])"
+# A number with a unit written against it, in code and tool output: a duration ("0.21s",
+# "12ms"), a size ("3.5GB"), a factor ("2.5x"). Without it "12 passed in 0.21s" stated
+# "0" and "21s".
+_UNIT = r"(?:ms|µs|us|ns|s|min|h|[KMGTP]i?B|kB|KB|x|px|Hz|kHz|MHz|GHz|fps|rps|qps)"
 _PATTERNS: list[tuple[str, str]] = [
     ("url", r"(?:https?|ftp|file)://[^\s<>\"'`" + _CJK + r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]{1,2000}"
             r"|www\.[A-Za-z0-9\-]{1,63}\.[^\s<>\"'`" + _CJK + r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]{1,2000}"),
@@ -159,7 +164,8 @@ _PATTERNS: list[tuple[str, str]] = [
                r"|(?<![\d,.])" + _LOCAL_NUMBER + r"(?:" + _RANGE + _LOCAL_NUMBER + r")?\s?" + _CURRENCY_AFTER),
     ("percent", r"(?<![\d.])[+\-]?\d{1,15}(?:\.\d{1,8})?\s?[%％]"),
     ("quantity", r"(?<![\d.,])" + _CJK_NUMBER + r"(?:" + _CJK_UNIT + r")?(?:" + _RANGE + _CJK_NUMBER + r")?" + _CJK_UNIT
-                 + r"(?:以上|以下|左右)?"),
+                 + r"(?:以上|以下|左右)?"
+                 r"|" + _NW + r"(?<![.,])\d{1,12}(?:\.\d{1,12})?" + _UNIT + _NA),
     ("version", _BS + r"v\d{1,6}(?:\.\d{1,6}){0,4}(?:[\-+][A-Za-z0-9.]{1,20})?" + _B +
                 r"|" + _BS + r"\d{1,6}\.\d{1,6}\.\d{1,6}(?:\.\d{1,6})?(?:[\-+][A-Za-z0-9.]{1,20})?" + _B),
     ("path", r"(?:~|\.{1,2})?(?:/[\w.\-@+]{1,255}){2,64}/?"
@@ -177,6 +183,7 @@ _PATTERNS: list[tuple[str, str]] = [
                r"|(?<![\w'])'(?=[^'\n]{0,119}\s)(?=\S)[^'\n]{1,120}(?<=\S)'(?!\w)"
                r"|「[^「」\n]{1,120}」|『[^『』\n]{1,120}』|《[^《》\n]{1,120}》|«[^«»\n]{1,120}»|„[^„“”\n]{1,120}[“”]"),
     ("number", _NW + r"(?<!\.)[+\-]?\d{1,3}(?:,\d{3}){1,6}(?:\.\d{1,12})?(?![\d,])"
+               r"|" + _NW + r"(?<!\.)[+\-]?\d{1,3}(?:_\d{3}){1,6}" + _NA +
                r"|" + _NW + r"(?<!\.)[+\-]?\d{1,40}(?:\.\d{1,40})?" + _NA),
 ]
 # Languages that write a decimal comma (German, French, Spanish, Russian, ...): there a
