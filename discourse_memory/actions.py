@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import re
 
+from collections.abc import Sequence
+
 from .messages import Message
 
-__all__ = ["argv_command", "is_action", "last_command", "main_step", "reads_code"]
+__all__ = ["answers_action", "argv_command", "is_action", "last_command", "main_step", "reads_code"]
 
 _OPEN = re.compile(r"[ \t]{0,3}(`{3,}(?!`)|~{3,}(?!~))[ \t]*([\w+-]*)")
 SHELLS = frozenset({"", "bash", "sh", "shell", "console", "zsh", "fish", "powershell", "pwsh", "cmd", "bat"})
@@ -25,6 +27,11 @@ shows code; it runs nothing)."""
 def is_action(m: Message) -> bool:
     """An assistant message with a code block: a text agent's action."""
     return m.role == "assistant" and any("```" in tf.text for tf in m.texts)
+
+
+def answers_action(messages: Sequence[Message], i: int) -> bool:
+    """Message ``i`` is a user message right after an action: the action's output."""
+    return i > 0 and messages[i].role == "user" and is_action(messages[i - 1])
 
 
 def _fenced(text: str) -> list[tuple[str, str]]:

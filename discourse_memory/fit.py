@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from .actions import is_action, reads_code
+from .actions import answers_action, reads_code
 from .columns import UNIT_KINDS, Columns
 from .errors import BudgetTooSmallError
 from .literals import PATTERN_KINDS, Literal
@@ -431,12 +431,7 @@ def failed_result(cols: Columns, r: int) -> bool:
 def is_tool_output(cols: Columns, i: int) -> bool:
     """A tool's output: a ``tool`` message, or (text agents) a user message right after
     an assistant action in a code block."""
-    m = cols.messages[i]
-    if m.role == "tool":
-        return True
-    if m.role != "user" or i == 0:
-        return False
-    return is_action(cols.messages[i - 1])
+    return cols.messages[i].role == "tool" or answers_action(cols.messages, i)
 
 
 def _protected(cols: Columns, p: _Protection, budget: int) -> tuple[frozenset[int], bool]:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .actions import is_action
+from .actions import answers_action, is_action
 from .columns import Columns
 from .messages import SYSTEM_ROLES
 
@@ -253,13 +253,13 @@ def focus_terms(cols: Columns, focus: Focus) -> frozenset[str]:
 
 def _documents(cols: Columns) -> np.ndarray:
     """Per message, the message whose text it is scored with: a tool result's call, a text
-    agent's command for its output (see :func:`~discourse_memory.actions.is_action`), else
+    agent's command for its output (:func:`~discourse_memory.actions.answers_action`), else
     itself. Extended by the new messages only (a message's call never changes)."""
     known: list[int] = cols.derived.setdefault("focus_documents", [])  # type: ignore[assignment]
     msgs, owner = cols.messages, cols.pairs.owner
     for m in range(len(known), len(msgs)):
         a = owner.get(m)
-        if a is None and m > 0 and msgs[m].role == "user" and is_action(msgs[m - 1]):
+        if a is None and answers_action(msgs, m):
             a = m - 1
         known.append(m if a is None else a)
     return cols.grown("focus_documents", known, np.int64)[:len(msgs)]

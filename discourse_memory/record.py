@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from .actions import argv_command, is_action, last_command, main_step
+from .actions import answers_action, argv_command, last_command, main_step
 from .columns import CODE, UNIT_KINDS, Columns
 from .labels import LIST_MARK, date_line
 from .language import CJK, CJK_CHAR, detect_language
@@ -527,7 +527,7 @@ def result_call(cols: Columns, m: Message) -> ToolCall | None:
 def output_command(cols: Columns, m: Message) -> str | None:
     """The command whose output a text agent's user message is (the last command of the
     assistant's shell block just before it), or None."""
-    if m.role == "user" and m.index > 0 and is_action(cols.messages[m.index - 1]):
+    if answers_action(cols.messages, m.index):
         return last_command(cols.messages[m.index - 1])
     return None
 

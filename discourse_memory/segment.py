@@ -122,8 +122,7 @@ def call_words(text: str) -> tuple[str, ...]:
     """The content words of a tool call's arguments (read as English, and as Chinese or
     Japanese where they hold Han characters): a call's command or query says what it is
     about, as a sentence does (``get_token_counter`` states "token" and "counter")."""
-    words = {w.lower() for w in _CONTENT_WORD.findall(text)} - _STOP
-    return tuple(sorted((words | _cjk_words(text)) if CJK_CHAR.search(text) else words))
+    return _words(text, "zh" if CJK_CHAR.search(text) else "en")  # (every CJK language reads alike)
 
 
 def han_words(text: str) -> set[str]:

@@ -186,21 +186,24 @@ _MEMBER = re.compile(r'"([A-Za-z_]\w{2,})":\s*("[^"\n\\]{2,40}"|-?\d[\d.]*)(?=\s
 
 
 def _outputs(conv: Conversation) -> list[tuple[int, str, str]]:
-    """(index, text, what made it) of each tool output of a run: a ``tool`` message (made
-    by its call's function), or a user message after a mini-swe-agent action (its command)."""
+    """(index, text, what made it) of each tool output of a run (the observations of
+    :func:`~.baselines.observation_indices`): a ``tool`` message, made by its call's
+    function; a user message after a mini-swe-agent action, by its command."""
     names: dict[str, str] = {}
     out = []
     messages = conv.messages
+    outputs = set(baselines.observation_indices(messages))
     for k, message in enumerate(messages):
         for call in message.get("tool_calls") or ():
             names[call.get("id", "")] = (call.get("function") or {}).get("name") or "the tool"
-        text = message_text(message)
+        if k not in outputs:
+            continue
         if message.get("role") == "tool":
-            out.append((k, text, names.get(message.get("tool_call_id", ""), "the tool")))
-        elif message.get("role") == "user" and k > 0 and messages[k - 1].get("role") == "assistant":
-            action = SHELL_ACTION.search(messages[k - 1].get("content") or "")
-            if action:
-                out.append((k, text, f"`{action.group(1).split()[0]}`" if action.group(1).split() else "the command"))
+            maker = names.get(message.get("tool_call_id", ""), "the tool")
+        else:
+            command = SHELL_ACTION.search(messages[k - 1]["content"]).group(1).split()
+            maker = f"`{command[0]}`" if command else "the command"
+        out.append((k, message_text(message), maker))
     return out
 
 
