@@ -2,9 +2,11 @@
 # Set up and run the whole test suite (core, evaluation, inspector, both adapters).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "== setting up .venv (library, adapters, test tools) =="
 bash scripts/setup.sh test
+echo "== running the test suite (one line per test file, with its progress) =="
 set +e
-.venv/bin/python -m pytest -q "$@"
+.venv/bin/python -m pytest -p no:cacheprovider "$@"
 code=$?
 set -e
 if [ "$code" -eq 5 ]; then
