@@ -277,6 +277,12 @@ def _run_compare(args: argparse.Namespace) -> int:
         print("discourse-memory-eval compare: the two runs share no (mode, dataset, method, budget) "
               "with a measure; check --methods and the runs' data", file=sys.stderr)
         return 2
+    methods_of = (lambda r: True) if methods is None else (lambda r: r["method"] in methods)  # noqa: E731
+    differ = compare.mismatches([r for r in old if methods_of(r)], [r for r in new if methods_of(r)])
+    if differ:
+        shown = differ[:10] + ([f"... and {len(differ) - 10} more"] if len(differ) > 10 else [])
+        print("The runs scored different things (data, filters or samples), not only a different policy:\n"
+              + "\n".join(f"- {d}" for d in shown) + "\n")
     print(compare.markdown(changes, unchanged=args.unchanged))
     return 1 if compare.verdict(changes) == "FLAGGED" else 0
 

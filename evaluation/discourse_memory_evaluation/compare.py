@@ -24,7 +24,9 @@ from pathlib import Path
 
 from .bench import HALVES, METRIC_LABELS, METRICS, MODE_METRICS, OURS, OURS_NOSYS, RECORD_METRICS, Row, summarize
 
-__all__ = ["COUNTS", "LOWER_IS_BETTER", "POINT", "Change", "compare", "load_summary", "markdown", "verdict"]
+__all__ = [
+    "COUNTS", "LOWER_IS_BETTER", "POINT", "Change", "compare", "load_summary", "markdown", "mismatches", "verdict",
+]
 
 POINT = 0.01  # scores are fractions: one percentage point
 LOWER_IS_BETTER = frozenset({"record_openers", "record_system_only", "record_bare_numbers"})
@@ -134,6 +136,29 @@ def compare(old: Sequence[dict], new: Sequence[dict], methods: Sequence[str] | N
                 values[part] = (float(a[measure]), float(b[measure]))
             if values:
                 out.append(Change(*k, measure, values, _flags(measure, values)))
+    return out
+
+
+def mismatches(old: Sequence[dict], new: Sequence[dict]) -> list[str]:
+    """Where the two runs scored different things: a (mode, dataset, half, method,
+    budget) in one run only, or with other counts of conversations or items (other
+    data, filters or samples). A change there is no change of the policy alone."""
+    def key(r):
+        return (r.get("mode", "blind"), r["dataset"], r.get("half"), r["method"], r["budget"])
+
+    def where(k):
+        mode, dataset, half, method, budget = k
+        return f"{mode} {dataset}{'' if half is None else f' [{half} half]'} {method} @ {budget:g}"
+
+    before, after = {key(r): r for r in old}, {key(r): r for r in new}
+    out = [f"only in the old run: {where(k)}" for k in before if k not in after]
+    out += [f"only in the new run: {where(k)}" for k in after if k not in before]
+    for k in after:
+        if k in before:
+            a, b = before[k], after[k]
+            counts = [(n, a.get(n), b.get(n)) for n in ("conversations", "items") if a.get(n) != b.get(n)]
+            if counts:
+                out.append(f"{where(k)}: " + ", ".join(f"{n} {x} -> {y}" for n, x, y in counts))
     return out
 
 

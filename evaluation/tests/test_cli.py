@@ -133,6 +133,11 @@ def test_bench_halves_and_compare(runs_file, tmp_path, capsys):
     assert "- MIXED AND DROP blind tiny_runs discourse-memory @ 0.5: literal recall" in printed
     assert printed.rstrip().endswith("FLAGGED: a measure is better on one half and worse on the other, "
                                      "or worse by more than a point.")
+    assert "scored different things" not in printed
+    data["summary"][0]["conversations"] += 1  # as if run on other data: said before the table
+    (changed / "bench.json").write_text(json.dumps(data))
+    main_compare([str(out), str(changed)])
+    assert "The runs scored different things" in capsys.readouterr().out
     assert main_compare([str(out), str(tmp_path / "nowhere")]) == 2
     assert "no bench.json" in capsys.readouterr().err
     assert main_compare([str(out), str(changed), "--methods", "nope"]) == 2

@@ -104,3 +104,17 @@ def test_load_summary_splits_a_run_saved_without_halves_from_its_rows(tmp_path):
     (tmp_path / "bad.json").write_text("[1, 2]")
     with pytest.raises(ValueError, match="not a bench.json"):
         load_summary(tmp_path / "bad.json")
+
+
+def test_mismatches_name_what_the_runs_scored_differently():
+    from discourse_memory_evaluation.compare import mismatches
+
+    old = [{**r, "conversations": 2, "items": 2} for r in run(0.5, 0.5, 0.5)]
+    new = [{**r, "conversations": 2, "items": 2} for r in run(0.5, 0.5, 0.5)]
+    assert mismatches(old, new) == []
+    new[2]["items"] = 3
+    new.append(record(None, budget=0.5, literal_recall=0.4))
+    assert mismatches(old, new) == [
+        "only in the new run: blind d discourse-memory @ 0.5",
+        "blind d [odd half] discourse-memory @ 0.25: items 2 -> 3",
+    ]
