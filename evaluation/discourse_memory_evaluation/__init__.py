@@ -1,5 +1,6 @@
-"""Evaluation of discourse-memory against baseline memories (``bench``) and over a
-replayed agent session (``replay``).
+"""Evaluation of discourse-memory against baseline memories (``bench``), over a
+replayed agent session (``replay``), and of one saved bench run against another,
+half by half (``compare``).
 
 Modules, one job each:
 
@@ -7,11 +8,12 @@ Modules, one job each:
 - :mod:`.grader`: the grading literal extractor, independent of the compactor's
 - :mod:`.metrics`: scores of a view against its history
 - :mod:`.baselines`: the methods (this project, LangChain, LlamaIndex, head+tail, ...)
-- :mod:`.bench`, :mod:`.replay`: the two runs; :mod:`.plot`: the PNG; :mod:`.cli`: commands
+- :mod:`.bench`, :mod:`.replay`: the two runs; :mod:`.compare`: two saved bench runs;
+  :mod:`.plot`: the PNG; :mod:`.cli`: commands
 
 Nothing here is imported by ``import discourse_memory``.
 """
 
-from .cli import add_bench_parser, add_replay_parser, main_bench, main_replay
+from .cli import add_bench_parser, add_compare_parser, add_replay_parser, main_bench, main_compare, main_replay
 
-__all__ = ["add_bench_parser", "add_replay_parser", "main_bench", "main_replay"]
+__all__ = ["add_bench_parser", "add_compare_parser", "add_replay_parser", "main_bench", "main_compare", "main_replay"]

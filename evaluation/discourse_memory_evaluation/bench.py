@@ -21,10 +21,18 @@ sentence that stated it; ``record_openers``, ``record_system_only`` and
 methods without a record have none) that are sentence openers, values only the
 system prompt states (while the view keeps it), and bare numbers
 (:class:`~.metrics.RecordNoise`).
+
+Halves (``BenchConfig.halves``, ``bench --halves``): every conversation of a file is
+in the ``even`` or the ``odd`` half by its index among the conversations the bench
+selected from that file (:func:`half_of`), so that a change can be judged on data it
+was not tuned on. Every row carries its half; with ``halves`` the summary, the tables
+and the bars are given for the whole file and for each half.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import statistics
@@ -55,7 +63,7 @@ from .metrics import (
     view_text,
 )
 
-__all__ = ["BenchConfig", "Row", "run_bench", "summarize", "markdown", "check_bars"]
+__all__ = ["BenchConfig", "HALVES", "Row", "check_bars", "half_of", "markdown", "run_bench", "summarize", "to_csv"]
 
 METRICS = (
     "literal_recall",
@@ -94,6 +102,7 @@ NOT_IN_MODES = {  # left out of the focused modes unless asked for (--mode-metho
     "more than all other methods together",
 }
 QA_CATEGORIES = modes.QA_CATEGORIES
+HALVES = ("even", "odd")
 _EVIDENCE_SPLIT = re.compile(r"[;,\s]+")
 
 
@@ -113,6 +122,7 @@ class BenchConfig:
     steps: int | None = 8  # next-step mode: actions per run (None: all)
     asks: int | None = 4  # ask mode: questions per run (None: all)
     mode_methods: tuple[str, ...] | None = None  # the focused modes; None: methods but NOT_IN_MODES
+    halves: bool = False  # summarise, tabulate and check the bars on each half too (half_of)
 
 
 @dataclass
@@ -135,6 +145,7 @@ class Row:
     item: int | None = None  # qa: the QA item's number; next-step: the action's message index
     record_entries: int | None = None  # values listed in the record note (report.record); None: no record
     kind: str = ""  # the data file's kind (datasets.conversation_kind)
+    half: str | None = None  # "even" or "odd" (half_of); None: rows made outside run_bench
 
 
 @dataclass
@@ -296,6 +307,16 @@ def file_kind(convs: Sequence[Conversation]) -> str:
     return max(counted, key=counted.get) if counted else "chat"
 
 
+def half_of(index: int) -> str:
+    """The half of the conversation at ``index`` (0-based, file order) among those the
+    bench selected from its file, i.e. after ``--min-tokens``, ``--max-tokens`` and
+    ``--limit``: ``even`` for 0, 2, 4, ..., ``odd`` for 1, 3, 5, ... Every mode of a file
+    uses the same split, whether or not the conversation has items in that mode."""
+    if index < 0:
+        raise ValueError(f"a conversation index is 0 or more, got {index}")
+    return HALVES[index % 2]
+
+
 def _select(convs: list[Conversation], config: BenchConfig, counter) -> list[tuple[Conversation, int]]:
     """The conversations that pass the token filters and the limit, with their tokens."""
     out = []
@@ -310,10 +331,11 @@ def _select(convs: list[Conversation], config: BenchConfig, counter) -> list[tup
 
 
 def _work(args):
-    conv, config, names, mode, kind = args
+    conv, config, names, mode, kind, half = args
     rows = run_mode(conv, config, names, mode)
     for row in rows:
         row.kind = kind
+        row.half = half
     return rows
 
 
@@ -346,7 +368,7 @@ def run_bench(
         for mode in config.modes:
             if not applies(mode, kind):
                 continue
-            for conv, n in _select(convs, config, counter):
+            for index, (conv, n) in enumerate(_select(convs, config, counter)):
                 names = [m.name for m in (methods if mode == "blind" else mode_methods)]
                 cap = config.llamaindex_max_tokens
                 if "llamaindex-buffer" in names and cap is not None and n > cap:
@@ -360,7 +382,7 @@ def run_bench(
                     )
                     skipped.append(message)
                     log(message)
-                jobs.append((conv, config, names, mode, kind))
+                jobs.append((conv, config, names, mode, kind, half_of(index)))
                 costs.append(n * {"blind": 1, "qa": config.questions or 100, "next-step": config.steps or 50,
                                   "ask": config.asks or 20}[mode])
     rows: list[Row] = []
@@ -412,19 +434,32 @@ def _mean(values: list[float | None]) -> float | None:
     return sum(present) / len(present) if present else None
 
 
-def summarize(rows: Sequence[Row]) -> list[dict]:
+def summarize(rows: Sequence[Row], *, halves: bool = False) -> list[dict]:
     """One record per (mode, dataset, method, budget fraction), in first-seen order.
     Scores are means over the rows (conversations in ``blind`` mode, questions or
-    steps in the others) that have one."""
-    groups: dict[tuple[str, str, str, float], list[Row]] = {}
+    steps in the others) that have one. Each record's ``half`` is ``None`` (the whole
+    file); with ``halves``, one record per half (``even``, ``odd``: :func:`half_of`)
+    follows the whole ones, for every group with rows in that half (rows without a
+    half, made outside :func:`run_bench`, raise ``ValueError``)."""
+    groups: dict[tuple[str, str, str, float, str | None], list[Row]] = {}
     for row in rows:
-        groups.setdefault((row.mode, row.dataset, row.method, row.fraction), []).append(row)
+        groups.setdefault((row.mode, row.dataset, row.method, row.fraction, None), []).append(row)
+    if halves:
+        unsplit = sum(row.half not in HALVES for row in rows)
+        if unsplit:
+            raise ValueError(f"{unsplit} row(s) have no half (expected one of {', '.join(HALVES)}); "
+                             "run the bench again to split them")
+        for half in HALVES:
+            for row in rows:
+                if row.half == half:
+                    groups.setdefault((row.mode, row.dataset, row.method, row.fraction, half), []).append(row)
     out = []
-    for (mode, dataset, method, fraction), group in groups.items():
+    for (mode, dataset, method, fraction, half), group in groups.items():
         record = {
             "mode": mode,
             "kind": group[0].kind,
             "dataset": dataset,
+            "half": half,
             "method": method,
             "budget": fraction,
             "conversations": len({r.conversation for r in group}),
@@ -443,6 +478,21 @@ def summarize(rows: Sequence[Row]) -> list[dict]:
             record[metric] = _mean([r.scores.get(metric) for r in group])
         out.append(record)
     return out
+
+
+def place(record: dict) -> str:
+    """Where a summary record was measured: its dataset, and its half if it has one
+    (``locomo_dev [even half]``). Tables and bar lines are headed with it."""
+    half = record.get("half")
+    return record["dataset"] if half is None else f"{record['dataset']} [{half} half]"
+
+
+def _places(summary: Sequence[dict]) -> list[str]:
+    """The places of a summary, each dataset's whole first, then its halves."""
+    datasets = list(dict.fromkeys(r["dataset"] for r in summary))
+    order = {None: 0, **{h: i + 1 for i, h in enumerate(HALVES)}}
+    seen = {(r["dataset"], r.get("half")): place(r) for r in summary}
+    return [seen[key] for key in sorted(seen, key=lambda k: (datasets.index(k[0]), order.get(k[1], len(order))))]
 
 
 def _pct(value: float | None) -> str:
@@ -533,17 +583,17 @@ def _mode_table(records: Sequence[dict], dataset: str, mode: str) -> list[str]:
 
 def markdown(summary: Sequence[dict]) -> str:
     """Per dataset: the question-blind table and its record-and-context table, then the
-    per-question table (LoCoMo) or the next-step and asked-value tables (agent runs).
-    Scores in percent.
+    per-question table (LoCoMo) or the next-step and asked-value tables (agent runs);
+    then the same for each half of it, when the summary has halves (headed
+    ``dataset [even half]``, ``dataset [odd half]``). Scores in percent.
     ``n``: conversations (blind), questions or steps scored per budget; ``budget used``:
     mean of tokens out / budget over the views that did not fail; ``note share``: mean
     share of the view's tokens taken by the record note. In the mode tables, counts
     are given per budget (``10%/25%/50%``)."""
     parts: list[str] = []
-    datasets = list(dict.fromkeys(r["dataset"] for r in summary))
-    for dataset in datasets:
+    for dataset in _places(summary):
         for mode in MODES:
-            records = [r for r in summary if r["dataset"] == dataset and r.get("mode", "blind") == mode]
+            records = [r for r in summary if place(r) == dataset and r.get("mode", "blind") == mode]
             if not records:
                 continue
             parts += _blind_tables(records, dataset) if mode == "blind" else _mode_table(records, dataset, mode)
@@ -622,7 +672,8 @@ def _lead(mine_row, others, metric, margin, ceiling, where, label) -> str | None
 
 def check_bars(summary: Sequence[dict]) -> list[str]:
     """Where this project stands against the best baseline, per dataset and bar
-    budget. One line per check, starting ``PASS`` or ``FAIL``.
+    budget, and per half when the summary has halves (:func:`place`: ``PASS
+    locomo_dev [odd half] @ 0.25: ...``). One line per check, starting ``PASS`` or ``FAIL``.
 
     Like is compared with like: baselines that keep the system prompt (head+tail,
     ``trim-last-system``, observation masking) face ``discourse-memory`` (which keeps
@@ -639,10 +690,10 @@ def check_bars(summary: Sequence[dict]) -> list[str]:
     with-context literal recall at least :data:`WITH_CONTEXT_MIN`; note share at
     most :data:`NOTE_SHARE_MAX`. Mode rows: the :data:`MODE_BARS` leads."""
     lines = []
-    keyed = {(r.get("mode", "blind"), r["dataset"], r["method"], r["budget"]): r for r in summary}
-    kinds = {r["dataset"]: r.get("kind", "") for r in summary}
+    keyed = {(r.get("mode", "blind"), place(r), r["method"], r["budget"]): r for r in summary}
+    kinds = {place(r): r.get("kind", "") for r in summary}
     budgets = sorted({r["budget"] for r in summary})
-    for dataset in dict.fromkeys(r["dataset"] for r in summary):
+    for dataset in _places(summary):
         kind = kinds[dataset]
         for fraction in BAR_BUDGETS:
             ceiling = keyed.get(("blind", dataset, "full-history", fraction), {})
@@ -725,3 +776,22 @@ def to_json(rows: Sequence[Row], summary: Sequence[dict], config: BenchConfig, s
         },
         indent=1,
     )
+
+
+CSV_FIELDS = (
+    "mode", "kind", "dataset", "half", "method", "budget", "conversations", "items",
+    *METRICS, *RECORD_METRICS, *MODE_METRICS,
+    "tokens_in_mean", "tokens_out_mean", "budget_used_mean", "note_share_mean", "record_entries_mean",
+    "budget_violations", "failures", "orphan_tool_messages", "median_seconds",
+)
+
+
+def to_csv(summary: Sequence[dict]) -> str:
+    """The summary as CSV, one line per record (:data:`CSV_FIELDS`); ``half`` is
+    empty for the whole file, a score is empty where none applies."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for record in summary:
+        writer.writerow({k: ("" if record.get(k) is None else record.get(k)) for k in CSV_FIELDS})
+    return buffer.getvalue()

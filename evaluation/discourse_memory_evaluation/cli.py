@@ -1,9 +1,10 @@
-"""``discourse-memory-eval bench`` and ``discourse-memory-eval replay``.
+"""``discourse-memory-eval bench``, ``replay`` and ``compare``.
 
-Wire into a parent CLI with :func:`add_bench_parser` / :func:`add_replay_parser`
-(each sets ``func`` on its sub-parser: call ``args.func(args)``), or call
-:func:`main_bench` / :func:`main_replay` with an argv list. Both return an exit
-code: 0 on success, 2 on bad input.
+Wire into a parent CLI with :func:`add_bench_parser` / :func:`add_replay_parser` /
+:func:`add_compare_parser` (each sets ``func`` on its sub-parser: call
+``args.func(args)``), or call :func:`main_bench` / :func:`main_replay` /
+:func:`main_compare` with an argv list. Each returns an exit code: 0 on success, 2 on
+bad input; ``compare`` returns 1 when it flags a change.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import argparse
 import sys
 from pathlib import Path
 
-__all__ = ["add_bench_parser", "add_replay_parser", "main", "main_bench", "main_replay"]
+__all__ = [
+    "add_bench_parser", "add_compare_parser", "add_replay_parser", "main", "main_bench", "main_compare", "main_replay",
+]
 
 
 def _fractions(text: str) -> tuple[float, ...]:
@@ -106,7 +109,14 @@ def _bench_arguments(parser: argparse.ArgumentParser) -> None:
         "--asks", type=_count_or_all, default=4,
         help="ask mode: questions per run, spread evenly over the values it can ask for, or 'all' (default 4)",
     )
-    parser.add_argument("--out", type=Path, default=Path("bench-results"), help="directory for bench.md, bench.json, bench.png")
+    parser.add_argument(
+        "--halves", action="store_true",
+        help="also give every table, measure and bar on each half of each file: the even (0, 2, 4, ...) and the "
+        "odd (1, 3, 5, ...) conversations in file order, after --min-tokens/--max-tokens/--limit",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("bench-results"), help="directory for bench.md, bench.json, bench.csv, bench.png"
+    )
     parser.add_argument("--no-plot", action="store_true", help="do not write the PNG")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(func=_run_bench)
@@ -121,6 +131,7 @@ def _run_bench(args: argparse.Namespace) -> int:
         min_tokens=args.min_tokens, max_tokens=args.max_tokens,
         llamaindex_max_tokens=args.llamaindex_max_tokens, jobs=args.jobs, examples=args.examples,
         modes=args.modes, questions=args.questions, steps=args.steps, asks=args.asks, mode_methods=args.mode_methods,
+        halves=args.halves,
     )
     log = lambda message: print(message, file=sys.stderr)  # noqa: E731
     try:
@@ -131,7 +142,7 @@ def _run_bench(args: argparse.Namespace) -> int:
     if not rows:
         print("discourse-memory-eval bench: no conversation selected (check --limit/--min-tokens/--max-tokens)", file=sys.stderr)
         return 2
-    summary = bench.summarize(rows)
+    summary = bench.summarize(rows, halves=config.halves)
     table = bench.markdown(summary)
     bars = bench.check_bars(summary)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -140,12 +151,15 @@ def _run_bench(args: argparse.Namespace) -> int:
         report += "\nSkipped:\n\n" + "\n".join(f"- {s}" for s in skipped) + "\n"
     (args.out / "bench.md").write_text(report, encoding="utf-8")
     (args.out / "bench.json").write_text(bench.to_json(rows, summary, config, skipped), encoding="utf-8")
+    (args.out / "bench.csv").write_text(bench.to_csv(summary), encoding="utf-8")
     print(report)
     if not args.no_plot:
         from .plot import plot_summary
 
-        print(f"plot: {plot_summary(summary, args.out / 'bench.png')}")
-    print(f"tables: {args.out / 'bench.md'}; per-conversation rows: {args.out / 'bench.json'}")
+        whole = [r for r in summary if r.get("half") is None]  # the plot is of whole files
+        print(f"plot: {plot_summary(whole, args.out / 'bench.png')}")
+    print(f"tables: {args.out / 'bench.md'}; per-conversation rows: {args.out / 'bench.json'}; "
+          f"summary: {args.out / 'bench.csv'}")
     return 0
 
 
@@ -235,6 +249,55 @@ def add_replay_parser(subparsers) -> argparse.ArgumentParser:
     return parser
 
 
+# -- compare ---------------------------------------------------------------------------
+
+
+def _compare_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("old", type=Path, help="a bench --out directory (or its bench.json): the run before the change")
+    parser.add_argument("new", type=Path, help="the same for the run after the change")
+    parser.add_argument(
+        "--methods", type=_names, default=("discourse-memory", "discourse-memory-nosys"),
+        help="comma-separated methods to compare, or 'all' (default: discourse-memory,discourse-memory-nosys)",
+    )
+    parser.add_argument("--all", dest="unchanged", action="store_true", help="list unchanged measures too")
+    parser.set_defaults(func=_run_compare)
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from . import compare
+
+    try:
+        old, new = compare.load_summary(args.old), compare.load_summary(args.new)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"discourse-memory-eval compare: error: {exc}", file=sys.stderr)
+        return 2
+    methods = None if args.methods == ("all",) else args.methods
+    changes = compare.compare(old, new, methods)
+    if not changes:
+        print("discourse-memory-eval compare: the two runs share no (mode, dataset, method, budget) "
+              "with a measure; check --methods and the runs' data", file=sys.stderr)
+        return 2
+    methods_of = (lambda r: True) if methods is None else (lambda r: r["method"] in methods)  # noqa: E731
+    differ = compare.mismatches([r for r in old if methods_of(r)], [r for r in new if methods_of(r)])
+    if differ:
+        shown = differ[:10] + ([f"... and {len(differ) - 10} more"] if len(differ) > 10 else [])
+        print("The runs scored different things (data, filters or samples), not only a different policy:\n"
+              + "\n".join(f"- {d}" for d in shown) + "\n")
+    print(compare.markdown(changes, unchanged=args.unchanged))
+    return 1 if compare.verdict(changes) == "FLAGGED" else 0
+
+
+def add_compare_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "compare", help="compare two saved bench runs, measure by measure, on each half",
+        description="Print each measure's change from OLD to NEW on the whole files and on each half; flag a "
+        "change better on one half and worse on the other, or worse by more than a point on either. "
+        "Exit 1 when something is flagged.",
+    )
+    _compare_arguments(parser)
+    return parser
+
+
 # -- entry points ---------------------------------------------------------------------------
 
 
@@ -252,11 +315,19 @@ def main_replay(argv: list[str] | None = None) -> int:
     return args.func(args)
 
 
+def main_compare(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="discourse-memory-eval compare", description="Compare two saved bench runs.")
+    _compare_arguments(parser)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``discourse-memory-eval {bench,replay} ...`` (also ``python -m discourse_memory_evaluation``)."""
+    """``discourse-memory-eval {bench,replay,compare} ...`` (also ``python -m discourse_memory_evaluation``)."""
     parser = argparse.ArgumentParser(prog="discourse-memory-eval")
     subparsers = parser.add_subparsers(dest="command", required=True)
     add_bench_parser(subparsers)
     add_replay_parser(subparsers)
+    add_compare_parser(subparsers)
     args = parser.parse_args(argv)
     return args.func(args)

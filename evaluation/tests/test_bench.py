@@ -204,3 +204,70 @@ def test_check_bars_low_budget_dialogue_openings_and_evidence():
     assert "PASS d @ 0.1: sentence openings kept 10.0 vs best baseline head-tail 9.0 (bar: not below)" in lines
     assert "FAIL d @ 0.1: evidence turns kept 8.0 vs best baseline head-tail 10.0 (bar: not below)" in lines
     assert not any(line.startswith(("PASS swe @ 0.1", "FAIL swe @ 0.1")) and "openings" in line for line in lines)
+
+
+# -- halves ---------------------------------------------------------------------------
+
+
+def test_half_of_alternates_from_even():
+    from discourse_memory_evaluation.bench import half_of
+
+    assert [half_of(i) for i in range(5)] == ["even", "odd", "even", "odd", "even"]
+    with pytest.raises(ValueError, match="0 or more"):
+        half_of(-1)
+
+
+def halved(method, fraction, literal, conv, half, **kw):
+    r = row(method, fraction, literal, conv=conv, **kw)
+    r.half = half
+    return r
+
+
+def test_summarize_by_half_keeps_the_whole_and_adds_each_half():
+    rows = [
+        halved("discourse-memory", 0.25, 0.9, "c0", "even", gold=1.0),
+        halved("discourse-memory", 0.25, 0.5, "c1", "odd", gold=0.5),
+        halved("discourse-memory", 0.25, 0.7, "c2", "even", gold=0.8),
+        halved("trim-last", 0.25, 0.4, "c0", "even"),
+        halved("trim-last", 0.25, 0.6, "c1", "odd"),
+        halved("trim-last", 0.25, 0.2, "c2", "even"),
+    ]
+    summary = summarize(rows, halves=True)
+    got = {(r["method"], r["half"]): (r["conversations"], r["literal_recall"]) for r in summary}
+    assert got[("discourse-memory", None)] == (3, pytest.approx(0.7))
+    assert got[("discourse-memory", "even")] == (2, pytest.approx(0.8))
+    assert got[("discourse-memory", "odd")] == (1, pytest.approx(0.5))
+    assert got[("trim-last", "odd")] == (1, pytest.approx(0.6))
+    assert [r["half"] for r in summary][:2] == [None, None]  # the whole records come first
+    assert all(r["half"] is None for r in summarize(rows))  # without halves: the whole files only
+
+    table = markdown(summary)
+    # each half gets the tables the whole file gets, after it
+    assert table.index("### d (3 conversations)") < table.index("### d [even half] (2 conversations)") < table.index(
+        "### d [odd half] (1 conversations)")
+    assert "| 0.25 | discourse-memory | 2 | 80.0 |" in table.split("[even half]")[1]
+
+    lines = check_bars(summary)
+    # the whole file passes, its odd half does not: what the halves are there to show
+    assert "PASS d @ 0.25: literal recall 70.0 vs best baseline trim-last 40.0 (bar: +20 points)" in lines
+    assert "PASS d [even half] @ 0.25: literal recall 80.0 vs best baseline trim-last 30.0 (bar: +20 points)" in lines
+    assert "FAIL d [odd half] @ 0.25: literal recall 50.0 vs best baseline trim-last 60.0 (bar: +20 points)" in lines
+
+
+def test_summarize_by_half_refuses_rows_without_one():
+    rows = [halved("discourse-memory", 0.25, 0.9, "c0", "even"), row("discourse-memory", 0.25, 0.5, conv="c1")]
+    with pytest.raises(ValueError, match="1 row"):
+        summarize(rows, halves=True)
+
+
+def test_csv_carries_the_half():
+    import csv
+    import io
+
+    from discourse_memory_evaluation.bench import to_csv
+
+    rows = [halved("discourse-memory", 0.5, 0.9, "c0", "even"), halved("discourse-memory", 0.5, 0.5, "c1", "odd")]
+    lines = list(csv.DictReader(io.StringIO(to_csv(summarize(rows, halves=True)))))
+    assert [(r["half"], r["conversations"], float(r["literal_recall"])) for r in lines] == [
+        ("", "2", pytest.approx(0.7)), ("even", "1", 0.9), ("odd", "1", 0.5)]
+    assert lines[0]["evidence_retention"] == ""  # no score: an empty cell, not "None"

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from discourse_memory_evaluation.cli import main, main_bench, main_replay
+from discourse_memory_evaluation.cli import main, main_bench, main_compare, main_replay
 
 
 def run_line(i):
@@ -95,6 +95,52 @@ def test_bench_qa_mode_on_locomo(tmp_path, capsys):
     # the newest half of the history keeps the last topic, not the first
     assert got == {("trim-last", 0): 0.0, ("trim-last", 1): 1.0, ("full-history", 0): 1.0, ("full-history", 1): 1.0}
     assert "(2 questions of 1 conversations)" in capsys.readouterr().out
+
+
+def test_bench_halves_and_compare(runs_file, tmp_path, capsys):
+    out = tmp_path / "results"
+    assert main_bench([str(runs_file), "--budgets", "0.5", "--methods", "discourse-memory,trim-last",
+                       "--modes", "blind,next-step", "--halves", "--out", str(out), "--quiet", "--no-plot"]) == 0
+    printed = capsys.readouterr().out
+    # runs 0 and 2 are the even half, run 1 the odd one, in every mode
+    assert "### tiny_runs [even half] (2 conversations)" in printed
+    assert "### tiny_runs [odd half] (1 conversations)" in printed
+    assert "### tiny_runs [odd half]: next-step support" in printed and "(1 steps of 1 runs)" in printed
+    assert any(line.startswith("- PASS tiny_runs [odd half] @ 0.5: discourse-memory budget violations")
+               for line in printed.splitlines())
+    data = json.loads((out / "bench.json").read_text())
+    assert data["config"]["halves"] is True
+    assert {(r["conversation"], r["half"]) for r in data["rows"]} == {
+        ("run-0", "even"), ("run-1", "odd"), ("run-2", "even")}
+    assert {r["half"] for r in data["summary"]} == {None, "even", "odd"}
+    assert "tiny_runs [even half]" in (out / "bench.md").read_text()
+    csv_lines = (out / "bench.csv").read_text().splitlines()
+    assert csv_lines[0].startswith("mode,kind,dataset,half,method,budget,")
+    assert len(csv_lines) == 1 + 2 * 2 * 3  # 2 modes x 2 methods x (whole, even, odd)
+
+    # the same run twice: nothing to flag
+    assert main_compare([str(out), str(out / "bench.json")]) == 0
+    assert "NO CHANGE" in capsys.readouterr().out
+    # a change that helps the even half and costs the odd one 2 points
+    changed = tmp_path / "changed"
+    changed.mkdir()
+    for record in data["summary"]:
+        if record["method"] == "discourse-memory" and record["mode"] == "blind":
+            record["literal_recall"] += {None: 0.0, "even": 0.01, "odd": -0.02}[record["half"]]
+    (changed / "bench.json").write_text(json.dumps(data))
+    assert main(["compare", str(out), str(changed)]) == 1
+    printed = capsys.readouterr().out
+    assert "- MIXED AND DROP blind tiny_runs discourse-memory @ 0.5: literal recall" in printed
+    assert printed.rstrip().endswith("FLAGGED: a measure is better on one half and worse on the other, "
+                                     "or worse by more than a point.")
+    assert "scored different things" not in printed
+    data["summary"][0]["conversations"] += 1  # as if run on other data: said before the table
+    (changed / "bench.json").write_text(json.dumps(data))
+    main_compare([str(out), str(changed)])
+    assert "The runs scored different things" in capsys.readouterr().out
+    assert main_compare([str(out), str(tmp_path / "nowhere")]) == 2
+    assert "no bench.json" in capsys.readouterr().err
+    assert main_compare([str(out), str(changed), "--methods", "nope"]) == 2
 
 
 def test_bench_rejects_bad_arguments(runs_file, tmp_path, capsys):
