@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -46,7 +47,7 @@ OUTPUT_KINDS = ("json", "text")
 DEFAULT_PAGE = "view.html"
 
 # The library's advice names its keyword arguments; on the command line it names the flags.
-_TO_FLAGS: tuple[tuple[str, str], ...] = (
+_TO_FLAGS: tuple[tuple[str, "str | Callable[[re.Match[str]], str]"], ...] = (
     (r"\bbudget=(\d+) tokens", r"--budget \1"),
     (r"\bRaise the budget\b", "Raise --budget"),
     (r"\brelax=True\b", "--relax"),
@@ -242,7 +243,7 @@ def _compact(args: argparse.Namespace, progress: Progress) -> tuple[Any, Any]:
 
     data, fmt = read_input(args.file, args.format, progress)
     options = _options(args)
-    _analyse(data, fmt, options, progress, _name(args.file))
+    _analyse(data, fmt, args.budget, options, progress, _name(args.file))
     progress.stage(f"compacting {_name(args.file)}")
     return data, compact(data, args.budget, format=fmt, **options)
 
@@ -251,7 +252,7 @@ ANALYSIS_STEPS = 50
 """The analysis of a long input is done in this many steps, for the progress line."""
 
 
-def _analyse(data: Any, fmt: str, options: dict[str, Any], progress: Progress, name: str) -> None:
+def _analyse(data: Any, fmt: str, budget: int, options: dict[str, Any], progress: Progress, name: str) -> None:
     """Analyse ``data``'s messages before ``compact()`` does, a slice more at a time, so the
     progress line can show how far the analysis (most of a long input's time) has come.
 
@@ -267,13 +268,33 @@ def _analyse(data: Any, fmt: str, options: dict[str, Any], progress: Progress, n
         return  # (a short input, or nobody to show the line to: one call does it all)
     compactor = _compactor(Options(token_counter=options["token_counter"], pipeline=options["pipeline"],
                                    clip_tokens=options["clip_tokens"]))
-    progress.stage(f"analysing {n:,} messages of {name}")
     internal = to_internal(data, fmt, compactor.counter)
     step = -(-len(internal) // ANALYSIS_STEPS)
+    if _fits(internal, budget, step, compactor.counter, progress):
+        return  # (compact() returns an input that fits without analysing it)
+    progress.stage(f"analysing {n:,} messages of {name}")
     for k in range(step, len(internal) + step, step):
         with gc_paused(), compactor._lock:
             compactor._columns(internal[:k])
         progress.advance(min(k, len(internal)), len(internal))
+
+
+def _fits(messages: list[Any], budget: int, step: int, counter: Any, progress: Progress) -> bool:
+    """Whether ``messages``' text fits ``budget``, counted a slice at a time up to the first
+    slice over it (an input over the budget is found so at once)."""
+    from .compaction import count_messages
+
+    progress.stage(f"counting {len(messages):,} messages")
+    total = 0
+    for k in range(0, len(messages), step):
+        try:
+            total += count_messages(messages[k:k + step], counter)
+        except DiscourseMemoryError:  # (compact() names the message, by its index in the input)
+            return False
+        if total > budget:
+            return False
+        progress.advance(k + step, len(messages))
+    return True
 
 
 def _check_out(path: str | None, force: bool) -> None:
@@ -461,7 +482,10 @@ def _out_args(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="discourse-memory", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="discourse-memory",
+        description="Compact a conversation to a token budget, inspect what it kept, recall what it left out.",
+        epilog="discourse-memory COMMAND --help lists a command's flags; docs/cli.md has them all.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -504,6 +528,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with Progress() as progress:
             return int(command(args, progress) or 0)
+    except KeyboardInterrupt:
+        print(f"discourse-memory {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (`... | head`): nothing more to say
+        sys.stdout = open(os.devnull, "w")  # (so the interpreter's final flush does not fail again)
+        return 0
     except (DiscourseMemoryError, ValueError, TypeError, LookupError, OSError) as exc:
         message = for_the_command_line(str(exc))
         source = getattr(args, "file", None)

@@ -288,3 +288,40 @@ def test_progress_shows_a_bar_for_the_analysis():
     line = p.line(now=2.0)
     assert "analysing 217 messages of x.json [" + "#" * 12 + "." * 12 + "]  50% 2s" in line
     assert not _progress.Progress(io.StringIO()).enabled
+
+
+def test_a_closed_pipe_and_an_interrupt_end_quietly(conv, capsys, monkeypatch):
+    msgs, path = conv
+
+    class ClosedPipe(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["compact", str(path), "--budget", "900"]) == 0  # `... | head`: no error, no traceback
+    assert capsys.readouterr().err == ""
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_compact", interrupted)
+    assert main(["compact", str(path), "--budget", "900"]) == 130
+    assert capsys.readouterr().err == "discourse-memory compact: interrupted\n"
+
+
+def test_an_input_that_fits_is_not_analysed_for_the_bar(tmp_path, capsys, monkeypatch):
+    msgs = sample_conversation(12)
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(msgs))
+    monkeypatch.setattr(_progress, "DELAY", 0.0)
+    monkeypatch.setattr(cli, "ANALYSIS_STEPS", 10)
+    stages = []
+    real_stage = _progress.Progress.stage
+    monkeypatch.setattr(_progress.Progress, "stage", lambda self, text: stages.append(text) or real_stage(self, text))
+    tty = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", tty)
+    assert main(["compact", str(path), "--budget", "1000000"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    analysed = [s for s in stages if s.startswith("analysing")]
+    assert "counting 217 messages" in stages and stages[-1].startswith("compacting")
+    assert out["messages"] == msgs and not analysed
