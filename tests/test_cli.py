@@ -325,3 +325,15 @@ def test_an_input_that_fits_is_not_analysed_for_the_bar(tmp_path, capsys, monkey
     analysed = [s for s in stages if s.startswith("analysing")]
     assert "counting 217 messages" in stages and stages[-1].startswith("compacting")
     assert out["messages"] == msgs and not analysed
+
+
+def test_docs_cli_md_names_every_flag():
+    import re
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text(encoding="utf-8")
+    parser = cli._parser()
+    commands = next(a for a in parser._actions if isinstance(a, cli.argparse._SubParsersAction)).choices
+    missing = {(name, flag) for name, sub in commands.items() for action in sub._actions
+               if action.help != cli.argparse.SUPPRESS for flag in action.option_strings
+               if flag not in ("-h", "--help") and not re.search(rf"(?<![\w-]){flag}(?![\w-])", doc)}
+    assert not missing, sorted(missing)
