@@ -37,7 +37,7 @@ from typing import Any, Callable, Sequence
 
 from . import __version__
 from ._progress import Progress
-from .errors import DiscourseMemoryError
+from .errors import DiscourseMemoryError, InvalidOptionError
 from .options import NEWEST_TURN, NOTE_ROLES, Options
 
 __all__ = ["INPUT_FORMATS", "main", "read_input", "read_messages"]
@@ -55,7 +55,7 @@ _TO_FLAGS: tuple[tuple[str, "str | Callable[[re.Match[str]], str]"], ...] = (
     (r"\brecall=True\b", "--recall"),
     (r"\bkeep_last_turn=False\b", "--no-keep-last-turn"),
     (r"\bkeep_system=False\b", "--no-keep-system"),
-    (r"\btoken_counter=<callable\(str\) -> int>", "--token-counter NAME with an encoding that is"),
+    (r"\bpass token_counter=<callable\(str\) -> int>", "name another with --token-counter"),
     (r"\b(clip_tokens|note_role|message_overhead|token_counter|pipeline|focus)\b(?= must)",
      lambda m: "--" + m.group(1).replace("_", "-")),
 )
@@ -537,7 +537,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (DiscourseMemoryError, ValueError, TypeError, LookupError, OSError) as exc:
         message = for_the_command_line(str(exc))
         source = getattr(args, "file", None)
-        if source is not None and not isinstance(exc, CommandError) and not message.startswith(_name(source)):
+        about_the_input = not isinstance(exc, (CommandError, InvalidOptionError, LookupError))  # (not a flag's)
+        if source is not None and about_the_input and not message.startswith(_name(source)):
             message = f"{_name(source)}: {message}"
         print(f"discourse-memory {args.command}: error: {message}", file=sys.stderr)
         return 2

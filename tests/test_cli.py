@@ -184,6 +184,14 @@ def test_errors_name_the_file(tmp_path, capsys, content, says):
     assert f"{tmp_path / 'missing.json'}: cannot read it" in capsys.readouterr().err
 
 
+def test_a_flags_error_names_the_flag_not_the_file(conv, capsys):
+    msgs, path = conv
+    assert main(["compact", str(path), "--budget", "100", "--token-counter", "o300k_base"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("discourse-memory compact: error: unknown tiktoken encoding 'o300k_base'")
+    assert "--token-counter" in err and "token_counter=" not in err
+
+
 def test_inspect_never_overwrites_without_force(conv, tmp_path, capsys, monkeypatch):
     msgs, path = conv
     monkeypatch.chdir(tmp_path)
