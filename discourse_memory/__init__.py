@@ -2,8 +2,8 @@
 exactly what was left out.
 
     >>> from discourse_memory import compact
-    >>> view = compact(messages, budget=4000)
-    >>> view.messages, view.note, view.report
+    >>> result = compact(messages, budget=4000)   # a Compaction (docs/api.md)
+    >>> result.messages, result.note, result.report
 """
 
 from .compaction import Compaction, Compactor, compact, count_messages

@@ -39,15 +39,26 @@ __all__ = ["Compaction", "Compactor", "compact", "count_messages"]
 
 @dataclass(frozen=True)
 class Compaction:
-    """The result of a compaction: what the model sees, and what was left out."""
+    """The result of a compaction, "a Compaction": what the model sees, and what was left out.
+
+    :func:`compact`, :meth:`Compactor.compact` and :meth:`DiscourseMemory.view` return one
+    (a :class:`~discourse_memory.formats.FormatCompaction`, a subclass, for input in another
+    format); the LangChain adapter hands it out as ``CompactedView.compaction`` and as its
+    objects' ``last_compaction``, the LlamaIndex adapter as ``last_compaction``. Its fields
+    are listed in ``docs/api.md``."""
 
     messages: list[dict[str, Any]]
-    """The compacted messages, in the input's format."""
+    """The compacted messages to send, in the input's format: the messages kept (whole or
+    with text clipped or left out) in their order, and the record note after the leading
+    system messages. A message that fits is a shallow copy of the input's."""
     sources: tuple[int | None, ...]
     """For each output message, the index of its input message (None: the record note)."""
     tokens_before: int
+    """Tokens of the input messages, counted as ``budget`` counts (see :func:`count_messages`)."""
     tokens_after: int
+    """Tokens of ``messages``, counted the same way: at most ``budget``."""
     budget: int
+    """The budget the compaction was asked for."""
     note: str | None
     """The record note exactly as the model receives it (None if nothing was compacted)."""
     _build_report: Callable[[], Report] = field(repr=False, compare=False)
@@ -78,6 +89,9 @@ class Compaction:
         return self._build_report()
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data: ``messages``, ``sources`` (a list), ``report``
+        (:meth:`Report.to_dict`: every unit's decision, the record, the note and the counts),
+        ``tokens_before``, ``tokens_after`` and ``budget``. Building it builds the report."""
         return {
             "messages": self.messages,
             "sources": list(self.sources),

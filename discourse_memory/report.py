@@ -13,15 +13,24 @@ class UnitReport:
     """One unit's fate."""
 
     id: str
+    """The unit's id: its text's key and occurrence (``57c1f946b823164b#0``); a
+    deduplicated unit's ``duplicate_of`` names another's."""
     kind: str
+    """heading, list_item, field (``key: value``), table_row, code, sentence, line or tool_call."""
     message: int
+    """Index of the input message the unit is in."""
     field: str
+    """Where in the message: ``content``, ``content.2`` (the third part) or ``tool_calls.0``."""
     start: int
+    """Start of the unit in that field's text (0-based character offset)."""
     end: int
+    """End of the unit (exclusive): the unit is ``text[start:end]``."""
     decision: str
     """kept, clipped, deduplicated or omitted."""
     tokens_before: int
+    """The unit's tokens in the input."""
     tokens_after: int
+    """Its tokens in the view (0 unless kept or clipped)."""
     literals_kept: tuple[str, ...]
     """Literals of this unit that the output shows as text (here or in another unit)."""
     literals_recorded: tuple[str, ...]
@@ -31,6 +40,7 @@ class UnitReport:
     duplicate_of: str | None = None
     """For a deduplicated unit, the id of the newer copy that won."""
     protected: bool = False
+    """The unit's message was kept verbatim by ``keep_system`` / ``keep_last_turn``."""
     head_end: int | None = None
     """For a clipped unit, where the clip cuts: a character index into the unit's
     text (the field's ``[start, end)`` slice), so the part shown is
@@ -59,7 +69,10 @@ class RecordEntry:
 
 @dataclass(frozen=True, slots=True)
 class Report:
+    """What a compaction did, unit by unit, and what its note records."""
+
     units: tuple[UnitReport, ...]
+    """Every unit of the input, in order."""
     record: tuple[str, ...]
     """Literals listed in the note, in the note's order."""
     dropped: tuple[str, ...]
@@ -77,12 +90,14 @@ class Report:
 
     @property
     def counts(self) -> dict[str, int]:
+        """Units per decision: ``{"kept": n, "clipped": n, "deduplicated": n, "omitted": n}``."""
         out = {"kept": 0, "clipped": 0, "deduplicated": 0, "omitted": 0}
         for u in self.units:
             out[u.decision] += 1
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        """Every field as plain data (units and entries as dicts), plus ``counts``."""
         d = asdict(self)
         d["counts"] = self.counts
         return d

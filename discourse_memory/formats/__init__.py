@@ -62,12 +62,14 @@ class FormatCompaction(Compaction):
     ``to_html()`` shows the internal view."""
 
     format: str = "openai"
+    """The input's format (``"responses"``, ``"anthropic"``, ...): ``messages`` are in it."""
     body: dict[str, Any] | None = None
     """The compacted request body (``system`` / ``instructions`` and ``messages`` /
     ``input`` replaced), when a body was given."""
     internal: Compaction | None = None
     """The core's compaction of the internal (OpenAI chat) messages."""
     internal_of: tuple[tuple[int, ...], ...] = ()
+    """For each of the caller's messages, the indices of the internal messages made from it."""
     edge_drops: tuple[str, ...] = ()
     """What the way back left out beyond the core's view to keep a provider's rules
     (for example a reasoning item whose following item was left out)."""
@@ -81,6 +83,7 @@ class FormatCompaction(Compaction):
         return self.internal.to_html(to_internal(original, self.format))
 
     def to_dict(self) -> dict[str, Any]:
+        """:meth:`Compaction.to_dict`, with ``format`` and (for a request body) ``body``."""
         out = super().to_dict()
         out["format"] = self.format
         if self.body is not None:

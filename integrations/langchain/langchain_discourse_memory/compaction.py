@@ -37,7 +37,8 @@ MessageTypes = Any  # str | type[BaseMessage] | Sequence[str | type[BaseMessage]
 
 @dataclass(frozen=True)
 class CompactedView:
-    """`messages` to send, the core's `compaction` (`report`, `note`, `to_html()`), their `tokens`."""
+    """`messages` to send, the core's `compaction` (a `Compaction`: `report`, `note`, `to_html()`), and
+    their `tokens` by the user's counter."""
 
     messages: list[BaseMessage]
     compaction: Compaction
@@ -63,6 +64,10 @@ class _Session:
         if own:  # a long-lived conversation: its first view need not wait for spaCy
             warm_up(self.options.pipeline)
         self.shown: tuple[list[BaseMessage], Compaction] | None = None
+
+    @property
+    def last_compaction(self) -> Compaction | None:
+        return None if self.shown is None else self.shown[1]
 
     def new(self) -> _Session:
         """A session for another conversation, with the same counter and options."""

@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage
 
-from discourse_memory import NEWEST_TURN, Recalled
+from discourse_memory import NEWEST_TURN, Compaction, Recalled
 from langchain_discourse_memory._counting import LangChainTokenCounter
 from langchain_discourse_memory.compaction import CompactedView, NoteRole, _check_max_tokens, _Session
 
@@ -56,6 +56,11 @@ class DiscourseChatMessageHistory(BaseChatMessageHistory):
     def recalled(self, reference: str, max_tokens: int = 1000) -> Recalled:
         """What the last view left out, verbatim (`reference`: `#12`, `#12-#15`, `<tag>#12`, or words)."""
         return self._session.recall(self.store.messages, reference, max_tokens)
+
+    @property
+    def last_compaction(self) -> Compaction | None:
+        """The core's `Compaction` behind the last view read (`messages`, `view()`; None before the first)."""
+        return self._session.last_compaction
 
     def count_tokens(self, messages: Sequence[BaseMessage]) -> int:
         """Tokens of `messages` as `max_tokens` counts them (this history's `token_counter`)."""

@@ -11,7 +11,7 @@ from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage, get_buffer_string
 from pydantic import Field, PrivateAttr, model_validator
 
-from discourse_memory import Recalled
+from discourse_memory import Compaction, Recalled
 from langchain_discourse_memory.compaction import NoteRole, _check_max_tokens, _Session
 from langchain_discourse_memory.history import ListChatMessageHistory
 
@@ -51,6 +51,11 @@ class ConversationDiscourseMemory(BaseChatMemory):
     def recalled(self, reference: str, max_tokens: int = 1000) -> Recalled:
         """What the last view left out, verbatim (`reference`: `#12`, `#12-#15`, `<tag>#12`, or words)."""
         return self._session.recall(self.chat_memory.messages, reference, max_tokens)
+
+    @property
+    def last_compaction(self) -> Compaction | None:
+        """The core's `Compaction` behind the last compacted buffer read (None before the first)."""
+        return self._session.last_compaction
 
     @property
     def memory_variables(self) -> list[str]:

@@ -15,7 +15,7 @@ from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.config import get_config
 
-from discourse_memory import Recalled, warm_up
+from discourse_memory import Compaction, Recalled, warm_up
 from langchain_discourse_memory._counting import LangChainTokenCounter
 from langchain_discourse_memory.compaction import CompactedView, NoteRole, _Session
 from langchain_discourse_memory.recall import RecallArgs, RecallTool
@@ -138,6 +138,12 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
                     self._threads.popitem(last=False)
             self._threads.move_to_end(thread)
             return session
+
+    @property
+    def last_compaction(self) -> Compaction | None:
+        """The core's `Compaction` behind the last compacted request (`last_view.compaction`; None before)."""
+        view = self.last_view
+        return None if view is None else view.compaction
 
     def recalled(self, reference: str, max_tokens: int = 1000, *, runtime: ToolRuntime | None = None) -> Recalled:
         """The `recall` tool's answer in the calling thread (`runtime`: the tool's): against the view it

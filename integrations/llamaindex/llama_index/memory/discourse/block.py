@@ -12,7 +12,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory.memory import BaseMemoryBlock
 
-from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compactor, Options, Recalled
+from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compaction, Compactor, Options, Recalled
 
 from ._convert import copy_message, message_text, to_core_messages
 from .buffer import _Cache
@@ -64,6 +64,12 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
 
     def _compactor(self) -> Compactor:
         return self._cache.compactor_for(self.tokenizer_fn)
+
+    @property
+    def last_compaction(self) -> Compaction | None:
+        """The core's ``Compaction`` behind the last rendering (None before the first): its
+        ``report``, ``note`` and ``to_html()``."""
+        return self._cache.last
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` with this block's tokenizer."""

@@ -164,7 +164,9 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
         return memory._check_options()
 
     @property
-    def last_compaction(self) -> Compaction | None:  # the core's result behind the latest view
+    def last_compaction(self) -> Compaction | None:
+        """The core's ``Compaction`` behind the latest view (None before the first): its
+        ``report``, ``note`` and ``to_html()``."""
         return self._cache.last
 
     def _compactor(self) -> Compactor:
