@@ -149,3 +149,13 @@ def test_each_shape_gives_a_view_that_fits(shape: str) -> None:
     view = compact(msgs, 1500)
     assert view.tokens_after <= 1500
     assert view.messages[-1]["content"] == "What was value 7?"
+
+
+def test_compact_refuses_tool_arguments_nested_past_the_recursion_limit() -> None:
+    value: Any = "x"
+    for _ in range(5000):
+        value = {"k": value}
+    call = {"id": "a", "type": "function", "function": {"name": "f", "arguments": value}}
+    with pytest.raises(InvalidMessageError, match=r"tool_calls\[0\] arguments"):
+        compact([{"role": "user", "content": "go"}, {"role": "assistant", "content": None, "tool_calls": [call]},
+                 {"role": "user", "content": "ok"}], 200)
