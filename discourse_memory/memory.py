@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from itertools import islice
@@ -12,10 +13,11 @@ from typing import Any, Iterable, Mapping
 from .compaction import Compaction, Compactor, json_copy
 from .horizon import Horizon
 from .recall import Recalled, check_max_tokens, parse_reference, recall_messages, search_messages
-from .errors import InvalidOptionError, StateError
+from .errors import InvalidMessageError, InvalidOptionError, StateError
 from .messages import validate_messages
 from .nlp import warm_up
-from .options import NEWEST_TURN, NOTE_ROLES, FocusLike, Options
+from .options import NEWEST_TURN, NOTE_ROLES, FocusLike, Options, pipeline_name_problem
+from .payload import MAX_VALUES, payload_problem
 from .tokens import TokenCounterLike
 
 __all__ = ["DiscourseMemory", "SCHEMA"]
@@ -83,6 +85,12 @@ class DiscourseMemory:
 
     def extend(self, messages: Iterable[Mapping[str, Any]]) -> None:
         """Add messages in order; all are validated before any is stored."""
+        messages = list(messages)
+        for i, m in enumerate(messages):
+            # (before the copy, which recurses: a message 5,000 levels deep must be refused by name)
+            problem = payload_problem(m) if isinstance(m, Mapping) else None
+            if problem is not None:
+                raise InvalidMessageError(f"message {len(self._messages) + i} {problem}")
         batch = [copy.deepcopy(dict(m)) if isinstance(m, Mapping) else m for m in messages]
         validate_messages(batch)
         from .formats import openai_chat  # the formats load when a memory is first filled, not on import
@@ -222,9 +230,10 @@ class DiscourseMemory:
         saved one was a callable (callables are not saved)."""
         if not isinstance(state, Mapping) or state.get("schema") != SCHEMA:
             raise StateError(f"not a discourse-memory state (expected schema {SCHEMA!r})")
+        _refuse_unknown(state, _STATE_FIELDS, "the state")
         version = state.get("version")
-        if not isinstance(version, int) or version < 1:
-            raise StateError(f"state version {version!r} is invalid")
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise StateError(f"invalid state: version {str(version)[:40]!r} is not a schema version (1)")
         if version > SCHEMA_VERSION:
             raise StateError(
                 f"state version {version} is newer than this discourse-memory understands "
@@ -234,15 +243,29 @@ class DiscourseMemory:
         messages = state.get("messages")
         if not isinstance(settings, Mapping) or not isinstance(messages, list):
             raise StateError("state must hold 'settings' (an object) and 'messages' (a list)")
-        saved = settings.get("token_counter")
-        if token_counter is None and settings.get("token_counter_is_callable"):
+        _refuse_unknown(settings, _SETTING_FIELDS, "settings")
+        is_callable = settings.get("token_counter_is_callable", False)
+        if not isinstance(is_callable, bool):
+            raise StateError(f"invalid state: settings.token_counter_is_callable must be true or false, "
+                             f"got {is_callable!r}")
+        if token_counter is None and is_callable:
             raise StateError("this state was saved with a callable token counter, which is not "
                              "saved: pass the same one as from_dict(state, token_counter=...)")
-        if saved is not None and not isinstance(saved, str):
-            raise StateError(f"invalid state: settings.token_counter must be an encoding name, got {saved!r}")
+        saved = settings.get("token_counter")
+        if saved is not None and not (isinstance(saved, str) and _ENCODING_NAME.fullmatch(saved)):
+            raise StateError(f"invalid state: settings.token_counter must be an encoding name, got {saved!r:.100}")
         kwargs = _checked_settings(settings)
+        for i, message in enumerate(messages):
+            # Walked before anything copies or validates them (both recurse).
+            problem = payload_problem(message, max_values=MAX_VALUES, json_only=True)
+            if problem is not None:
+                raise StateError(f"invalid state: messages[{i}] {problem}")
         try:
-            return cls(messages, token_counter=token_counter if token_counter is not None else saved, **kwargs)
+            options = Options(token_counter=token_counter if token_counter is not None else saved, **kwargs)
+        except InvalidOptionError as exc:
+            raise StateError(f"invalid state: settings: {exc}") from exc
+        try:
+            return cls(messages, options=options)
         except (TypeError, ValueError, LookupError) as exc:
             where = "token_counter" if isinstance(exc, LookupError) else "messages"
             raise StateError(f"invalid state ({where}): {exc}") from exc
@@ -274,6 +297,23 @@ class _Prefix(Sequence[Any]):
         return islice(self._items, self._n)
 
 
+_STATE_FIELDS = frozenset({"schema", "version", "settings", "messages"})
+_SETTING_FIELDS = frozenset({"token_counter", "token_counter_is_callable", "keep_system", "keep_last_turn", "strict",
+                             "note_role", "pipeline", "clip_tokens", "relax", "recall", "message_overhead"})
+_ENCODING_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")  # tiktoken's names: cl100k_base, o200k_base, gpt2
+_RULE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,39}")
+
+
+def _refuse_unknown(fields: Mapping[Any, Any], known: frozenset[str], where: str) -> None:
+    """A field this version does not write is a typo or a tampered state: loading it as if
+    absent would silently take the default (``keep_sytem: false`` would keep the system)."""
+    unknown = [key for key in fields if key not in known]
+    if unknown:
+        names = ", ".join(repr(k)[:60] for k in unknown[:5])
+        raise StateError(f"invalid state: {where} has unknown field(s) {names}; "
+                         f"this version knows {', '.join(sorted(known))}")
+
+
 def _checked_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     """The constructor's keyword arguments from saved settings, types checked strictly
     (``bool("false")`` is True: a loose check would load the opposite setting)."""
@@ -282,19 +322,29 @@ def _checked_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
                          ("recall", False)):
         value = settings.get(key, default)
         if not isinstance(value, bool):
-            raise StateError(f"invalid state: settings.{key} must be true or false, got {value!r}")
+            raise StateError(f"invalid state: settings.{key} must be true or false, got {value!r:.100}")
         out[key] = value
     role = settings.get("note_role", "system")
     if role not in NOTE_ROLES:
-        raise StateError(f"invalid state: settings.note_role must be 'system', 'user' or 'developer', got {role!r}")
+        raise StateError(f"invalid state: settings.note_role must be 'system', 'user' or 'developer', got {role!r:.100}")
     out["note_role"] = role
     clip = settings.get("clip_tokens", 12)
     if isinstance(clip, bool) or not isinstance(clip, int) or clip < 1:
-        raise StateError(f"invalid state: settings.clip_tokens must be a positive integer, got {clip!r}")
+        raise StateError(f"invalid state: settings.clip_tokens must be a positive integer, got {clip!r:.100}")
     out["clip_tokens"] = clip
+    overhead = settings.get("message_overhead", 0)
+    # An int, or the name of a chat format's rule ("auto", "openai"): Options says which names it knows.
+    if isinstance(overhead, bool) or not (isinstance(overhead, int) and overhead >= 0
+                                          or isinstance(overhead, str) and _RULE_NAME.fullmatch(overhead)):
+        raise StateError(f"invalid state: settings.message_overhead must be a number of tokens >= 0 or a "
+                         f"format's name, got {overhead!r:.100}")
+    out["message_overhead"] = overhead
     pipeline = settings.get("pipeline")
-    if pipeline is not None and not isinstance(pipeline, str):
-        raise StateError(f"invalid state: settings.pipeline must be a name or null, got {pipeline!r}")
+    problem = pipeline_name_problem(pipeline)
+    if problem is not None:
+        raise StateError(f"invalid state: settings.pipeline {problem}")
+    if pipeline is not None and pipeline.startswith("blank:") and not _spacy_has_language(pipeline[6:]):
+        raise StateError(f"invalid state: settings.pipeline {pipeline!r}: spaCy has no language {pipeline[6:]!r}")
     if pipeline is not None and not pipeline.startswith("blank:"):
         from spacy.util import get_installed_models
 
@@ -302,3 +352,13 @@ def _checked_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
             raise StateError(f"invalid state: settings.pipeline {pipeline!r} is not an installed spaCy model")
     out["pipeline"] = pipeline
     return out
+
+
+def _spacy_has_language(code: str) -> bool:
+    """spaCy ships ``spacy/lang/<code>/`` (found without importing spaCy)."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("spacy")
+    roots = (spec.submodule_search_locations or ()) if spec is not None else ()
+    return any((Path(root) / "lang" / code / "__init__.py").is_file() for root in roots)

@@ -114,7 +114,7 @@ def _tool_calls(i: int, calls: Any) -> tuple[ToolCall, ...]:
         if not isinstance(args, str):
             try:
                 args = json.dumps(args, ensure_ascii=False, sort_keys=True)
-            except (TypeError, ValueError) as exc:
+            except (TypeError, ValueError, RecursionError) as exc:  # (nested thousands deep: recursion)
                 raise InvalidMessageError(
                     f"message {i}: tool_calls[{c}] arguments are not JSON-serialisable: {exc}"
                 ) from exc

@@ -81,6 +81,11 @@ def _warm(name: str) -> None:
 
 
 def _load(name: str) -> Any:
+    from .options import pipeline_name_problem
+
+    problem = pipeline_name_problem(name)
+    if problem is not None:  # (spaCy imports a module named by it: never a path)
+        raise LookupError(f"spaCy pipeline {problem}")
     import spacy
 
     if name.startswith("blank:"):

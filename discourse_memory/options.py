@@ -7,15 +7,35 @@ Checked once, here: every other module takes an ``Options`` as given.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, Union
 
 from .errors import InvalidOptionError
 
-__all__ = ["NEWEST_TURN", "NOTE_ROLES", "Options", "FocusLike"]
+__all__ = ["NEWEST_TURN", "NOTE_ROLES", "Options", "FocusLike", "pipeline_name_problem"]
 
 NOTE_ROLES = ("system", "user", "developer")
+
+# A pipeline name is a spaCy language code after "blank:" (spaCy imports ``spacy.lang.<code>``)
+# or a model package's name (spaCy imports that package): never a path or a dotted module.
+_BLANK_NAME = re.compile(r"blank:[a-z]{2,3}")
+_PACKAGE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,99}")
+
+
+def pipeline_name_problem(name: object) -> str | None:
+    """Why ``name`` cannot name a spaCy pipeline, or None: ``None``, ``"blank:<language
+    code>"`` (``"blank:en"``) or a model package's name (``"en_core_web_sm"``). Whether
+    the package is installed is checked when it is loaded (see :mod:`.nlp`)."""
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        return f"must be a spaCy pipeline name or None, got {name!r}"
+    if _BLANK_NAME.fullmatch(name) or (not name.startswith("blank:") and _PACKAGE_NAME.fullmatch(name)):
+        return None
+    return (f"must be 'blank:' and a language code ('blank:en') or an installed model package's "
+            f"name ('en_core_web_sm'), got {name[:100]!r}")
 
 
 class _NewestTurn:
@@ -100,8 +120,9 @@ class Options:
         if not callable(overhead) and (isinstance(overhead, bool) or not isinstance(overhead, int) or overhead < 0):
             raise InvalidOptionError(
                 f"message_overhead must be a number of tokens >= 0 or a function of a message, got {overhead!r}")
-        if self.pipeline is not None and not isinstance(self.pipeline, str):
-            raise InvalidOptionError(f"pipeline must be a spaCy pipeline name or None, got {self.pipeline!r}")
+        problem = pipeline_name_problem(self.pipeline)
+        if problem is not None:
+            raise InvalidOptionError(f"pipeline {problem}")
 
     def replace(self, **changes: Any) -> "Options":
         """A copy with ``changes`` (checked like the constructor's arguments)."""

@@ -72,6 +72,8 @@ _CJK_SENTENCE_END = re.compile(r"[。！？!?；｡．]+[」』”’）)》〉]
 # sentence opener), without the tokenizer, which took most of the time of a long table;
 # a statistical pipeline still reads rows for its entities.
 _NLP_KINDS = frozenset({"heading", "list_item", "field", "sentence"})
+MAX_READ_ITEMS = 1_000
+"""A text with more list items than this has them read by pattern, not tokenized."""
 _MODEL_KINDS = _NLP_KINDS | {"table_row"}
 
 
@@ -111,10 +113,15 @@ def _is_prose_sentences(line: str) -> bool:
 
 
 def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
+    # (str.strip's whitespace is str.isspace's; a character at a time was quadratic in
+    # effect on a list indented thousands of spaces deep)
+    if start < end and (text[start].isspace() or text[end - 1].isspace()):
+        segment = text[start:end]
+        body = segment.strip()
+        if not body:
+            return start, start
+        start += len(segment) - len(segment.lstrip())
+        end = start + len(body)
     return start, end
 
 
@@ -255,6 +262,9 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
     jobs: list[tuple[int, int]] = []  # (text index, plan index) needing the pipeline
     job_texts: list[str] = []
     readable: dict[int, str] = {}  # a JSON document's text as it reads (see json_units.unescaped)
+    # A list item's indent is not given to the tokenizer, whose affix rules were quadratic
+    # in a run of spaces (a list 3,000 levels deep); its names are moved back by it.
+    shifts: dict[tuple[int, int], int] = {}
     for ti, text in enumerate(texts):
         plan: list[tuple[str, int, int, int]] = []
         members = json_members(text)
@@ -273,7 +283,11 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
             plans.append([("line", s, e, 0) if depth == JSON_LINE else ("field", s, e, depth)
                           for s, e, depth in members])  # (a long string's lines are lines)
             continue
-        for block in split_blocks(text):
+        blocks = split_blocks(text)
+        # A generated list (thousands of items in one message) is read as a table's rows
+        # are: names by pattern, without the tokenizer, which took most of its time.
+        many_items = sum(1 for b in blocks if b.kind == "list_item") > MAX_READ_ITEMS
+        for block in blocks:
             kind, start, end = block.kind, block.start, block.end
             if kind == "diff" or kind == "paragraph" and _paragraph_mode(text, start, end) == "lines":
                 pos = start
@@ -293,12 +307,15 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
             s, e = _strip_span(text, start, end)
             if e <= s:
                 continue
+            read = s  # the pipeline reads the item from its marker on (see _shifted)
             if kind == "list_item":
                 s = start  # keep the indent: it is part of the item's source
             if kind in nlp_kinds or kind == "prose":
-                if e - s <= MAX_PROSE_CHARS:
+                if e - read <= MAX_PROSE_CHARS and not (many_items and kind == "list_item"):
                     jobs.append((ti, len(plan)))
-                    job_texts.append(text[s:e])
+                    job_texts.append(text[read:e])
+                    if read > s:
+                        shifts[ti, len(plan)] = read - s
             plan.append((kind, s, e, block.depth))
         plans.append(plan)
 
@@ -366,7 +383,10 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
             if doc is None:
                 pieces.append(_piece(text, kind, s, e, None, depth, memo=memo, language=lang))
             else:  # the job's text is this piece's: its names depend on that text alone
-                pieces.append(_piece(text, kind, s, e, names(doc, lang), depth, memo=memo, own_names=True,
-                                     language=lang))
+                found = names(doc, lang)
+                shift = shifts.get((ti, pi))
+                if shift:
+                    found = [Literal(n.text, n.kind, n.start + shift, n.end + shift) for n in found]
+                pieces.append(_piece(text, kind, s, e, found, depth, memo=memo, own_names=True, language=lang))
         out.append(tuple(pieces))
     return out

@@ -164,3 +164,75 @@ def test_no_pickle_anywhere() -> None:
     hits = [f"{p.relative_to(ROOT)}:{n}: {line.strip()}" for p in files
             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if forbidden.search(line)]
     assert not hits, hits
+
+
+# ---- Tampered states (issue 48): each field checked before use, each refusal names it ----
+
+def _deep(depth: int) -> Any:
+    value: Any = "bottom"
+    for _ in range(depth):
+        value = {"k": value}
+    return value
+
+
+TAMPERED = [
+    (("settings", "pipeline"), "blank:../../os", "settings.pipeline"),
+    (("settings", "pipeline"), "blank:en/../../x", "settings.pipeline"),
+    (("settings", "pipeline"), "../../os", "settings.pipeline"),
+    (("settings", "pipeline"), "os.path", "settings.pipeline"),
+    (("settings", "pipeline"), "/tmp/model", "settings.pipeline"),
+    (("settings", "pipeline"), "blank:zz", "settings.pipeline"),
+    (("settings", "pipeline"), 7, "settings.pipeline"),
+    (("settings", "clip_tokens"), -3, "settings.clip_tokens"),
+    (("settings", "clip_tokens"), 0, "settings.clip_tokens"),
+    (("settings", "token_counter"), "../../etc/passwd", "settings.token_counter"),
+    (("settings", "token_counter"), "x" * 500, "settings.token_counter"),
+    (("settings", "token_counter_is_callable"), "yes", "settings.token_counter_is_callable"),
+    (("settings", "recall"), "true", "settings.recall"),
+    (("settings", "strict"), 1, "settings.strict"),
+    (("settings", "message_overhead"), -1, "settings.message_overhead"),
+    (("settings", "message_overhead"), True, "settings.message_overhead"),
+    (("settings", "message_overhead"), "a/b" * 30, "settings.message_overhead"),
+    (("settings", "message_overhead"), "no_such_format", "message_overhead"),
+    (("settings", "keep_sytem"), False, "keep_sytem"),
+    (("extra",), 1, "'extra'"),
+    (("version",), True, "version"),
+    (("version",), -1, "version"),
+    (("messages", 0, "content"), _deep(5_000), "messages[0]"),
+    (("messages", 1), _deep(5_000), "messages[1]"),
+    (("messages", 0, "meta"), {1: "not a string key"}, "messages[0]"),
+    (("messages", 0, "meta"), {"when": object()}, "messages[0]"),
+    (("messages", 0, "meta"), list(range(1_000_001)), "messages[0]"),
+]
+
+
+@pytest.mark.parametrize("path,value,words", TAMPERED,
+                         ids=[f"{n}-{'.'.join(map(str, p))}" for n, (p, _, _) in enumerate(TAMPERED)])
+def test_tampered_state_is_refused_by_field(state: dict[str, Any], path: tuple[Any, ...], value: Any,
+                                            words: str) -> None:
+    with pytest.raises(StateError, match=re.escape(words)):
+        DiscourseMemory.from_dict(_mutated(state, path, value))
+
+
+def test_a_deep_message_from_a_state_is_refused_before_any_recursion(state: dict[str, Any]) -> None:
+    """Nested deeper than the recursion limit: the walk is iterative, so the refusal is a
+    StateError naming the message and the path, not a RecursionError from a copy."""
+    bad = _mutated(state, ("messages", 2, "content"), [{"type": "text", "text": "x", "data": _deep(50_000)}])
+    with pytest.raises(StateError, match=r"messages\[2\] nests more than 100 containers deep \(at \['content'\]\[0\]"):
+        DiscourseMemory.from_dict(bad)
+
+
+def test_a_deep_message_appended_is_an_invalid_message_not_a_recursion_error() -> None:
+    from discourse_memory import InvalidMessageError
+
+    memory = DiscourseMemory([{"role": "user", "content": "hello"}])
+    with pytest.raises(InvalidMessageError, match="message 1 nests more than 100"):
+        memory.append({"role": "tool", "content": "x", "tool_call_id": "a", "meta": _deep(5_000)})
+    assert len(memory) == 1
+
+
+def test_valid_settings_and_overhead_still_load(state: dict[str, Any]) -> None:
+    for path, value in ((("settings", "pipeline"), "blank:en"), (("settings", "pipeline"), "blank:xx"),
+                        (("settings", "pipeline"), None), (("settings", "message_overhead"), 0),
+                        (("settings", "message_overhead"), 3), (("messages", 0, "meta"), _deep(60))):
+        DiscourseMemory.from_dict(_mutated(state, path, value)).view(300)

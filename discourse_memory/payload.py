@@ -1,0 +1,61 @@
+"""Bounds on the shape of a message's JSON payload: how deep it nests, how many values it holds.
+
+Copying, validating and serialising a message all recurse through it; a message nested
+thousands of levels deep (a tampered state, a generated tool output) would reach Python's
+recursion limit inside one of them and raise ``RecursionError`` from wherever that was.
+:func:`payload_problem` walks the payload iteratively first, so such a message is refused
+by name, with the path of the value that went too deep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["MAX_DEPTH", "MAX_VALUES", "payload_problem"]
+
+MAX_DEPTH = 100
+"""Containers nested inside a message, at most. OpenAI chat messages nest about five deep
+(message, tool_calls, call, function, arguments as an object); tool arguments given as
+objects add their own depth, rarely past twenty."""
+
+MAX_VALUES = 1_000_000
+"""Values (containers and scalars) in one message, at most, when ``json_only``: a state file's
+message holds text in a few strings; a million values is a generated structure, not a chat."""
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def payload_problem(value: Any, *, max_depth: int = MAX_DEPTH, max_values: int | None = None,
+                    json_only: bool = False) -> str | None:
+    """What is wrong with ``value``'s shape, or None: nested more than ``max_depth``
+    containers deep, more than ``max_values`` values, or (``json_only``) a value JSON
+    cannot hold (a key that is not a string, a value that is not a JSON type). The
+    answer names the path of the offending value, e.g. ``['tool_calls'][0]['function']``."""
+    stack: list[tuple[Any, int, tuple[Any, ...]]] = [(value, 0, ())]
+    seen = 0
+    while stack:
+        item, depth, path = stack.pop()
+        seen += 1
+        if max_values is not None and seen > max_values:
+            return f"holds more than {max_values:,} values"
+        if isinstance(item, Mapping):
+            children: Any = item.items()
+        elif isinstance(item, (list, tuple)):
+            children = enumerate(item)
+        elif not json_only or isinstance(item, _SCALARS):
+            continue
+        else:
+            return f"{_where(path)} is a {type(item).__name__}, which JSON cannot hold"
+        if depth >= max_depth:
+            return f"nests more than {max_depth} containers deep (at {_where(path)})"
+        for key, child in children:
+            if json_only and isinstance(item, Mapping) and not isinstance(key, str):
+                return f"{_where(path)} has a key {key!r} that is not a string"
+            stack.append((child, depth + 1, path + (key,) if len(path) < 8 else path))
+    return None
+
+
+def _where(path: tuple[Any, ...]) -> str:
+    # (paths are kept to their first eight steps: a path 5,000 deep is no help to read)
+    return "".join(f"[{step!r}]" for step in path) or "the message"
