@@ -143,6 +143,9 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
     @model_validator(mode="after")
     def _check_options(self) -> DiscourseMemoryBuffer:  # ChatMemoryBuffer's validator checks token_limit
         self._options()  # InvalidOptionError (a ValueError) for a bad note_role or flag
+        # The counter's tables load now: tiktoken holds the interpreter lock while it builds them
+        # (0.1-0.3 s), in whichever thread, so a first ``aget`` would stall its event loop that long.
+        self._compactor()
         return self
 
     def _options(self) -> Options:
