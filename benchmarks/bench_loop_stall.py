@@ -47,7 +47,7 @@ def openai_history(data: Path | None) -> list[dict[str, Any]]:
     if data is not None and data.exists():
         runs = [json.loads(line)["messages"] for line in data.read_text().splitlines() if line.strip()]
     if not runs:
-        runs = [_synthetic_run(n) for n in range(60)]
+        runs = [_synthetic_run(n) for n in range(80)]
     system = next((m for m in runs[0] if m["role"] == "system"), {"role": "system", "content": "You are an agent."})
     body: list[dict[str, Any]] = []
     for n, run in enumerate(runs):
@@ -62,8 +62,8 @@ def openai_history(data: Path | None) -> list[dict[str, Any]]:
             body.append(m)
         if len(body) >= MESSAGES:
             break
-    cut = MESSAGES - 2
-    while cut > 0 and body[cut]["role"] == "tool":  # end on a whole step: no call without its result
+    cut = min(MESSAGES - 2, len(body))
+    while 0 < cut < len(body) and body[cut]["role"] == "tool":  # end on a whole step: no call without its result
         cut -= 1
     body = body[:cut]
     while len(body) < MESSAGES - 2:  # pad with chatter to keep the count

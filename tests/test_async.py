@@ -149,3 +149,18 @@ def test_a_first_analysis_waits_for_a_running_warm_up() -> None:
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stdout + run.stderr
 
+
+
+def test_the_loop_stall_benchmark_runs_a_case(tmp_path) -> None:
+    """``benchmarks/bench_loop_stall.py`` (its figures are in docs/reliability.md) runs; no timing
+    is checked here, only that a case completes and reports its rows."""
+    import json
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_loop_stall.py"
+    run = subprocess.run([sys.executable, str(script), str(tmp_path / "absent.jsonl"), "--case", "acompact"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    row = json.loads(run.stdout.strip().splitlines()[-1])
+    assert row["case"] == "acompact" and row["messages"] == 298
+    assert {"cold_stall_ms", "warm_stall_ms", "cold_wall_ms", "warm_wall_ms"} <= set(row)
