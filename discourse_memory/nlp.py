@@ -29,6 +29,9 @@ MAX_PROSE_CHARS = 100_000
 # About 300 bytes per string (with its lexeme): ~60 MB at most per pipeline.
 MAX_VOCABULARY = 200_000
 
+# The longest a first analysis waits for a running warm-up (it takes 1-3 s; more on a busy machine).
+WARM_UP_WAIT = 60.0
+
 _PIPELINES: dict[str, Any] = {}
 _LOCK = threading.Lock()
 _WARMING: dict[str, threading.Thread] = {}
@@ -88,7 +91,9 @@ def wait_for_warm_up(name: str | None = None) -> None:
     with _LOCK:
         thread = _WARMING.get(name or DEFAULT_PIPELINE)
     if thread is not None and thread is not threading.current_thread():
-        thread.join()
+        # Bounded: were the warm-up ever to wait on this thread (say, on a module this thread is
+        # importing), the analysis goes on beside it, as it did before it waited at all.
+        thread.join(WARM_UP_WAIT)
 
 
 def _warm(name: str) -> None:
