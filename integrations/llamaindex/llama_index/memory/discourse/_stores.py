@@ -7,11 +7,13 @@ host, port and db (or the socket path), never a password. A store whose server n
 or whose address is unknown (cluster, Sentinel), is saved without them and refused on restore with
 an error that says to pass ``chat_store=``; a server that cannot be reached is refused the same way,
 before the upstream constructor (which raises ``NameError`` when its connection check fails) runs.
-Other stores: their pydantic dump, rebuilt only from classes the application has imported.
+Other stores: their pydantic dump without a password (none in a URL, no field named like one: such
+a store is refused on restore the same way), rebuilt only from classes the application has imported.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage
@@ -32,7 +34,26 @@ def dump_store(store: BaseChatStore) -> dict[str, Any]:
         return {"class_name": SimpleChatStore.class_name(), "store": messages}
     if store.class_name() == REDIS:
         return {"class_name": REDIS, "ttl": getattr(store, "ttl", None), **_redis_address(store)}
-    return {**store.model_dump(mode="json"), "class_name": store.class_name()}
+    return {**_without_secrets(store.model_dump(mode="json")), "class_name": store.class_name()}
+
+
+_URL_PASSWORD = re.compile(r"^(?P<head>[A-Za-z][A-Za-z0-9+.-]*://(?P<user>[^:@/]*)):(?P<password>[^@/]*)@")
+
+
+def _without_secrets(dump: dict[str, Any]) -> dict[str, Any]:
+    """A store's settings without a password: none in a URL's user part, no field named like one;
+    ``"credentials": "not saved"`` when one was left out (restoring then asks for the store)."""
+    out: dict[str, Any] = {}
+    left_out = False
+    for key, value in dump.items():
+        match = _URL_PASSWORD.match(value) if isinstance(value, str) else None
+        if match and match["password"]:
+            value, left_out = match["head"] + "@" + value[match.end():], True
+        elif any(word in key.lower() for word in ("password", "secret")) and value:
+            left_out = True
+            continue
+        out[key] = value
+    return {**out, "credentials": "not saved"} if left_out else out
 
 
 def load_store(data: Any) -> BaseChatStore:
@@ -54,6 +75,9 @@ def load_store(data: Any) -> BaseChatStore:
                          + _PASS_IT.format(store="store"))
     if name == REDIS:
         return _load_redis(cls, payload)
+    if payload.pop("credentials", None):
+        raise StateError(f"the saved {name} needs credentials, which a saved DiscourseMemoryBuffer never holds: "
+                         + _PASS_IT.format(store=f"{name}(...)"))
     return cls.model_validate(payload)
 
 
