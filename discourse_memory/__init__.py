@@ -2,10 +2,12 @@
 exactly what was left out.
 
     >>> from discourse_memory import compact
-    >>> result = compact(messages, budget=4000)   # a Compaction (docs/api.md)
-    >>> result.messages, result.note, result.report
+    >>> compaction = compact(messages, budget=4000)   # a Compaction (docs/api.md)
+    >>> compaction.messages, compaction.note, compaction.report
+    >>> compaction = await acompact(messages, budget=4000)  # async code: the work runs in a thread
 """
 
+from .aio import acompact
 from .compaction import Compaction, Compactor, compact, count_messages
 from .errors import (
     BudgetTooSmallError,
@@ -39,6 +41,7 @@ __all__ = [
     "StateError",
     "TokenCounter",
     "UnitReport",
+    "acompact",
     "compact",
     "count_messages",
     "get_token_counter",

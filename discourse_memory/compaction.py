@@ -24,6 +24,7 @@ from .focus import focus_of_text, focus_of_turn, focus_terms, relevance
 from .gc_pause import gc_paused, is_bulk
 from .keys import content_key, digest
 from .messages import SYSTEM_ROLES, Message, validate_messages
+from .nlp import wait_for_warm_up
 from .options import NEWEST_TURN, FocusLike, Options
 from .plan import CLIPPED, DECISION_NAMES, DEDUPLICATED, KEPT, Plan
 from .recall import Recalled, check_max_tokens, recall
@@ -174,6 +175,8 @@ class Compactor:
                 as_is = self._fits_as_is(messages, budget, options)
                 if as_is is not None:
                     return as_is
+            if not len(self._cols):
+                wait_for_warm_up(self.options.pipeline)  # a first analysis: not beside the warm-up
             cols, tag = self._columns(messages, _owned, _same)
             return self._compact(cols, tag, messages, budget, options, focus, _beyond)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import re
@@ -149,6 +150,11 @@ class DiscourseMemory:
         view.messages[:] = [json_copy(msg) for msg in view.messages]
         self._last_view = view
         return view
+
+    async def aview(self, budget: int, *, focus: FocusLike = NEWEST_TURN) -> Compaction:
+        """:meth:`view` in a worker thread (``asyncio.to_thread``), for async code: the same
+        view, without holding the event loop while it is made."""
+        return await asyncio.to_thread(self.view, budget, focus=focus)
 
     def _inputs_from(self, start: int) -> _Prefix:
         """The compactor's input: the history, with the messages beyond the horizon stubbed

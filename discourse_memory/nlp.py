@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-__all__ = ["DEFAULT_PIPELINE", "get_pipeline", "warm_up"]
+__all__ = ["DEFAULT_PIPELINE", "get_pipeline", "wait_for_warm_up", "warm_up"]
 
 DEFAULT_PIPELINE = "blank:en"
 # spaCy refuses texts over nlp.max_length; prose paragraphs longer than this are
@@ -29,9 +29,12 @@ MAX_PROSE_CHARS = 100_000
 # About 300 bytes per string (with its lexeme): ~60 MB at most per pipeline.
 MAX_VOCABULARY = 200_000
 
+# The longest a first analysis waits for a running warm-up (it takes 1-3 s; more on a busy machine).
+WARM_UP_WAIT = 60.0
+
 _PIPELINES: dict[str, Any] = {}
 _LOCK = threading.Lock()
-_WARMING: set[str] = set()
+_WARMING: dict[str, threading.Thread] = {}
 
 
 def get_pipeline(name: str | None = None) -> Any:
@@ -48,21 +51,49 @@ def get_pipeline(name: str | None = None) -> Any:
         return nlp
 
 
-def warm_up(name: str | None = None) -> threading.Thread | None:
+def warm_up(name: str | None = None, *, encoding: str | None = None) -> threading.Thread | None:
     """Load ``name``'s pipeline in a background thread, so that the first view that
     needs it does not wait for spaCy's import (about 2 s in a fresh process) and the
     pipeline. Returns the thread, or None when it is loaded or loading already.
 
-    Long-lived objects (``DiscourseMemory``, the adapters) call this when constructed; a
-    failure here is not raised (the first view that needs the pipeline raises it)."""
+    ``encoding`` (a tiktoken encoding name, e.g. ``"cl100k_base"``, the default counter's)
+    is loaded now, in the calling thread, before this returns: tiktoken holds the
+    interpreter lock while it builds an encoding's tables (0.1-0.3 s), so whichever thread
+    loads it, an event loop running meanwhile stalls that long. An async server calls
+    ``warm_up(encoding="cl100k_base")`` at start-up, before its loop serves; then neither
+    part of the start-up falls on a request (``acompact`` runs the rest in a worker thread).
+    An unknown encoding raises here (``EncodingUnavailableError``).
+
+    Long-lived objects (``DiscourseMemory``, the adapters) call this when constructed (and
+    load their counter then); a failure of the pipeline here is not raised (the first view
+    that needs the pipeline raises it)."""
+    if encoding is not None:
+        from .tokens import get_token_counter
+
+        get_token_counter(encoding)
     name = name or DEFAULT_PIPELINE
+    thread = threading.Thread(target=_warm, args=(name,), name="discourse-memory-warm-up", daemon=True)
     with _LOCK:
         if name in _PIPELINES or name in _WARMING:
             return None
-        _WARMING.add(name)
-    thread = threading.Thread(target=_warm, args=(name,), name="discourse-memory-warm-up", daemon=True)
+        _WARMING[name] = thread
     thread.start()
     return thread
+
+
+def wait_for_warm_up(name: str | None = None) -> None:
+    """Return once no warm-up of ``name``'s pipeline is running (at once if none is).
+
+    An analysis that starts while the warm-up runs waits for it rather than doing the same
+    start-up beside it: two threads importing spaCy and compiling the same patterns at once
+    took longer than one, and each shared the interpreter lock with an event loop's thread,
+    whose other tasks then waited longer between turns."""
+    with _LOCK:
+        thread = _WARMING.get(name or DEFAULT_PIPELINE)
+    if thread is not None and thread is not threading.current_thread():
+        # Bounded: were the warm-up ever to wait on this thread (say, on a module this thread is
+        # importing), the analysis goes on beside it, as it did before it waited at all.
+        thread.join(WARM_UP_WAIT)
 
 
 def _warm(name: str) -> None:
@@ -77,7 +108,7 @@ def _warm(name: str) -> None:
         pass
     finally:
         with _LOCK:
-            _WARMING.discard(name)
+            _WARMING.pop(name, None)
 
 
 def _load(name: str) -> Any:

@@ -1,6 +1,6 @@
 """A LangChain agent whose model view is compacted, with no LLM and no API key.
 
-Run (from the repository root, after `pip install -e . -e integrations/langchain`):
+Run (from the repository root, after `pip install -e . -e "integrations/langchain[agents]"`):
 
     python examples/langchain_agent.py
 

@@ -8,8 +8,9 @@ assistant tool call together with its tool results. The agent's context is then
 saved with ``ctx.to_dict()``, restored with ``Context.from_dict`` and the
 conversation goes on with the restored memory.
 
-Run:  python examples/llamaindex_agent.py
-Needs: pip install -e . && pip install -e integrations/llamaindex
+Run (from the repository root, after `pip install -e . -e integrations/llamaindex`):
+
+    python examples/llamaindex_agent.py
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ system prompt, which the engine counts as ``initial_token_count``), and the chat
 store still holds every message. At the end it counts the parcel ids the last
 view shows, against what LlamaIndex's ``ChatMemoryBuffer`` shows at the same limit.
 
-Run:  python examples/llamaindex_chat_engine.py
-Needs: pip install -e . && pip install -e integrations/llamaindex
+Run (from the repository root, after `pip install -e . -e integrations/llamaindex`):
+
+    python examples/llamaindex_chat_engine.py
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ def run(turns: int = 40, token_limit: int = TOKEN_LIMIT) -> dict[str, Any]:
         view_sizes.append(view_tokens(memory, view))
 
     final_view = sent[1:]
+    note = memory.last_compaction.note if memory.last_compaction is not None else None
     # LlamaIndex's own buffer at the same limit, on the same stored history, for comparison.
     baseline = ChatMemoryBuffer.from_defaults(
         chat_history=list(memory.get_all()), token_limit=token_limit, tokenizer_fn=memory.tokenizer_fn
@@ -80,7 +82,9 @@ def run(turns: int = 40, token_limit: int = TOKEN_LIMIT) -> dict[str, Any]:
         "final_view_messages": len(final_view),
         "parcel_ids_visible": len(parcel_ids(final_view)),
         "parcel_ids_visible_chat_memory_buffer": len(parcel_ids(baseline)),
-        "record_note": next((m.content for m in final_view if m.role.value == "system"), None),
+        # The note is a message of the view (role ``note_role``: "user" by default); the memory's
+        # last compaction says which text it is.
+        "record_note": next((m.content for m in final_view if note is not None and m.content == note), None),
     }
 
 
@@ -89,7 +93,7 @@ def main() -> None:
     note = summary.pop("record_note")
     print(json.dumps(summary, indent=2))
     print("\nrecord note sent to the LLM (first 400 characters):")
-    print((note or "(none)")[:400])
+    print((note or "(none: the history fit)")[:400])
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """A LlamaIndex ``FunctionAgent`` that asks for what its compacted memory left out, offline.
 
-Run:  python examples/llamaindex_recall.py
-Needs: pip install -e . && pip install -e integrations/llamaindex
+Run (from the repository root, after `pip install -e . -e integrations/llamaindex`):
+
+    python examples/llamaindex_recall.py
 
 The memory is a ``DiscourseMemoryBuffer(recall=True)``; its ``as_recall_tool()`` is one of the
 agent's tools. The mock LLM reads its request as a model would: for an order question it looks

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Set up and run the whole test suite (core, evaluation, inspector, both adapters).
+# Set up and run the whole test suite (core, evaluation, inspector, both adapters), then every
+# script in examples/ in a venv without test tools (scripts/run_examples.sh; DM_SKIP_EXAMPLES=1
+# leaves that out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== setting up .venv (library, adapters, test tools) =="
@@ -13,4 +15,11 @@ if [ "$code" -eq 5 ]; then
   echo "error: pytest collected no tests" >&2
   exit 1
 fi
-exit "$code"
+examples=0
+if [ "${DM_SKIP_EXAMPLES:-}" != "1" ]; then
+  bash scripts/run_examples.sh || examples=$?
+fi
+if [ "$code" -ne 0 ]; then
+  exit "$code"
+fi
+exit "$examples"

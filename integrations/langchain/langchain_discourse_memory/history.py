@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -80,7 +81,14 @@ class DiscourseChatMessageHistory(BaseChatMessageHistory):
         return self._read(list(self.store.messages))
 
     async def aget_messages(self) -> list[BaseMessage]:
-        return self._read(list(await self.store.aget_messages()))
+        """The compacted view, made in a worker thread: the event loop's other tasks go on meanwhile."""
+        return await asyncio.to_thread(self._read, list(await self.store.aget_messages()))
+
+    async def aview(self, messages: Sequence[BaseMessage] | None = None, *, focus: Any = NEWEST_TURN) -> CompactedView:
+        """Async `view` (the store read with `aget_messages`), made in a worker thread."""
+        if messages is None:
+            messages = await self.store.aget_messages()
+        return await asyncio.to_thread(self.view, list(messages), focus=focus)
 
     @property
     def full_messages(self) -> list[BaseMessage]:  # every stored message, uncompacted

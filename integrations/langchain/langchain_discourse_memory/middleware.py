@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections import OrderedDict
@@ -187,5 +188,6 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
 
     async def awrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
                                ) -> ModelResponse | AIMessage:
-        """Async `wrap_model_call`."""
-        return await handler(self.compact_request(request))
+        """Async `wrap_model_call`: the compaction runs in a worker thread (`asyncio.to_thread`, which
+        carries the run's config into it), so the event loop's other tasks go on meanwhile."""
+        return await handler(await asyncio.to_thread(self.compact_request, request))

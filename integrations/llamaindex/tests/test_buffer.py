@@ -372,6 +372,33 @@ def test_from_dict_finds_imported_store_classes():
     assert dumped(back.get_all()) == dumped(chat_history(2))
 
 
+class UrlJsonChatStore(JsonChatStore):
+    """A store whose settings hold a database URL (with a password) and a password field."""
+
+    database_url: str = "postgresql://app:pw-in-url@db.internal:5432/chat"
+    password: str | None = None
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "UrlJsonChatStore"
+
+
+def test_a_store_password_is_never_saved_and_restoring_asks_for_the_store():
+    store = UrlJsonChatStore(data={}, password="pw-field")
+    mem = DiscourseMemoryBuffer.from_defaults(chat_history=chat_history(1), chat_store=store, token_limit=50)
+    text = json.dumps(mem.to_dict())
+    assert "pw-in-url" not in text and "pw-field" not in text
+    saved = json.loads(text)["chat_store"]
+    assert saved["database_url"] == "postgresql://app@db.internal:5432/chat"
+    assert saved["credentials"] == "not saved" and "password" not in saved
+    with pytest.raises(ValueError, match=r"needs credentials.*chat_store=UrlJsonChatStore"):
+        DiscourseMemoryBuffer.from_dict(json.loads(text))
+    assert DiscourseMemoryBuffer.from_dict(json.loads(text), chat_store=store).chat_store is store
+    plain = UrlJsonChatStore(data={}, database_url="sqlite:///chat.db")
+    saved = DiscourseMemoryBuffer.from_defaults(chat_store=plain, token_limit=50).to_dict()["chat_store"]
+    assert "credentials" not in saved and saved["database_url"] == "sqlite:///chat.db"
+
+
 # ---- properties ----------------------------------------------------------------------
 
 _words = st.lists(

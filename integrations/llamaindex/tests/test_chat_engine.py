@@ -83,6 +83,16 @@ def test_chat_engine_example_runs():
     # Old messages are compacted, not dropped: more of the 30 parcel ids reach the
     # LLM than with LlamaIndex's buffer at the same limit.
     assert summary["parcel_ids_visible"] > summary["parcel_ids_visible_chat_memory_buffer"] > 0
+    # The note the LLM got (role "user", the buffer's default) is found and printed.
+    assert summary["record_note"] and summary["record_note"].startswith("[discourse-memory record")
+
+
+def test_chat_engine_example_prints_the_note_it_sent(capsys):
+    load_example("llamaindex_chat_engine.py").main()
+    printed = capsys.readouterr().out
+    assert "(none" not in printed
+    assert printed.split("record note sent to the LLM (first 400 characters):\n", 1)[1].startswith(
+        "[discourse-memory record")
 
 
 def test_context_chat_engine_calls_get_with_input(monkeypatch):

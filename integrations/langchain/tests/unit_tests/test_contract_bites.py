@@ -13,7 +13,7 @@ BROKEN = textwrap.dedent(
     import pytest
     from langchain_discourse_memory import DiscourseChatMessageHistory, ListChatMessageHistory
     from langchain_discourse_memory._counting import resolve_token_counter
-    from langchain_discourse_memory.testing import CompactingChatMessageHistoryTests
+    from lc_history_contract import CompactingChatMessageHistoryTests
 
 
     class PruningStore(ListChatMessageHistory):
@@ -53,7 +53,9 @@ def test_contract_reports_a_pruning_store(tmp_path: Path) -> None:
     test_file.write_text(BROKEN)
     root = Path(__file__).resolve().parents[4]
     package_dir = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(package_dir), os.environ.get("PYTHONPATH", "")])}
+    tests_dir = Path(__file__).resolve().parents[1]  # lc_history_contract
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(package_dir), str(tests_dir),
+                                                        os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.run(
         [
             sys.executable,

@@ -23,12 +23,8 @@ from langchain_core.messages import (
 from langchain_core.messages.utils import count_tokens_approximately
 from langchain_discourse_memory import DiscourseChatMessageHistory, ListChatMessageHistory
 from langchain_discourse_memory._counting import resolve_token_counter
-from langchain_discourse_memory.testing import (
-    ChatMessageHistoryTests,
-    CompactingChatMessageHistoryTests,
-    orphan_tool_messages,
-    sample_conversation,
-)
+from langchain_discourse_memory.testing import orphan_tool_messages, sample_conversation
+from lc_history_contract import ChatMessageHistoryTests, CompactingChatMessageHistoryTests
 
 
 class SerializingHistory(BaseChatMessageHistory):

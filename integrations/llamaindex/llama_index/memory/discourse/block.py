@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
-from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.bridge.pydantic import Field, PrivateAttr, model_validator
 from llama_index.core.memory.memory import BaseMemoryBlock
 
 from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compaction, Compactor, Options, Recalled
@@ -61,6 +61,13 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
 
     _cache: _Cache = PrivateAttr(default_factory=_Cache)
     _last: tuple[Any, Any] = PrivateAttr(default=(None, NEWEST_TURN))  # session and focus of the last aget
+
+    @model_validator(mode="after")
+    def _load_counter(self) -> DiscourseMemoryBlock:
+        # Now, not in the first ``_aget``: tiktoken holds the interpreter lock while it builds its
+        # tables (0.1-0.3 s), in whichever thread, which would stall the event loop that long.
+        self._compactor()
+        return self
 
     def _compactor(self) -> Compactor:
         return self._cache.compactor_for(self.tokenizer_fn)
@@ -123,6 +130,8 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
         """The kept messages compacted again to ``tokens(content) - tokens_to_truncate`` tokens."""
         if tokens_to_truncate <= 0:
             return content
+        return await asyncio.to_thread(self._truncated, content, tokens_to_truncate)
+
+    def _truncated(self, content: str, tokens_to_truncate: int) -> str | None:
         target = self.count_tokens(content) - tokens_to_truncate if content else 0
-        text = await asyncio.to_thread(self.render_within, target, *self._last) if target > 0 else ""
-        return text or None
+        return (self.render_within(target, *self._last) if target > 0 else "") or None

@@ -13,7 +13,7 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr, field_serialize
 from llama_index.core.llms.llm import LLM
 from llama_index.core.memory import ChatMemoryBuffer
 from llama_index.core.memory.types import DEFAULT_CHAT_STORE_KEY
-from llama_index.core.storage.chat_store import BaseChatStore, SimpleChatStore
+from llama_index.core.storage.chat_store import BaseChatStore
 from llama_index.core.utils import get_tokenizer
 
 import discourse_memory
@@ -28,6 +28,7 @@ from discourse_memory import (
 )
 
 from ._convert import copy_message, from_compaction, to_core_messages, tool_calls_of
+from ._stores import dump_store, load_store
 
 __all__ = ["DiscourseMemoryBuffer"]
 
@@ -89,35 +90,6 @@ def _tail(history: Sequence[ChatMessage]) -> list[ChatMessage]:
     return [copy_message(m) for m in history[start:]]
 
 
-def _dump_store(store: BaseChatStore) -> dict[str, Any]:
-    """A chat store as JSON-safe data (``SimpleChatStore``'s serialiser fails under pydantic 2.14)."""
-    if isinstance(store, SimpleChatStore):
-        messages = {key: [m.model_dump(mode="json") for m in ms] for key, ms in store.store.items()}
-        return {"class_name": SimpleChatStore.class_name(), "store": messages}
-    return {**store.model_dump(mode="json"), "class_name": store.class_name()}
-
-
-def _subclasses(cls: type) -> list[type]:
-    return [c for sub in cls.__subclasses__() for c in (sub, *_subclasses(sub))]
-
-
-def _load_store(data: Any) -> BaseChatStore:
-    if data is None:
-        return SimpleChatStore()
-    if not isinstance(data, dict) or "class_name" not in data:
-        raise ValueError("chat_store in a saved DiscourseMemoryBuffer must be a dict with class_name")
-    name = data["class_name"]
-    payload = {k: v for k, v in data.items() if k != "class_name"}
-    if name == SimpleChatStore.class_name():
-        store = payload.get("store") or {}
-        return SimpleChatStore(store={k: [ChatMessage.model_validate(m) for m in ms] for k, ms in store.items()})
-    # Only classes the application has imported: loading data never imports a module it names.
-    for cls in _subclasses(BaseChatStore):
-        if cls.class_name() == name:
-            return cls.model_validate(payload)
-    raise ValueError(f"cannot rebuild chat store {name!r} from a dict: import its package first, or pass the "
-                     "store itself: DiscourseMemoryBuffer.from_dict(data, chat_store=store)")
-
 class DiscourseMemoryBuffer(ChatMemoryBuffer):
     """A ``ChatMemoryBuffer`` (``isinstance`` holds) whose ``get`` returns a compacted view: a record
     note (role ``note_role``) lists the literals of what was left out; with ``recall=True`` it names
@@ -138,11 +110,14 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
 
     @field_serializer("chat_store")
     def serialize_courses_in_order(self, chat_store: BaseChatStore) -> dict:  # replaces the base class's
-        return _dump_store(chat_store)
+        return dump_store(chat_store)
 
     @model_validator(mode="after")
     def _check_options(self) -> DiscourseMemoryBuffer:  # ChatMemoryBuffer's validator checks token_limit
         self._options()  # InvalidOptionError (a ValueError) for a bad note_role or flag
+        # The counter's tables load now: tiktoken holds the interpreter lock while it builds them
+        # (0.1-0.3 s), in whichever thread, so a first ``aget`` would stall its event loop that long.
+        self._compactor()
         return self
 
     def _options(self) -> Options:
@@ -219,12 +194,15 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
         return from_compaction(history, sent, result.messages, result.sources, self.note_role)
 
     def to_dict(self, **kwargs: Any) -> dict[str, Any]:
-        """JSON-safe: the settings and the chat store (``SimpleChatStore``: with its messages), no ``tokenizer_fn``."""
+        """JSON-safe: the settings and the chat store (``SimpleChatStore``: with its messages; ``RedisChatStore``:
+        its server's address, never a password; see ``_stores``), no ``tokenizer_fn``."""
         return {**self.model_dump(mode="json"), "version": _STATE_VERSION}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], **kwargs: Any) -> DiscourseMemoryBuffer:
-        """Rebuild from ``to_dict`` output; keyword arguments (``chat_store=``, ``tokenizer_fn=``) override."""
+        """Rebuild from ``to_dict`` output; keyword arguments (``chat_store=``, ``tokenizer_fn=``) override.
+        ``StateError`` (a ``ValueError``) naming ``chat_store=`` when the saved store cannot be rebuilt
+        as it was (a Redis server that needs credentials, or cannot be reached)."""
         if not isinstance(data, dict):
             raise TypeError(f"DiscourseMemoryBuffer.from_dict needs a dict, got {type(data).__name__}")
         data = {k: v for k, v in data.items() if k != "class_name"}
@@ -234,5 +212,5 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
                              f"<= {_STATE_VERSION}: upgrade llama-index-memory-discourse")
         store = data.pop("chat_store", None)
         if "chat_store" not in kwargs:
-            data["chat_store"] = _load_store(store)
+            data["chat_store"] = load_store(store)
         return cls(**{**data, **kwargs})
