@@ -287,9 +287,10 @@ def _within(blocks: list[tuple[str, str]], messages: list[int], count: Callable[
     for k, ((header, body), m) in enumerate(zip(blocks, messages)):
         rest = messages[k + 1:]
         tail = count(_not_shown(rest, tag)) + 2 if rest else 0
-        tokens = count(header) + count(body) + 3
+        block = f"{header}\n{body}"
+        tokens = count(block) + 2
         if used + tokens + tail <= max_tokens:
-            out.append(f"{header}\n{body}")
+            out.append(block)
             shown.append(m)
             used += tokens
             continue
@@ -301,7 +302,7 @@ def _within(blocks: list[tuple[str, str]], messages: list[int], count: Callable[
                 more.extend(page.more)
                 shown.append(m)
             elif k == 0:  # no room for a page: the cap holds, the text is cut
-                out.append(_cut(f"{header}\n{body}", max(room, 1), count))
+                out.append(_cut(block, max(room, 1), count))
                 shown.append(m)
             else:
                 rest = messages[k:]
@@ -309,7 +310,7 @@ def _within(blocks: list[tuple[str, str]], messages: list[int], count: Callable[
             cut_line = f"\n… (cut to fit; recall {tag or ''}#{m} for the whole message)"
             room -= count(cut_line)
             if room > 10:
-                out.append(_cut(f"{header}\n{body}", room, count) + cut_line)
+                out.append(_cut(block, room, count) + cut_line)
                 more.append(f"{tag or ''}#{m}")
                 shown.append(m)
             else:
