@@ -87,6 +87,15 @@ def test_following_a_long_messages_pages_gives_it_back_byte_for_byte(lines: int,
     assert "".join(got) == output
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet=st.sampled_from(list("ab 1\n\r\t.é中🙂-_{}\"x9")), min_size=1, max_size=2500),
+       st.integers(MIN_PAGE + 40, 300))
+def test_a_random_messages_pages_are_it_byte_for_byte(text: str, max_tokens: int):
+    msgs = agent_run(text)
+    compactor = Compactor()
+    assert "".join(follow(lambda r, t: compactor.recall(msgs, r, t), "#2", max_tokens)) == text
+
+
 def test_a_20k_token_output_pages_to_the_value_near_its_end():
     output = file_read()
     assert COUNT(output) > 20_000
