@@ -375,35 +375,40 @@ def _counts_text(c: Counter[str]) -> str:
     return " · ".join(f"{c[d]} {d}" for d in DECISIONS if c[d])
 
 
-PAGES_SHOWN = 500
-"""The page lists at most this many pages of the references a view hands out (each is a
-recall: a view of a huge history hands out many)."""
-_WHERE = re.compile(r"\[([^\]\n]*)\]:\n")
+PAGES_SHOWN = 200
+"""The page lists at most this many pages of the references a view hands out: each is a
+recall (about 5-15 ms for a page of 1,000 tokens), and a view of a huge history hands out
+many. Past it, ``<p id="pages-more">`` says the list stops there."""
+_WHERE = re.compile(r"\[([^\]]*)\]:$")  # a page's header line ends with where the page is
 
 
 def _pages(compaction: Any) -> dict[str, list[tuple[str, str]]]:
     """Per reference the view hands out that a recall gives in more than one page: each page's
-    reference and where it is, following each page's next reference as a model would."""
+    reference and where it is, following each page's next reference as a model would. At most
+    :data:`PAGES_SHOWN` recalls; a reference whose pages would pass it is not listed, and the
+    key ``""`` says the list stopped."""
     recall = getattr(compaction, "recall", None)
     out: dict[str, list[tuple[str, str]]] = {}
     budget = PAGES_SHOWN
     for ref in getattr(compaction, "references", ()) if recall is not None else ():
-        got, at = recall(ref), ref
         chain: list[tuple[str, str]] = []
+        whole = False
+        got, at = recall(ref), ref
         while budget > 0:
             budget -= 1
             nxt = next((r for r in got.more if r.startswith(f"{ref}@")), None)
-            if nxt is None and not chain:
-                break  # one page: the message whole
-            where = _WHERE.search(got.text)
-            chain.append((at, where.group(1) if where else ""))
+            if nxt is not None or chain:
+                where = _WHERE.search(got.text.partition("\n")[0])
+                chain.append((at, where.group(1) if where else ""))
             if nxt is None:
+                whole = True
                 break
             got, at = recall(nxt), nxt
+        if not whole:
+            out[""] = []
+            break
         if chain:
             out[ref] = chain
-        if budget <= 0:
-            break
     return out
 
 
@@ -570,6 +575,8 @@ def _record_pane(compaction: Any, report: Any, out: list[str], pages: Mapping[st
     links = "".join(f'<a href="#m-{_a(r[1:])}" data-ref="{_a(r)}">{_t(r)}</a>' for r in refs)
     out.append(f'<h2>{len(refs)} references handed out for recall</h2><p id="references" class="droplist">'
                + (links or '<span class="muted">none</span>') + "</p>")
+    stopped = "" in pages
+    pages = {r: c for r, c in pages.items() if r}
     if pages:
         out.append(f'<h2>{len(pages)} references a recall gives in pages</h2><ul id="pages">')
         for ref, chain in pages.items():
@@ -578,6 +585,9 @@ def _record_pane(compaction: Any, report: Any, out: list[str], pages: Mapping[st
             out.append(f'<li data-ref="{_a(ref)}" data-pages="{len(chain)}"><a href="#m-{_a(ref[1:])}">{_t(ref)}</a>: '
                        f'{len(chain)} pages: {items}</li>')
         out.append("</ul>")
+    if stopped:
+        out.append(f'<p class="muted" id="pages-more">The list stops after {PAGES_SHOWN} pages: '
+                   'a recall of the references after these gives more.</p>')
     if report.dropped:
         shown, size = [], 0
         for lit in report.dropped:

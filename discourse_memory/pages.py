@@ -47,20 +47,32 @@ def page_end(text: str, start: int, stop: int, room: int, count: Callable[[str],
 
 
 def _longest(text: str, start: int, stop: int, room: int, count: Callable[[str], int]) -> int:
-    """The largest ``end <= stop`` with ``count(text[start:end]) <= room`` (galloping, then
-    bisecting: counts only spans about the page's size, never the whole text)."""
-    lo, hi = start, min(stop, start + 4 * room)
-    while count(text[start:hi]) <= room:
-        if hi >= stop:
-            return stop
-        lo, hi = hi, min(stop, start + 2 * (hi - start))
-    while lo < hi - 1:  # count(text[start:lo]) <= room < count(text[start:hi])
-        mid = (lo + hi) // 2
-        if count(text[start:mid]) <= room:
-            lo = mid
+    """An ``end <= stop`` with ``count(text[start:end]) <= room``, within about 2% of the
+    largest (a page then backs off to a break anyway). Each probe's characters per token say
+    where the room ends; the next probe lands just past that estimate after a probe that
+    fitted, just short of it after one that did not, and halves the gap when the estimate
+    falls outside it. Counts only spans about a page's size, never the whole text."""
+    lo, hi = start, stop + 1  # text[start:lo] fits; text[start:hi] does not (stop + 1: none known yet)
+    x = min(stop, start + 4 * room)
+    close = 4
+    while True:
+        n = count(text[start:x])
+        if n <= room:
+            lo = x
+            if x >= stop:
+                return stop
         else:
-            hi = mid
-    return lo
+            hi = x
+        close = max(close, (x - start) // 64)
+        if hi - lo <= close:
+            return lo
+        est = start + (x - start) * room // max(n, 1) + (close // 2 if n <= room else -(close // 2))
+        if n <= room and hi > stop:
+            est = max(est, start + 2 * (x - start))  # no end known yet: at least double
+        x = est if lo < est < min(hi, stop + 1) else (lo + min(hi, stop + 1)) // 2
+        x = min(x, stop)
+        if x <= lo:
+            x = lo + 1
 
 
 def pages(text: str, room: int, count: Callable[[str], int], start: int = 0,

@@ -438,3 +438,16 @@ def test_the_pages_a_reference_gives_are_shown():
     assert art.attrs["data-pages"] == item.attrs["data-pages"]
     assert f"recall #2 · {len(listed)} pages" in [t.text() for t in art.find_all(lambda n: "tag" in n.classes)]
     assert root.by_id("pane-orig").by_id("m-0").attrs.get("data-pages") is None  # one page: none listed
+
+
+def test_the_pages_listed_stop_at_a_cap_and_say_so(monkeypatch):
+    from discourse_memory import inspect
+
+    from .test_recall_pages import agent_run, file_read
+
+    messages = agent_run(file_read(400))
+    result = compact(messages, 800, recall=True)
+    monkeypatch.setattr(inspect, "PAGES_SHOWN", 3)  # fewer than #2's pages
+    root = parse(render_html(result, messages))
+    assert root.by_id("pages-more") is not None and root.by_id("pages") is None  # no partial list
+    assert root.by_id("pane-orig").by_id("m-2").attrs.get("data-pages") is None
