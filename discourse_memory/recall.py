@@ -53,6 +53,8 @@ FORMS = "#12, #12-#15, #12@5120 (from a character), #12:L120-180 (lines) or #12:
 """The reference forms, for the message that refuses a malformed one."""
 MIN_PAGE = 16
 """Below this many tokens of room for a page, a recall is cut to fit instead of paged."""
+ALSO_NAMED = 5
+"""A search by words in a message names at most this many other places it found them."""
 MAX_MESSAGES = 20
 """A range recalls at most this many messages at once."""
 
@@ -338,7 +340,7 @@ def _page(header: str, body: str, ref: Reference, start: int, stop: int, count: 
     (other places words were found), all within ``max_tokens``; None if no page fits."""
     lines = lines_in(body)
     p = ref.prefix
-    also_refs = tuple(f"{p}@{a}" for a in also[:5])
+    also_refs = tuple(f"{p}@{a}" for a in also[:ALSO_NAMED])
 
     def build(end: int) -> _Paged:
         at = (f"lines {line_of(body, start)}-{line_of(body, max(start, end - 1))} of {lines}" if lines > 1
@@ -347,7 +349,8 @@ def _page(header: str, body: str, ref: Reference, start: int, stop: int, count: 
         nxt = () if end >= stop else (f"{p}@{end}" + (f"-{stop}" if stop < len(body) else ""),)
         names = [f"continues: {nxt[0]}"] if nxt else []
         if also_refs:
-            names.append("also found at: " + ", ".join(also_refs))
+            extra = f" and {len(also) - len(also_refs)} more places" if len(also) > len(also_refs) else ""
+            names.append("also found at: " + ", ".join(also_refs) + extra)
         trailer = f"\n({'; '.join(names)})" if names else ""
         return _Paged(f"{where}\n{body[start:end]}{trailer}", nxt + also_refs)
 

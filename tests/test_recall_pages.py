@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from discourse_memory import Compactor, DiscourseMemory, Options
 from discourse_memory.pages import _longest, find_words, line_span, lines_in, pages
-from discourse_memory.recall import MIN_PAGE, parse_reference
+from discourse_memory.recall import ALSO_NAMED, MIN_PAGE, parse_reference
 
 COUNTER = Compactor().counter
 COUNT = COUNTER.count
@@ -135,7 +135,9 @@ def test_words_found_in_several_places_name_the_others():
     output = file_read()
     msgs = agent_run(output)
     got = Compactor().recall(msgs, "#2:db-3.internal")
-    assert got.found and len(got.more) > 1 and all(r.startswith("#2@") for r in got.more)
+    assert got.found and len(got.more) == 1 + ALSO_NAMED and all(r.startswith("#2@") for r in got.more)
+    places = output.count("db-3.internal")  # the first, five named, the rest counted
+    assert got.text.endswith(f"{', '.join(got.more[1:])} and {places - 1 - ALSO_NAMED} more places)")
     others = [Compactor().recall(msgs, r, 60) for r in got.more[1:3]]
     assert all("db-3.internal" in o.text.split("\n")[1] for o in others)
 
