@@ -196,3 +196,18 @@ def test_lines_and_words_helpers():
     assert line_span(text, 2, 3) == (2, 6) and line_span(text, 3, None) == (4, 6) and line_span(text, 4, 4) is None
     assert find_words("x\nfoo bar\nfoo", "foo bar").at == (2,)
     assert find_words("x", "") is None
+
+
+def test_messages_beyond_a_horizon_page_and_give_parts_the_same_way():
+    # What DiscourseMemory.recall answers for a message beyond its horizon (never analysed).
+    from discourse_memory.messages import validate_messages
+    from discourse_memory.recall import recall_messages
+
+    output = file_read()
+    msgs = validate_messages(agent_run(output))
+    lines = output.split("\n")
+    part = recall_messages(msgs, parse_reference("#2:L10-12"), COUNT, 1000)
+    assert part.found and part.text == "#2 tool [lines 10-12 of 1600]:\n" + "\n".join(lines[9:12]) + "\n"
+    got = follow(lambda r, t: recall_messages(msgs, parse_reference(r), COUNT, t), "#2", 1000)
+    assert "".join(got) == output
+    assert not recall_messages(msgs, parse_reference("#9@5"), COUNT, 1000).found
