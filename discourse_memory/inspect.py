@@ -21,6 +21,11 @@ The page is one self-contained file: inline CSS, no JavaScript, no network. It h
   ``<article data-ref="#12">``; the references the view hands out (``Compaction.references``)
   also get ``data-handed-out`` and a "recall #12" tag, and are listed under the record
   (``<p id="references">``, each a link to its message);
+- the pages a reference gives, when a recall of it (at ``Compaction.recall``'s default
+  ``max_tokens``, what a recall tool gets) gives its message a page at a time: the tag says
+  "recall #12 · 5 pages" (``data-pages``), and under the record ``<ul id="pages">`` lists,
+  per such reference, each page's reference (``#12``, ``#12@5120``, …) and where it is
+  (``lines 1-40 of 1600``), as the model would follow them;
 - the record note exactly as the model receives it;
 - the compacted messages exactly as sent to the model;
   in tabs (CSS-only radio buttons), or side by side.
@@ -31,6 +36,7 @@ Every text from the conversation is escaped with :func:`html.escape`.
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
@@ -369,8 +375,45 @@ def _counts_text(c: Counter[str]) -> str:
     return " · ".join(f"{c[d]} {d}" for d in DECISIONS if c[d])
 
 
+PAGES_SHOWN = 200
+"""The page lists at most this many pages of the references a view hands out: each is a
+recall (about 5-15 ms for a page of 1,000 tokens), and a view of a huge history hands out
+many. Past it, ``<p id="pages-more">`` says the list stops there."""
+_WHERE = re.compile(r"\[([^\]]*)\]:$")  # a page's header line ends with where the page is
+
+
+def _pages(compaction: Any) -> dict[str, list[tuple[str, str]]]:
+    """Per reference the view hands out that a recall gives in more than one page: each page's
+    reference and where it is, following each page's next reference as a model would. At most
+    :data:`PAGES_SHOWN` recalls; a reference whose pages would pass it is not listed, and the
+    key ``""`` says the list stopped."""
+    recall = getattr(compaction, "recall", None)
+    out: dict[str, list[tuple[str, str]]] = {}
+    budget = PAGES_SHOWN
+    for ref in getattr(compaction, "references", ()) if recall is not None else ():
+        chain: list[tuple[str, str]] = []
+        whole = False
+        got, at = recall(ref), ref
+        while budget > 0:
+            budget -= 1
+            nxt = next((r for r in got.more if r.startswith(f"{ref}@")), None)
+            if nxt is not None or chain:
+                where = _WHERE.search(got.text.partition("\n")[0])
+                chain.append((at, where.group(1) if where else ""))
+            if nxt is None:
+                whole = True
+                break
+            got, at = recall(nxt), nxt
+        if not whole:
+            out[""] = []
+            break
+        if chain:
+            out[ref] = chain
+    return out
+
+
 def _original_pane(compaction: Any, original: Sequence[Any] | None, report: Any,
-                   out: list[str], msgmap: list[str]) -> str:
+                   out: list[str], msgmap: list[str], pages: Mapping[str, list[tuple[str, str]]]) -> str:
     """Append the annotated original; return the literal status left unmarked in units not kept."""
     by_message: dict[int, list[Any]] = {}
     by_field: dict[tuple[int, str], list[Any]] = {}
@@ -407,7 +450,7 @@ def _original_pane(compaction: Any, original: Sequence[Any] | None, report: Any,
         tags = []
         ref = f"#{i}"
         if ref in handed_out:
-            tags.append(f"recall {ref}")
+            tags.append(f"recall {ref}" + (f" · {len(pages[ref])} pages" if ref in pages else ""))
         if i in protected:
             tags.append("protected")
         if i in orphans:
@@ -421,12 +464,13 @@ def _original_pane(compaction: Any, original: Sequence[Any] | None, report: Any,
             mm = "g" if i in in_view else "o"
         mmcls = mm + (" pr" if i in protected else "")
         msgmap.append(f'<a class="{mmcls}" href=#m-{i} title="#{i} {_a(role)}: {_a(summary)}"></a>')
-        handed = " data-handed-out" if ref in handed_out else ""
+        handed = (" data-handed-out" if ref in handed_out else "") + (
+            f' data-pages="{len(pages[ref])}"' if ref in pages else "")
         out.append(f'<article class="{" ".join(cls)}" id=m-{i} data-role="{_a(role)}" data-ref="{ref}"{handed}>'
                    f'<div class=mh><a href=#m-{i} class=ref title="its reference, for recall">{ref}</a>'
                    f'<b class=role>{_t(role)}</b>')
         for tag in tags:
-            out.append(f'<span class="tag ref">{_t(tag)}</span>' if tag == f"recall {ref}" else
+            out.append(f'<span class="tag ref">{_t(tag)}</span>' if tag.startswith(f"recall {ref}") else
                        f"<span class=tag>{_t(tag)}</span>")
         out.append(f"<span class=mc>{_t(summary)}</span></div><div class=mb>")
         if msgs is None:
@@ -519,7 +563,7 @@ def _output_pane(compaction: Any, out: list[str]) -> None:
     out.append("</section>")
 
 
-def _record_pane(compaction: Any, report: Any, out: list[str]) -> None:
+def _record_pane(compaction: Any, report: Any, out: list[str], pages: Mapping[str, list[tuple[str, str]]]) -> None:
     out.append('<section class="pane" id="pane-rec" aria-label="The record of what was left out">')
     if compaction.note is None:
         out.append('<h2>Record</h2><p class="muted" id="no-record">The conversation fits the budget: '
@@ -531,6 +575,19 @@ def _record_pane(compaction: Any, report: Any, out: list[str]) -> None:
     links = "".join(f'<a href="#m-{_a(r[1:])}" data-ref="{_a(r)}">{_t(r)}</a>' for r in refs)
     out.append(f'<h2>{len(refs)} references handed out for recall</h2><p id="references" class="droplist">'
                + (links or '<span class="muted">none</span>') + "</p>")
+    stopped = "" in pages
+    pages = {r: c for r, c in pages.items() if r}
+    if pages:
+        out.append(f'<h2>{len(pages)} references a recall gives in pages</h2><ul id="pages">')
+        for ref, chain in pages.items():
+            items = " · ".join(f'<span class=page data-ref="{_a(r)}">{_t(r)} '
+                               f'<span class=muted>{_t(where)}</span></span>' for r, where in chain)
+            out.append(f'<li data-ref="{_a(ref)}" data-pages="{len(chain)}"><a href="#m-{_a(ref[1:])}">{_t(ref)}</a>: '
+                       f'{len(chain)} pages: {items}</li>')
+        out.append("</ul>")
+    if stopped:
+        out.append(f'<p class="muted" id="pages-more">The list stops after {PAGES_SHOWN} pages: '
+                   'a recall of the references after these gives more.</p>')
     if report.dropped:
         shown, size = [], 0
         for lit in report.dropped:
@@ -570,9 +627,10 @@ def render_html(compaction: Any, original_messages: Sequence[Any] | None = None)
     out: list[str] = []
     msgmap: list[str] = []
     body: list[str] = []
-    other = _original_pane(compaction, original_messages, report, body, msgmap)
+    pages = _pages(compaction)
+    other = _original_pane(compaction, original_messages, report, body, msgmap, pages)
     _output_pane(compaction, body)
-    _record_pane(compaction, report, body)
+    _record_pane(compaction, report, body, pages)
 
     before, after, budget = compaction.tokens_before, compaction.tokens_after, compaction.budget
     n_msgs = len(msgmap)

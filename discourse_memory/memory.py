@@ -8,6 +8,7 @@ import json
 import re
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from itertools import islice
 from typing import Any, Iterable, Mapping
 
@@ -172,8 +173,9 @@ class DiscourseMemory:
 
     def recall(self, ref: str, max_tokens: int = 1000) -> Recalled:
         """What was left out, verbatim (see :meth:`Compaction.recall`): a reference
-        (``#12``, ``#12-#15``, ``<tag>#12``) resolves against the whole history (a message
-        beyond the newest view's horizon verbatim); a query searches what the newest view
+        (``#12``, ``#12-#15``, ``<tag>#12``, a part: ``#12@5120``, ``#12:L120-180``, ``#12:words``)
+        resolves against the whole history (a message beyond the newest view's horizon
+        verbatim); a query searches what the newest view
         left out within its horizon (or, after new messages, all units), then, if nothing
         there matches, the messages beyond it as plain text."""
         with self._lock:
@@ -181,11 +183,12 @@ class DiscourseMemory:
             last = self._last_view
             beyond = self._last_beyond
         parsed = parse_reference(ref.strip()) if isinstance(ref, str) else None
-        if beyond is not None and parsed is not None and beyond[0] <= parsed[1] < beyond[1] \
-                and (parsed[0] is None or any(t[:8] == parsed[0] for t in self._compactor._tags)):
+        if beyond is not None and parsed is not None and beyond[0] <= parsed.first < beyond[1] \
+                and (parsed.tag is None or any(t[:8] == parsed.tag for t in self._compactor._tags)):
             # A message beyond the last view's horizon: verbatim from the history, not analysed.
             check_max_tokens(max_tokens)
-            return recall_messages(validate_messages(snapshot[:beyond[1]]), parsed[1], min(parsed[2], beyond[1] - 1),
+            return recall_messages(validate_messages(snapshot[:beyond[1]]),
+                                   replace(parsed, last=min(parsed.last, beyond[1] - 1)),
                                    self._compactor.counter.count, max_tokens)
         if last is not None and len(last.sources) and len(last._inputs) == len(snapshot):
             got = last.recall(ref, max_tokens)

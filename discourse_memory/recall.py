@@ -9,8 +9,22 @@ other text is a query: the left-out units that share its rare words and values b
 (BM25, the focus scoring of :mod:`.focus`), in conversation order.
 
 What comes back is plain text for a tool result: each message as ``#12 user (Caroline):``
-then its text (a tool call as ``name(arguments)``), cut at ``max_tokens`` with a line
-saying how to get the rest.
+then its text (a tool call as ``name(arguments)``), within ``max_tokens``.
+
+A message longer than ``max_tokens`` comes back in pages (:mod:`.pages`): the first, under
+a header saying which part it is (``#47 tool (read_file) [lines 1-118 of 1600]:``, or for a
+text of one line ``[characters 0-5120 of 80210]``), then a line naming the reference of the
+next, as the model passes it back: ``(continues: #47@5120)``. A part of a message is asked for by
+
+- ``#47@5120``: from character 5120 of its text (the text recall shows: its texts joined
+  by line breaks, then its tool calls), ``#47@5120-9000``: characters 5120 up to 9000;
+- ``#47:L120-180``: its lines 120 to 180 (1-based, inclusive), ``#47:L120-``: from line 120;
+- ``#47:connection refused``: where the most of those words are (a phrase in double
+  quotes is one), and the other such places are named.
+
+Each is paged the same way, and is stable: it names the same text whatever ``max_tokens``
+is. The pages of a message, followed from ``#47``, are exactly its text. The references a
+recall names for the model to ask next are also :attr:`Recalled.more`.
 """
 
 from __future__ import annotations
@@ -26,10 +40,21 @@ from .errors import InvalidOptionError
 from .focus import focus_of_text, relevance
 from .language import CJK_CHAR
 from .messages import Message
+from .pages import find_words, line_of, line_span, lines_in, page_end
 from .units import Unit
 
-__all__ = ["Recalled", "check_max_tokens", "parse_reference", "recall", "recall_messages", "search_messages"]
+__all__ = ["Recalled", "Reference", "check_max_tokens", "parse_reference", "recall", "recall_messages",
+           "search_messages"]
 _REF = re.compile(r"\s*(?:([0-9a-f]{8})\s*)?#(\d{1,9})(?:\s*-\s*#?(\d{1,9}))?\s*")
+_PART = re.compile(r"\s*(?:([0-9a-f]{8})\s*)?#(\d{1,9})(?:@(\d{1,12})(?:\s*-\s*(\d{1,12}))?"
+                   r"|:\s*[Ll](\d{1,9})(?:\s*-\s*[Ll]?(\d{1,9})?)?|:(.*\S.*))\s*", re.S)
+_LOOKS_LIKE = re.compile(r"\s*(?:[0-9a-f]{8}\s*)?#\d+\s*[@:-]")
+FORMS = "#12, #12-#15, #12@5120 (from a character), #12:L120-180 (lines) or #12:some words"
+"""The reference forms, for the message that refuses a malformed one."""
+MIN_PAGE = 16
+"""Below this many tokens of room for a page, a recall is cut to fit instead of paged."""
+ALSO_NAMED = 5
+"""A search by words in a message names at most this many other places it found them."""
 MAX_MESSAGES = 20
 """A range recalls at most this many messages at once."""
 
@@ -44,16 +69,61 @@ class Recalled:
     """The messages the text comes from."""
     found: bool
     """False when the reference was unknown or stale, or the query matched nothing."""
+    more: tuple[str, ...] = ()
+    """The references the text names for the model to ask next, as it can pass them back:
+    the next page of a message, the messages not shown to fit, other places words are."""
 
 
-def parse_reference(text: str) -> tuple[str | None, int, int] | None:
-    """``(tag or None, first, last)`` message numbers of a reference, or None for a query."""
+@dataclass(frozen=True)
+class Reference:
+    """A parsed reference: messages ``first`` to ``last``, or a part of message ``first``."""
+
+    tag: str | None
+    first: int
+    last: int
+    chars: tuple[int, int | None] | None = None
+    """``#12@5120-9000``: characters 5120 up to 9000 (None: to the end)."""
+    lines: tuple[int, int | None] | None = None
+    """``#12:L120-180``: lines 120 to 180, 1-based and inclusive (None: to the end)."""
+    words: str | None = None
+    """``#12:connection refused``: where those words are."""
+
+    @property
+    def is_part(self) -> bool:
+        return self.chars is not None or self.lines is not None or self.words is not None
+
+    @property
+    def prefix(self) -> str:
+        """How the references a recall names start: ``#12``, tagged if this one was."""
+        return f"{self.tag or ''}#{self.first}"
+
+
+def parse_reference(text: str) -> Reference | None:
+    """The reference ``text`` is, or None for a query (see :func:`is_malformed`)."""
     m = _REF.fullmatch(text)
+    if m is not None:
+        first = int(m.group(2))
+        last = int(m.group(3)) if m.group(3) else first
+        return Reference(m.group(1), min(first, last), max(first, last))
+    m = _PART.fullmatch(text)
     if m is None:
         return None
-    first = int(m.group(2))
-    last = int(m.group(3)) if m.group(3) else first
-    return m.group(1), min(first, last), max(first, last)
+    tag, i = m.group(1), int(m.group(2))
+    if m.group(3) is not None:
+        return Reference(tag, i, i, chars=(int(m.group(3)), int(m.group(4)) if m.group(4) else None))
+    if m.group(5) is not None:
+        return Reference(tag, i, i, lines=(int(m.group(5)), int(m.group(6)) if m.group(6) else None))
+    return Reference(tag, i, i, words=m.group(7).strip())
+
+
+def is_malformed(text: str) -> bool:
+    """Whether ``text`` starts like a reference with a part (``#12@``, ``#12-``, ``#12:``)
+    but is none: it gets a refusal naming the forms, not a search."""
+    return _LOOKS_LIKE.match(text) is not None and parse_reference(text) is None
+
+
+def _malformed(text: str) -> Recalled:
+    return Recalled(f"{text.strip()!r} is not a reference: use {FORMS}.", (), False)
 
 
 def recall(cols: Columns, ref: str, *, tags: Sequence[str], shown: np.ndarray | None,
@@ -69,9 +139,11 @@ def recall(cols: Columns, ref: str, *, tags: Sequence[str], shown: np.ndarray | 
     if not isinstance(ref, str) or not ref.strip():
         return Recalled("recall needs a reference like #12 or a few words to search for.", (), False)
     parsed = parse_reference(ref)
+    if parsed is None and is_malformed(ref):
+        return _malformed(ref)
     n = len(cols) if messages is None else messages
     if parsed is not None:
-        tag, first, last = parsed
+        tag, first, last = parsed.tag, parsed.first, parsed.last
         if tag is not None:
             known = [i for i, t in enumerate(tags) if t[:8] == tag]
             if not known:
@@ -79,8 +151,11 @@ def recall(cols: Columns, ref: str, *, tags: Sequence[str], shown: np.ndarray | 
             n = known[0] + 1  # the conversation as that note saw it
         if first >= n:
             return Recalled(f"no message #{first}: this conversation has messages #0-#{n - 1}.", (), False)
+        if parsed.is_part:
+            m = cols.messages[first]
+            return _part(_header(cols, m), _message_text(m), parsed, count, max_tokens)
         last = min(last, n - 1, first + MAX_MESSAGES - 1)
-        return _messages(cols, list(range(first, last + 1)), count, max_tokens)
+        return _messages(cols, list(range(first, last + 1)), count, max_tokens, tag)
     words, literals = analyse(ref)
     focus = focus_of_text(cols, words, literals, min_strength=0.0)
     if focus is None:
@@ -109,9 +184,10 @@ def _message_text(m: Message) -> str:
     return "\n".join(parts)
 
 
-def _messages(cols: Columns, indices: list[int], count: Callable[[str], int], max_tokens: int) -> Recalled:
-    blocks = [f"{_header(cols, cols.messages[i])}\n{_message_text(cols.messages[i])}" for i in indices]
-    return _within(blocks, indices, count, max_tokens)
+def _messages(cols: Columns, indices: list[int], count: Callable[[str], int], max_tokens: int,
+              tag: str | None = None) -> Recalled:
+    blocks = [(_header(cols, cols.messages[i]), _message_text(cols.messages[i])) for i in indices]
+    return _within(blocks, indices, count, max_tokens, tag)
 
 
 def check_max_tokens(max_tokens: object) -> None:
@@ -120,19 +196,23 @@ def check_max_tokens(max_tokens: object) -> None:
         raise InvalidOptionError(f"max_tokens must be a positive int, got {max_tokens!r}")
 
 
-def _verbatim(i: int, m: Message) -> str:
+def _verbatim(i: int, m: Message) -> tuple[str, str]:
     """Message ``i`` as a recall gives a message that was never analysed (no speaker)."""
-    return f"#{i} {m.role}:\n{_message_text(m)}"
+    return f"#{i} {m.role}:", _message_text(m)
 
 
-def recall_messages(messages: Sequence[Message], first: int, last: int, count: Callable[[str], int],
+def recall_messages(messages: Sequence[Message], ref: Reference, count: Callable[[str], int],
                     max_tokens: int) -> Recalled:
-    """Messages ``first`` to ``last`` of ``messages`` (at most :data:`MAX_MESSAGES`)
-    verbatim, with no analysis: a memory's messages beyond its horizon (see :mod:`.horizon`)."""
+    """Messages ``ref.first`` to ``ref.last`` of ``messages`` (at most :data:`MAX_MESSAGES`),
+    or the part of one it names, verbatim, with no analysis: a memory's messages beyond its
+    horizon (see :mod:`.horizon`)."""
+    first = ref.first
     if first >= len(messages):
         return Recalled(f"no message #{first}: this conversation has messages #0-#{len(messages) - 1}.", (), False)
-    indices = list(range(first, min(last, len(messages) - 1, first + MAX_MESSAGES - 1) + 1))
-    return _within([_verbatim(i, messages[i]) for i in indices], indices, count, max_tokens)
+    if ref.is_part:
+        return _part(*_verbatim(first, messages[first]), ref, count, max_tokens)
+    indices = list(range(first, min(ref.last, len(messages) - 1, first + MAX_MESSAGES - 1) + 1))
+    return _within([_verbatim(i, messages[i]) for i in indices], indices, count, max_tokens, ref.tag)
 
 
 _QUERY_WORD = re.compile(r"[^\W\d_]{3,}|" + CJK_CHAR.pattern + r"{2,}|\w*\d\w*")
@@ -180,14 +260,14 @@ def _units(cols: Columns, best: list[int], count: Callable[[str], int], max_toke
             continue
         taken.setdefault(m, []).append(u)
         used += cost
-    blocks = [f"{_header(cols, cols.messages[m])}\n" + " … ".join(_unit_text(cols, units[u]) for u in sorted(taken[m]))
+    blocks = [(_header(cols, cols.messages[m]), " … ".join(_unit_text(cols, units[u]) for u in sorted(taken[m])))
               for m in sorted(taken)]
-    got = _within(blocks, sorted(taken), count, max_tokens)
+    got = _within(blocks, sorted(taken), count, max_tokens, paged=False)
     if not rest:
         return got
     more = f"\n\n(more matches, not shown to fit: #{', #'.join(map(str, sorted(rest)))})"
     if count(got.text + more) <= max_tokens:
-        return Recalled(got.text + more, got.messages, True)
+        return Recalled(got.text + more, got.messages, True, got.more + tuple(f"#{m}" for m in sorted(rest)))
     return got
 
 
@@ -197,48 +277,140 @@ def _unit_text(cols: Columns, u: Unit) -> str:
     return f"{cols.messages[u.message].tool_calls[int(u.field.split('.')[1])].name}({u.text})"
 
 
-def _within(blocks: list[str], messages: list[int], count: Callable[[str], int], max_tokens: int) -> Recalled:
-    """Blocks in order while they fit ``max_tokens``, the last one cut, then a line naming
-    the messages not shown (so the model can ask for them): the whole text fits."""
+def _within(blocks: list[tuple[str, str]], messages: list[int], count: Callable[[str], int], max_tokens: int,
+            tag: str | None = None, paged: bool = True) -> Recalled:
+    """Blocks (header, body) in order while they fit ``max_tokens``; the first that does not
+    is given its first page (``paged``; else cut, naming its message), then a line names the
+    messages not shown (so the model can ask for them): the whole text fits."""
     out: list[str] = []
     shown: list[int] = []
+    more: list[str] = []
     used = 0
-    for k, (block, m) in enumerate(zip(blocks, messages)):
+    for k, ((header, body), m) in enumerate(zip(blocks, messages)):
         rest = messages[k + 1:]
-        tail = count(_not_shown(rest)) + 2 if rest else 0
+        tail = count(_not_shown(rest, tag)) + 2 if rest else 0
+        block = f"{header}\n{body}"
         tokens = count(block) + 2
         if used + tokens + tail <= max_tokens:
             out.append(block)
             shown.append(m)
             used += tokens
             continue
-        cut_line = f"\n… (cut to fit; recall #{m} with a larger max_tokens for the rest)"
-        room = max_tokens - used - tail - count(cut_line) - 2
-        if room > 10:
-            out.append(_cut(block, room, count) + cut_line)
-            shown.append(m)
+        room = max_tokens - used - tail - 2
+        if paged:
+            page = _page(header, body, Reference(tag, m, m), 0, len(body), count, room)
+            if page is not None:
+                out.append(page.text)
+                more.extend(page.more)
+                shown.append(m)
+            elif k == 0:  # no room for a page: the cap holds, the text is cut
+                out.append(_cut(block, max(room, 1), count))
+                shown.append(m)
+            else:
+                rest = messages[k:]
         else:
-            rest = messages[k:]
+            cut_line = f"\n… (cut to fit; recall {tag or ''}#{m} for the whole message)"
+            room -= count(cut_line)
+            if room > 10:
+                out.append(_cut(block, room, count) + cut_line)
+                more.append(f"{tag or ''}#{m}")
+                shown.append(m)
+            else:
+                rest = messages[k:]
         if rest:
-            out.append(_not_shown(rest))
+            out.append(_not_shown(rest, tag))
+            more.extend(_runs(rest, tag))
         break
     text = "\n\n".join(out)
     if count(text) > max_tokens:  # joins can merge tokens differently: the cap holds regardless
         text = _cut(text, max_tokens, count)
-    return Recalled(text, tuple(shown), True)
+    return Recalled(text, tuple(shown), True, tuple(more))
 
 
-def _not_shown(messages: list[int]) -> str:
-    """``(not shown to fit: #2-#5, #9)``."""
+@dataclass(frozen=True)
+class _Paged:
+    text: str
+    more: tuple[str, ...]
+
+
+def _page(header: str, body: str, ref: Reference, start: int, stop: int, count: Callable[[str], int],
+          max_tokens: int, also: Sequence[int] = ()) -> _Paged | None:
+    """The page of ``body[start:stop]`` that starts at ``start``, under ``header`` with where it
+    is, then the references of the next page (if it does not reach ``stop``) and of ``also``
+    (other places words were found), all within ``max_tokens``; None if no page fits."""
+    lines = lines_in(body)
+    p = ref.prefix
+    also_refs = tuple(f"{p}@{a}" for a in also[:ALSO_NAMED])
+
+    def build(end: int) -> _Paged:
+        at = (f"lines {line_of(body, start)}-{line_of(body, max(start, end - 1))} of {lines}" if lines > 1
+              else f"characters {start}-{end} of {len(body)}")
+        where = f"{header[:-1]} [{at}]:"
+        nxt = () if end >= stop else (f"{p}@{end}" + (f"-{stop}" if stop < len(body) else ""),)
+        names = [f"continues: {nxt[0]}"] if nxt else []
+        if also_refs:
+            extra = f" and {len(also) - len(also_refs)} more places" if len(also) > len(also_refs) else ""
+            names.append("also found at: " + ", ".join(also_refs) + extra)
+        trailer = f"\n({'; '.join(names)})" if names else ""
+        return _Paged(f"{where}\n{body[start:end]}{trailer}", nxt + also_refs)
+
+    frame = count(build(start).text) + 4  # the header and trailer with an empty page
+    room = max_tokens - frame
+    for _ in range(4):  # a page's tokens can merge with its frame's: shrink until it fits
+        if room < MIN_PAGE:
+            return None
+        end = page_end(body, start, stop, room, count)
+        got = build(end)
+        over = count(got.text) - max_tokens
+        if over <= 0:
+            return got
+        room -= over + 2
+    return None
+
+
+def _part(header: str, body: str, ref: Reference, count: Callable[[str], int], max_tokens: int) -> Recalled:
+    """The part of one message ``ref`` names (characters, lines or words), paged."""
+    n = len(body)
+    also: Sequence[int] = ()
+    if ref.chars is not None:
+        start, stop = ref.chars[0], n if ref.chars[1] is None else min(ref.chars[1], n)
+        if start >= n or start >= stop:
+            return Recalled(f"#{ref.first} has characters 0-{n}: nothing at {ref.chars[0]}"
+                            f"{'' if ref.chars[1] is None else f'-{ref.chars[1]}'}.", (), False)
+    elif ref.lines is not None:
+        span = line_span(body, *ref.lines)
+        if span is None:
+            return Recalled(f"#{ref.first} has lines 1-{lines_in(body)}: no line {ref.lines[0]}.", (), False)
+        start, stop = span
+    else:
+        found = find_words(body, ref.words or "")
+        if found is None:
+            return Recalled(f"no {ref.words!r} in #{ref.first}: recall #{ref.first} to read it from the start.",
+                            (), False)
+        start, stop, also = found.at[0], n, found.at[1:]
+    page = _page(header, body, ref, start, stop, count, max_tokens, also)
+    if page is None:
+        text = _cut(f"{header}\n{body[start:stop]}", max_tokens, count)
+        return Recalled(text, (ref.first,), True)
+    return Recalled(page.text, (ref.first,), True, page.more)
+
+
+def _runs(messages: list[int], tag: str | None = None) -> list[str]:
+    """``#2-#5``, ``#9``: runs of consecutive message numbers as references."""
     runs: list[str] = []
     start = prev = messages[0]
     for m in messages[1:] + [-2]:
         if m == prev + 1:
             prev = m
             continue
-        runs.append(f"#{start}" if start == prev else f"#{start}-#{prev}")
+        runs.append(f"{tag or ''}#{start}" if start == prev else f"{tag or ''}#{start}-#{prev}")
         start = prev = m
-    return f"(not shown to fit: {', '.join(runs)})"
+    return runs
+
+
+def _not_shown(messages: list[int], tag: str | None = None) -> str:
+    """``(not shown to fit: #2-#5, #9)``."""
+    return f"(not shown to fit: {', '.join(_runs(messages, tag))})"
 
 
 def _cut(text: str, tokens: int, count: Callable[[str], int]) -> str:

@@ -414,3 +414,40 @@ def test_the_list_of_values_dropped_from_the_record_is_folded_when_long():
     assert len(folds) == 1
     listed = lists[0].text().split(";")
     assert int(folds[0].attrs["data-values"]) + len(listed) == len(view.report.dropped)
+
+
+def test_the_pages_a_reference_gives_are_shown():
+    from .test_recall_pages import agent_run, file_read
+
+    output = file_read(400)
+    messages = agent_run(output)
+    result = compact(messages, 800, recall=True)
+    assert "#2" in result.references
+    root = parse(render_html(result, messages))
+    item = next(li for li in root.by_id("pages").find_all(lambda n: n.tag == "li") if li.attrs["data-ref"] == "#2")
+    listed = [s.attrs["data-ref"] for s in item.find_all(lambda n: "page" in n.classes)]
+    assert listed[0] == "#2" and len(listed) == int(item.attrs["data-pages"]) > 3
+    # the pages listed are those a model gets by following each page's next reference, and
+    # together they are the message
+    got = [result.recall(r) for r in listed]
+    assert [g.more[0] for g in got[:-1]] == listed[1:] and not got[-1].more
+    bodies = [g.text.split("\n", 1)[1] for g in got]
+    assert "".join(b.rsplit("\n", 1)[0] for b in bodies[:-1]) + bodies[-1] == output
+    assert "lines 1-" in item.text()
+    art = root.by_id("pane-orig").by_id("m-2")
+    assert art.attrs["data-pages"] == item.attrs["data-pages"]
+    assert f"recall #2 · {len(listed)} pages" in [t.text() for t in art.find_all(lambda n: "tag" in n.classes)]
+    assert root.by_id("pane-orig").by_id("m-0").attrs.get("data-pages") is None  # one page: none listed
+
+
+def test_the_pages_listed_stop_at_a_cap_and_say_so(monkeypatch):
+    from discourse_memory import inspect
+
+    from .test_recall_pages import agent_run, file_read
+
+    messages = agent_run(file_read(400))
+    result = compact(messages, 800, recall=True)
+    monkeypatch.setattr(inspect, "PAGES_SHOWN", 3)  # fewer than #2's pages
+    root = parse(render_html(result, messages))
+    assert root.by_id("pages-more") is not None and root.by_id("pages") is None  # no partial list
+    assert root.by_id("pane-orig").by_id("m-2").attrs.get("data-pages") is None

@@ -55,7 +55,8 @@ class DiscourseChatMessageHistory(BaseChatMessageHistory):
                                  note_role=note_role, relax=True, recall=recall)
 
     def recalled(self, reference: str, max_tokens: int = 1000) -> Recalled:
-        """What the last view left out, verbatim (`reference`: `#12`, `#12-#15`, `<tag>#12`, or words)."""
+        """What the last view left out, verbatim (`reference`: `#12`, `#12-#15`, `<tag>#12`, a part:
+        `#12@5120`, `#12:L120-180`, `#12:words`; or words to search for)."""
         return self._session.recall(self.store.messages, reference, max_tokens)
 
     @property

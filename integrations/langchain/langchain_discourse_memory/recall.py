@@ -13,7 +13,10 @@ from pydantic import BaseModel, Field
 __all__ = ["RECALL_DESCRIPTION", "RecallArgs", "RecallTool"]
 
 RECALL_DESCRIPTION = ("Get back, verbatim, what the record note says was left out: a reference it names (#12 is "
-                      "message 12, #12-#15 a run, 1a2b3c4d#12 tagged, …#12 a cut), or a few words to search for.")
+                      "message 12, #12-#15 a run, 1a2b3c4d#12 tagged, …#12 a cut), or a few words to search for. "
+                      "A long message comes back a page at a time, ending (continues: #12@5120): pass that "
+                      "reference back as it is for the next page. A part of message 12: #12:L120-180 (its "
+                      "lines), #12:some words (where they are).")
 
 _HEADER = re.compile(r"(?:^|\n\n)#\d+ [^\n]*:\n")
 
@@ -27,7 +30,8 @@ def _parts(text: str) -> str | list[dict[str, str]]:
 
 
 class RecallArgs(BaseModel):
-    reference: str = Field(description="#12, #12-#15, 1a2b3c4d#12, or a few words to search the left-out parts for")
+    reference: str = Field(description="#12, #12-#15, 1a2b3c4d#12, #12@5120 (a page a recall named), #12:L120-180, "
+                                       "#12:some words, or a few words to search the left-out parts for")
     max_tokens: int = Field(1000, gt=0, description="at most this many tokens back")
 
 

@@ -80,7 +80,7 @@ def test_a_recall_returns_at_most_half_the_views_budget(history: DiscourseChatMe
     compaction = history.view().compaction
     found = history.recalled("#0-#20", max_tokens=10**6)
     assert found == compaction.recall("#0-#20", BUDGET // 2) != compaction.recall("#0-#20", 10**6)
-    assert "cut to fit" in found.text and history.recalled("#0-#20", 40) == compaction.recall("#0-#20", 40)
+    assert "(continues: #" in found.text and history.recalled("#0-#20", 40) == compaction.recall("#0-#20", 40)
 
 
 def test_another_conversation_gets_no_text_of_the_old_one(history: DiscourseChatMessageHistory) -> None:

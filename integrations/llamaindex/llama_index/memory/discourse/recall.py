@@ -14,7 +14,10 @@ from .buffer import DiscourseMemoryBuffer
 __all__ = ["RECALL_DESCRIPTION", "recall_tool"]
 
 RECALL_DESCRIPTION = ("Get back, verbatim, what the record note says was left out: a reference it names (#12 is "
-                      "message 12, #12-#15 a run, 1a2b3c4d#12 tagged, …#12 a cut), or a few words to search for.")
+                      "message 12, #12-#15 a run, 1a2b3c4d#12 tagged, …#12 a cut), or a few words to search for. "
+                      "A long message comes back a page at a time, ending (continues: #12@5120): pass that "
+                      "reference back as it is for the next page. A part of message 12: #12:L120-180 (its "
+                      "lines), #12:some words (where they are).")
 
 
 def _recaller(memory: Any) -> Any:
