@@ -366,7 +366,9 @@ def before_values(literals: tuple[Literal, ...], head: int, text: str) -> int:
     """``head`` moved back to the start of a value it would cut: half an address or a phone
     number reads as a whole one ("电话是010-67796688，地址是 …", not "…地址是朝阳区潘家园华威 …")."""
     for lit in literals:  # (in order of their starts: the first cut one is the earliest)
-        if lit.start < head < lit.end and text[lit.start:lit.end] == lit.text:
+        if lit.start >= head:
+            break  # (none after it can be cut: a 1 MB line states 130,000 values)
+        if head < lit.end and text[lit.start:lit.end] == lit.text:
             if lit.kind == "datetime":  # a date is a whole value: "The current time is 2024-05-15 …"
                 found = find_literals(text[lit.start:head])
                 if found and found[0].kind == "date" and found[0].start == 0:
@@ -437,6 +439,10 @@ def _texts_before(literals: tuple[Literal, ...], end: int, text: str) -> tuple[s
     read_end = None
     out = []
     for lit in literals:
+        if lit.start >= end:
+            # In order of their starts: none from here ends by ``end``, nor by its place
+            # as it reads, which is never after it (read_offset(text, end) <= end).
+            break
         if text[lit.start:lit.end] == lit.text:
             if lit.end <= end:
                 out.append(lit.text)
