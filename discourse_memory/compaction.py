@@ -8,6 +8,7 @@ stage's plan (:mod:`.fit`) -> rendered messages and the record note -> the repor
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import threading
 from collections.abc import Mapping
@@ -18,8 +19,9 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .columns import Columns
-from .errors import InvalidOptionError
+from .errors import BudgetTooSmallError, InvalidOptionError
 from .fit import Scene, fit
+from .framing import Framing, _Rule, framing_of, rule_for_format
 from .focus import focus_of_text, focus_of_turn, focus_terms, relevance
 from .gc_pause import gc_paused, is_bulk
 from .keys import content_key, digest
@@ -136,14 +138,20 @@ class Compactor:
         self._cols = Columns(self.counter.count)
         self._tags: list[str] = []
         self._render_cache = RenderCache()
+        self._rules: dict[str, Framing] = {}
+        # Per message of the columns, its framing under a bound rule (by the rule's id): a
+        # long history's view does not walk every message for it again.
+        self._frames: tuple[Columns | None, Any, np.ndarray] = (None, None, np.zeros(0))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> "Compactor":
         return self  # caches only: sharing them is safe
 
     def count_messages(self, messages: Sequence[Mapping[str, Any]]) -> int:
         """Tokens of ``messages`` as a view counts them (see :func:`count_messages`),
-        with this compactor's counter and message overhead."""
-        return count_messages(messages, self.counter, self.options)
+        with this compactor's counter and message overhead (and a named rule's reply
+        priming: the count of the request)."""
+        options, reply = self.framed(self.options, "openai")
+        return count_messages(messages, self.counter, options) + reply
 
     def compact(self, messages: Any, budget: int, options: Options | None = None, *,
                 focus: FocusLike = NEWEST_TURN, format: Any = "auto", _owned: bool = False,
@@ -163,6 +171,36 @@ class Compactor:
 
         if formats.needs_formats(messages, format):
             return formats.run(self, messages, budget, options, focus, format, _owned)
+        options, reply = self.framed(options, "openai")
+        if not reply:
+            return self._core(messages, budget, options, focus, _owned, _beyond, _same)
+        # The reply priming is the request's, paid once: the messages get what is left, and the
+        # counts (and a too-small budget's error) are the request's.
+        try:
+            view = self._core(messages, max(0, budget - reply), options, focus, _owned, _beyond, _same)
+        except BudgetTooSmallError as exc:
+            raise BudgetTooSmallError(budget, exc.minimum + reply, exc.protected) from None
+        if view.tokens_after + reply > budget:  # (a budget below the priming: not even an empty request fits)
+            raise BudgetTooSmallError(budget, view.tokens_after + reply, "nothing")
+        return dataclasses.replace(view, tokens_before=view.tokens_before + reply,
+                                   tokens_after=view.tokens_after + reply, budget=budget)
+
+    def framed(self, options: Options, fmt: str) -> tuple[Options, int]:
+        """``options`` with a named ``message_overhead`` rule bound to this compactor's
+        counter for messages of format ``fmt`` (see :mod:`.framing`), and the tokens that
+        prime the reply (0 for an int or a function of the message)."""
+        rule = options.message_overhead
+        if not isinstance(rule, str):
+            return options, 0
+        name = rule_for_format(fmt) if rule == "auto" else rule
+        with self._lock:
+            framing = self._rules.get(name)
+            if framing is None:
+                framing = self._rules[name] = framing_of(name, fmt, self.counter.count)
+        return options.replace(message_overhead=framing.per_message), framing.reply
+
+    def _core(self, messages: Any, budget: int, options: Options, focus: FocusLike, _owned: bool,
+              _beyond: tuple[int, int] | None, _same: int) -> Compaction:
         # A view makes tens of thousands of short-lived objects and no reference cycles (the
         # tests check): the collector is paused while it runs, and what survives it (the grown
         # analysis, the view) goes to the oldest generation (see gc_pause.py). Left running, the
@@ -310,7 +348,10 @@ class Compactor:
         units = cols.units
         count = self.counter.count
         before = int(cols.msg_cost.view.sum())
-        if options.message_overhead:
+        frames = self._message_frames(cols, options)
+        if frames is not None:
+            before += int(frames.sum())
+        elif options.message_overhead:
             before += sum(options.overhead(m.raw) for m in msgs)
         # (a memory's window that fits is still a view: the messages beyond its horizon are not in it)
         if before <= budget and cols.pairs.well_formed(msgs) and beyond is None:
@@ -331,8 +372,13 @@ class Compactor:
             out, sources, counted = render_messages(cols, plan, messages, self._render_cache, options.recall)
             note = _note(tag, plan, recall_n, beyond, self._render_cache.note_lines)
             total = sum(count(t) for ts in counted for t in ts) + count_note(note)
-            total += sum(options.overhead(m) for m in out) + options.overhead({"role": options.note_role,
-                                                                                "content": note})
+            if frames is not None:
+                # A shown message keeps its source's framing (role, name, ids) unless its calls went.
+                total += sum(int(frames[src]) if len(m.get("tool_calls") or ()) == len(msgs[src].tool_calls)
+                             else options.overhead(m) for m, src in zip(out, sources))
+            else:
+                total += sum(options.overhead(m) for m in out)
+            total += options.overhead({"role": options.note_role, "content": note})
             rendered[id(plan)] = (plan, out, sources, total, note)
             return out, sources, total, note
 
@@ -341,7 +387,7 @@ class Compactor:
 
         rel, asks, remark, terms = self._relevance(cols, focus)
         scene = Scene(cols, budget, options, rel, asks, remark, tag, count, measure,
-                      lambda text, n: head_of(self.counter, text, n), beyond, terms)
+                      lambda text, n: head_of(self.counter, text, n), beyond, terms, frames)
         plan = fit(scene)
         out, sources, tokens, note = render(plan)
         out, sources = list(out), list(sources)
@@ -375,6 +421,21 @@ class Compactor:
         return Compaction(out, tuple(sources), before, tokens, budget, note, report, messages,
                           recall_in_view, references)
 
+    def _message_frames(self, cols: Columns, options: Options) -> np.ndarray | None:
+        """Per message of ``cols``, its framing under ``options``' bound rule (extended as
+        the conversation grows); None for a caller's own int or function."""
+        rule = options.message_overhead
+        if not isinstance(rule, _Rule):
+            return None
+        owner, key, frames = self._frames
+        if owner is not cols or key is not rule or len(frames) > len(cols.messages):
+            frames = np.zeros(0, dtype=np.float64)
+        if len(frames) < len(cols.messages):  # (a copy of the column is a memcpy; a walk of the messages is not)
+            new = np.fromiter((rule(m.raw) for m in cols.messages[len(frames):]), dtype=np.float64)
+            frames = np.concatenate((frames, new))
+        self._frames = (cols, rule, frames)
+        return frames
+
     def _terms(self, text: str) -> tuple[list[str], list[str]]:
         """Content words and literal texts of ``text``, analysed like the history."""
         pieces = self.analyzer.analyse([text])[0] if text.strip() else ()
@@ -390,16 +451,28 @@ def _note(tag: str, plan: Plan, recall_n: int | None = None, beyond: tuple[int, 
 
 def count_messages(messages: Sequence[Mapping[str, Any]], token_counter: TokenCounterLike | TokenCounter | None = None,
                    options: Options | None = None) -> int:
-    """Tokens of ``messages`` as discourse-memory counts a view: each text (``content``,
-    or each text part), each tool call's name and arguments, plus ``options``'
-    per-message overhead. The one accounting of the library and its adapters."""
+    """Tokens of OpenAI chat ``messages`` sent as a request, as discourse-memory counts a
+    view: each text (``content``, or each text part), each tool call's name and
+    arguments, plus what ``options.message_overhead`` adds (by default, ``options=None``,
+    the OpenAI rule: per message its framing, and the reply priming once). The one
+    accounting of the library and its adapters."""
     counter = token_counter if isinstance(token_counter, TokenCounter) else get_token_counter(token_counter)
-    return sum(_tokens(m, counter.count, options) for m in validate_messages(list(messages)))
+    framing = framing_of((options or _DEFAULTS).message_overhead, "openai", counter.count)
+    per_message = framing.per_message
+    if per_message:
+        options = (options or _DEFAULTS).replace(message_overhead=per_message)
+    else:
+        options = None
+    msgs = validate_messages(list(messages))
+    return sum(_tokens(m, counter.count, options) for m in msgs) + framing.reply
+
+
+_DEFAULTS = Options()
 
 
 def _tokens(m: Message, count: Callable[[str], int], options: Options | None) -> int:
     """A message's tokens as a view counts them: its texts, its calls' names and
-    arguments, and ``options``' per-message overhead."""
+    arguments, and ``options``' per-message overhead (bound: an int or a function)."""
     n = sum(count(tf.text) for tf in m.texts) + sum(count(c.name) + count(c.arguments) for c in m.tool_calls)
     return n + (options.overhead(m.raw) if options is not None else 0)
 
@@ -553,7 +626,7 @@ def compact(
     note_role: str = "system",
     pipeline: str | None = None,
     clip_tokens: int = 12,
-    message_overhead: int | Callable[[Mapping[str, Any]], int] = 0,
+    message_overhead: str | int | Callable[[Mapping[str, Any]], int] = "auto",
     recall: bool = False,
     options: Options | None = None,
     format: str = "auto",
@@ -565,8 +638,9 @@ def compact(
             parts), and optionally ``tool_calls``, ``tool_call_id``, ``name`` (other keys
             are copied to the output unchanged); or messages of another ``format``, or a
             request body (``{"system", "messages"}``, ``{"instructions", "input"}``).
-        budget: the most tokens the output may hold: message text, tool-call names
-            and arguments, the record note (and ``message_overhead`` per message).
+        budget: the most tokens the request may hold: message text, tool-call names
+            and arguments, the record note, and what ``message_overhead`` adds (by
+            default the provider's per-message tokens and reply priming).
         focus: what the view serves: ``NEWEST_TURN`` (default: the newest user message,
             or the agent's newest step), a text (e.g. the question about to be asked),
             or None (rank by what units state, regardless of the next turn).
@@ -581,7 +655,10 @@ def compact(
         pipeline: spaCy pipeline: ``"blank:en"`` (default) or an installed model name
             such as ``"en_core_web_sm"`` (adds its statistical entities).
         clip_tokens: how many tokens a clipped unit keeps (twice that for code and tables).
-        message_overhead: tokens the chat format adds per message (or a function of it).
+        message_overhead: what the request adds to the text: ``"auto"`` (the format's
+            provider rule), ``"openai"``, ``"anthropic"``, ``"none"``, or tokens per
+            message (an int, or a function of the message dict) for other APIs (see
+            :class:`~discourse_memory.Options`).
         recall: the model can recall what was left out (``Compaction.recall``): the note
             says how, and a message that lost text names itself (``…#12``).
         options: all of the above as one :class:`~discourse_memory.Options` (then the

@@ -295,6 +295,14 @@ class Scene:
     """The messages before the view's horizon (see :mod:`.horizon`), named in the note."""
     terms: frozenset[str] = frozenset()
     """The words and literals of a focus that asks a question, lower case (see :data:`FOCUS_KEY`)."""
+    frames: np.ndarray | None = None
+    """Per message, its framing tokens (``options.overhead`` of it), when known ahead."""
+
+    def frame(self, i: int) -> int:
+        """The framing tokens of message ``i`` (see ``Options.message_overhead``)."""
+        if self.frames is not None:
+            return int(self.frames[i])
+        return self.options.overhead(self.cols.messages[i].raw)
 
 
 @dataclass(frozen=True)
@@ -473,7 +481,7 @@ def _minimum(scene: Scene, step: _Protection, frame: int) -> int:
         budget = need
     # A well-formed conversation that fits whole is returned as it is: no more is needed.
     # (Not a memory's window: beyond its horizon, a view always has its note.)
-    whole = sum(int(cols.msg_cost.view[m.index]) + scene.options.overhead(m.raw) for m in cols.messages)
+    whole = sum(int(cols.msg_cost.view[m.index]) + scene.frame(m.index) for m in cols.messages)
     if whole < budget and cols.pairs.well_formed(cols.messages) and scene.beyond is None:
         budget = whole
     return max(budget, scene.budget + 1)
@@ -512,11 +520,11 @@ def _frame(tag: str, units: int, clippable: bool, beyond: tuple[int, int] | None
 
 def _fixed_cost(cols: Columns, protected: frozenset[int], scene: Scene) -> int:
     costs = cols.msg_cost.view
-    fixed = sum(int(costs[i]) + scene.options.overhead(cols.messages[i].raw) for i in protected)
+    fixed = sum(int(costs[i]) + scene.frame(i) for i in protected)
     # Calls whose results are protected are shown too, with placeholders for other results.
     for a, rs in cols.pairs.results.items():
         if a not in protected and any(r in protected for r in rs):
-            fixed += int(costs[a]) + scene.options.overhead(cols.messages[a].raw)
+            fixed += int(costs[a]) + scene.frame(a)
             fixed += sum(scene.count(PLACEHOLDER) for r in rs if r not in protected)
     return fixed
 
@@ -883,7 +891,9 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     overhead = cols.msg_label_cost.view.copy()
     if options.recall:  # the reference a message's first mark carries (``…#12``)
         overhead += np.array([scene.count(f"#{i}") for i in range(n_msgs)], dtype=np.float64)
-    if options.message_overhead:
+    if scene.frames is not None:
+        overhead += scene.frames
+    elif options.message_overhead:
         overhead += np.array([options.overhead(m.raw) for m in cols.messages], dtype=np.float64)
     call_units: dict[int, list[int]] = {}
     for u in np.flatnonzero(is_call).tolist():

@@ -13,6 +13,7 @@ from itertools import islice
 from typing import Any, Iterable, Mapping
 
 from .compaction import Compaction, Compactor, json_copy
+from .framing import FRAMING_RULES
 from .horizon import Horizon
 from .recall import Recalled, check_max_tokens, parse_reference, recall_messages, search_messages
 from .errors import InvalidMessageError, InvalidOptionError, StateError
@@ -50,13 +51,14 @@ class DiscourseMemory:
         pipeline: str | None = None,
         clip_tokens: int = 12,
         recall: bool = False,
+        message_overhead: Any = "auto",
         options: Options | None = None,
     ) -> None:
         """``options`` gives every setting at once (see :class:`~discourse_memory.Options`);
         otherwise the keyword arguments build one."""
         given = dict(token_counter=token_counter, keep_system=keep_system, keep_last_turn=keep_last_turn,
                      strict=strict, relax=relax, note_role=note_role, pipeline=pipeline, clip_tokens=clip_tokens,
-                     recall=recall)
+                     recall=recall, message_overhead=message_overhead)
         if options is None:
             options = Options(**given)
         elif any(v != getattr(Options(), k) for k, v in given.items()):
@@ -207,8 +209,9 @@ class DiscourseMemory:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe state; :meth:`from_dict` restores an identical view."""
         s = self.options
-        if s.message_overhead != 0:
-            raise StateError("a memory with a message_overhead is not saved: pass the same options to from_dict")
+        if not isinstance(s.message_overhead, str):
+            raise StateError("a memory with a message_overhead given as a number or a function is not saved "
+                             "(a named rule is): pass the same options to from_dict")
         state = {
             "schema": SCHEMA,
             "version": SCHEMA_VERSION,
@@ -223,6 +226,7 @@ class DiscourseMemory:
                 "clip_tokens": s.clip_tokens,
                 "relax": s.relax,
                 "recall": s.recall,
+                "message_overhead": s.message_overhead,
             },
             "messages": self.messages,
         }
@@ -360,6 +364,12 @@ def _checked_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
         if pipeline not in get_installed_models():
             raise StateError(f"invalid state: settings.pipeline {pipeline!r} is not an installed spaCy model")
     out["pipeline"] = pipeline
+    # A state saved before the rules existed was counted without framing: "none" restores its views.
+    overhead = settings.get("message_overhead", "none")
+    if overhead not in FRAMING_RULES:
+        raise StateError(f"invalid state: settings.message_overhead must be one of "
+                         f"{', '.join(map(repr, FRAMING_RULES))}, got {overhead!r}")
+    out["message_overhead"] = overhead
     return out
 
 

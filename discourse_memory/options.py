@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Union
 
 from .errors import InvalidOptionError
+from .framing import FRAMING_RULES, framing_of
 
 __all__ = ["NEWEST_TURN", "NOTE_ROLES", "Options", "FocusLike", "pipeline_name_problem"]
 
@@ -93,10 +94,15 @@ class Options:
     """When even the newest message alone does not fit, compact it too instead of raising."""
     note_role: str = "system"
     """Role of the record note: ``"system"``, ``"user"`` or ``"developer"``."""
-    message_overhead: int | Callable[[Mapping[str, Any]], int] = 0
-    """Tokens a chat format adds per message (an int, or a function of the message
-    dict), for counters that count them (e.g. 3 per message plus the role): the view
-    then fits the budget by that count too. The record note counts as a message."""
+    message_overhead: str | int | Callable[[Mapping[str, Any]], int] = "auto"
+    """What a request adds to its messages' text, so the budget bounds the request:
+    ``"auto"`` (default: the provider rule of the messages' format, Anthropic's for
+    Anthropic Messages and OpenAI's for the rest), ``"openai"`` (the OpenAI cookbook's
+    count: 3 tokens a message plus its role, name (+1) and ids, 3 to prime the reply),
+    ``"anthropic"`` (a generous estimate: Anthropic publishes no rule), ``"none"``
+    (text only); or an int or a function of the message dict (tokens per message, no
+    reply priming), for other APIs. Counted with ``token_counter``; the record note
+    counts as a message (``docs/formats.md``, "Request framing")."""
     dedup_min_tokens: int = 4
     """Shorter units are never dropped as repeats."""
     recall: bool = False
@@ -117,9 +123,15 @@ class Options:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidOptionError(f"{name} must be a positive whole number of tokens, got {value!r}")
         overhead = self.message_overhead
-        if not callable(overhead) and (isinstance(overhead, bool) or not isinstance(overhead, int) or overhead < 0):
+        if isinstance(overhead, str):
+            if overhead not in FRAMING_RULES:
+                raise InvalidOptionError(
+                    f"message_overhead must be one of {', '.join(map(repr, FRAMING_RULES))}, a number of tokens "
+                    f">= 0 or a function of a message; got {overhead!r}")
+        elif not callable(overhead) and (isinstance(overhead, bool) or not isinstance(overhead, int) or overhead < 0):
             raise InvalidOptionError(
-                f"message_overhead must be a number of tokens >= 0 or a function of a message, got {overhead!r}")
+                f"message_overhead must be one of {', '.join(map(repr, FRAMING_RULES))}, a number of tokens "
+                f">= 0 or a function of a message; got {overhead!r}")
         problem = pipeline_name_problem(self.pipeline)
         if problem is not None:
             raise InvalidOptionError(f"pipeline {problem}")
@@ -144,6 +156,12 @@ class Options:
                 self.clip_tokens)
 
     def overhead(self, message: Mapping[str, Any]) -> int:
-        """Chat-format tokens of one message (0 unless ``message_overhead`` is set)."""
+        """Chat-format tokens of one OpenAI-chat message dict under ``message_overhead``
+        (a named rule is counted with ``token_counter``; the reply priming is not a
+        message's: see :func:`~discourse_memory.framing.framing_of`)."""
         overhead = self.message_overhead
+        if isinstance(overhead, str):
+            from .tokens import get_token_counter
+
+            overhead = framing_of(overhead, "openai", get_token_counter(self.token_counter).count).per_message
         return int(overhead(message)) if callable(overhead) else overhead

@@ -35,10 +35,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
             report.longrepr = f"skipped in CI, where it is required: {reason}"
 
 
-def view_tokens(messages: list[dict[str, Any]]) -> int:
-    """Tokens of a view, counted the documented way, independently of the compactor:
-    text content + tool-call names + tool-call arguments."""
-    total = 0
+def view_tokens(messages: list[dict[str, Any]], framing: bool = True) -> int:
+    """Tokens of a view sent as a request, counted the documented way, independently of
+    the compactor: text content + tool-call names + tool-call arguments, and (``framing``,
+    the default rule) what OpenAI's cookbook adds (``num_tokens_from_messages``): 3 a
+    message, every other string value it holds (role, name +1, tool_call_id, a call's id
+    and type), 3 to prime the reply."""
+    total = 3 if framing else 0
     for m in messages:
         content = m.get("content")
         if isinstance(content, str):
@@ -53,6 +56,11 @@ def view_tokens(messages: list[dict[str, Any]]) -> int:
             fn = call["function"]
             args = fn.get("arguments") or ""
             total += COUNTER.count(fn["name"]) + COUNTER.count(args if isinstance(args, str) else json.dumps(args))
+            if framing:
+                total += COUNTER.count(call.get("id") or "") + COUNTER.count(call.get("type", "function"))
+        if framing:
+            total += 3 + sum(COUNTER.count(v) + (k == "name") for k, v in m.items()
+                             if k not in ("content", "tool_calls") and isinstance(v, str))
     return total
 
 

@@ -195,7 +195,7 @@ def test_orphan_tool_result_in_input_is_not_shown_but_reported():
         {"role": "tool", "tool_call_id": "nope", "content": "result 12345 for reservation ZX9K2"},
         {"role": "user", "content": "next"},
     ]
-    r = compact(msgs, 80)
+    r = compact(msgs, 80 + 3 * 7 + 3)  # (the text's 80, and the request's framing of three messages)
     assert all(m.get("role") != "tool" for m in r.messages)
     assert r.report.orphan_tool_results == (1,)
     assert "ZX9K2" in r.report.record
@@ -615,7 +615,7 @@ def test_a_repeat_whose_newer_copy_lacks_a_value_is_no_repeat():
             {"role": "user", "content": "More."},
             {"role": "assistant", "content": "Deploy the gateway and roll back the pool quickly.\n\n" + line},
             {"role": "user", "content": "Thanks."}]
-    r = compact(msgs, 44)
+    r = compact(msgs, 44, message_overhead="none")  # (the budget hypothesis found, for the text alone)
     assert [(u.message, u.literals_unlisted) for u in r.report.units if u.literals_unlisted] == []
 
 
@@ -683,7 +683,8 @@ def test_a_commands_verdict_outlasts_the_header_above_it():
         msgs.append({"role": "assistant", "content": _THOUGHT})
     msgs.append({"role": "user", "content": "Are you done?"})
     for share in (0.25, 0.35, 0.45):
-        r = compact(msgs, int(view_tokens(msgs) * share))
+        # (the text's room, as it was tuned: framing is not what this test is about)
+        r = compact(msgs, int(view_tokens(msgs, framing=False) * share), message_overhead="none")
         shown = "\n".join(str(m.get("content")) for m in r.messages)  # (the record's entries too)
         # the newest run's verdict always, the one before it where there is room for two
         assert all(v in shown for v in (verdicts[1:] if share < 0.3 else verdicts)), (share, shown)

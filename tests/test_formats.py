@@ -97,12 +97,14 @@ def _independent_before(name, given):
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_detected_and_counted(name):
+    # (the text, calls and media as each provider's rules count them; the request's framing: below)
     given, fmt, count, _ = CASES[name]()
-    r = compact(given, 10**7)
+    r = compact(given, 10**7, message_overhead="none")
     assert isinstance(r, FormatCompaction) and r.format == fmt
     assert r.note is None and r.messages == _input_messages(given, fmt)
     assert r.tokens_before == r.tokens_after == _independent_before(name, given)
-    assert count_tokens(given) == r.tokens_before
+    assert count_tokens(given, message_overhead="none") == r.tokens_before
+    assert count_tokens(given) == compact(given, 10**7).tokens_before > r.tokens_before
 
 
 @pytest.mark.parametrize("share", [0.1, 0.25, 0.5, 0.75])
@@ -111,7 +113,7 @@ def test_compacted_view_is_a_valid_request_counted_exactly(name, share):
     given, fmt, count, validate = CASES[name]()
     original = copy.deepcopy(given)
     budget = int(_independent_before(name, given) * share)
-    r = compact(given, budget)
+    r = compact(given, budget, message_overhead="none")
     assert given == original, "the input was edited"
     assert r.format == fmt and r.note is not None and r.edge_drops == ()
     assert count(r) == r.tokens_after <= budget
@@ -132,6 +134,27 @@ def test_compacted_view_is_a_valid_request_counted_exactly(name, share):
                 rules.assert_derived(m, inputs[s], key, text_keys)
     sources = [s for s in r.sources if s is not None]
     assert sources == sorted(sources) and len(set(sources)) == len(sources)
+
+
+def _sent(r, fmt):
+    """How many messages (items) the request sends, its system or instructions one of them."""
+    body = r.body or {}
+    return len(r.messages) + bool(body.get("system") if fmt == "anthropic" else body.get("instructions"))
+
+
+@pytest.mark.parametrize("share", [0.1, 0.25, 0.5])
+@pytest.mark.parametrize("name", list(CASES))
+def test_by_default_the_budget_bounds_the_request_with_its_framing(name, share):
+    # Each provider's framing is on top of the text the rules above count: at least OpenAI's
+    # cookbook rule (3 a message, its role, 3 to prime the reply) for every message sent.
+    given, fmt, count, validate = CASES[name]()
+    budget = int(count_tokens(given) * share)
+    r = compact(given, budget)
+    validate(r)
+    sent = r.body if r.body is not None else r.messages
+    assert r.tokens_after == count_tokens(sent, format=fmt) <= budget
+    assert r.tokens_after >= count(r) + 4 * _sent(r, fmt) + 3
+    assert r.tokens_before == count_tokens(given)
 
 
 def _note_text(m):
@@ -205,11 +228,11 @@ def test_anthropic_huge_tool_result_is_counted_and_paired():
         {"role": "user", "content": "Now summarise for the customer ORD-100042."},
     ]
     assert rules.count_anthropic(msgs) > 60_000
-    r = compact(msgs, 300)
+    r = compact(msgs, 300, message_overhead="none")
     assert rules.count_anthropic(r.messages) == r.tokens_after <= 300
     rules.validate_anthropic(r.messages, msgs)
     for budget in (300, 1500, 8000, 30000):
-        r = compact(msgs, budget)
+        r = compact(msgs, budget, message_overhead="none")
         rules.validate_anthropic(r.messages, msgs)
         kept_use = any(b["type"] == "tool_use" for m in r.messages if isinstance(m["content"], list) for b in m["content"])
         kept_result = any(b["type"] == "tool_result" for m in r.messages if isinstance(m["content"], list)
@@ -230,7 +253,7 @@ def test_legacy_function_call_and_reasoning_content_are_counted_and_paired():
     ]
     assert rules.count_openai(msgs) > 100_000
     for budget in (200, 2000, 60_000):
-        r = compact(msgs, budget)
+        r = compact(msgs, budget, message_overhead="none")
         assert rules.count_openai(r.messages) == r.tokens_after <= budget
         rules.validate_openai(r.messages)
         calls = [m for m in r.messages if m.get("function_call")]
@@ -245,13 +268,16 @@ def test_an_image_costs_its_documented_tokens():
         {"type": "text", "text": "What is on this diagram?"},
         {"type": "image_url", "image_url": {"url": "data:image/png;base64," + img, "detail": "high"}}]}]
     # 1024 x 1024 at detail high: 768 x 768, 4 tiles: 85 + 4 * 170 = 765 (OpenAI's own example)
-    assert compact(msgs, 10_000).tokens_before == COUNTER.count("What is on this diagram?") + 765
+    assert compact(msgs, 10_000, message_overhead="none").tokens_before == \
+        COUNTER.count("What is on this diagram?") + 765
     low = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/y.png", "detail": "low"}}]}]
-    assert compact(low, 10_000).tokens_before == 85
+    assert compact(low, 10_000, message_overhead="none").tokens_before == 85
+    # (the request: + 3 for the message, 1 for its role, 3 to prime the reply)
+    assert compact(low, 10_000).tokens_before == 85 + 3 + 1 + 3
     anth = [{"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png",
                                                                        "data": img}}]}]
     # Anthropic: 1024 * 1024 / 750 = 1398.1 -> 1399
-    assert compact(anth, 10_000).tokens_before == 1399
+    assert compact(anth, 10_000, message_overhead="none").tokens_before == 1399
 
 
 def test_images_of_an_old_message_can_go_while_its_text_stays():
@@ -267,7 +293,7 @@ def test_newest_user_message_keeps_its_attachments():
     msgs = [{"role": "user", "content": big}, {"role": "assistant", "content": big},
             {"role": "user", "content": [{"type": "text", "text": "What does this screenshot show?"},
                                          {"type": "image", "source": {"type": "url", "url": "https://example.com/s.png"}}]}]
-    r = compact(msgs, 2500)
+    r = compact(msgs, 2500, message_overhead="none")
     assert r.messages[-1] == msgs[-1]
     assert rules.count_anthropic(r.messages) == r.tokens_after <= 2500
 
@@ -344,12 +370,16 @@ def test_cli_compact_session_files(session, fmt, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["format"] == fmt and out["tokens_after"] <= 2500
     given, _ = read_input(str(path))
+    # (the request: the text the rules count and, by default, its framing)
     if fmt == "anthropic":
         rules.validate_anthropic(out["messages"], given)
-        assert rules.count_anthropic(out["messages"]) == out["tokens_after"]
+        assert rules.count_anthropic(out["messages"]) + 4 * len(out["messages"]) + 3 <= out["tokens_after"]
+        assert count_tokens(out["messages"], format=fmt) == out["tokens_after"]
     else:
         rules.validate_responses(out["body"]["input"], given["input"])
-        assert rules.count_responses(out["body"]["input"], out["body"].get("instructions")) == out["tokens_after"]
+        assert rules.count_responses(out["body"]["input"], out["body"].get("instructions")) \
+            + 4 * len(out["body"]["input"]) + 3 <= out["tokens_after"]
+        assert count_tokens(out["body"], format=fmt) == out["tokens_after"]
     # named instead of detected, and the older --format json spelling
     named = "claude-code" if fmt == "anthropic" else "codex"
     assert main(["compact", str(path), "--budget", "2500", "--format", named, "--output", "text"]) == 0

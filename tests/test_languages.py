@@ -352,7 +352,7 @@ def test_a_reply_without_the_name_its_question_asks_about_is_keyed_by_it():
     chat.append({"role": "user", "content": "好的，再见。"})
     keyed = 0
     for share in (0.2, 0.3, 0.4):
-        r = compact(chat, int(view_tokens(chat) * share))
+        r = compact(chat, int(view_tokens(chat, framing=False) * share), message_overhead="none")
         for e in r.report.entries:
             for value in e.values:
                 place = next((p for p, phone in _zh_places() if phone == value), None)

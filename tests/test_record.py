@@ -488,7 +488,7 @@ def test_a_view_shows_a_chinese_reply_with_the_place_it_is_about():
         msgs.append({"role": ("user", "assistant")[i % 2],
                      "content": f"第{i}次旅行的时候我们去了很远的山里，走了很久才看到第{i + 3}个湖，风景很美。"})
     msgs.append({"role": "user", "content": "那个价格是多少来着？"})
-    r = compact(msgs, int(view_tokens(msgs) * 0.1))
+    r = compact(msgs, int(view_tokens(msgs, framing=False) * 0.1), message_overhead="none")
     assert r.tokens_after <= r.budget
     shown = [s for s in r.sources if s is not None]
     assert 3 in shown and 1 in shown, [m["content"] for m in r.messages]  # the price, with its place
@@ -1184,7 +1184,7 @@ def test_a_listing_is_not_shown_a_name_here_and_there():
     msgs = _listing_then_probes(f".:\n{listing}")
     shown = 0
     for share in (0.1, 0.15, 0.2):
-        r = compact(msgs, int(view_tokens(msgs) * share))
+        r = compact(msgs, int(view_tokens(msgs, framing=False) * share), message_overhead="none")
         listing_view = next((m["content"] for m, s in zip(r.messages, r.sources) if s == 3), "")
         lines = sum(1 for line in listing_view.splitlines() if line.strip() not in ("", "…") and "<" not in line)
         shown += _probes_shown("\n".join(str(m["content"]) for m in r.messages))
@@ -1244,7 +1244,7 @@ def test_a_file_the_agent_printed_is_listed_by_its_definitions(shape: str):
             msgs += _tool_step(i + 1, "Bash", {"command": command}, output)
     msgs.append({"role": "user", "content": "Go on with the shards."})
     for share in (0.15, 0.2, 0.25):
-        r = compact(msgs, int(view_tokens(msgs) * share))
+        r = compact(msgs, int(view_tokens(msgs, framing=False) * share), message_overhead="none")
         text = "\n".join(str(m["content"]) for m in r.messages)
         entry = next((e for e in _entries(r.note or "") if e.startswith("#3 ")), "")
         seen = [k for k in range(12) if f"handler_{k}_for_queue" in text]
@@ -2025,7 +2025,7 @@ def _lines_under_their_reservation(msgs: list[dict], whose: dict[str, str], shar
     stand under the ``Reservation ID`` it belongs to."""
     seen = 0
     for share in shares:
-        r = compact(msgs, int(view_tokens(msgs) * share))
+        r = compact(msgs, int(view_tokens(msgs, framing=False) * share), message_overhead="none")
         shown = next((m["content"] for m, s in zip(r.messages, r.sources) if s == 1), "")
         for line in shown.split("\n"):
             value = next((v for v in whose if v in line), None)

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..compaction import Compaction, _snapshot
-from ..errors import InvalidMessageError, InvalidOptionError
+from ..errors import BudgetTooSmallError, InvalidMessageError, InvalidOptionError
 from . import anthropic, langchain, llamaindex, openai_chat, responses
+from ..framing import SENT_NAME
 from .base import Layout, Reader, compose_overhead, count_internal, has_costs
 
 if TYPE_CHECKING:
@@ -211,6 +212,10 @@ def _convert(count: Callable[[str], int], fmt: str, msgs: list[Any], system: Any
     rows = rows[:k]
     for j in range(k, len(msgs)):
         pieces, layout = reader.read(msgs[j], j)
+        name = _sent_name(fmt, msgs[j])
+        if name is not None:  # (sent with the message: its framing counts it, on every piece)
+            for piece in pieces:
+                piece.setdefault(SENT_NAME, name)
         rows.append(_Row(msgs[j], _snap(msgs[j]), reader.state(), pieces, layout))
     internal: list[dict[str, Any]] = []
     origin: list[tuple[int, int]] = []
@@ -243,6 +248,17 @@ def _convert(count: Callable[[str], int], fmt: str, msgs: list[Any], system: Any
     return _Converted(internal, origin, [r.layout for r in rows], sys_part)
 
 
+def _sent_name(fmt: str, m: Any) -> str | None:
+    """The ``name`` a chat API is sent with message ``m`` (OpenAI chat, and LangChain's, which
+    its OpenAI models send), or None."""
+    if fmt == "langchain":
+        m = langchain._unwrap(m)
+    elif fmt != "openai":
+        return None
+    name = m.get("name") if isinstance(m, Mapping) else None
+    return name if isinstance(name, str) else None
+
+
 def _snap_any(value: Any) -> Any:
     if isinstance(value, str):
         return value
@@ -264,15 +280,19 @@ def to_internal(messages: Any, format: str = "auto", token_counter: Any = None) 
 
 
 def count_tokens(messages: Any, format: str = "auto", token_counter: Any = None,
-                 message_overhead: int | Callable[[Mapping[str, Any]], int] = 0) -> int:
-    """Tokens of ``messages`` (any format, or a request body) as a view counts them:
-    text, tool-call names and arguments, results, reasoning, and the estimates of
-    images, documents and other opaque blocks (``message_overhead`` per internal
-    message)."""
+                 message_overhead: str | int | Callable[[Mapping[str, Any]], int] = "auto") -> int:
+    """Tokens of ``messages`` (any format, or a request body) sent as a request, as a
+    view counts them: text, tool-call names and arguments, results, reasoning, the
+    estimates of images, documents and other opaque blocks, and what
+    ``message_overhead`` adds (see :class:`~discourse_memory.Options`: by default the
+    format's provider rule, per internal message and the reply priming once)."""
+    from ..framing import framing_of
     from ..tokens import get_token_counter
 
     counter = token_counter if hasattr(token_counter, "count") else get_token_counter(token_counter)
-    return count_internal(to_internal(messages, format, counter), counter.count, message_overhead)
+    fmt = _split(messages, format)[3] if needs_formats(messages, format) else "openai"
+    framing = framing_of(message_overhead, fmt, counter.count)
+    return count_internal(to_internal(messages, format, counter), counter.count, framing.per_message) + framing.reply
 
 
 def _is_system(fmt: str, m: Any) -> bool:
@@ -294,7 +314,7 @@ def run(compactor: "Compactor", messages: Any, budget: int, options: "Options | 
     """Compact ``messages`` of format ``fmt`` (or ``"auto"``) through the core."""
     msgs, body, system, fmt = _split(messages, fmt)
     module = _MODULES[fmt]
-    opts = compactor._options(options)
+    opts, reply = compactor.framed(compactor._options(options), fmt)
     count = compactor.counter.count
     with compactor._lock:
         with _CACHE_LOCK:
@@ -304,8 +324,15 @@ def run(compactor: "Compactor", messages: Any, budget: int, options: "Options | 
             if has_costs(conv.internal) else opts
         # The internal dicts are this module's own, replaced (never edited) when a
         # caller's message changes: the core may compare them by identity.
-        core = compactor.compact(conv.internal, budget, core_opts, focus=focus, format=INTERNAL, _owned=True)
-    before = count_internal(conv.internal, count, opts.overhead)
+        # (the reply priming is the request's, once: the messages get the rest)
+        try:
+            core = compactor.compact(conv.internal, max(0, budget - reply), core_opts, focus=focus, format=INTERNAL,
+                                     _owned=True)
+        except BudgetTooSmallError as exc:
+            raise BudgetTooSmallError(budget, exc.minimum + reply, exc.protected) from None
+        if core.tokens_after + reply > budget:  # (a budget below the priming)
+            raise BudgetTooSmallError(budget, core.tokens_after + reply, "nothing")
+    before = count_internal(conv.internal, count, opts.overhead) + reply
     internal_of: list[list[int]] = [[] for _ in msgs]
     for i, (j, _) in enumerate(conv.origin):
         if j >= 0:
@@ -362,7 +389,7 @@ def run(compactor: "Compactor", messages: Any, budget: int, options: "Options | 
             else:
                 new_body.pop(key, None)
     after_view = new_body if new_body is not None else out
-    after = count_internal(to_internal(after_view, fmt, compactor.counter), count, opts.overhead)
+    after = count_internal(to_internal(after_view, fmt, compactor.counter), count, opts.overhead) + reply
     return _result(core, fmt, out, sources, before, after, budget, new_body, msgs, internal_of, tuple(drops))
 
 

@@ -2,9 +2,11 @@
 
 Each method is a function ``(messages, budget, counter) -> list[dict]`` that returns
 the view a model would receive, in OpenAI chat format. Every method is given the
-same budget in tokens of the same counter (content + tool-call name + arguments
-per message, no per-message overhead: the core's rule), and every view is scored
-with that counter, so budgets and violations are comparable.
+same budget in tokens of the same counter, counted as the request OpenAI counts
+(content + tool-call name + arguments per message, and the OpenAI cookbook's framing:
+3 a message, its role, name and ids, 3 to prime the reply: the core's default rule,
+``message_overhead="openai"``), and every view is scored with that count, so budgets
+and violations are comparable.
 
 - ``discourse-memory``: :func:`discourse_memory.compact` with its defaults (the
   system prompt kept verbatim) and ``relax=True``; ``discourse-memory-nosys`` with
@@ -63,6 +65,7 @@ __all__ = [
     "head_tail",
     "message_tokens",
     "noted_view",
+    "reply_tokens",
     "resolve_methods",
     "transcript",
     "view_tokens",
@@ -96,9 +99,28 @@ def _content_tokens(counter, content) -> int:
     return counter.count(str(content))
 
 
+_FRAMINGS: dict[int, tuple[object, object]] = {}
+
+
+def _framing(counter):
+    """The core's OpenAI rule bound to ``counter`` (kept with it: one per counter)."""
+    hit = _FRAMINGS.get(id(counter))
+    if hit is None or hit[0] is not counter:
+        from discourse_memory.framing import framing_of
+
+        hit = _FRAMINGS[id(counter)] = (counter, framing_of("openai", "openai", counter.count))
+    return hit[1]
+
+
+def reply_tokens(counter) -> int:
+    """Tokens that prime the reply: paid once per request (OpenAI's 3)."""
+    return _framing(counter).reply
+
+
 def message_tokens(counter, message: dict) -> int:
-    """Tokens of one message: text content + each tool call's name and arguments."""
-    n = _content_tokens(counter, message.get("content"))
+    """Tokens of one message in a request: text content + each tool call's name and
+    arguments + its framing (3, its role, name and ids: OpenAI's rule)."""
+    n = _content_tokens(counter, message.get("content")) + _framing(counter).per_message(message)
     for call in message.get("tool_calls") or ():
         function = call.get("function") or {}
         arguments = function.get("arguments")
@@ -109,7 +131,8 @@ def message_tokens(counter, message: dict) -> int:
 
 
 def view_tokens(counter, messages: Sequence[dict]) -> int:
-    return sum(message_tokens(counter, m) for m in messages)
+    """Tokens of ``messages`` sent as one request: theirs and the reply priming."""
+    return sum(message_tokens(counter, m) for m in messages) + reply_tokens(counter)
 
 
 # -- this project -------------------------------------------------------------
@@ -189,9 +212,10 @@ def trim_last_view(messages, budget, counter, include_system=False):
     from langchain_core.messages import trim_messages
 
     per_message = [message_tokens(counter, m) for m in messages]
+    reply = reply_tokens(counter)
 
-    def count_list(batch) -> int:  # tokens of the original messages, by id
-        return sum(per_message[int(m.id)] for m in batch)
+    def count_list(batch) -> int:  # tokens of the original messages, by id, sent as a request
+        return sum(per_message[int(m.id)] for m in batch) + reply
 
     trimmed = trim_messages(
         _to_langchain(messages),
@@ -299,7 +323,9 @@ def head_tail(text: str, budget: int, counter) -> str:
 
 
 def head_tail_view(messages, budget, counter):
-    return [{"role": "user", "content": head_tail(transcript(messages), budget, counter)}]
+    # (the text gets what the request's framing of its one message leaves)
+    framing = view_tokens(counter, [{"role": "user", "content": ""}])
+    return [{"role": "user", "content": head_tail(transcript(messages), max(0, budget - framing), counter)}]
 
 
 # -- lexical retrieval memory (BM25) ------------------------------------------------
@@ -337,7 +363,7 @@ def bm25_retrieval_view(messages, budget, counter):
 
     sizes = [message_tokens(counter, m) for m in messages]
     keep: set[int] = set()
-    used = 0
+    used = reply_tokens(counter)
     i = len(messages) - 1
     while i >= 0 and used + sizes[i] <= budget // 2:
         keep.add(i)
@@ -403,6 +429,7 @@ def observation_masking_view(messages, budget, counter):
     from langchain_core.messages import AIMessage, ToolMessage
 
     sizes = [message_tokens(counter, m) for m in messages]
+    budget -= reply_tokens(counter)  # (the request's reply priming: the messages get the rest)
     total = sum(sizes)
     view = [dict(m) for m in messages]
     if total > budget:
@@ -429,7 +456,8 @@ def observation_masking_view(messages, budget, counter):
                     text = m.content if isinstance(m.content, str) else str(m.content)
                     if text not in placeholder_tokens:
                         placeholder_tokens[text] = counter.count(text)
-                    n += placeholder_tokens[text]
+                    i = int(m.id)  # (a cleared output still pays its message's framing)
+                    n += placeholder_tokens[text] + message_tokens(counter, {**messages[i], "content": ""})
                 else:
                     n += sizes[int(m.id)]
             return n
@@ -493,7 +521,8 @@ def llmlingua2_view(messages, budget, counter):
         except Exception as exc:  # model not cached, no network
             raise MethodUnavailable(f"llmlingua2 skipped: cannot load {LLMLINGUA2_MODEL}: {exc}") from None
     text = transcript(messages)
-    compressed = _LINGUA["c"].compress_prompt(text, target_token=budget)["compressed_prompt"]
+    framing = view_tokens(counter, [{"role": "user", "content": ""}])
+    compressed = _LINGUA["c"].compress_prompt(text, target_token=max(1, budget - framing))["compressed_prompt"]
     return [{"role": "user", "content": compressed}]
 
 
@@ -524,7 +553,7 @@ def llm_summary_view(messages, budget, counter):
     from openai import OpenAI
 
     keep: list[dict] = []
-    used = 0
+    used = reply_tokens(counter)
     for message in reversed(messages):
         n = message_tokens(counter, message)
         if used + n > budget // 2:
@@ -536,7 +565,7 @@ def llm_summary_view(messages, budget, counter):
     older = messages[: len(messages) - len(keep)]
     if not older:
         return list(keep)
-    room = budget - used
+    room = budget - used - message_tokens(counter, {"role": "system", "content": ""})  # (the summary's framing)
     max_input = int(os.environ.get("DISCOURSE_MEMORY_SUMMARY_MAX_INPUT", "100000"))
     reply = OpenAI().chat.completions.create(
         model=os.environ.get("DISCOURSE_MEMORY_SUMMARY_MODEL", "gpt-4o-mini"),

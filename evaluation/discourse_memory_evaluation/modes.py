@@ -170,7 +170,7 @@ def step_items(conv: Conversation, counter, n: int | None) -> list[Item]:
                 mode="next-step",
                 index=k,
                 messages=list(messages[:k]),
-                base_tokens=sum(sizes[:k]),
+                base_tokens=sum(sizes[:k]) + baselines.reply_tokens(counter),  # (as a request)
                 extra_tokens=0,
                 targets=literals,
             )

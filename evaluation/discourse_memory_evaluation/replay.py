@@ -96,7 +96,7 @@ def replay(conv: Conversation, config: ReplayConfig) -> list[Point]:
     views = {name: _make(name, counter) for name in config.methods}
     literals: dict[str, None] = {}  # distinct literals of the history so far, in order
     history: list[dict] = []
-    tokens = 0
+    tokens = baselines.reply_tokens(counter)  # (the history as a request)
     points: list[Point] = []
 
     def record() -> None:

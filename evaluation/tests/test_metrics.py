@@ -201,8 +201,9 @@ def test_protected_tokens_counts_system_and_newest_turn():
         {"role": "assistant", "content": "Another answer."},
     ]
     system, turn = protected_tokens(Conversation(id="c", messages=messages), counter)
-    assert system == counter.count("Be brief.")
-    assert turn == counter.count("Second question.") + counter.count("Another answer.")
+    # (each message as a request sends it: its text, 3 and its role's one token)
+    assert system == counter.count("Be brief.") + 4
+    assert turn == counter.count("Second question.") + counter.count("Another answer.") + 2 * 4
 
 
 def test_diagnose_splits_lost_literals_by_what_the_library_records():

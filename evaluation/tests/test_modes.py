@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from discourse_memory_evaluation.baselines import get_counter, view_tokens
+from discourse_memory_evaluation.baselines import get_counter, message_tokens, view_tokens
 from discourse_memory_evaluation.datasets import QA, Conversation
 from discourse_memory_evaluation.modes import action_literals, ask_items, qa_items, score_item, spread, step_items
 
@@ -46,7 +46,7 @@ def test_qa_items_append_the_question_and_budget_the_history(counter):
     assert item.messages[:-1] == DIALOGUE
     assert item.messages[-1] == {"role": "user", "content": "What is the name of Caroline's puppy?"}
     history = view_tokens(counter, DIALOGUE)
-    question = counter.count("What is the name of Caroline's puppy?")
+    question = counter.count("What is the name of Caroline's puppy?") + 3 + counter.count("user")  # (with its framing)
     assert item.budget(0.25) == int(0.25 * history) + question
     assert [i.index for i in qa_items(conv, counter, 2)] == [0, 4]  # spread: first and last
 
@@ -188,7 +188,7 @@ def test_ask_items_ask_for_values_named_once_early_in_the_run(counter):
     # ('x'), a value named in the last 30% of the run (LATE_VALUE).
     item = items[0]
     assert item.mode == "ask" and item.messages[:-1] == run and item.exclude == item.messages[-1]["content"]
-    assert item.budget(0.25) == int(0.25 * view_tokens(counter, run)) + view_tokens(counter, item.messages[-1:])
+    assert item.budget(0.25) == int(0.25 * view_tokens(counter, run)) + message_tokens(counter, item.messages[-1])
     assert score_item(item, run) == (1.0, [])
     assert score_item(item, run[:3] + run[4:]) == (0.0, ["975 Sunset Drive"])
 

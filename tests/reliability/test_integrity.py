@@ -19,8 +19,14 @@ COUNTER = get_token_counter()
 
 
 def _tokens(messages: list[dict]) -> int:
-    total = 0
+    """The request's tokens as OpenAI's cookbook counts them (the default budget's count):
+    text, calls' names and arguments, 3 a message and its other values, 3 to prime the reply."""
+    total = 3
     for m in messages:
+        total += 3 + sum(COUNTER.count(v) + (k == "name") for k, v in m.items()
+                         if k not in ("content", "tool_calls") and isinstance(v, str))
+        total += sum(COUNTER.count(c.get("id") or "") + COUNTER.count(c.get("type", "function"))
+                     for c in m.get("tool_calls") or [])
         c = m.get("content")
         if isinstance(c, str):
             total += COUNTER.count(c)
@@ -54,7 +60,7 @@ def test_a_message_edited_in_place_is_read_again() -> None:
         {"role": "assistant", "content": "ok"},
         {"role": "user", "content": "next"},
     ]
-    assert compact(msgs, 100).tokens_before == 3
+    assert compact(msgs, 100).tokens_before == 3 + 3 * 4 + 3  # (three one-token texts, each message framed)
     msgs[0]["content"][0]["text"] = "A much longer text now, with many more words than before. " * 20
     result = compact(msgs, 100)
     assert result.tokens_before == _tokens(msgs)

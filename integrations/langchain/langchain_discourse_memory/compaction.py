@@ -58,7 +58,9 @@ class _Session:
 
     def __init__(self, token_counter: LangChainTokenCounter = None, *, own: bool = True, **settings: Any) -> None:
         self.counting = counting = resolve_token_counter(token_counter)
-        self.options = Options(token_counter=counting.text, message_overhead=0 if counting.exact else counting.overhead,
+        # (the core's own count is of the request sent to an OpenAI-shaped chat API: its framing too)
+        self.options = Options(token_counter=counting.text,
+                               message_overhead="openai" if counting.exact else counting.overhead,
                                **settings)
         self.compactor = Compactor(options=self.options) if own else None
         if own:  # a long-lived conversation: its first view need not wait for spaCy

@@ -51,14 +51,23 @@ def call_blocks(message: ChatMessage) -> list[ToolCallBlock]:
     return [b for b in message.blocks if isinstance(b, ToolCallBlock)]
 
 
-def view_tokens(view: Sequence[ChatMessage]) -> int:
-    """Text + tool-call name + JSON arguments, summed over the view (no overhead)."""
-    total = 0
+def view_tokens(view: Sequence[ChatMessage], framing: bool = True) -> int:
+    """Text + tool-call name + JSON arguments, summed over the view, and (``framing``) the
+    request's framing as OpenAI's cookbook counts it: 3 a message, its role, name (+1),
+    tool_call_id and each call's id and type, and 3 to prime the reply."""
+    from llama_index.memory.discourse._convert import to_core_message
+
+    total = 3 if framing else 0
     for m in view:
         total += count(text_of(m))
         for b in call_blocks(m):
             args = b.tool_kwargs if isinstance(b.tool_kwargs, str) else json.dumps(b.tool_kwargs, ensure_ascii=False)
             total += count(b.tool_name) + count(args)
+        if framing:
+            d = to_core_message(m)  # (the role and ids it is sent with)
+            total += 3 + count(d["role"]) + count(d.get("tool_call_id") or "")
+            total += count(d["name"]) + 1 if "name" in d else 0
+            total += sum(count(c.get("id") or "") + count(c.get("type", "function")) for c in d.get("tool_calls") or ())
     return total
 
 

@@ -16,7 +16,7 @@ def tok(text: str) -> int:
     return len(ENC.encode_ordinary(text))
 
 
-def test_default_is_offline_cl100k_with_no_per_message_overhead() -> None:
+def test_default_is_offline_cl100k_counting_the_openai_request() -> None:
     counting = resolve_token_counter(None)
     assert counting.exact
     msgs = [
@@ -26,6 +26,9 @@ def test_default_is_offline_cl100k_with_no_per_message_overhead() -> None:
     ]
     expected = tok("Where is order ORD-1234?") + tok("get_order") + tok('{"order_id": "ORD-1234"}')
     expected += tok("shipped on 2024-05-02")
+    # OpenAI's cookbook rule: 3 a message and its role (and a call's id and type, a result's
+    # call id), 3 to prime the reply
+    expected += 3 * (3 + tok("user")) + tok("c1") + tok("function") + tok("c1") + 3
     assert counting.messages(msgs) == expected
     assert counting.text == "cl100k_base" and counting.core.count("hello world") == 2
 

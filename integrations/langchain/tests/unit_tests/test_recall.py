@@ -12,7 +12,7 @@ from langchain_discourse_memory.testing import sample_conversation
 
 from discourse_memory import DiscourseMemory
 
-BUDGET = 300
+BUDGET = 350  # (about 300 tokens of text and the request's framing)
 
 
 def note_of(messages) -> str:

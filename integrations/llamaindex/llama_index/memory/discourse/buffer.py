@@ -171,7 +171,8 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
         return await asyncio.to_thread(self._view, history, input, initial_token_count, focus)
 
     def count_tokens(self, messages: Sequence[ChatMessage]) -> int:
-        """Tokens of ``messages`` as the budget counts them: text, tool-call names and arguments."""
+        """Tokens of ``messages`` as the budget counts them, sent as a request: text, tool-call names and
+        arguments, each message's framing and the reply priming (OpenAI's rule, with ``tokenizer_fn``)."""
         return discourse_memory.count_messages(to_core_messages(messages), self._compactor().counter)
 
     def _view(self, history: Sequence[ChatMessage], input: Any, initial_token_count: int, focus: Any
