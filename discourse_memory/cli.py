@@ -424,6 +424,11 @@ def _cmd_demo(args: argparse.Namespace, progress: Progress) -> int:
     return 0
 
 
+def _overhead(text: str) -> str | int:
+    from .framing import FRAMING_RULES
+    return text if text in FRAMING_RULES else _tokens(text)
+
+
 def _tokens(text: str) -> int:
     try:
         value = int(text)
@@ -472,8 +477,9 @@ def _input_args(p: argparse.ArgumentParser, *, legacy_kinds: bool = False) -> No
                    help="tiktoken encoding that counts tokens (default: cl100k_base)")
     o.add_argument("--pipeline", metavar="NAME",
                    help="spaCy pipeline: blank:en (default) or an installed model such as en_core_web_sm")
-    o.add_argument("--message-overhead", type=_tokens, metavar="N",
-                   help="tokens the chat format adds per message (default: the library's)")
+    o.add_argument("--message-overhead", type=_overhead, metavar="RULE|N",
+                   help="how the request's framing is counted: auto (default: each format's provider rule), "
+                        "openai, anthropic, none (text only), or N tokens a message")
 
 
 def _out_args(p: argparse.ArgumentParser, what: str) -> None:

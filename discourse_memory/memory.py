@@ -314,7 +314,6 @@ _STATE_FIELDS = frozenset({"schema", "version", "settings", "messages"})
 _SETTING_FIELDS = frozenset({"token_counter", "token_counter_is_callable", "keep_system", "keep_last_turn", "strict",
                              "note_role", "pipeline", "clip_tokens", "relax", "recall", "message_overhead"})
 _ENCODING_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")  # tiktoken's names: cl100k_base, o200k_base, gpt2
-_RULE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,39}")
 
 
 def _refuse_unknown(fields: Mapping[Any, Any], known: frozenset[str], where: str) -> None:
@@ -345,13 +344,6 @@ def _checked_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(clip, bool) or not isinstance(clip, int) or clip < 1:
         raise StateError(f"invalid state: settings.clip_tokens must be a positive integer, got {clip!r:.100}")
     out["clip_tokens"] = clip
-    overhead = settings.get("message_overhead", 0)
-    # An int, or the name of a chat format's rule ("auto", "openai"): Options says which names it knows.
-    if isinstance(overhead, bool) or not (isinstance(overhead, int) and overhead >= 0
-                                          or isinstance(overhead, str) and _RULE_NAME.fullmatch(overhead)):
-        raise StateError(f"invalid state: settings.message_overhead must be a number of tokens >= 0 or a "
-                         f"format's name, got {overhead!r:.100}")
-    out["message_overhead"] = overhead
     pipeline = settings.get("pipeline")
     problem = pipeline_name_problem(pipeline)
     if problem is not None:
@@ -365,10 +357,12 @@ def _checked_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
             raise StateError(f"invalid state: settings.pipeline {pipeline!r} is not an installed spaCy model")
     out["pipeline"] = pipeline
     # A state saved before the rules existed was counted without framing: "none" restores its views.
+    # A whole number of tokens a message is what Options takes too (to_dict saves only names).
     overhead = settings.get("message_overhead", "none")
-    if overhead not in FRAMING_RULES:
+    if isinstance(overhead, bool) or not (isinstance(overhead, int) and overhead >= 0
+                                          or isinstance(overhead, str) and overhead in FRAMING_RULES):
         raise StateError(f"invalid state: settings.message_overhead must be one of "
-                         f"{', '.join(map(repr, FRAMING_RULES))}, got {overhead!r}")
+                         f"{', '.join(map(repr, FRAMING_RULES))} or a number of tokens >= 0, got {overhead!r:.100}")
     out["message_overhead"] = overhead
     return out
 
