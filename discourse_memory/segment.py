@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from .blocks import is_prose_line, split_blocks
 from .doc_tokens import DocTokens
+from .labels import DATE_PREFIX
 from .json_units import LINE as JSON_LINE, json_members, unescaped
 from .keys import content_key
 from .language import CJK, CJK_CHAR, detect_language, normalise_language
@@ -273,12 +274,21 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
             plans.append([("line", s, e, 0) if depth == JSON_LINE else ("field", s, e, depth)
                           for s, e, depth in members])  # (a long string's lines are lines)
             continue
-        for block in split_blocks(text):
+        source, skip = text, 0
+        dated = DATE_PREFIX.match(text)
+        if dated is not None:
+            # "[1:10 pm on 27 March, 2023] Audrey: Hi!": the session's date line, as when it
+            # stands on a line of its own; the turn is read past it (blanked to keep offsets).
+            s, e = _strip_span(text, 0, dated.end())
+            plan.append(("line", s, e, 0))
+            skip = dated.end()
+            source = " " * skip + text[skip:]
+        for block in split_blocks(source):
             kind, start, end = block.kind, block.start, block.end
-            if kind == "diff" or kind == "paragraph" and _paragraph_mode(text, start, end) == "lines":
+            if kind == "diff" or kind == "paragraph" and _paragraph_mode(source, start, end) == "lines":
                 pos = start
-                for line in text[start:end].split("\n"):
-                    s, e = _strip_span(text, pos, pos + len(line))
+                for line in source[start:end].split("\n"):
+                    s, e = _strip_span(source, pos, pos + len(line))
                     if e > s and kind != "diff" and _is_prose_sentences(line):
                         # Running text among lines (a chat turn under its date line): sentences.
                         jobs.append((ti, len(plan)))
@@ -290,11 +300,11 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
                 continue
             if kind == "paragraph":
                 kind = "prose"
-            s, e = _strip_span(text, start, end)
+            s, e = _strip_span(source, start, end)
             if e <= s:
                 continue
             if kind == "list_item":
-                s = start  # keep the indent: it is part of the item's source
+                s = max(start, skip)  # keep the indent: it is part of the item's source
             if kind in nlp_kinds or kind == "prose":
                 if e - s <= MAX_PROSE_CHARS:
                     jobs.append((ti, len(plan)))

@@ -267,6 +267,35 @@ def test_dialogue_entries_are_dated_by_their_session():
     assert seen
 
 
+def test_a_date_on_the_turns_own_line_is_its_sessions_date_line():
+    # "[1:10 pm on 27 March, 2023] Audrey: Hi" (the date on the turn's line) had its date
+    # listed as a value with the speaker's name after it ("#0 user: [1:10 pm on 27 March,
+    # 2023] Audrey") and the turn under its role ("#111 assistant: …") where every other
+    # turn of the speaker was "#1 Andrew:". As with the date on a line of its own, the
+    # entries are grouped under their session's date, each under its speaker's name.
+    msgs = []
+    for day in range(1, 9):
+        msgs.append({"role": "user", "content": f"[10:00 am on {day} May, 2023] Audrey: I adopted a puppy named "
+                                                f"Pixie{day} yesterday and she is lovely. " + FILLER})
+        msgs.append({"role": "assistant", "content": f"Andrew: That is wonderful news, I hiked Mount Tam{day} today! "
+                                                     + FILLER})
+    msgs.append({"role": "user", "content": "Audrey: what else?"})
+    listed = 0
+    for d in (5, 10, 20, 30, 40):
+        r = compact(msgs, view_tokens(msgs) // d, relax=True)
+        lines = r.note.split("\n")[1:-1]
+        entries = [ln for ln in lines if ln.startswith("#")]
+        listed += len(entries)
+        for ln in entries:
+            label = ln.split(":")[0]
+            assert label.split()[1] in ("Audrey", "Andrew"), ln  # never "user" nor "assistant"
+            assert "[10:00 am" not in ln, ln  # a date line is no value of an entry
+        for i, ln in enumerate(lines):
+            if ln.startswith("[10:00 am"):
+                assert lines[i + 1].startswith("#"), lines
+    assert listed >= 2
+
+
 def test_a_turn_the_view_shows_comes_with_its_sessions_date():
     # "Last Friday I entered a tournament" says when only beside its session's date line:
     # on this LoCoMo-style dialogue, before, half the turns a 25% view showed had none.
@@ -580,6 +609,8 @@ def test_a_value_in_prose_stands_with_the_word_it_goes_with(text, value, context
 @pytest.mark.parametrize("text, speaker", [
     ("Caroline: Hey Mel! How are you?", "Caroline"),
     ("[1:56 pm on 8 May, 2023]\nMelanie Ross: Good, thanks.", "Melanie Ross"),
+    ("[1:10 pm on 27 March, 2023] Audrey: Hey Andrew!", "Audrey"),  # the date on the turn's line
+    ("[shares a photo] Audrey: Look!", None),  # a bracket that states no date is no date line
     ("Noted: ticket 4100 stays open until 1 May.", None),  # a section or a field, not a turn
     ("Summary: the rollout is paused.", None),
     ("Owner: Dana Reyes", None),
