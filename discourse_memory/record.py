@@ -598,15 +598,23 @@ def command_label(command: str) -> str:
     return f"`{text}`"
 
 
+_NAMING_ARGUMENT = re.compile(r"(?:^|_)(?:id|name|number|code|service|path|file|url|host|ticket)$", re.I)
+"""An argument whose key says it names what a call is about (``service``, ``user_id``,
+``path``), before a qualifier such as ``region`` that a sorted argument list puts first."""
+
+
 def _call_label(name: str, arguments: str) -> str:
-    """``get_reservation_details(M05KNL)``: the call's name and its first argument value."""
+    """``get_reservation_details(M05KNL)``: the call's name and the value of its argument that
+    names what it is about (``get_service_status(payments-gw)`` of ``{"region": "eu-west-1",
+    "service": "payments-gw"}``: :data:`_NAMING_ARGUMENT`), else of its first."""
     value = ""
     try:
         parsed = json.loads(arguments) if arguments else None
     except ValueError:
         parsed = None
     if isinstance(parsed, dict) and parsed:
-        first = next(iter(parsed.values()))
+        first = next((v for k, v in parsed.items() if isinstance(k, str) and _NAMING_ARGUMENT.search(k)
+                      and isinstance(v, (str, int)) and not isinstance(v, bool)), next(iter(parsed.values())))
         if isinstance(first, list):  # a command's argv (Codex's shell): its command
             first = argv_command(first)
         if isinstance(first, (str, int, float)) and not isinstance(first, bool):
