@@ -34,6 +34,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Sequence
 import bisect
+import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -215,6 +216,16 @@ not the ``country`` and ``province`` stated beside it (a key is named by its las
 or by each of that part's words: ``last_four`` by "the last four digits"). Only a
 question's: an agent's step names the keys of every output it read, and the keys it
 named flooded the record (tau-bench next-step support at 10% 81.0 -> 70.0)."""
+NOTE_CAP = 0.2
+NOTE_CAP_HELD = 0.02
+"""A budget that holds a small share of a long history has room for few of its values:
+every message states some, and an item listing one costs about what a line of text does.
+Uncapped, a 12,000-message sample chat (``sample_conversation``, about 2 MB) compacted to
+8,000 tokens gave a note of 7,608 tokens and a view of 10 messages; the record takes at
+most NOTE_CAP of the room while the budget holds at most NOTE_CAP_HELD of the history, and
+up to all of it at RECORD_FRACTION (``benchmarks/bench_note_cap.py``). Views of a tenth
+of a history or more are not capped (on tau-bench at 10% the note is 40% of the view on
+average, and a cap there cost the next step's values: see RECORD_SHARE)."""
 KEY_SHARE = 0.75
 """The most of the room the record's first claim grows to for the values of keys a question
 names (see ``FOCUS_KEY``), listed before any other item: "Which ticket had the highest p99,
@@ -603,6 +614,7 @@ class _Ranked:
     long_head: Callable[[int, int], tuple[int, list[int]]]  # (unit, step) -> its head's end, literals shown
     item_order: np.ndarray  # record items, best value per token first
     reserve: float  # the record's first claim (see RECORD_SHARE)
+    note_cap: float  # the most the record's items may take (see NOTE_CAP)
     beyond: frozenset[int]  # values the record could list but made no item of (see CANDIDATES_MIN)
     row_cost: dict[int, float]  # tokens of a listed record's head and braces, by group
     date_unit: np.ndarray  # per message, the date line unit of its session (-1: none)
@@ -890,6 +902,8 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
         wanted = float(item_cost[named].sum()) + sum(entry_cost.get(items[k].message, 0.0)
                                                      for k in {items[k].message: k for k in named.tolist()}.values())
         reserve = max(reserve, min(wanted, KEY_SHARE * room))
+    note_cap = _note_cap(scene) * room
+    reserve = min(reserve, note_cap)
 
     date_unit = _date_units(cols, units)
     dates = np.unique(date_unit[date_unit >= 0])
@@ -907,7 +921,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
                    call_cost, owner_of_msg, owner_u, overhead, items, value_cost, entry_cost, header_of, header_cost,
                    {it.text: k for k, it in enumerate(items) if it.header},
                    scene.count(VALUES_LINE) - scene.count("]"), base_shown, u_msg, (cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
-                   call_units, starts, _long_head(scene, units, long_tokens), item_order, reserve,
+                   call_units, starts, _long_head(scene, units, long_tokens), item_order, reserve, note_cap,
                    beyond, row_cost, date_unit, date_cost, list_heads(cols), cols.u_tokens.view, question_unit,
                    question_cost, cols)
 
@@ -920,6 +934,20 @@ def _rank_within(group: np.ndarray, score: np.ndarray) -> np.ndarray:
     rank = np.empty(len(group))
     rank[order] = np.arange(len(group)) - np.repeat(starts, np.diff(np.r_[starts, len(group)]))
     return rank
+
+
+def _note_cap(scene: Scene) -> float:
+    """The most of the room the record may take (a share): NOTE_CAP while the budget holds
+    at most NOTE_CAP_HELD of the history, growing (in log scale of what it holds) to the
+    whole room at RECORD_FRACTION."""
+    history = float(scene.cols.msg_cost.view.sum())
+    held = scene.budget / history if history > 0 else 1.0
+    if held >= RECORD_FRACTION:
+        return 1.0
+    if held <= NOTE_CAP_HELD:
+        return NOTE_CAP
+    ramp = math.log(held / NOTE_CAP_HELD) / math.log(RECORD_FRACTION / NOTE_CAP_HELD)
+    return NOTE_CAP + (1.0 - NOTE_CAP) * ramp
 
 
 def _record_share(scene: Scene, outputs: np.ndarray) -> float:
@@ -1657,7 +1685,7 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         if header is not None and header not in headers and not item.header:
             session = r.header_items.get(header)
             extra += r.header_cost.get(header, 0.0)
-        if cost + extra > left:
+        if cost + extra > left or used + cost + extra > r.note_cap:
             return False
         left -= cost + extra
         used += cost + extra
