@@ -849,7 +849,9 @@ _HANGING = frozenset(
     "a an the and or but nor so yet to of in on at by for with from into as is are was were be been am "
     "do does did have has had it its he she they we you i my your our their his her this that these those "
     "not no if when while because since about than then just also always never very really definitely "
-    "probably which who whose whom where can could will would shall should may might must".split())
+    "probably which who whose whom where can could will would shall should may might must "
+    "what it's i'm i've i'll i'd that's there's we're you're they're he's she's we've let's what's".split())
+_OPENS_PHRASE = frozenset({"a", "an"})  # an article whose noun a few words may not reach ("a great …")
 
 
 def _sentence_head(text: str, span: tuple[int, int], speaker: str | None,
@@ -891,6 +893,8 @@ def _sentence_head(text: str, span: tuple[int, int], speaker: str | None,
                 word = words[k].group()
                 if "—" in word or "–" in word:
                     break  # a dash ends the clause
+                if word.strip("\"'“”‘’(").lower() in _OPENS_PHRASE:
+                    break  # a phrase opens whose end is not in sight ("had a great": a great what?)
                 if _leads_to(word, own):
                     ahead = k
                     break

@@ -537,6 +537,11 @@ def test_a_view_shows_a_chinese_reply_with_the_place_it_is_about():
     # a function word leads on to what it names ("Last August I told" said nothing)
     ("Last Thursday I took my dogs out for a hike.", "Last Thursday", None, "Last Thursday I took my dogs"),
     ("RPGs and MOBAs can be awesome to experience a story.", "RPGs", None, "RPGs and MOBAs can be awesome"),
+    # never cut inside a phrase an article opened ("My GF and I just had a great"), nor after a
+    # contraction ("I'm 100% sure that it's")
+    ("My GF and I just had a great time at the lake.", "GF", None, "My GF"),
+    ("We took the Prius for a long drive up the coast.", "Prius", None, "We took the Prius"),
+    ("I'm 100% sure that it's the one I saw, right?", "100%", None, "I'm 100% sure that it's the one"),
     ("My Unity strategy game is finally finished—it took ages.", "Unity", None,
      "My Unity strategy game"),  # not "… is finally", nor across the dash
     # in the text's language: no head ends on a German "vom" or "der"; a comma parts an id
