@@ -6,7 +6,8 @@ conversation full of order numbers, dates and e-mail addresses. After every turn
 it checks what the LLM was sent: the memory's view fits the limit (minus the
 system prompt, which the engine counts as ``initial_token_count``), and the chat
 store still holds every message. At the end it counts the parcel ids the last
-view shows, against what LlamaIndex's ``ChatMemoryBuffer`` shows at the same limit.
+view shows, and the distinct facts the user stated that it shows, against what
+LlamaIndex's ``ChatMemoryBuffer`` shows at the same limit.
 
 Run:  python examples/llamaindex_chat_engine.py
 Needs: pip install -e . && pip install -e integrations/llamaindex
@@ -51,6 +52,15 @@ def parcel_ids(view: list[ChatMessage]) -> set[str]:
     return set(re.findall(r"PKG-\d+", "\n".join(m.content or "" for m in view)))
 
 
+_VALUES = re.compile(r"PKG-\d+|INV-\d+|\d{4}-\d\d-\d\d|\$\d+\.\d\d|[\w.]+@example\.org|" + "|".join(CITIES))
+
+
+def values(view: list[ChatMessage]) -> set[str]:
+    """The distinct facts the user turns state (parcel and invoice ids, dates, amounts,
+    e-mail addresses, cities) that a view shows."""
+    return set(_VALUES.findall("\n".join(m.content or "" for m in view)))
+
+
 def run(turns: int = 40, token_limit: int = TOKEN_LIMIT) -> dict[str, Any]:
     """Chat for ``turns`` turns; return what was observed."""
     llm = MockLLMWithChatMemoryOfLastCall(max_tokens=12)
@@ -80,7 +90,10 @@ def run(turns: int = 40, token_limit: int = TOKEN_LIMIT) -> dict[str, Any]:
         "final_view_messages": len(final_view),
         "parcel_ids_visible": len(parcel_ids(final_view)),
         "parcel_ids_visible_chat_memory_buffer": len(parcel_ids(baseline)),
-        "record_note": next((m.content for m in final_view if m.role.value == "system"), None),
+        "values_stated": len(values(list(memory.get_all()))),
+        "values_visible": len(values(final_view)),
+        "values_visible_chat_memory_buffer": len(values(baseline)),
+        "record_note": next((m.content for m in final_view if "[discourse-memory record" in (m.content or "")), None),
     }
 
 

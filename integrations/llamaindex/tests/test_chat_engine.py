@@ -83,6 +83,11 @@ def test_chat_engine_example_runs():
     # Old messages are compacted, not dropped: more of the 30 parcel ids reach the
     # LLM than with LlamaIndex's buffer at the same limit.
     assert summary["parcel_ids_visible"] > summary["parcel_ids_visible_chat_memory_buffer"] > 0
+    # And of all the facts the user stated (ids, dates, amounts, addresses, cities), at
+    # least those the newest messages hold (issue 50: "at any budget"); the note is found
+    # whatever role it has (the buffer sends it as a user message).
+    assert summary["values_visible"] >= summary["values_visible_chat_memory_buffer"] > 0
+    assert summary["record_note"] is not None
 
 
 def test_context_chat_engine_calls_get_with_input(monkeypatch):
