@@ -395,7 +395,7 @@ def is_bare_number(value: str) -> bool:
 _SPEAKER_OPENING = re.compile(r"\s*(?:\[[^\[\]\n]{1,60}\]\s*)?([A-Z][\w'\-]{0,20}(?: [A-Z][\w'\-]{0,20}){0,2}):[ \t]")
 # A note line listing values: "#12 Audrey: ..." (not its frame, a date group's line or "(N more ...)").
 _NOTE_ENTRY_LINE = re.compile(r"#\d+ [^\n]*?: ")
-_QUOTED = re.compile(r"\"[^\"\n]{2,}[\"…]|“[^”\n]{2,}[”…]|`[^`\n]{2,}`")  # a quoted string (its quote cut at …)
+_QUOTED = re.compile(r"\"[^\"\n]{2,}[\"…]|“[^”\n]{2,}[”…]|`[^`\n]{2,}`|(?<!\w)'[^'\n]{2,60}'(?!\w)|‘[^’\n]{2,60}’")  # a quoted string (its quote cut at …)
 _LEADING_BRACKET = re.compile(r"\s*\[[^\[\]\n]{1,60}\]")
 
 
@@ -412,7 +412,7 @@ def note_entries(note_text: str) -> list[str]:
 
 def states_value(entry: str, noise: "RecordNoise") -> bool:
     """Whether a record entry states a value a reader could use: a number, a quoted string
-    (in double quotes or backticks), or a grader literal of the history (an id, date, amount, name, quoted string, a code identifier)
+    (in double or single quotes or backticks), or a grader literal of the history (an id, date, amount, name, quoted string, a code identifier)
     standing in it, that is not a sentence opener (``Woohoo``, ``Bye``), not a speaker's
     name (``Audrey``), and not the date of a session's date line the entry opens with
     (``[1:10 pm on 27 March, 2023] Audrey``: a date line listed for a name after it)."""
