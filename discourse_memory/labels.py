@@ -29,8 +29,8 @@ _DATE_LINE_REST = re.compile(r"[\s\[\](){}<>,.:;|\-–—]*(?:on|at|am|pm|AM|PM)
 
 
 DATE_PREFIX = re.compile(
-    r"\s*\[(?=[^\[\]\n]{0,60}\d)(?=[^\[\]\n]{0,60}(?:\d:\d\d|\b[ap]\.?m\b|\d{4}-\d\d|\b(?:jan|feb|mar|apr|may|jun|jul"
-    r"|aug|sep|oct|nov|dec)[a-z]{0,6}\b))[^\[\]\n]{1,60}\][ \t]+(?=\S)", re.I)
+    r"[ \t]{0,8}\[(?=[^\[\]\n]{0,60}\d)(?=[^\[\]\n]{0,60}(?:\d:\d\d|\b[ap]\.?m\b|\d{4}-\d\d|\b(?:jan|feb|mar|apr|may|jun|jul"
+    r"|aug|sep|oct|nov|dec)[a-z]{0,6}\b))[^\[\]\n]{1,60}\][ \t]{1,8}(?=\S)", re.I)
 """A session's date in brackets opening a turn on its own line's start, the turn after it
 on the same line ("[1:10 pm on 27 March, 2023] Audrey: Hi!"): the date is the session's
 date line as when it stands on a line of its own (:mod:`.segment` makes it a unit of its own)."""
