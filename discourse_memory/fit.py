@@ -34,6 +34,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Sequence
 import bisect
+import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -215,6 +216,21 @@ not the ``country`` and ``province`` stated beside it (a key is named by its las
 or by each of that part's words: ``last_four`` by "the last four digits"). Only a
 question's: an agent's step names the keys of every output it read, and the keys it
 named flooded the record (tau-bench next-step support at 10% 81.0 -> 70.0)."""
+NOTE_CAP = 0.2
+NOTE_CAP_HELD = 0.02
+"""A budget that holds a small share of a long history has room for few of its values:
+every message states some, and an item listing one costs about what a line of text does.
+Uncapped, a 12,000-message sample chat (``sample_conversation``, about 2 MB) compacted to
+8,000 tokens gave a note of 7,608 tokens and a view of 10 messages; the record takes at
+most NOTE_CAP of the room while the budget holds at most NOTE_CAP_HELD of the history, and
+up to all of it at RECORD_FRACTION (``benchmarks/bench_note_cap.py``). Views of a tenth
+of a history or more are not capped (on tau-bench at 10% the note is 40% of the view on
+average, and a cap there cost the next step's values: see RECORD_SHARE)."""
+KEY_SHARE = 0.75
+"""The most of the room the record's first claim grows to for the values of keys a question
+names (see ``FOCUS_KEY``), listed before any other item: "Which ticket had the highest p99,
+and on which database?" over 74 status results needs each result's p99 and database, one
+line per result (``benchmarks/bench_key_focus.py``)."""
 CONTEXT_TURN = 0.3
 """Share of a match's focus factor given to the other units of its message."""
 CONTEXT_NEIGHBOUR = 0.5
@@ -606,6 +622,7 @@ class _Ranked:
     long_head: Callable[[int, int], tuple[int, list[int]]]  # (unit, step) -> its head's end, literals shown
     item_order: np.ndarray  # record items, best value per token first
     reserve: float  # the record's first claim (see RECORD_SHARE)
+    note_cap: float  # the most the record's items may take (see NOTE_CAP)
     beyond: frozenset[int]  # values the record could list but made no item of (see CANDIDATES_MIN)
     row_cost: dict[int, float]  # tokens of a listed record's head and braces, by group
     date_unit: np.ndarray  # per message, the date line unit of its session (-1: none)
@@ -854,7 +871,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     # Record items: each value not shown by what is kept anyway, with its key.
     base_shown = cols.literal_counts(decision == KEPT) > 0
     header_of = date_headers(cols)
-    items, item_gain, item_cost, value_cost, entry_cost, header_cost, beyond, row_cost = _items(
+    items, item_gain, item_cost, value_cost, entry_cost, header_cost, beyond, row_cost, key_named = _items(
         scene, decision, base_shown, noise, rel, recency, header_of, units, verdicts)
 
     # A reply is shown with its question (see _take).
@@ -883,7 +900,18 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     tier = (kinds != _CALLS).astype(np.int64) + (kinds == _OPEN) + 2 * (kinds == _REST)
     order = np.lexsort((targets, kinds, tier, -ratios))
     item_rows = np.flatnonzero(kinds == _ITEM)
-    item_order = item_rows[np.argsort(-ratios[item_rows], kind="stable")] - (item_rows[0] if len(item_rows) else 0)
+    # The values of a key the question names come first in the record, one per result it
+    # asks across ("the highest p99": each result's p99), and the record's first claim
+    # grows to hold them (KEY_SHARE).
+    item_order = item_rows[np.lexsort((-ratios[item_rows], ~key_named))] - (item_rows[0] if len(item_rows) else 0)
+    reserve = _record_share(scene, outputs) * room
+    if key_named.any():
+        named = np.flatnonzero(key_named)
+        wanted = float(item_cost[named].sum()) + sum(entry_cost.get(items[k].message, 0.0)
+                                                     for k in {items[k].message: k for k in named.tolist()}.values())
+        reserve = max(reserve, min(wanted, KEY_SHARE * room))
+    note_cap = _note_cap(scene) * room
+    reserve = min(reserve, note_cap)
 
     date_unit = _date_units(cols, units)
     dates = np.unique(date_unit[date_unit >= 0])
@@ -903,8 +931,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
                    call_cost, owner_of_msg, owner_u, overhead, items, value_cost, entry_cost, header_of, header_cost,
                    {it.text: k for k, it in enumerate(items) if it.header},
                    scene.count(VALUES_LINE) - scene.count("]"), base_shown, u_msg, (cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
-                   call_units, starts, _long_head(scene, units, long_tokens), item_order,
-                   _record_share(scene, outputs) * room,
+                   call_units, starts, _long_head(scene, units, long_tokens), item_order, reserve, note_cap,
                    beyond, row_cost, date_unit, date_cost, list_heads(cols), cols.u_tokens.view, question_unit,
                    question_cost, cols)
 
@@ -917,6 +944,20 @@ def _rank_within(group: np.ndarray, score: np.ndarray) -> np.ndarray:
     rank = np.empty(len(group))
     rank[order] = np.arange(len(group)) - np.repeat(starts, np.diff(np.r_[starts, len(group)]))
     return rank
+
+
+def _note_cap(scene: Scene) -> float:
+    """The most of the room the record may take (a share): NOTE_CAP while the budget holds
+    at most NOTE_CAP_HELD of the history, growing (in log scale of what it holds) to the
+    whole room at RECORD_FRACTION."""
+    history = float(scene.cols.msg_cost.view.sum())
+    held = scene.budget / history if history > 0 else 1.0
+    if held >= RECORD_FRACTION:
+        return 1.0
+    if held <= NOTE_CAP_HELD:
+        return NOTE_CAP
+    ramp = math.log(held / NOTE_CAP_HELD) / math.log(RECORD_FRACTION / NOTE_CAP_HELD)
+    return NOTE_CAP + (1.0 - NOTE_CAP) * ramp
 
 
 def _record_share(scene: Scene, outputs: np.ndarray) -> float:
@@ -1146,14 +1187,14 @@ def _shape_ids(cols: Columns) -> np.ndarray:
 def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndarray, rel: np.ndarray | None,
            recency: np.ndarray, header_of: list[str | None], units: Sequence[Unit], verdicts: np.ndarray | None,
            ) -> tuple[list[Item], np.ndarray, np.ndarray, dict[int, float], dict[int, float], dict[str, float],
-                      frozenset[int], dict[int, float]]:
+                      frozenset[int], dict[int, float], np.ndarray]:
     """The record items a view may list: each value not shown by the base decisions, keyed
     from its newest occurrence with a key or a context word among the units that may be
     left out (else its newest)."""
     cols = scene.cols
     n_lits = len(cols.lit_text)
     if n_lits == 0:
-        return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset(), {}
+        return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset(), {}, np.zeros(0, dtype=bool)
     owners = cols.unit_owner(cols.lit_ptr.view)
     lit_idx = cols.lit_idx.view
     open_units = (decision == OMITTED)[owners]
@@ -1168,7 +1209,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         said_elsewhere = talk_counts(cols) > 0
         rows = rows[~(prompt[owners[rows]] & said_elsewhere[lit_idx[rows]])]
     if not len(rows):
-        return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset(), {}
+        return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset(), {}, np.zeros(0, dtype=bool)
     starts = cols.msg_start.view
     statements: dict[int, dict[str, Literal]] = {}  # unit -> first_statements, for units of many values
 
@@ -1285,6 +1326,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     items: list[Item] = []
     keep_gain: list[float] = []
     keep_cost: list[float] = []
+    keep_named: list[bool] = []  # per item, whether the focus (a question) names its key
     entry_cost: dict[int, float] = {}
     row_cost: dict[int, float] = {}
     header_cost: dict[str, float] = {}
@@ -1331,6 +1373,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             if header is not None and header not in header_cost:
                 header_cost[header] = count(header) + 1.0
         g = gains[k]
+        named = False
         if item.key is not None and terms:
             named = keys_named.get(item.key)
             if named is None:
@@ -1364,7 +1407,9 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         items.append(item)
         keep_gain.append(g * (len(item.covers) if item.header else 1.0))
         keep_cost.append(cost_of[k])
-    return items, np.array(keep_gain), np.array(keep_cost), value_cost, entry_cost, header_cost, beyond, row_cost
+        keep_named.append(bool(named))
+    return (items, np.array(keep_gain), np.array(keep_cost), value_cost, entry_cost, header_cost, beyond, row_cost,
+            np.array(keep_named, dtype=bool))
 
 
 _KEY_PART = re.compile(r"[^.\[\]]+")
@@ -1374,13 +1419,38 @@ _KEY_WORD = re.compile(r"[a-z]{3,}")
 def _names_key(key: str, terms: frozenset[str]) -> bool:
     """Whether the focus's ``terms`` name a record key: its last part (``address1`` of
     ``address.address1``, ``price`` of ``flights[1].price``), or each of its words where it
-    has two or more (``last_four``; not ``user_id`` by "user")."""
-    parts = _KEY_PART.findall(key.lower())
+    has two or more (``last_four``; not ``user_id`` by "user"), or one word of it that is a
+    measure's name (``p99`` of ``p99_latency_ms``: letters and digits), or any word of it
+    but where the key names a thing by it (``total`` of ``total_price``, ``latency`` of
+    ``p99_latency_ms``; not ``user_id`` by "user", an id of the user), or an abbreviation of
+    a term (``db`` of "database", ``qty`` of "quantity": the key's letters in the term's
+    order, from its first)."""
+    parts = _KEY_PART.findall(key)
     if not parts:
         return False
     last = parts[-1].strip()
-    words = _KEY_WORD.findall(last)
-    return last in terms or len(words) > 1 and all(w in terms for w in words)
+    lower = last.lower()
+    words = _KEY_WORD.findall(lower)
+    if lower in terms or len(words) > 1 and all(w in terms for w in words):
+        return True
+    pieces = [p.lower() for p in _KEY_PIECE.findall(last)]
+    if any(p in terms for p in pieces if _MEASURE_NAME.fullmatch(p)):
+        return True
+    if len(pieces) > 1 and pieces[-1] not in _NAMING_PARTS and any(p in terms for p in pieces if len(p) >= 3):
+        return True
+    return _ABBREVIATION.fullmatch(lower) is not None and any(
+        len(t) >= 2 * len(lower) and t[0] == lower[0] and _subsequence(lower, t) for t in terms)
+
+
+_KEY_PIECE = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # p99LatencyMs, p99_latency_ms: p99, latency, ms
+_MEASURE_NAME = re.compile(r"[a-z]{1,4}[0-9]{1,3}")  # p99, p95, ipv4
+_NAMING_PARTS = frozenset({"id", "ids", "name", "names", "number", "no", "code", "key", "type", "uuid"})
+_ABBREVIATION = re.compile(r"[a-z]{2,4}")
+
+
+def _subsequence(short: str, word: str) -> bool:
+    letters = iter(word)
+    return all(c in letters for c in short)
 
 
 def _short_span(memo: dict, units: Sequence[Unit], u: int) -> tuple[int, int] | None:
@@ -1625,7 +1695,7 @@ def _take(r: _Ranked, room: float) -> _Chosen:
         if header is not None and header not in headers and not item.header:
             session = r.header_items.get(header)
             extra += r.header_cost.get(header, 0.0)
-        if cost + extra > left:
+        if cost + extra > left or used + cost + extra > r.note_cap:
             return False
         left -= cost + extra
         used += cost + extra

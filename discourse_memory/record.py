@@ -598,15 +598,23 @@ def command_label(command: str) -> str:
     return f"`{text}`"
 
 
+_NAMING_ARGUMENT = re.compile(r"(?:^|_)(?:id|name|number|code|service|path|file|url|host|ticket)$", re.I)
+"""An argument whose key says it names what a call is about (``service``, ``user_id``,
+``path``), before a qualifier such as ``region`` that a sorted argument list puts first."""
+
+
 def _call_label(name: str, arguments: str) -> str:
-    """``get_reservation_details(M05KNL)``: the call's name and its first argument value."""
+    """``get_reservation_details(M05KNL)``: the call's name and the value of its argument that
+    names what it is about (``get_service_status(payments-gw)`` of ``{"region": "eu-west-1",
+    "service": "payments-gw"}``: :data:`_NAMING_ARGUMENT`), else of its first."""
     value = ""
     try:
         parsed = json.loads(arguments) if arguments else None
     except ValueError:
         parsed = None
     if isinstance(parsed, dict) and parsed:
-        first = next(iter(parsed.values()))
+        first = next((v for k, v in parsed.items() if isinstance(k, str) and _NAMING_ARGUMENT.search(k)
+                      and isinstance(v, (str, int)) and not isinstance(v, bool)), next(iter(parsed.values())))
         if isinstance(first, list):  # a command's argv (Codex's shell): its command
             first = argv_command(first)
         if isinstance(first, (str, int, float)) and not isinstance(first, bool):
@@ -841,7 +849,9 @@ _HANGING = frozenset(
     "a an the and or but nor so yet to of in on at by for with from into as is are was were be been am "
     "do does did have has had it its he she they we you i my your our their his her this that these those "
     "not no if when while because since about than then just also always never very really definitely "
-    "probably which who whose whom where can could will would shall should may might must".split())
+    "probably which who whose whom where can could will would shall should may might must "
+    "what it's i'm i've i'll i'd that's there's we're you're they're he's she's we've let's what's".split())
+_OPENS_PHRASE = frozenset({"a", "an"})  # an article whose noun a few words may not reach ("a great …")
 
 
 def _sentence_head(text: str, span: tuple[int, int], speaker: str | None,
@@ -883,6 +893,8 @@ def _sentence_head(text: str, span: tuple[int, int], speaker: str | None,
                 word = words[k].group()
                 if "—" in word or "–" in word:
                     break  # a dash ends the clause
+                if word.strip("\"'“”‘’(").lower() in _OPENS_PHRASE:
+                    break  # a phrase opens whose end is not in sight ("had a great": a great what?)
                 if _leads_to(word, own):
                     ahead = k
                     break

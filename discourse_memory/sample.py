@@ -138,3 +138,29 @@ def sample_conversation(sessions: int = 3, *, seed: int = 7) -> list[dict[str, A
     for k in range(sessions):
         out.extend(_session(k, rng))
     return out
+
+
+def status_checks(results: int = 74, *, seed: int = 11) -> list[dict[str, Any]]:
+    """A chat of ``results`` ``get_service_status`` tool results, one per ticket (about four
+    messages each: a request, the call, its result, a short reply), for questions asked
+    across the results ("which ticket had the highest p99, and on which database?")."""
+    rng = random.Random(seed)
+    out: list[dict[str, Any]] = [{"role": "system", "content":
+        "You are an SRE assistant. Use the tools to check facts before answering."}]
+    for k in range(results):
+        svc = f"{_SERVICES[k % len(_SERVICES)]}-{k // len(_SERVICES) + 1}"
+        ticket = f"OPS-{4000 + 37 * k}"
+        cid = f"call_{k}_{rng.randint(10**5, 10**6)}"
+        status = {"service": svc, "ticket": ticket, "version": f"{rng.randint(1, 6)}.{rng.randint(0, 9)}.{rng.randint(0, 20)}",
+                  "region": _REGIONS[k % len(_REGIONS)], "healthy_pods": rng.randint(3, 12),
+                  "p99_latency_ms": rng.randint(80, 990), "error_rate_pct": round(rng.uniform(0.1, 2.5), 2),
+                  "db": f"pg-{svc}-{rng.randint(1, 9)}", "owner": _PEOPLE[k % len(_PEOPLE)],
+                  "last_deploy": f"2026-10-{rng.randint(1, 28):02d}"}
+        out += [
+            {"role": "user", "content": f"Check {svc} for {ticket}, please."},
+            _call(f"{cid}_a", "get_service_status", {"service": svc, "region": status["region"]}),
+            _result(f"{cid}_a", "get_service_status", status),
+            {"role": "assistant", "content": f"{svc} is up with {status['healthy_pods']} healthy pods; "
+                                             f"I noted it in {ticket}."},
+        ]
+    return out

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from .blocks import is_prose_line, split_blocks
 from .doc_tokens import DocTokens
+from .labels import DATE_PREFIX
 from .json_units import LINE as JSON_LINE, json_members, unescaped
 from .keys import content_key
 from .language import CJK, CJK_CHAR, detect_language, normalise_language
@@ -283,16 +284,25 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
             plans.append([("line", s, e, 0) if depth == JSON_LINE else ("field", s, e, depth)
                           for s, e, depth in members])  # (a long string's lines are lines)
             continue
-        blocks = split_blocks(text)
+        source, skip = text, 0
+        dated = DATE_PREFIX.match(text)
+        if dated is not None:
+            # "[1:10 pm on 27 March, 2023] Audrey: Hi!": the session's date line, as when it
+            # stands on a line of its own; the turn is read past it (blanked to keep offsets).
+            s, e = _strip_span(text, 0, dated.end())
+            plan.append(("line", s, e, 0))
+            skip = dated.end()
+            source = " " * skip + text[skip:]
+        blocks = split_blocks(source)
         # A generated list (thousands of items in one message) is read as a table's rows
         # are: names by pattern, without the tokenizer, which took most of its time.
         many_items = sum(1 for b in blocks if b.kind == "list_item") > MAX_READ_ITEMS
         for block in blocks:
             kind, start, end = block.kind, block.start, block.end
-            if kind == "diff" or kind == "paragraph" and _paragraph_mode(text, start, end) == "lines":
+            if kind == "diff" or kind == "paragraph" and _paragraph_mode(source, start, end) == "lines":
                 pos = start
-                for line in text[start:end].split("\n"):
-                    s, e = _strip_span(text, pos, pos + len(line))
+                for line in source[start:end].split("\n"):
+                    s, e = _strip_span(source, pos, pos + len(line))
                     if e > s and kind != "diff" and _is_prose_sentences(line):
                         # Running text among lines (a chat turn under its date line): sentences.
                         jobs.append((ti, len(plan)))
@@ -304,16 +314,16 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
                 continue
             if kind == "paragraph":
                 kind = "prose"
-            s, e = _strip_span(text, start, end)
+            s, e = _strip_span(source, start, end)
             if e <= s:
                 continue
             read = s  # the pipeline reads the item from its marker on (see _shifted)
             if kind == "list_item":
-                s = start  # keep the indent: it is part of the item's source
+                s = max(start, skip)  # keep the indent: it is part of the item's source
             if kind in nlp_kinds or kind == "prose":
                 if e - read <= MAX_PROSE_CHARS and not (many_items and kind == "list_item"):
                     jobs.append((ti, len(plan)))
-                    job_texts.append(text[read:e])
+                    job_texts.append(source[read:e])
                     if read > s:
                         shifts[ti, len(plan)] = read - s
             plan.append((kind, s, e, block.depth))

@@ -6,7 +6,8 @@ conversation full of order numbers, dates and e-mail addresses. After every turn
 it checks what the LLM was sent: the memory's view fits the limit (minus the
 system prompt, which the engine counts as ``initial_token_count``), and the chat
 store still holds every message. At the end it counts the parcel ids the last
-view shows, against what LlamaIndex's ``ChatMemoryBuffer`` shows at the same limit.
+view shows, and the distinct facts the user stated that it shows, against what
+LlamaIndex's ``ChatMemoryBuffer`` shows at the same limit.
 
 Run (from the repository root, after `pip install -e . -e integrations/llamaindex`):
 
@@ -52,6 +53,15 @@ def parcel_ids(view: list[ChatMessage]) -> set[str]:
     return set(re.findall(r"PKG-\d+", "\n".join(m.content or "" for m in view)))
 
 
+_VALUES = re.compile(r"PKG-\d+|INV-\d+|\d{4}-\d\d-\d\d|\$\d+\.\d\d|[\w.]+@example\.org|" + "|".join(CITIES))
+
+
+def values(view: list[ChatMessage]) -> set[str]:
+    """The distinct facts the user turns state (parcel and invoice ids, dates, amounts,
+    e-mail addresses, cities) that a view shows."""
+    return set(_VALUES.findall("\n".join(m.content or "" for m in view)))
+
+
 def run(turns: int = 40, token_limit: int = TOKEN_LIMIT) -> dict[str, Any]:
     """Chat for ``turns`` turns; return what was observed."""
     llm = MockLLMWithChatMemoryOfLastCall(max_tokens=12)
@@ -82,6 +92,9 @@ def run(turns: int = 40, token_limit: int = TOKEN_LIMIT) -> dict[str, Any]:
         "final_view_messages": len(final_view),
         "parcel_ids_visible": len(parcel_ids(final_view)),
         "parcel_ids_visible_chat_memory_buffer": len(parcel_ids(baseline)),
+        "values_stated": len(values(list(memory.get_all()))),
+        "values_visible": len(values(final_view)),
+        "values_visible_chat_memory_buffer": len(values(baseline)),
         # The note is a message of the view (role ``note_role``: "user" by default); the memory's
         # last compaction says which text it is.
         "record_note": next((m.content for m in final_view if note is not None and m.content == note), None),

@@ -722,3 +722,19 @@ def test_a_code_line_shown_after_a_gap_keeps_its_indentation():
                 assert line in lines, repr(line)  # as the source has it, indentation and all
                 checked += line.startswith(" ")
     assert checked, "no indented line shown"
+
+
+def test_the_note_keeps_its_cap_when_the_budget_holds_little_of_a_long_history():
+    # A 12,001-message chat compacted to 8,000 tokens gave a view of a few messages whose
+    # note was nearly all of it (7,666 of 7,842 tokens). Where the budget holds at most a
+    # fiftieth of the history, the note takes at most a fifth of the room.
+    from discourse_memory import count_messages
+    from discourse_memory.sample import sample_conversation
+    msgs = sample_conversation(100)
+    total = count_messages(msgs)
+    for budget in (total // 60, total // 200):
+        r = compact(msgs, budget)
+        note = count_messages([{"role": "system", "content": r.note}])
+        assert r.tokens_after <= budget
+        assert note <= 0.25 * r.tokens_after, (budget, note, r.tokens_after)
+        assert len(r.messages) > 8

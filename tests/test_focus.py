@@ -284,3 +284,44 @@ def test_a_key_a_question_names_is_matched_by_its_last_part_or_all_its_words():
     assert not _names_key("address.city", terms) and not _names_key("address", terms)
     assert not _names_key("last_name", terms)  # one of its words only
     assert not _names_key("user_id", frozenset({"user"}))  # one word of two letters or more: named only whole
+
+
+def test_a_question_naming_a_key_gets_its_value_from_each_tool_result():
+    # "Which ticket had the highest p99, and on which database?" over 74 status results,
+    # at 27% of the chat's tokens: the results were shown as placeholders and the note
+    # listed the replies' ticket numbers; neither the highest p99 nor its database was in
+    # the view. Each result's p99 and database are listed first, the result named by the
+    # service its call asked about.
+    import json
+
+    from discourse_memory.sample import status_checks
+    msgs = status_checks(74) + [{"role": "user", "content": "Which ticket had the highest p99, and on which database?"}]
+    results = [json.loads(m["content"]) for m in msgs if m["role"] == "tool"]
+    top = max(results, key=lambda s: s["p99_latency_ms"])
+    r = compact(msgs, int(0.27 * view_tokens(msgs)))
+    assert r.tokens_after <= r.budget
+    text = "\n".join(str(m.get("content") or "") for m in r.messages)
+    held = [s for s in results if f"p99_latency_ms: {s['p99_latency_ms']}" in text]
+    assert len(held) >= 0.75 * len(results)
+    line = next(ln for ln in r.note.split("\n") if f"p99_latency_ms: {top['p99_latency_ms']}" in ln)
+    assert f"get_service_status({top['service']})" in line and top["db"] in line
+    # A remark that names no key leaves the record as it was: no p99 before other values.
+    r = compact(msgs[:-1] + [{"role": "user", "content": "Thanks, that is all for today."}],
+                int(0.27 * view_tokens(msgs)))
+    assert sum(f"p99_latency_ms: {s['p99_latency_ms']}" in (r.note or "") for s in results) < len(held) / 2
+
+
+@pytest.mark.parametrize("key, terms, named", [
+    ("p99_latency_ms", {"p99"}, True),  # a measure's name
+    ("p99_latency_ms", {"latency"}, True),
+    ("db", {"database"}, True),  # an abbreviation
+    ("total_price", {"total"}, True),
+    ("status", {"status"}, True),
+    ("user_id", {"user"}, False),  # an id of the user, not the user
+    ("last_four", {"last", "four"}, True),
+    ("region", {"database", "p99"}, False),
+    ("owner", {"order"}, False),
+])
+def test_a_question_names_a_key_by_its_words(key, terms, named):
+    from discourse_memory.fit import _names_key
+    assert _names_key(key, frozenset(terms)) is named

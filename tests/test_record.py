@@ -267,6 +267,35 @@ def test_dialogue_entries_are_dated_by_their_session():
     assert seen
 
 
+def test_a_date_on_the_turns_own_line_is_its_sessions_date_line():
+    # "[1:10 pm on 27 March, 2023] Audrey: Hi" (the date on the turn's line) had its date
+    # listed as a value with the speaker's name after it ("#0 user: [1:10 pm on 27 March,
+    # 2023] Audrey") and the turn under its role ("#111 assistant: …") where every other
+    # turn of the speaker was "#1 Andrew:". As with the date on a line of its own, the
+    # entries are grouped under their session's date, each under its speaker's name.
+    msgs = []
+    for day in range(1, 9):
+        msgs.append({"role": "user", "content": f"[10:00 am on {day} May, 2023] Audrey: I adopted a puppy named "
+                                                f"Pixie{day} yesterday and she is lovely. " + FILLER})
+        msgs.append({"role": "assistant", "content": f"Andrew: That is wonderful news, I hiked Mount Tam{day} today! "
+                                                     + FILLER})
+    msgs.append({"role": "user", "content": "Audrey: what else?"})
+    listed = 0
+    for d in (5, 10, 20, 30, 40):
+        r = compact(msgs, view_tokens(msgs) // d, relax=True)
+        lines = r.note.split("\n")[1:-1]
+        entries = [ln for ln in lines if ln.startswith("#")]
+        listed += len(entries)
+        for ln in entries:
+            label = ln.split(":")[0]
+            assert label.split()[1] in ("Audrey", "Andrew"), ln  # never "user" nor "assistant"
+            assert "[10:00 am" not in ln, ln  # a date line is no value of an entry
+        for i, ln in enumerate(lines):
+            if ln.startswith("[10:00 am"):
+                assert lines[i + 1].startswith("#"), lines
+    assert listed
+
+
 def test_a_turn_the_view_shows_comes_with_its_sessions_date():
     # "Last Friday I entered a tournament" says when only beside its session's date line:
     # on this LoCoMo-style dialogue, before, half the turns a 25% view showed had none.
@@ -508,6 +537,11 @@ def test_a_view_shows_a_chinese_reply_with_the_place_it_is_about():
     # a function word leads on to what it names ("Last August I told" said nothing)
     ("Last Thursday I took my dogs out for a hike.", "Last Thursday", None, "Last Thursday I took my dogs"),
     ("RPGs and MOBAs can be awesome to experience a story.", "RPGs", None, "RPGs and MOBAs can be awesome"),
+    # never cut inside a phrase an article opened ("My GF and I just had a great"), nor after a
+    # contraction ("I'm 100% sure that it's")
+    ("My GF and I just had a great time at the lake.", "GF", None, "My GF"),
+    ("We took the Prius for a long drive up the coast.", "Prius", None, "We took the Prius"),
+    ("I'm 100% sure that it's the one I saw, right?", "100%", None, "I'm 100% sure that it's the one"),
     ("My Unity strategy game is finally finished—it took ages.", "Unity", None,
      "My Unity strategy game"),  # not "… is finally", nor across the dash
     # in the text's language: no head ends on a German "vom" or "der"; a comma parts an id
@@ -580,6 +614,8 @@ def test_a_value_in_prose_stands_with_the_word_it_goes_with(text, value, context
 @pytest.mark.parametrize("text, speaker", [
     ("Caroline: Hey Mel! How are you?", "Caroline"),
     ("[1:56 pm on 8 May, 2023]\nMelanie Ross: Good, thanks.", "Melanie Ross"),
+    ("[1:10 pm on 27 March, 2023] Audrey: Hey Andrew!", "Audrey"),  # the date on the turn's line
+    ("[shares a photo] Audrey: Look!", None),  # a bracket that states no date is no date line
     ("Noted: ticket 4100 stays open until 1 May.", None),  # a section or a field, not a turn
     ("Summary: the rollout is paused.", None),
     ("Owner: Dana Reyes", None),

@@ -20,7 +20,8 @@ sentence that stated it; ``record_openers``, ``record_system_only`` and
 ``record_bare_numbers`` are the shares of the record's entries (``report.record``;
 methods without a record have none) that are sentence openers, values only the
 system prompt states (while the view keeps it), and bare numbers
-(:class:`~.metrics.RecordNoise`).
+(:class:`~.metrics.RecordNoise`); ``record_valueless`` is the share of the note's
+entries that state no value a reader could use (:func:`~.metrics.states_value`).
 
 Halves (``BenchConfig.halves``, ``bench --halves``): every conversation of a file is
 in the ``even`` or the ``odd`` half by its index among the conversations the bench
@@ -60,6 +61,7 @@ from .metrics import (
     message_text,
     orphan_tool_messages,
     share_found,
+    valueless_share,
     view_text,
 )
 
@@ -78,6 +80,7 @@ RECORD_METRICS = (
     "record_openers",
     "record_system_only",
     "record_bare_numbers",
+    "record_valueless",
 )
 MODE_METRICS = ("qa_answer", "next_step_support", "ask_answer")
 METRIC_LABELS = {
@@ -91,6 +94,7 @@ METRIC_LABELS = {
     "record_openers": "opener noise",
     "record_system_only": "system-only entries",
     "record_bare_numbers": "bare-number entries",
+    "record_valueless": "entries stating no value",
     "qa_answer": "per-question answer contained",
     "next_step_support": "next-step support",
     "ask_answer": "asked value contained",
@@ -210,8 +214,10 @@ def score(view: Sequence[dict], t: _Targets, examples: int = 0) -> tuple[dict[st
         contents = [message_text(m) for m in view if m is not note]
         system_kept = bool(t.noise.system_texts) and all(s in contents for s in t.noise.system_texts)
         scores.update(t.noise.shares(record, system_kept))
+        scores["record_valueless"] = valueless_share(message_text(note) if note is not None else None, t.noise)
     else:
-        scores.update({"record_openers": None, "record_system_only": None, "record_bare_numbers": None})
+        scores.update({"record_openers": None, "record_system_only": None, "record_bare_numbers": None,
+                       "record_valueless": None})
     lost: dict[str, list[str]] = {}
     if examples:
         lowered = index.text.lower()
@@ -528,9 +534,10 @@ def _blind_tables(records: Sequence[dict], dataset: str) -> list[str]:
         lines.append(cells)
     parts += _table(header, lines)
     parts += ["", f"Record and context, {dataset} (opener, system-only and bare-number shares: of the record's "
-                  "entries; '-' for methods without a record):\n"]
+                  "values; entries stating no value: of the note's entries, metrics.states_value; '-' for methods without a record):\n"]
     header = ["budget", "method", "literal recall %", "with-context literal recall %", "note share %",
-              "record entries", "opener noise %", "system-only entries %", "bare-number entries %"]
+              "record entries", "opener noise %", "system-only entries %", "bare-number entries %",
+              "entries stating no value %"]
     lines = []
     for record in sorted(records, key=lambda r: r["budget"]):
         entries = record["record_entries_mean"]
@@ -539,6 +546,7 @@ def _blind_tables(records: Sequence[dict], dataset: str) -> list[str]:
             _pct(record["literal_recall_with_context"]), _pct(record["note_share_mean"]),
             "-" if entries is None else f"{entries:.1f}", _pct(record["record_openers"]),
             _pct(record["record_system_only"]), _pct(record["record_bare_numbers"]),
+            _pct(record["record_valueless"]),
         ])
     parts += _table(header, lines)
     parts.append("")

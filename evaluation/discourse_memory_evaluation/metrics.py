@@ -391,6 +391,50 @@ def is_bare_number(value: str) -> bool:
     return any(c.isdigit() for c in value) and not any(c.isalpha() for c in value)
 
 
+# A message's speaker label, after a leading date line ("[1:10 pm on 27 March, 2023] Audrey: ").
+_SPEAKER_OPENING = re.compile(r"\s*(?:\[[^\[\]\n]{1,60}\]\s*)?([A-Z][\w'\-]{0,20}(?: [A-Z][\w'\-]{0,20}){0,2}):[ \t]")
+# A note line listing values: "#12 Audrey: ..." (not its frame, a date group's line or "(N more ...)").
+_NOTE_ENTRY_LINE = re.compile(r"#\d+ [^\n]*?: ")
+_QUOTED = re.compile(r"\"[^\"\n]{2,}[\"…]|“[^”\n]{2,}[”…]|`[^`\n]{2,}`|(?<!\w)'[^'\n]{2,60}'(?!\w)|‘[^’\n]{2,60}’")  # a quoted string (its quote cut at …)
+_LEADING_BRACKET = re.compile(r"\s*\[[^\[\]\n]{1,60}\]")
+
+
+def note_entries(note_text: str) -> list[str]:
+    """The entries of a record note: each ``; ``-separated item of each ``#N label:``
+    line, without the label (a line lists one message's values)."""
+    out = []
+    for line in note_text.splitlines():
+        hit = _NOTE_ENTRY_LINE.match(line)
+        if hit:
+            out.extend(part for part in _ENTRY_SPLIT.split(line[hit.end():]) if part.strip())
+    return out
+
+
+def states_value(entry: str, noise: "RecordNoise") -> bool:
+    """Whether a record entry states a value a reader could use: a number, a quoted string
+    (in double or single quotes or backticks), or a grader literal of the history (an id, date, amount, name, quoted string, a code identifier)
+    standing in it, that is not a sentence opener (``Woohoo``, ``Bye``), not a speaker's
+    name (``Audrey``), and not the date of a session's date line the entry opens with
+    (``[1:10 pm on 27 March, 2023] Audrey``: a date line listed for a name after it)."""
+    bracket = _LEADING_BRACKET.match(entry)
+    rest = entry[bracket.end():] if bracket else entry
+    if any(c.isdigit() for c in rest) or _QUOTED.search(rest):
+        return True
+    index = TextIndex(rest)
+    found = {x for run in index._runs for x in noise.literals_from(run) if x in index}
+    found.update(extract_literals(rest))
+    return any(not noise.opener(x) and not noise.speaker(x) for x in found)
+
+
+def valueless_share(note_text: str | None, noise: "RecordNoise") -> float | None:
+    """Share of a note's entries (:func:`note_entries`) that state no value
+    (:func:`states_value`); None without entries."""
+    entries = note_entries(note_text or "")
+    if not entries:
+        return None
+    return sum(not states_value(e, noise) for e in entries) / len(entries)
+
+
 class RecordNoise:
     """Classifies record values against one history (cached: a conversation's
     records at several budgets share most values).
@@ -413,6 +457,29 @@ class RecordNoise:
         self._other = TextIndex(view_text(m for m in messages if m.get("role") not in ("system", "developer")))
         self.system_texts = [message_text(m) for m in system]
         self._openers: dict[str, bool] = {}
+        self._messages = messages
+        self._by_run: dict[str, list[str]] | None = None
+        uses: dict[str, int] = {}
+        for m in messages:
+            hit = _SPEAKER_OPENING.match(message_text(m))
+            if hit:
+                uses[hit.group(1)] = uses.get(hit.group(1), 0) + 1
+        self.speakers = frozenset(name for name, n in uses.items() if n >= 2)
+
+    def literals_from(self, run: str) -> list[str]:
+        """The history's grader literals whose first word run is ``run``."""
+        if self._by_run is None:
+            self._by_run = {}
+            for x in history_literals(self._messages):
+                first = _RUN.search(normalize_space(x))
+                if first is not None:
+                    self._by_run.setdefault(first.group(), []).append(x)
+        return self._by_run.get(run, [])
+
+    def speaker(self, value: str) -> bool:
+        """``value`` is a speaker label the history opens two messages or more with
+        ("Audrey: ...", after a leading date line): who spoke, no value of what was said."""
+        return value in self.speakers
 
     def opener(self, value: str) -> bool:
         known = self._openers.get(value)

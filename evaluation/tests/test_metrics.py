@@ -381,3 +381,25 @@ def test_with_context_judges_each_note_entry_alone():
     # a keyed line "key: a; b": each entry has the key
     note["content"] = "#1 flight: HAT136; Seattle; 1Z999AA1"
     assert score(view, targets(conv))[0]["literal_recall_with_context"] == pytest.approx(2 / 3)
+
+
+def test_an_entry_states_a_value_or_it_is_counted_as_none():
+    from discourse_memory_evaluation.metrics import RecordNoise, note_entries, valueless_share
+
+    history = [
+        {"role": "user", "content": "[1:10 pm on 27 March, 2023] Audrey: Woohoo! I adopted Pixie 3 years ago."},
+        {"role": "assistant", "content": "Andrew: Hang in there! My GF and I went to Tahoe."},
+        {"role": "user", "content": "Audrey: Bye! Ticket OPS-4100 is closed."},
+        {"role": "assistant", "content": "Andrew: Bye!"},
+    ]
+    noise = RecordNoise(history)
+    note = ("[discourse-memory record 1: 4 parts omitted; values left out, quoted as data:]\n"
+            "#0 user: [1:10 pm on 27 March, 2023] Audrey\n"  # a date line and a speaker: no value
+            "#0 Audrey: Woohoo; adopted Pixie\n"  # an opener: none; a name: a value
+            "#1 Andrew: Hang in there!; Tahoe\n"
+            "#2 Audrey: Ticket OPS-4100; 3 years\n"
+            "(2 more values dropped to fit)\n[end of record 1]")
+    assert note_entries(note) == ["[1:10 pm on 27 March, 2023] Audrey", "Woohoo", "adopted Pixie", "Hang in there!",
+                                  "Tahoe", "Ticket OPS-4100", "3 years"]
+    assert valueless_share(note, noise) == 3 / 7
+    assert valueless_share("[discourse-memory record 1: 4 parts omitted]\n[end of record 1]", noise) is None

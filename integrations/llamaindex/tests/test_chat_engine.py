@@ -83,7 +83,10 @@ def test_chat_engine_example_runs():
     # Old messages are compacted, not dropped: more of the 30 parcel ids reach the
     # LLM than with LlamaIndex's buffer at the same limit.
     assert summary["parcel_ids_visible"] > summary["parcel_ids_visible_chat_memory_buffer"] > 0
-    # The note the LLM got (role "user", the buffer's default) is found and printed.
+    # And of all the facts the user stated (ids, dates, amounts, addresses, cities), at
+    # least those the newest messages hold ("at any budget"); the note the LLM got (role
+    # "user", the buffer's default) is found and printed.
+    assert summary["values_visible"] >= summary["values_visible_chat_memory_buffer"] > 0
     assert summary["record_note"] and summary["record_note"].startswith("[discourse-memory record")
 
 
