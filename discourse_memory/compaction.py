@@ -12,12 +12,12 @@ import dataclasses
 import json
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from . import formats
 from .columns import Columns
 from .errors import BudgetTooSmallError, InvalidOptionError
 from .fit import Scene, fit
@@ -30,6 +30,7 @@ from .nlp import wait_for_warm_up
 from .options import NEWEST_TURN, FocusLike, Options
 from .plan import CLIPPED, DECISION_NAMES, DEDUPLICATED, KEPT, Plan
 from .recall import Recalled, check_max_tokens, recall
+from .result import Compaction, _snapshot, json_copy
 from .record import render_note
 from .render import RenderCache, render_messages
 from .report import Report, RecordEntry, UnitReport
@@ -37,80 +38,20 @@ from .tokens import TokenCounter, TokenCounterLike, get_token_counter, head_of
 from .tool_pairs import ToolPairs
 from .units import Analyzer, Unit, clip_cost, head_literal_texts
 
-__all__ = ["Compaction", "Compactor", "compact", "count_messages"]
+__all__ = ["Compaction", "Compactor", "compact", "count_messages", "json_copy"]
 
 
 @dataclass(frozen=True)
-class Compaction:
-    """The result of a compaction, "a Compaction": what the model sees, and what was left out.
+class _Feed:
+    """What a caller knows of the messages it passes that a plain caller cannot:
+    :class:`~discourse_memory.DiscourseMemory` and :mod:`.formats` hold their messages and
+    never edit them (``owned``: the columns may keep them by identity), the memory's first
+    ``same`` messages are the compactor's last input, and ``beyond`` is the run of messages
+    its horizon left out (see :mod:`.horizon`)."""
 
-    :func:`compact`, :meth:`Compactor.compact` and :meth:`DiscourseMemory.view` return one
-    (a :class:`~discourse_memory.formats.FormatCompaction`, a subclass, for input in another
-    format); the LangChain adapter hands it out as ``CompactedView.compaction`` and as its
-    objects' ``last_compaction``, the LlamaIndex adapter as ``last_compaction``. Its fields
-    are listed in ``docs/api.md``."""
-
-    messages: list[dict[str, Any]]
-    """The compacted messages to send, in the input's format: the messages kept (whole or
-    with text clipped or left out) in their order, and the record note after the leading
-    system messages. A message that fits is a shallow copy of the input's."""
-    sources: tuple[int | None, ...]
-    """For each output message, the index of its input message (None: the record note)."""
-    tokens_before: int
-    """Tokens of the input messages, counted as ``budget`` counts (see :func:`count_messages`)."""
-    tokens_after: int
-    """Tokens of ``messages``, counted the same way: at most ``budget``."""
-    budget: int
-    """The budget the compaction was asked for."""
-    note: str | None
-    """The record note exactly as the model receives it (None if nothing was compacted)."""
-    _build_report: Callable[[], Report] = field(repr=False, compare=False)
-    _inputs: Sequence[Any] = field(repr=False, compare=False, default=())
-    _recall: Callable[[str, int], Recalled] | None = field(repr=False, compare=False, default=None)
-    references: tuple[str, ...] = ()
-    """The references this view hands out for recall (``#12``: message 12 in full): the
-    messages its record lists values of and those that lost text, in order."""
-
-    def recall(self, ref: str, max_tokens: int = 1000) -> Recalled:
-        """What this view left out, verbatim: ``ref`` is a reference (``#12``, ``#12-#15``,
-        ``<tag>#12``) or words to search the left-out units for (see :mod:`.recall`);
-        the text fits ``max_tokens``."""
-        check_max_tokens(max_tokens)
-        if self._recall is None:
-            return Recalled("nothing was left out of this view: there is nothing to recall.", (), False)
-        return self._recall(ref, max_tokens)
-
-    @property
-    def inputs(self) -> list[Any]:
-        """Copies of the messages this compaction was made from (editing them changes
-        nothing else)."""
-        return [json_copy(m) for m in self._inputs]
-
-    @cached_property
-    def report(self) -> Report:
-        """Per-unit decisions, the record and what was dropped (built on first access)."""
-        return self._build_report()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The result as JSON-ready data: ``messages``, ``sources`` (a list), ``report``
-        (:meth:`Report.to_dict`: every unit's decision, the record, the note and the counts),
-        ``tokens_before``, ``tokens_after`` and ``budget``. Building it builds the report."""
-        return {
-            "messages": self.messages,
-            "sources": list(self.sources),
-            "report": self.report.to_dict(),
-            "tokens_before": self.tokens_before,
-            "tokens_after": self.tokens_after,
-            "budget": self.budget,
-        }
-
-    def to_html(self, original: Sequence[Any] | None = None) -> str:
-        """A self-contained HTML page showing this compaction (see :mod:`.inspect`).
-
-        ``original`` defaults to the messages the compaction was made from."""
-        from .inspect import render_html
-
-        return render_html(self, original if original is not None else self._inputs)
+    owned: bool = False
+    beyond: tuple[int, int] | None = None
+    same: int = 0
 
 
 class Compactor:
@@ -154,11 +95,16 @@ class Compactor:
         return count_messages(messages, self.counter, options) + reply
 
     def compact(self, messages: Any, budget: int, options: Options | None = None, *,
-                focus: FocusLike = NEWEST_TURN, format: Any = "auto", _owned: bool = False,
-                _beyond: tuple[int, int] | None = None, _same: int = 0) -> Compaction:
+                focus: FocusLike = NEWEST_TURN, format: Any = "auto") -> Compaction:
         """``messages`` compacted to ``budget`` tokens (see :func:`compact`). ``options``
         may differ from the compactor's in everything but its analysis settings
         (``token_counter``, ``pipeline``, ``clip_tokens``). ``format``: see :func:`compact`."""
+        return self._view(messages, budget, options, focus, format, _Feed())
+
+    def _view(self, messages: Any, budget: int, options: Options | None, focus: FocusLike, format: Any,
+              feed: _Feed) -> Compaction:
+        """:meth:`compact`, with what :class:`~discourse_memory.DiscourseMemory` knows of its
+        own messages (``feed``); ``format`` may be :data:`~.formats.INTERNAL`."""
         if isinstance(budget, bool) or not isinstance(budget, int):
             raise InvalidOptionError(f"budget must be an int number of tokens; got {type(budget).__name__}")
         if budget < 0:
@@ -167,17 +113,17 @@ class Compactor:
         if focus is not NEWEST_TURN and focus is not None and not isinstance(focus, str):
             raise InvalidOptionError(
                 f"focus must be a text, None (no focus) or NEWEST_TURN; got {type(focus).__name__}")
-        from . import formats  # plain OpenAI chat goes straight to the core; anything else is converted
-
+        # Plain OpenAI chat goes straight to the core; anything else is converted, and comes back
+        # through core() with messages of the formats module's own.
         if formats.needs_formats(messages, format):
-            return formats.run(self, messages, budget, options, focus, format, _owned)
+            return formats.run(self, messages, budget, options, focus, format, feed)
         options, reply = self.framed(options, "openai")
         if not reply:
-            return self._core(messages, budget, options, focus, _owned, _beyond, _same)
+            return self.core(messages, budget, options, focus, feed)
         # The reply priming is the request's, paid once: the messages get what is left, and the
         # counts (and a too-small budget's error) are the request's.
         try:
-            view = self._core(messages, max(0, budget - reply), options, focus, _owned, _beyond, _same)
+            view = self.core(messages, max(0, budget - reply), options, focus, feed)
         except BudgetTooSmallError as exc:
             raise BudgetTooSmallError(budget, exc.minimum + reply, exc.protected) from None
         if view.tokens_after + reply > budget:  # (a budget below the priming: not even an empty request fits)
@@ -199,15 +145,16 @@ class Compactor:
                 framing = self._rules[name] = framing_of(name, fmt, self.counter.count)
         return options.replace(message_overhead=framing.per_message), framing.reply
 
-    def _core(self, messages: Any, budget: int, options: Options, focus: FocusLike, _owned: bool,
-              _beyond: tuple[int, int] | None, _same: int) -> Compaction:
+    def core(self, messages: Any, budget: int, options: Options, focus: FocusLike, feed: _Feed) -> Compaction:
+        """The view of internal (OpenAI chat) ``messages`` with ``options`` already checked and
+        framed: what :meth:`compact` and the formats' way in (:func:`.formats.run`) share."""
         # A view makes tens of thousands of short-lived objects and no reference cycles (the
         # tests check): the collector is paused while it runs, and what survives it (the grown
         # analysis, the view) goes to the oldest generation (see gc_pause.py). Left running, the
         # collector walked the view's objects in young collections (3.7 ms a turn at 10,000
         # messages) and their survivors set off a full collection about one turn in ten (120 ms).
         with gc_paused(), self._lock:
-            if not len(self._cols) and _beyond is None:
+            if not len(self._cols) and feed.beyond is None:
                 # Nothing analysed yet: a conversation that fits as it is needs no analysis
                 # (no spaCy import, no pipeline), which is most of a fresh process's first view.
                 as_is = self._fits_as_is(messages, budget, options)
@@ -215,8 +162,8 @@ class Compactor:
                     return as_is
             if not len(self._cols):
                 wait_for_warm_up(self.options.pipeline)  # a first analysis: not beside the warm-up
-            cols, tag = self._columns(messages, _owned, _same)
-            return self._compact(cols, tag, messages, budget, options, focus, _beyond)
+            cols, tag = self._columns(messages, feed.owned, feed.same)
+            return self._compact(cols, tag, messages, budget, options, focus, feed.beyond)
 
     def _fits_as_is(self, messages: Any, budget: int, options: Options) -> Compaction | None:
         """The unchanged view of ``messages`` if they fit ``budget`` and their calls are
@@ -241,12 +188,15 @@ class Compactor:
 
         return _unchanged(msgs, units, before, budget, messages)
 
-    def recall(self, messages: Any, ref: str, max_tokens: int = 1000, *, _owned: bool = False) -> Recalled:
+    def recall(self, messages: Any, ref: str, max_tokens: int = 1000) -> Recalled:
         """Resolve ``ref`` (see :meth:`Compaction.recall`) against ``messages`` as a whole
         (a query searches all of its units)."""
+        return self._recall(messages, ref, max_tokens, _Feed())
+
+    def _recall(self, messages: Any, ref: str, max_tokens: int, feed: _Feed) -> Recalled:
         check_max_tokens(max_tokens)
         with self._lock:
-            cols, _ = self._columns(messages, _owned)
+            cols, _ = self._columns(messages, feed.owned)
             return recall(cols, ref, tags=self._tags, shown=None, count=self.counter.count, max_tokens=max_tokens,
                           analyse=self._terms)
 
@@ -475,28 +425,6 @@ def _tokens(m: Message, count: Callable[[str], int], options: Options | None) ->
     arguments, and ``options``' per-message overhead (bound: an int or a function)."""
     n = sum(count(tf.text) for tf in m.texts) + sum(count(c.name) + count(c.arguments) for c in m.tool_calls)
     return n + (options.overhead(m.raw) if options is not None else 0)
-
-
-def json_copy(value: Any) -> Any:
-    """A copy of JSON-like data: dicts and lists copied all the way down (faster than
-    ``copy.deepcopy``); other values shared."""
-    # (a scalar is not passed down a call: a view of a long history copies thousands of
-    # messages of a few strings each)
-    if isinstance(value, dict):
-        return {k: json_copy(v) if isinstance(v, (dict, list)) else v for k, v in value.items()}
-    if isinstance(value, list):
-        return [json_copy(v) if isinstance(v, (dict, list)) else v for v in value]
-    return value
-
-
-def _snapshot(value: Any) -> Any:
-    """What a part or an argument holds, two levels down: an edit in place shows."""
-    if isinstance(value, dict):
-        return tuple((k, tuple(v.items()) if isinstance(v, dict) else tuple(v) if isinstance(v, list) else v)
-                     for k, v in value.items())
-    if isinstance(value, list):
-        return tuple(_snapshot(v) for v in value)
-    return value
 
 
 def _identity(message: Any) -> tuple[Any, ...]:

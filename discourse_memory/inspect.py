@@ -615,12 +615,10 @@ def render_html(compaction: Any, original_messages: Sequence[Any] | None = None)
     Raises:
         ValueError: ``original_messages`` are not the messages the compaction was made from.
     """
-    internal = getattr(compaction, "internal", None)
-    if internal is not None:  # a view of another format: the page of the core's own view
-        from .formats import to_internal
-
-        original = None if original_messages is None else to_internal(original_messages, compaction.format)
-        return render_html(internal, original)
+    if getattr(compaction, "internal", None) is not None:
+        # A view of another format: its to_html reads the caller's messages into the core's
+        # shape and shows the core's own view.
+        return str(compaction.to_html(original_messages))
     report = compaction.report
     counts = report.counts
     total_units = len(report.units)

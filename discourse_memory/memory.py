@@ -12,7 +12,8 @@ from dataclasses import replace
 from itertools import islice
 from typing import Any, Iterable, Mapping
 
-from .compaction import Compaction, Compactor, json_copy
+from .compaction import Compaction, Compactor, _Feed, json_copy
+from .formats import INTERNAL
 from .framing import FRAMING_RULES
 from .horizon import Horizon
 from .recall import Recalled, check_max_tokens, parse_reference, recall_messages, search_messages
@@ -141,12 +142,10 @@ class DiscourseMemory:
             # The compactor's last input is a prefix of this one when the horizon has not moved.
             same = self._fed[1] if self._fed is not None and self._fed[0] == start and plain else 0
             self._fed = None
-            from .formats import INTERNAL
-
             # Stored messages never change: whether they are plain OpenAI chat was read once,
             # when they came in, not again on every view of a long history.
-            view = self._compactor.compact(inputs, budget, self.options, focus=focus, _owned=True,
-                                           format=INTERNAL if plain else "auto", _beyond=beyond, _same=same)
+            view = self._compactor._view(inputs, budget, self.options, focus, INTERNAL if plain else "auto",
+                                         _Feed(owned=True, beyond=beyond, same=same))
             self._fed = (start, len(inputs))
         # The view must not share lists or dicts with the stored history: editing it
         # (as frameworks do) would otherwise rewrite the history.
@@ -199,7 +198,7 @@ class DiscourseMemory:
                 self._fed = None  # (the compactor reads the history now: within the horizon, if any)
                 with self._lock:
                     inputs = self._horizon.stubbed(snapshot) if beyond is not None else snapshot
-                got = self._compactor.recall(inputs, ref, max_tokens, _owned=True)
+                got = self._compactor._recall(inputs, ref, max_tokens, _Feed(owned=True))
         if not got.found and beyond is not None and parsed is None and isinstance(ref, str) and ref.strip():
             # Nothing within the horizon: the messages beyond it, searched as plain text.
             return search_messages(validate_messages(snapshot[:beyond[1]]), range(beyond[0], beyond[1]), ref,

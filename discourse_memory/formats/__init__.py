@@ -18,16 +18,15 @@ import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from ..compaction import Compaction, _snapshot
+from ..result import Compaction, _snapshot
 from ..errors import BudgetTooSmallError, InvalidMessageError, InvalidOptionError
 from . import anthropic, langchain, llamaindex, openai_chat, responses
 from ..framing import SENT_NAME
 from .base import Layout, Reader, compose_overhead, count_internal, has_costs
 
 if TYPE_CHECKING:
-    from ..compaction import Compactor
     from ..options import Options
 
 __all__ = ["FORMATS", "FormatCompaction", "INTERNAL", "count_tokens", "detect_format", "needs_formats",
@@ -309,9 +308,25 @@ def _note(fmt: str, note: str, role: str, msgs: list[Any]) -> dict[str, Any]:
     return _MODULES[fmt].note_message(note, role)
 
 
-def run(compactor: "Compactor", messages: Any, budget: int, options: "Options | None", focus: Any, fmt: str,
-        owned: bool = False) -> FormatCompaction:
-    """Compact ``messages`` of format ``fmt`` (or ``"auto"``) through the core."""
+class Core(Protocol):
+    """What :func:`run` needs of a :class:`~discourse_memory.Compactor` (named here, so this
+    package need not import the module that imports it)."""
+
+    counter: Any
+    _lock: Any
+
+    def _options(self, options: "Options | None") -> "Options": ...
+
+    def framed(self, options: "Options", fmt: str) -> tuple["Options", int]: ...
+
+    def core(self, messages: Any, budget: int, options: "Options", focus: Any, feed: Any) -> Compaction: ...
+
+
+def run(compactor: Core, messages: Any, budget: int, options: "Options | None", focus: Any, fmt: str,
+        feed: Any) -> FormatCompaction:
+    """Compact ``messages`` of format ``fmt`` (or ``"auto"``) through the core; ``feed`` is
+    the caller's (a ``compaction._Feed``), of which only its type is used here: the internal
+    messages are this module's own."""
     msgs, body, system, fmt = _split(messages, fmt)
     module = _MODULES[fmt]
     opts, reply = compactor.framed(compactor._options(options), fmt)
@@ -326,8 +341,7 @@ def run(compactor: "Compactor", messages: Any, budget: int, options: "Options | 
         # caller's message changes: the core may compare them by identity.
         # (the reply priming is the request's, once: the messages get the rest)
         try:
-            core = compactor.compact(conv.internal, max(0, budget - reply), core_opts, focus=focus, format=INTERNAL,
-                                     _owned=True)
+            core = compactor.core(conv.internal, max(0, budget - reply), core_opts, focus, type(feed)(owned=True))
         except BudgetTooSmallError as exc:
             raise BudgetTooSmallError(budget, exc.minimum + reply, exc.protected) from None
         if core.tokens_after + reply > budget:  # (a budget below the priming)

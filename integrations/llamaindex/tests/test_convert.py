@@ -174,7 +174,7 @@ def test_from_compaction_rejects_mismatched_sources():
 
 
 def test_token_counter_for_a_custom_tokenizer_counts_list_length():
-    from llama_index.memory.discourse.buffer import token_counter_for
+    from llama_index.memory.discourse._cache import token_counter_for
 
     counter = token_counter_for(lambda text: text.split())
     assert counter.count("a b c") == 3
@@ -183,7 +183,7 @@ def test_token_counter_for_a_custom_tokenizer_counts_list_length():
 
 def test_token_counter_for_the_default_tokenizer_is_the_cores_encoding():
     from llama_index.core.utils import get_tokenizer
-    from llama_index.memory.discourse.buffer import token_counter_for
+    from llama_index.memory.discourse._cache import token_counter_for
 
     import discourse_memory
 

@@ -14,8 +14,8 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 
 from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compaction, Compactor, Options, Recalled
 
+from ._cache import _Cache
 from ._convert import copy_message, message_text, to_core_messages
-from .buffer import _Cache
 
 __all__ = ["DiscourseMemoryBlock"]
 

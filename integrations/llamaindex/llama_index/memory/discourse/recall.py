@@ -8,8 +8,6 @@ from typing import Any
 from llama_index.core.tools import FunctionTool
 from llama_index.core.workflow import Context
 
-from .block import DiscourseMemoryBlock
-from .buffer import DiscourseMemoryBuffer
 
 __all__ = ["RECALL_DESCRIPTION", "recall_tool"]
 
@@ -21,11 +19,15 @@ RECALL_DESCRIPTION = ("Get back, verbatim, what the record note says was left ou
 
 
 def _recaller(memory: Any) -> Any:
-    """``recalled`` of a ``DiscourseMemoryBuffer``, or of the ``DiscourseMemoryBlock`` of a ``Memory``."""
-    if isinstance(memory, (DiscourseMemoryBuffer, DiscourseMemoryBlock)):
+    """``recalled`` of a ``DiscourseMemoryBuffer``, or of the ``DiscourseMemoryBlock`` of a ``Memory``
+    (found by what they do, so this module need not import the classes that import it)."""
+    if _is_discourse(memory):
         return memory.recalled
-    return next((b.recalled for b in getattr(memory, "memory_blocks", ()) if isinstance(b, DiscourseMemoryBlock)),
-                None)
+    return next((b.recalled for b in getattr(memory, "memory_blocks", ()) if _is_discourse(b)), None)
+
+
+def _is_discourse(memory: Any) -> bool:
+    return callable(getattr(memory, "recalled", None))
 
 
 def recall_tool(memory: Any = None, *, name: str = "recall", max_tokens: int = 1000) -> FunctionTool:
