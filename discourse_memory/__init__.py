@@ -20,6 +20,7 @@ from .errors import (
 from .memory import DiscourseMemory
 from .nlp import warm_up
 from .options import NEWEST_TURN, Options
+from .policy import Policy
 from .recall import Recalled
 from .report import RecordEntry, Report, UnitReport
 from .tokens import TokenCounter, get_token_counter
@@ -35,6 +36,7 @@ __all__ = [
     "InvalidOptionError",
     "NEWEST_TURN",
     "Options",
+    "Policy",
     "Recalled",
     "RecordEntry",
     "Report",

@@ -17,7 +17,7 @@
    oldest, tool calls and headings more; plus what it shares with the **focus** (the
    newest turn, :mod:`.focus`) and, for units around a match, its context (the rest of
    the turn, the question it answers or the answer it got, the call of a matching
-   result, the session's date line). A record item is worth ``RECORD_VALUE`` of a value
+   result, the session's date line). A record item is worth ``Policy.record_value`` of a value
    shown in its text, more when the focus names it or when it is an id of a list the
    agent is working through and has not passed to a call yet (:func:`pending_ids`).
 4. **Take** options best first while they fit (a message's first shown piece pays its
@@ -49,6 +49,7 @@ from .errors import BudgetTooSmallError
 from .literals import PATTERN_KINDS, Literal
 from .messages import SYSTEM_ROLES
 from .options import Options
+from .policy import Policy
 from .outline import head_text, list_heads
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
 from .replies import asks, question_units
@@ -59,209 +60,40 @@ from .units import Unit, before_values, clip_cost, head_literal_texts
 
 __all__ = ["Scene", "fit", "protections"]
 
-# -- the weights of the policy ---------------------------------------------------------
-OPENING = 1.0
-"""What a unit's opening is worth (units that state no content word or literal: less)."""
-BOILERPLATE = 0.2
-"""Share of ``OPENING`` for a unit stating nothing (markup, ``<!-- -->``, a lone mark)."""
-RECENCY = 0.6
-RECENT = 1.0
-RECENT_SPAN = 6.0
-"""The newest messages weigh up to ``1 + RECENT`` more, fading over about
-``RECENT_SPAN`` messages: what was just said or done leads to the next turn."""
-IDF_POWER = 2.0
-LAST_ACTIONS = 2.0
-"""The agent's newest calls weigh up to ``1 + LAST_ACTIONS`` more, fading over its last
-few (see ``_rank``)."""
-RETRY = 2.0
-"""A recent call whose result reports an error weighs up to ``1 + RETRY`` more: the agent
-retries it, or mends its arguments (tau-bench's ``book_reservation`` after "Error:
-payment amount does not add up"; a test run after a traceback)."""
-OUTCOME = 3.0
-"""The last line of a tool's text output that says something is worth this many times a line
-(see :func:`outcome_lines`): how a command went ("12 passed in 0.15s", an error's message),
-in an output of at least ``OUTCOME_LINES`` such lines."""
+# -- bounds of the work and value kinds (the weights are the Policy's: see .policy) -------
 OUTCOME_LINES = 3
 VERDICT_CHARS = 2_000
 """A line is read as a verdict by its last this many characters (a minified line is long)."""
 KIND_WEIGHT = {"tool_call": 3.0, "field": 1.2, "table_row": 1.1}
-RECORD_VALUE = 1.0
-"""A value listed in the record, against the same value shown in its text."""
-NOW = 2.0
-"""A system prompt's sentence that states a date weighs this much more where the prompt is
-cut to fit: it is the conversation's "now" (see ``_rank``). tau-bench, whose policy opens
-"The current time is 2024-05-15 15:00:00 EST." and is cut at 10% and 25%: the line stood in
-no view there; with 2.0 in 56 of the 100 views at 25% (with the prompt's values worth what any
-text's are: literal recall 44.4 -> 46.6, gold arguments and next-step support unchanged or
-up); 3.0 kept it in 89 at 25% and 32 at 10%,
-where it cost gold arguments 86.3 -> 85.2 and next-step support 80.6 -> 80.1
-(dm-only ``discourse-memory-eval bench`` runs)."""
 LITERAL_VALUE = {
     "identifier": 1.5, "email": 1.5, "url": 1.5, "path": 1.5, "amount": 1.5, "datetime": 1.5, "date": 1.5,
     "version": 1.5, "phone": 1.5, "time": 1.0, "percent": 1.0, "quoted": 1.0, "name": 1.0, "quantity": 1.0,
     "number": 0.3,
 }
 """What a listed value of each kind is worth (other kinds: a model's entities, as names)."""
-OUTPUT_WEIGHT = 0.8
-"""A tool's output weighs this much against words the user or the assistant wrote."""
 OCCURRENCES = 4
 """How many of a value's newest occurrences the record looks at for one with a key or a
 context word (see ``_items``)."""
-LISTING = 0.3
-"""A value a tool's output only lists (a line of ``ls -R``, see :func:`listing_line`) is
-worth this much in the record."""
-LISTING_VIEW = 0.0
-"""What a line of a listing is worth in the view: nothing. A name picked here and there
-from a file tree ("setup.cfg … tox.ini …") tells nothing, the agent can list them again,
-and the record lists the first few; with any worth left, the lines filled the last few
-tokens of a view no sentence fitted in ("amber_data … ember_data … opal_data")."""
 LONE_DATES = False
 """Whether a session's date line may be listed alone, for its own values: "[7:06 pm on 9
 January, 2023]" says nothing of what happened then. It is listed above the entries of its
 session instead (see ``_take``)."""
-SAID = 2.5
-"""A value the user or the assistant stated in words is worth this much more in the
-record than one only a tool's output holds."""
-PENDING = 5.0
-"""An id of a list the agent is working through, not yet passed to a call (see
-:func:`pending_ids`), is worth this much more in the record. tau-bench next-step support
-(``discourse-memory-eval bench``): 62.3 -> 76.9 at 10%, 83.7 -> 94.0 at 25%, the
-question-blind numbers within 0.1 point (before ids had to share the called ones' shape,
-every id of the list's message counted: 69.5 at 10%, and the note grew by a tenth)."""
-LISTING_PER_MESSAGE = 4.0
-"""Values one tool output only lists past the first few are worth less (see ``_items``)."""
-READ_LINE = 0.3
-"""A value on an unkeyed line of a file of code the agent printed (:func:`reading_messages`)
-is worth this much in the record, unless the line defines something (``DEFINES``): the file
-can be read again, and fifty of its lines listed were fragments (``222 self.extra_order_by =
-()``). Lines of a config or a document keep their worth (``timeout_ms: 1344`` is a fact)."""
-HARNESS = 0.05
-"""A value that stands in a harness's instructions inside a user message (``<instructions>``,
-``<system-reminder>``: :func:`.record.harness_units`) is worth this much in the record: the
-same boilerplate in every run (``command1 && command2 || echo "Error occurred"``, ``{CRITICAL
-REQUIREMENTS, …}``) opened every SWE-bench note at 25%."""
 _SENTINEL = re.compile(r"(?<![A-Z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}")
 """A word in capitals joined by underscores, where a harness instructs: the sentinel it waits
 for (``echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` submits a mini-swe-agent run), a value the
 agent's last step needs, not boilerplate."""
-DEFINES = 3.0
-"""A line of a tool's output that defines something (``def``, ``class``, ``function``: see
-:func:`defines`) is worth this many times another line's values in the record: listed, the
-definitions of a file the agent read are its outline (``236 def output_field(self):; 248 def
-base_table(self):``), where its other lines were fragments (``222 self.extra_order_by = ()``)."""
-RECORD_PER_UNIT = 8.0
-"""Values of one unit past the first few are worth less (see ``_items``)."""
-RECORD_PER_MESSAGE = 48.0
-"""And values of one message past this many (see ``_items``): the k-th is worth
-``1 / (1 + (k - 48) / 48)``."""
 CANDIDATES_MIN = 256
 """Record candidates made items: the best (before the per-unit damping) ``budget`` of them,
 at least this many. An item costs two tokens at the least, so this is twice the most a
 record can list."""
 MAX_HEADS = 3
 """A shown list item brings at most this many heads above it (see :mod:`.outline`)."""
-RECORD_SHARE = 0.25
-"""The record's first claim: the best items (by value per token) that fit this share of
-the room the protected messages leave come before any text; the rest compete with the
-text for what is left, so the note grows only where values are worth their tokens. A
-cap on the note (a fifth of the room) held SWE-bench's note at 10% to 19% of the view, and
-cost what the next step needs: next-step support at 10% 79.0 -> 72.2 on tau-bench and
-77.6 -> 71.3 on SWE-bench (``discourse-memory-eval bench``, the cap patched in). A smaller
-first claim in agents' histories only (0.15: a tool can be asked again) held the note at
-25% to 18.9% / 19.6% of the view on tau-bench / SWE-bench (from 24.3% / 22.8%) and cost
-literal recall 48.2 -> 44.0 / 52.3 -> 50.4 and next-step support at 10% 79.9 -> 77.5 /
-77.4 -> 77.2, with that claim at every budget; the claim now shrinks only as the budget holds more of an
-agent's history (below), so at 10%, where the next step needs the record most, it stays."""
-RECORD_FRACTION = 0.1
-RECORD_DECAY = 0.5
-AGENT_RECORD_SHARE = 0.15
-"""In an agent's history (tool output: a tool can be asked again), the first claim is
-RECORD_SHARE while the budget holds at most RECORD_FRACTION of the history, and shrinks
-as ``(RECORD_FRACTION / held) ** RECORD_DECAY`` when it holds more, to no less than
-AGENT_RECORD_SHARE (see ``_record_share``)."""
-FOCUS = 8.0
-"""A unit stating every focus term (relevance 1) is worth ``1 + FOCUS`` times its own value."""
-QUESTION = 1.5
-"""A focus that asks a question (:attr:`focus.Focus.asks`) weighs this many times
-``FOCUS``: a question asks for what the history holds, while a remark only goes on (the
-question-blind views, which end in remarks, stay as they were)."""
-ANSWER = 3.0
-"""For a question, the turn after a matching old question (the answer it got) gets this
-many times the ``CONTEXT_NEIGHBOUR`` share: "How long have you had such a support
-system?" matches, "I've known these friends for 4 years" answers. LoCoMo per-question
-answers in the view (``discourse-memory-eval bench``): 31.3 / 31.3 -> 32.0 / 33.3 at 10% /
-25% with ``QUESTION`` (3 against 2: 2 adds nothing at 10%); a stronger focus for every
-newest turn instead cost the question-blind views (evidence turns at 10% 8.1 -> 5.7, CrossWOZ gold values at 25% 55.0 ->
-54.4), and a stronger share for every neighbour of a match filled the view with the
-replies to statements ("That's lovely!") in place of further matches."""
-REMARK = 0.1
-"""A chat's newest message that asks nothing weighs this many times ``FOCUS``: it says
-where the talk goes, and its words still bring back the old turns that name them, but at
-full weight "Let's keep making a difference!" filled a LoCoMo view with thirty turns
-saying the same. LoCoMo evidence turns kept (``discourse-memory-eval bench``, budgets 10%
-/ 25%): 7.9 / 26.6 at 1, 9.5 / 26.7 at 0.5, 10.5 / 27.6 at 0.25, 11.6 / 28.2 at 0.1
-(trimming 10.2 / 25.7); the answers a view contains 11.0 -> 12.6 at 10%; the per-question
-views (questions) and the agents' steps unchanged."""
-FOCUS_MATCHES = 16.0
-"""The k-th best match of the focus counts ``1 / (1 + k / FOCUS_MATCHES)`` of its
-relevance (0: no damping). Undamped, a LoCoMo view at 25% focused on "let's make a
-difference!" kept forty look-alike lines and a fifth of the evidence turns (trimming: a
-quarter); damped, 26.7% (``discourse-memory-eval bench``, 16 against 8 and 32)."""
-FOCUS_RECORD = 2.0
-"""A record item of a value the focus names is worth this many times more."""
-FOCUS_KEY = 2.0
-"""A record item whose key a question names is worth this many times more: "What was
-`address1` in the output of get_user_details?" asks for ``address1: "281 Spruce Street"``,
-not the ``country`` and ``province`` stated beside it (a key is named by its last part,
-or by each of that part's words: ``last_four`` by "the last four digits"). Only a
-question's: an agent's step names the keys of every output it read, and the keys it
-named flooded the record (tau-bench next-step support at 10% 81.0 -> 70.0)."""
-NOTE_CAP = 0.2
-NOTE_CAP_HELD = 0.02
-"""A budget that holds a small share of a long history has room for few of its values:
-every message states some, and an item listing one costs about what a line of text does.
-Uncapped, a 12,000-message sample chat (``sample_conversation``, about 2 MB) compacted to
-8,000 tokens gave a note of 7,608 tokens and a view of 10 messages; the record takes at
-most NOTE_CAP of the room while the budget holds at most NOTE_CAP_HELD of the history, and
-up to all of it at RECORD_FRACTION (``benchmarks/bench_note_cap.py``). Views of a tenth
-of a history or more are not capped (on tau-bench at 10% the note is 40% of the view on
-average, and a cap there cost the next step's values: see RECORD_SHARE)."""
-KEY_SHARE = 0.75
-"""The most of the room the record's first claim grows to for the values of keys a question
-names (see ``FOCUS_KEY``), listed before any other item: "Which ticket had the highest p99,
-and on which database?" over 74 status results needs each result's p99 and database, one
-line per result (``benchmarks/bench_key_focus.py``)."""
-CONTEXT_TURN = 0.3
-"""Share of a match's focus factor given to the other units of its message."""
-CONTEXT_NEIGHBOUR = 0.5
-"""Share given to the message before a match (the question it answers) and after it
-(the answer it got), most of it to the unit next to the match."""
-CONTEXT_DATE = 1.0
-"""Share given to the date line of a match's session."""
-PER_MESSAGE = 12.0
-PER_MESSAGE_PROSE = 40.0
-"""Diminishing returns within a message (lines, list items, rows and fields; prose)."""
 # A short message opens whole: every unit's opening at once.
 SHORT_UNITS = 12
 SHORT_TOKENS = 400
 MARK_TOKENS = 1.5
 """Estimated tokens of the gap mark a shown unit brings (``\n…\n``): an isolated fragment
 costs more than its own tokens."""
-TASK = 1.5
-"""The first user message states the task (an agent's instructions, a chat's opening
-request): its units weigh this much more."""
-TASK_LEAD = 3.0
-TASK_LEAD_TOKENS = 200
-"""The units of the task's first ``TASK_LEAD_TOKENS`` tokens weigh ``TASK_LEAD`` times
-more, in a task of more than three times as many: a task says what is asked first (an
-agent's issue before its instructions, a request before its details; the lead of a
-text, Brandow et al. 1995). Without it a
-SWE-bench view at 10% kept the instructions' headings and lost the issue: words said
-once weigh more than the issue's, which the agent repeats all through the run. The rest
-of such a task is instructions, weighed as any text (not ``TASK``)."""
-RESULT_SHARE = 0.5
-"""A protected tool output (a tool result, a text agent's observation) larger than this
-share of the budget is compacted like the rest instead."""
 LARGE_MIN_TOKENS = 64
 """A tool output this short is never compacted for its size: at a budget of a few dozen
 tokens, compacted, a 20-token observation showed nothing of itself (a view of the note
@@ -299,9 +131,9 @@ class Scene:
     relevance: np.ndarray | None
     """Per unit, its relevance to the focus (None: no focus)."""
     asks: bool
-    """The focus is a question (see ``QUESTION``)."""
+    """The focus is a question (see ``Policy.question``)."""
     remark: bool
-    """The focus is a chat message that asks nothing (see ``REMARK``)."""
+    """The focus is a chat message that asks nothing (see ``Policy.remark``)."""
     tag: str
     count: Callable[[str], int]
     measure: Callable[[Plan], tuple[int, str]]
@@ -310,7 +142,7 @@ class Scene:
     beyond: tuple[int, int] | None = None
     """The messages before the view's horizon (see :mod:`.horizon`), named in the note."""
     terms: frozenset[str] = frozenset()
-    """The words and literals of a focus that asks a question, lower case (see :data:`FOCUS_KEY`)."""
+    """The words and literals of a focus that asks a question, lower case (see ``Policy.focus_key``)."""
     frames: np.ndarray | None = None
     """Per message, its framing tokens (``options.overhead`` of it), when known ahead."""
 
@@ -369,7 +201,7 @@ _TAG_LINE = re.compile(r"\s*(?:</?[A-Za-z_][\w-]*>\s*)+")  # "</output>", "<retu
 
 def outcome_lines(cols: Columns, outputs: np.ndarray, info: np.ndarray) -> np.ndarray:
     """Per unit: the last line of a tool's text output that says something (its verdict: see
-    :data:`OUTCOME`); not a closing tag, not a field of structured output, not the last line of
+    ``Policy.outcome``); not a closing tag, not a field of structured output, not the last line of
     a file printed or of a listing."""
     u_msg = cols.u_msg.view
     kind = cols.u_kind.view
@@ -458,9 +290,9 @@ def is_tool_output(cols: Columns, i: int) -> bool:
     return cols.messages[i].role == "tool" or answers_action(cols.messages, i)
 
 
-def _protected(cols: Columns, p: _Protection, budget: int) -> tuple[frozenset[int], bool]:
+def _protected(cols: Columns, p: _Protection, budget: int, pol: Policy) -> tuple[frozenset[int], bool]:
     """The messages a protection step keeps verbatim, and whether a tool output it would
-    have kept was too large (see ``RESULT_SHARE``)."""
+    have kept was too large (see ``Policy.result_share``)."""
     msgs = cols.messages
     keep: set[int] = set()
     if p.system:
@@ -477,7 +309,7 @@ def _protected(cols: Columns, p: _Protection, budget: int) -> tuple[frozenset[in
     # A tool's output is the model's to read, not the user's words: one too large for
     # its share of the budget is compacted like the rest (its focus keeps what matters).
     costs = cols.msg_cost.view
-    large = {i for i in keep if costs[i] > max(RESULT_SHARE * budget, LARGE_MIN_TOKENS) and is_tool_output(cols, i)}
+    large = {i for i in keep if costs[i] > max(pol.result_share * budget, LARGE_MIN_TOKENS) and is_tool_output(cols, i)}
     return frozenset(keep - large), bool(large)
 
 
@@ -488,7 +320,7 @@ def _minimum(scene: Scene, step: _Protection, frame: int) -> int:
     cols = scene.cols
     budget = scene.budget
     for _ in range(8):
-        protected, _large = _protected(cols, step, budget)
+        protected, _large = _protected(cols, step, budget, scene.options.policy)
         ranked = _rank(scene, protected)
         need = max(_fixed_cost(cols, protected, scene) + frame,
                    scene.measure(_plan(scene, ranked, _take(ranked, 0.0), step.name))[0])
@@ -513,7 +345,7 @@ def fit(scene: Scene) -> Plan:
         options.overhead({"role": options.note_role, "content": ""})
     steps = protections(options)
     for k, step in enumerate(steps):
-        protected, large = _protected(cols, step, budget)
+        protected, large = _protected(cols, step, budget, scene.options.policy)
         if large:
             step = _Protection(step.name + LARGE_OUTPUT, step.system, step.turn)
         fixed = _fixed_cost(cols, protected, scene) + frame
@@ -622,7 +454,7 @@ class _Ranked:
     long_head: Callable[[int, int], tuple[int, list[int]]]  # (unit, step) -> its head's end, literals shown
     item_order: np.ndarray  # record items, best value per token first
     reserve: float  # the record's first claim (see RECORD_SHARE)
-    note_cap: float  # the most the record's items may take (see NOTE_CAP)
+    note_cap: float  # the most the record's items may take (see Policy.note_cap)
     beyond: frozenset[int]  # values the record could list but made no item of (see CANDIDATES_MIN)
     row_cost: dict[int, float]  # tokens of a listed record's head and braces, by group
     date_unit: np.ndarray  # per message, the date line unit of its session (-1: none)
@@ -671,6 +503,7 @@ class _Ranked:
 
 def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     cols, options = scene.cols, scene.options
+    pol = options.policy
     n_msgs = len(cols)
     units = cols.units
     n_units = len(units)
@@ -725,48 +558,48 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     kind_value = np.array([LITERAL_VALUE.get(k, LITERAL_VALUE["name"]) for k in cols.lit_kind_names])
     value = np.where(not_said, 0.0, kind_value[cols.lit_kind.view] if len(kind_value) else 0.0)
     # (A call's words are for the focus to find it by: what it is worth is its values.)
-    words = np.where(is_call, 0.0, cols.word_weights(IDF_POWER))
+    words = np.where(is_call, 0.0, cols.word_weights(pol.idf_power))
     info = cols.per_unit_sum(value) + words
     head_info = cols.per_unit_sum(value, head=True) + cols.u_head_share.view * words
     age = np.arange(n_msgs)[::-1].astype(np.float64)
-    recency = 1.0 + RECENCY * np.arange(n_msgs) / max(n_msgs - 1, 1) + RECENT * np.exp(-age / RECENT_SPAN)
+    recency = 1.0 + pol.recency * np.arange(n_msgs) / max(n_msgs - 1, 1) + pol.recent * np.exp(-age / pol.recent_span)
     first_user = next((m.index for m in cols.messages if m.role == "user"), None)
     if first_user is not None:
-        recency[first_user] *= TASK
+        recency[first_user] *= pol.task
     outputs = _outputs(cols)
-    weight = recency[u_msg] * _KIND_WEIGHTS[kind] * np.where(outputs, OUTPUT_WEIGHT, 1.0)[u_msg]
+    weight = recency[u_msg] * _KIND_WEIGHTS[kind] * np.where(outputs, pol.output_weight, 1.0)[u_msg]
     # A command's verdict: the last line of its output ("12 passed in 0.15s", the error it
     # stopped at) says how it went, where the header above it ("IS_CRON: undefined") says little.
-    verdicts = outcome_lines(cols, outputs, info) if OUTCOME != 1.0 and outputs.any() else None
+    verdicts = outcome_lines(cols, outputs, info) if pol.outcome != 1.0 and outputs.any() else None
     if verdicts is not None:
-        weight[verdicts] *= OUTCOME
+        weight[verdicts] *= pol.outcome
     # The lines of a listing: the agent can list them again, and a name picked here and
     # there from a file tree ("setup.cfg … tox.ini … logger.py") tells nothing.
-    weight[listing_messages(cols, outputs)[u_msg] & _LINE_KIND[kind]] *= LISTING_VIEW
+    weight[listing_messages(cols, outputs)[u_msg] & _LINE_KIND[kind]] *= pol.listing_view
     # What a template asks of its author, in HTML comments: no reader of the text sees it.
-    weight[comment_units(cols)] *= BOILERPLATE
+    weight[comment_units(cols)] *= pol.boilerplate
     if first_user is not None:  # the task's lead: where it says what is asked
         first, end = int(cols.msg_start.view[first_user]), int(cols.msg_start.view[first_user + 1])
         before = np.cumsum(tokens[first:end]) - tokens[first:end]
-        if len(before) and before[-1] > 3 * TASK_LEAD_TOKENS:  # (a short task is all lead)
-            lead = before < TASK_LEAD_TOKENS
-            weight[first:end][lead] *= TASK_LEAD
-            weight[first:end][~lead] /= TASK  # its body: instructions, worth what any text is
+        if len(before) and before[-1] > 3 * pol.task_lead_tokens:  # (a short task is all lead)
+            lead = before < pol.task_lead_tokens
+            weight[first:end][lead] *= pol.task_lead
+            weight[first:end][~lead] /= pol.task  # its body: instructions, worth what any text is
     # A system prompt's date is the conversation's "now" ("The current time is 2024-05-15
     # 15:00:00 EST.", "Today's date is 2025-08-19."): what a cancellation window, an age or
     # "tomorrow" is reckoned from, and said once.
-    if NOW != 1.0 and in_system.any():
+    if pol.now != 1.0 and in_system.any():
         when = np.isin(cols.lit_kind.view, [cols.kind_code(k) for k in ("date", "datetime")])
         dated = cols.per_unit_sum(when.astype(np.float64)) > 0
-        weight[dated & in_system] *= NOW
+        weight[dated & in_system] *= pol.now
     # A heading alone says little (its section says it): it opens like boilerplate.
-    opening = OPENING * np.where((info > 0) & (kind != _HEADING), 1.0, BOILERPLATE)
+    opening = pol.opening * np.where((info > 0) & (kind != _HEADING), 1.0, pol.boilerplate)
     full_gain = weight * (opening + info)
     clip_gain = weight * (opening + np.minimum(head_info, info))
     rel = scene.relevance
-    focus = FOCUS * (QUESTION if scene.asks else REMARK if scene.remark else 1.0)
+    focus = pol.focus * (pol.question if scene.asks else pol.remark if scene.remark else 1.0)
     if rel is not None and len(rel) == n_units and rel.any():
-        focus_factor, context = _focus_gains(cols, rel, focus, scene.asks)
+        focus_factor, context = _focus_gains(cols, rel, focus, scene.asks, pol)
         full_gain = full_gain * (1.0 + focus_factor + context)
         clip_gain = clip_gain * (1.0 + focus_factor * np.maximum(cols.u_head_share.view, 0.5) + context)
     else:
@@ -775,7 +608,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     # 1 / (1 + k / K): fifty names out of a thousand-line listing do not tell fifty times
     # more than one.
     ratio = full_gain / np.maximum(tokens, 1.0)
-    damp = 1.0 / (1.0 + _rank_within(u_msg, ratio) / np.where(_LISTED[kind], PER_MESSAGE, PER_MESSAGE_PROSE))
+    damp = 1.0 / (1.0 + _rank_within(u_msg, ratio) / np.where(_LISTED[kind], pol.per_message, pol.per_message_prose))
     full_gain *= damp
     clip_gain *= damp
 
@@ -805,10 +638,10 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     # The agent's last actions are its working state: the next one often repeats, retries
     # or continues them (same ids, same arguments).
     for j, a in enumerate(sorted(call_msgs, reverse=True)[:8]):
-        call_gain[a] *= 1.0 + LAST_ACTIONS * np.exp(-j / 2.0)
+        call_gain[a] *= 1.0 + pol.last_actions * np.exp(-j / 2.0)
         failed = [r for r in results[a] if failed_result(cols, r)]
         if failed:  # the call, and what its result says went wrong
-            boost = 1.0 + RETRY * np.exp(-j / 4.0)
+            boost = 1.0 + pol.retry * np.exp(-j / 4.0)
             call_gain[a] *= boost
             in_failed = np.isin(u_msg, failed)
             full_gain[in_failed] *= boost
@@ -909,7 +742,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
         named = np.flatnonzero(key_named)
         wanted = float(item_cost[named].sum()) + sum(entry_cost.get(items[k].message, 0.0)
                                                      for k in {items[k].message: k for k in named.tolist()}.values())
-        reserve = max(reserve, min(wanted, KEY_SHARE * room))
+        reserve = max(reserve, min(wanted, pol.key_share * room))
     note_cap = _note_cap(scene) * room
     reserve = min(reserve, note_cap)
 
@@ -947,17 +780,18 @@ def _rank_within(group: np.ndarray, score: np.ndarray) -> np.ndarray:
 
 
 def _note_cap(scene: Scene) -> float:
-    """The most of the room the record may take (a share): NOTE_CAP while the budget holds
-    at most NOTE_CAP_HELD of the history, growing (in log scale of what it holds) to the
-    whole room at RECORD_FRACTION."""
+    """The most of the room the record may take (a share): Policy.note_cap while the budget holds
+    at most Policy.note_cap_held of the history, growing (in log scale of what it holds) to the
+    whole room at Policy.record_fraction."""
+    pol = scene.options.policy
     history = float(scene.cols.msg_cost.view.sum())
     held = scene.budget / history if history > 0 else 1.0
-    if held >= RECORD_FRACTION:
+    if held >= pol.record_fraction:
         return 1.0
-    if held <= NOTE_CAP_HELD:
-        return NOTE_CAP
-    ramp = math.log(held / NOTE_CAP_HELD) / math.log(RECORD_FRACTION / NOTE_CAP_HELD)
-    return NOTE_CAP + (1.0 - NOTE_CAP) * ramp
+    if held <= pol.note_cap_held:
+        return pol.note_cap
+    ramp = math.log(held / pol.note_cap_held) / math.log(pol.record_fraction / pol.note_cap_held)
+    return pol.note_cap + (1.0 - pol.note_cap) * ramp
 
 
 def _record_share(scene: Scene, outputs: np.ndarray) -> float:
@@ -965,11 +799,12 @@ def _record_share(scene: Scene, outputs: np.ndarray) -> float:
     the budget holds more of the history: more of the values stand in the text itself, a
     tool can be asked again, and a note a quarter of the view crowds out the text it stands
     in for. A chat's values can be asked for nowhere else: its claim stays."""
+    pol = scene.options.policy
     if not outputs.any():
-        return RECORD_SHARE
+        return pol.record_share
     history = float(scene.cols.msg_cost.view.sum())
     held = scene.budget / history if history > 0 else 1.0
-    return max(AGENT_RECORD_SHARE, RECORD_SHARE * min(1.0, RECORD_FRACTION / max(held, 1e-9)) ** RECORD_DECAY)
+    return max(pol.agent_record_share, pol.record_share * min(1.0, pol.record_fraction / max(held, 1e-9)) ** pol.record_decay)
 
 
 def _stating_headings(cols: Columns, noise: np.ndarray) -> np.ndarray:
@@ -1013,24 +848,25 @@ def _flat(values: np.ndarray) -> array:
     return array("d", values.astype(np.float64, copy=False).tobytes())
 
 
-def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool) -> tuple[np.ndarray, np.ndarray]:
+def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool, pol: Policy,
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """Per unit, how many times its own value what it shares with the focus adds, and
     what being context to a match adds: the rest of its message, the messages before
     and after it, its date line. ``focus`` is the focus's weight, ``asks`` whether it is
-    a question (see ``QUESTION`` and ``ANSWER``)."""
+    a question (see ``Policy.question`` and ``Policy.answer``)."""
     n_msgs = len(cols)
     starts = cols.msg_start.view
     u_msg = cols.u_msg.view
-    if FOCUS_MATCHES > 0:
+    if pol.focus_matches > 0:
         # Diminishing returns over the matches, best first: a view needs the few units
         # that answer, not forty that repeat a word of the newest turn ("make a difference").
         rank = np.empty(len(rel))
         rank[np.argsort(-rel, kind="stable")] = np.arange(len(rel))
-        rel = rel / (1.0 + rank / FOCUS_MATCHES)
+        rel = rel / (1.0 + rank / pol.focus_matches)
     focus_gain = focus * rel
     msg_rel = np.zeros(n_msgs)
     np.maximum.at(msg_rel, u_msg, rel)
-    context = CONTEXT_TURN * focus * msg_rel[u_msg]
+    context = pol.context_turn * focus * msg_rel[u_msg]
     # The question a match answers (the message before it, from another role) and the
     # answer a match got (the message after it): most of the share to the unit next to
     # the match (the end of the question, the start of the answer), the rest to all.
@@ -1042,9 +878,9 @@ def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool) -> tu
     after = np.zeros(n_msgs)
     after[1:] = np.where(other[:-1], msg_rel[:-1], 0.0)
     if asks:
-        after[1:] *= np.where(_questions(cols)[:-1], ANSWER, 1.0)
+        after[1:] *= np.where(_questions(cols)[:-1], pol.answer, 1.0)
     nonempty = starts[1:] > starts[:-1]
-    share = CONTEXT_NEIGHBOUR * focus * np.maximum(before, after) * nonempty
+    share = pol.context_neighbour * focus * np.maximum(before, after) * nonempty
     context += 0.3 * share[u_msg]
     target = np.where(before >= after, starts[1:] - 1, starts[:-1])
     hit = np.flatnonzero(share > 0)
@@ -1056,7 +892,7 @@ def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool) -> tu
         best = np.zeros(n_msgs)
         np.maximum.at(best, session[dated], msg_rel[dated])
         heads = np.flatnonzero(best > 0)
-        np.add.at(context, starts[heads], CONTEXT_DATE * focus * best[heads])
+        np.add.at(context, starts[heads], pol.context_date * focus * best[heads])
     return focus_gain, context
 
 
@@ -1192,6 +1028,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     from its newest occurrence with a key or a context word among the units that may be
     left out (else its newest)."""
     cols = scene.cols
+    pol = scene.options.policy
     n_lits = len(cols.lit_text)
     if n_lits == 0:
         return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset(), {}, np.zeros(0, dtype=bool)
@@ -1237,12 +1074,12 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     rarity = np.log1p(len(units) / np.maximum(cols.lit_df.view[candidates], 1.0))
     rarity /= max(float(rarity.mean()), 1e-9)
     # As recent as its newest occurrence, wherever it is keyed from.
-    gain = RECORD_VALUE * recency[u_msg[newest]] * np.clip(rarity, 0.5, 2.0)
+    gain = pol.record_value * recency[u_msg[newest]] * np.clip(rarity, 0.5, 2.0)
     if rel is not None:
         lit_rel = np.zeros(n_lits)
         np.maximum.at(lit_rel, lit_idx, rel[owners])
         # A value the focus itself names (relevance is 0 in the focus's own units).
-        gain *= 1.0 + FOCUS_RECORD * np.minimum(lit_rel[candidates] * 2.0, 1.0)
+        gain *= 1.0 + pol.focus_record * np.minimum(lit_rel[candidates] * 2.0, 1.0)
     kind_names = cols.lit_kind_names
     kind_value = np.array([LITERAL_VALUE.get(k, LITERAL_VALUE["name"]) for k in kind_names])
     gain *= kind_value[cols.lit_kind.view[candidates]]
@@ -1251,12 +1088,12 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     outputs = _outputs(cols)
     if outputs.any():  # (in a conversation without tool output, every value is said)
         said = cols.literal_counts(~outputs[cols.u_msg.view]) > 0
-        gain *= np.where(said[candidates], SAID, 1.0)
+        gain *= np.where(said[candidates], pol.said, 1.0)
     # The ids of a list the agent is working through: after passing two or more of them to
     # calls, the ones it has not passed yet are its next arguments.
     pending = pending_ids(cols)
     if pending.any():
-        gain *= np.where(pending[candidates], PENDING, 1.0)
+        gain *= np.where(pending[candidates], pol.pending, 1.0)
     # A record lists at most one value per two tokens of the budget: of more candidates than
     # twice that (a 1.6 MB code block, a 40,000-row table), only the best are made items, so
     # a view does not build a hundred thousand items to list a few hundred.
@@ -1297,31 +1134,31 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             line = _LINE_KIND[cols.u_kind.view[owners[r]]]
             listing[r] = 2 if listing_line(item.text, strict=not line) else 1 if not line or item.key is not None \
                 else 3 if defines(units[int(owners[r])].text) else 4
-        gain[in_output[listing[at] == 3]] *= DEFINES
+        gain[in_output[listing[at] == 3]] *= pol.defines
         read = reading_messages(cols, outputs)[u_msg[src[in_output]]]
-        gain[in_output[read & (listing[at] == 4)]] *= READ_LINE
+        gain[in_output[read & (listing[at] == 4)]] *= pol.read_line
         hits = in_output[listing[at] == 2]
         if len(hits):
             # One listing of many lines is one listing: its values past the first few, in
             # whichever lines they stand, are worth less again (a file tree of 300 lines).
-            gain[hits] *= LISTING / (1.0 + _rank_within(u_msg[src[hits]], gain[hits]) / LISTING_PER_MESSAGE)
+            gain[hits] *= pol.listing / (1.0 + _rank_within(u_msg[src[hits]], gain[hits]) / pol.listing_per_message)
     if verdicts is not None:  # a command's verdict is its record's first entry too ("12 passed in 0.15s")
-        gain[verdicts[src]] *= OUTCOME
+        gain[verdicts[src]] *= pol.outcome
     harness = harness_units(cols)
     if harness.any():
         told = np.flatnonzero(harness[src])
         sentinel = np.array([_SENTINEL.fullmatch(cols.lit_text[c]) is not None for c in candidates[told].tolist()],
                             dtype=bool)
-        gain[told[~sentinel]] *= HARNESS
+        gain[told[~sentinel]] *= pol.harness
     # A template's comments (see record.comment_units): no reader's values. Not made items:
     # dropped, as the record counts.
     hidden = comment_units(cols)[src]
     if hidden.any():
         beyond = beyond | frozenset(candidates[hidden].tolist())
-    gain /= 1.0 + _rank_within(src, gain) / RECORD_PER_UNIT
+    gain /= 1.0 + _rank_within(src, gain) / pol.record_per_unit
     # And of one message: an entry of six hundred values from one 150 KB diff (6,800 tokens of
     # fragments) reads worse than more of the diff's own text.
-    gain /= 1.0 + np.maximum(_rank_within(u_msg[src], gain) - RECORD_PER_MESSAGE, 0.0) / RECORD_PER_MESSAGE
+    gain /= 1.0 + np.maximum(_rank_within(u_msg[src], gain) - pol.record_per_message, 0.0) / pol.record_per_message
     count = scene.count
     items: list[Item] = []
     keep_gain: list[float] = []
@@ -1379,7 +1216,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             if named is None:
                 named = keys_named[item.key] = _names_key(item.key, terms)
             if named:
-                g *= 1.0 + FOCUS_KEY
+                g *= 1.0 + pol.focus_key
         if item.key is None and item.span is not None and not item.header and (
                 in_line[k] or in_list[k] and (item.span == _short_span(short_spans, units, u) or item.row == item.text)):
             # One item lists every value its line of code (short list item, or head of a line's

@@ -8,7 +8,7 @@ import json
 import re
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import fields as dataclass_fields, replace
 from itertools import islice
 from typing import Any, Iterable, Mapping
 
@@ -22,6 +22,7 @@ from .messages import validate_messages
 from .nlp import warm_up
 from .options import NEWEST_TURN, NOTE_ROLES, FocusLike, Options, pipeline_name_problem
 from .payload import MAX_VALUES, payload_problem
+from .policy import Policy
 from .tokens import TokenCounterLike
 
 __all__ = ["DiscourseMemory", "SCHEMA"]
@@ -229,6 +230,9 @@ class DiscourseMemory:
             },
             "messages": self.messages,
         }
+        changed = s.policy.changed()
+        if changed:  # (a default policy writes nothing: states saved before Policy stay as they were)
+            state["settings"]["policy"] = changed
         try:
             json.dumps(state)
         except (TypeError, ValueError) as exc:
@@ -311,7 +315,8 @@ class _Prefix(Sequence[Any]):
 
 _STATE_FIELDS = frozenset({"schema", "version", "settings", "messages"})
 _SETTING_FIELDS = frozenset({"token_counter", "token_counter_is_callable", "keep_system", "keep_last_turn", "strict",
-                             "note_role", "pipeline", "clip_tokens", "relax", "recall", "message_overhead"})
+                             "note_role", "pipeline", "clip_tokens", "relax", "recall", "message_overhead",
+                             "policy"})
 _ENCODING_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")  # tiktoken's names: cl100k_base, o200k_base, gpt2
 
 
@@ -343,6 +348,7 @@ def _checked_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(clip, bool) or not isinstance(clip, int) or clip < 1:
         raise StateError(f"invalid state: settings.clip_tokens must be a positive integer, got {clip!r:.100}")
     out["clip_tokens"] = clip
+    out["policy"] = _checked_policy(settings.get("policy", {}))
     pipeline = settings.get("pipeline")
     problem = pipeline_name_problem(pipeline)
     if problem is not None:
@@ -364,6 +370,26 @@ def _checked_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
                          f"{', '.join(map(repr, FRAMING_RULES))} or a number of tokens >= 0, got {overhead!r:.100}")
     out["message_overhead"] = overhead
     return out
+
+
+def _checked_policy(saved: Any) -> Policy:
+    """The saved policy's changed weights, each named field a number of its type (a tampered
+    state is refused by name, never loaded as a default or a string weight)."""
+    if not isinstance(saved, Mapping):
+        raise StateError(f"invalid state: settings.policy must be an object of weights, got {saved!r:.100}")
+    types = {f.name: f.type for f in dataclass_fields(Policy)}
+    for key, value in saved.items():
+        if key not in types:
+            raise StateError(f"invalid state: settings.policy has unknown field {str(key)[:60]!r}; "
+                             f"a policy's fields are {', '.join(types)}")
+        whole = types[key] == "int"
+        if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+            raise StateError(f"invalid state: settings.policy.{key} must be "
+                             f"{'a whole number' if whole else 'a number'}, got {value!r:.100}")
+    try:
+        return Policy(**saved)
+    except InvalidOptionError as exc:
+        raise StateError(f"invalid state: settings.{exc}") from exc
 
 
 def _spacy_has_language(code: str) -> bool:

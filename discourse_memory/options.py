@@ -14,6 +14,7 @@ from typing import Any, Union
 
 from .errors import InvalidOptionError
 from .framing import FRAMING_RULES, framing_of
+from .policy import Policy
 
 __all__ = ["NEWEST_TURN", "NOTE_ROLES", "Options", "FocusLike", "pipeline_name_problem"]
 
@@ -64,6 +65,9 @@ and their results. ``focus=None`` switches focus off; a string focuses on that t
 FocusLike = Union[str, None, _NewestTurn]
 
 
+_DEFAULT_POLICY = Policy()
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Options:
     """How to compact. Keyword-only and frozen: make a variant with ``options.replace(...)``.
@@ -109,6 +113,9 @@ class Options:
     """The model has a recall tool (``Compaction.recall``, the adapters' ``recall`` tools):
     the note says how to use it, and the first ``…`` of a message that lost text names
     the message (``…#12``), so the model can ask for it back."""
+    policy: Policy | None = None
+    """The weights of the fit (a :class:`~discourse_memory.Policy`; None: the default one).
+    Changes views, not the analysis: not part of ``analysis_key``."""
 
     def __post_init__(self) -> None:
         for name in ("keep_system", "keep_last_turn", "strict", "relax", "recall"):
@@ -135,6 +142,10 @@ class Options:
         problem = pipeline_name_problem(self.pipeline)
         if problem is not None:
             raise InvalidOptionError(f"pipeline {problem}")
+        if self.policy is None:
+            object.__setattr__(self, "policy", _DEFAULT_POLICY)
+        elif not isinstance(self.policy, Policy):
+            raise InvalidOptionError(f"policy must be a discourse_memory.Policy or None, got {type(self.policy).__name__}")
 
     def replace(self, **changes: Any) -> "Options":
         """A copy with ``changes`` (checked like the constructor's arguments)."""

@@ -4,8 +4,7 @@ import json
 
 import pytest
 
-import discourse_memory.fit as fit
-from discourse_memory import BudgetTooSmallError, InvalidMessageError, compact
+from discourse_memory import BudgetTooSmallError, InvalidMessageError, Options, Policy, compact
 from discourse_memory.sample import sample_conversation
 
 from .conftest import assert_tool_pairs, view_text, view_tokens
@@ -420,7 +419,7 @@ def _booking_run(outcome: str) -> list[dict]:
     ]
 
 
-def test_a_failed_call_and_its_error_stay_for_the_retry(monkeypatch: pytest.MonkeyPatch):
+def test_a_failed_call_and_its_error_stay_for_the_retry():
     failed = _booking_run("Error: payment amount does not add up, total price is 305, but paid 255")
     done = _booking_run("Reservation HX12AB created, pending payment review by the airline team today")
 
@@ -435,9 +434,8 @@ def test_a_failed_call_and_its_error_stay_for_the_retry(monkeypatch: pytest.Monk
     assert r.tokens_after <= budget
     # The agent will retry the call with mended arguments: the call and what went wrong stay.
     assert booked(r) and error(r)
-    monkeypatch.setattr(fit, "RETRY", 0.0)
-    assert not error(compact(failed, budget))  # without the retry's weight, the error goes
-    monkeypatch.setattr(fit, "RETRY", 2.0)
+    # without the retry's weight, the error goes
+    assert not error(compact(failed, budget, options=Options(policy=Policy(retry=0.0))))
     # The same call that succeeded is older history like any other at a budget this tight.
     assert not booked(compact(done, int(view_tokens(done) * 0.32)))
 

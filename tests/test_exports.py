@@ -7,7 +7,7 @@ import discourse_memory
 
 EXPECTED = {
     "NEWEST_TURN", "BudgetTooSmallError", "Compaction", "Compactor", "DiscourseMemory", "DiscourseMemoryError",
-    "EncodingUnavailableError", "InvalidMessageError", "InvalidOptionError", "Options", "Recalled", "RecordEntry", "Report",
+    "EncodingUnavailableError", "InvalidMessageError", "InvalidOptionError", "Options", "Policy", "Recalled", "RecordEntry", "Report",
     "StateError", "TokenCounter", "UnitReport", "acompact", "compact", "count_messages", "get_token_counter", "warm_up",
 }
 

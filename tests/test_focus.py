@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from discourse_memory import compact
+from discourse_memory import Options, Policy, compact
 import discourse_memory.fit as fit
 
 from .conftest import SHARED_DATA, view_tokens
@@ -45,15 +46,14 @@ def test_a_question_brings_back_the_old_turn_that_answers_it():
     assert "cabin 107" in text and "cabin 117" in text  # both Tbilisi weeks, in their own words
 
 
-def test_matches_of_a_vague_turn_do_not_fill_the_view(monkeypatch: pytest.MonkeyPatch):
+def test_matches_of_a_vague_turn_do_not_fill_the_view():
     chat = _chat()
     budget = view_tokens(chat) // 4
     remark = _look_alike_share(compact(chat, budget))
-    monkeypatch.setattr(fit, "REMARK", 1.0)  # the turn weighs as a question would: only the damping holds
-    damped = _look_alike_share(compact(chat, budget))
+    as_question = Policy(remark=1.0)  # the turn weighs as a question would: only the damping holds
+    damped = _look_alike_share(compact(chat, budget, options=Options(policy=as_question)))
     assert remark <= damped
-    monkeypatch.setattr(fit, "FOCUS_MATCHES", 0.0)
-    undamped = _look_alike_share(compact(chat, budget))
+    undamped = _look_alike_share(compact(chat, budget, options=Options(policy=replace(as_question, focus_matches=0.0))))
     # Half the history repeats the turn's words; the view is not mostly those repeats.
     assert damped < 0.7 < undamped
 
@@ -79,20 +79,19 @@ def test_a_remark_weighs_less_than_a_question_and_an_agents_step_is_neither():
     assert not step.remark and not step.asks
 
 
-def test_a_remark_still_brings_back_what_it_names_but_fills_less_of_the_view(monkeypatch: pytest.MonkeyPatch):
+def test_a_remark_still_brings_back_what_it_names_but_fills_less_of_the_view():
     """A chat's newest message that asks nothing says where the talk goes: its words bring
-    back the old turns that name them, at a tenth of a question's weight (``fit.REMARK``)."""
+    back the old turns that name them, at a tenth of a question's weight (``Policy.remark``)."""
     chat = _chat()[:-1] + [{"role": "user", "content": "I still think about Tbilisi."}]
     budget = view_tokens(chat, framing=False) // 3  # (the text's room it was tuned for)
 
-    def weeks() -> set[str]:
-        r = compact(chat, budget, message_overhead="none")
+    def weeks(policy: Policy | None = None) -> set[str]:
+        r = compact(chat, budget, options=Options(message_overhead="none", policy=policy))
         shown = [m.get("content") or "" for m, s in zip(r.messages, r.sources) if s is not None and s < 80]
         return {text.split(":")[0] for text in shown if "Tbilisi" in text}
 
     assert "Week 27" in weeks()  # an older Tbilisi week, beyond what recency alone keeps
-    monkeypatch.setattr(fit, "REMARK", 0.0)
-    assert weeks() == {"Week 37"}  # without the remark's focus, only the newest one
+    assert weeks(Policy(remark=0.0)) == {"Week 37"}  # without the remark's focus, only the newest one
 
 def _call(call_id: str, name: str, args: dict, result: dict) -> list[dict]:
     return [{"role": "assistant", "content": None, "tool_calls": [
@@ -120,7 +119,7 @@ def _working_through(ids: list[str], done: int) -> list[dict]:
     return msgs
 
 
-def test_the_ids_an_agent_has_not_yet_looked_up_are_its_next_arguments(monkeypatch):
+def test_the_ids_an_agent_has_not_yet_looked_up_are_its_next_arguments():
     from discourse_memory import Compactor
     from discourse_memory.fit import pending_ids
 
@@ -132,8 +131,7 @@ def test_the_ids_an_agent_has_not_yet_looked_up_are_its_next_arguments(monkeypat
     # takes one of them. Without the weight, the flights of the lookups crowd them out.
     shown = json.dumps(compact(msgs, 250).messages)
     assert all(rid in shown for rid in ids[3:]), shown
-    monkeypatch.setattr(fit, "PENDING", 1.0)
-    shown = json.dumps(compact(msgs, 250).messages)
+    shown = json.dumps(compact(msgs, 250, options=Options(policy=Policy(pending=1.0))).messages)
     assert not any(rid in shown for rid in ids[3:])
 
 

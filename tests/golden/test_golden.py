@@ -10,14 +10,15 @@ and says so. The conversations are in ``conversations.json`` (written once by
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import sys
 from pathlib import Path
 
 import pytest
 
-from discourse_memory import compact
+from dataclasses import replace
+
+from discourse_memory import Options, Policy, compact
 
 HERE = Path(__file__).parent
 SHARES = (0.1, 0.25, 0.5)
@@ -29,12 +30,12 @@ def _cases() -> list[tuple[str, float, str]]:
     return [(n, s, f) for n in names for s in SHARES for f in FOCUS]
 
 
-def _view(name: str, share: float, focus: str) -> dict:
+def _view(name: str, share: float, focus: str, policy: Policy | None = None) -> dict:
     conversations = json.loads((HERE / "conversations.json").read_text(encoding="utf-8"))
     msgs = conversations[name]
     total = compact(msgs, 10**9).tokens_before
     kwargs = {} if FOCUS[focus] is None else {"focus": None}
-    r = compact(msgs, max(1, int(total * share)), relax=True, **kwargs)
+    r = compact(msgs, max(1, int(total * share)), options=Options(relax=True, policy=policy), **kwargs)
     text = json.dumps([r.messages, list(r.sources), r.note], sort_keys=True, ensure_ascii=False)
     return {"digest": hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], "tokens": r.tokens_after,
             "budget": r.budget, "counts": r.report.counts}
@@ -60,18 +61,16 @@ def test_the_record_covers_every_case_and_only_them() -> None:
 
 # Weights of the ranking a change of which must show in the record (one per concern:
 # recency, focus, tool output, what was said, the record's share).
-WEIGHTS = ["RECENCY", "FOCUS", "OUTPUT_WEIGHT", "SAID", "RECORD_SHARE", "CONTEXT_TURN", "TASK"]
+WEIGHTS = ["recency", "focus", "output_weight", "said", "record_share", "context_turn", "task"]
 
 
 @pytest.mark.parametrize("weight", WEIGHTS)
-def test_changing_one_weight_of_the_policy_changes_a_recorded_view(weight: str, monkeypatch) -> None:
-    fit = importlib.import_module("discourse_memory.fit")
-
-    monkeypatch.setattr(fit, weight, getattr(fit, weight) * 2.0)
+def test_changing_one_weight_of_the_policy_changes_a_recorded_view(weight: str) -> None:
+    policy = replace(Policy(), **{weight: getattr(Policy(), weight) * 2.0})
     recorded = _recorded()
     changed = [key for key in (f"{n}@{s}/{f}" for n, s, f in _cases())
-               if _view(*_parse(key)) != recorded[key]]
-    assert changed, f"no recorded view depends on fit.{weight}: the golden test would not notice it"
+               if _view(*_parse(key), policy=policy) != recorded[key]]
+    assert changed, f"no recorded view depends on Policy.{weight}: the golden test would not notice it"
 
 
 def _parse(key: str) -> tuple[str, float, str]:
