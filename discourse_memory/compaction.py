@@ -29,6 +29,7 @@ from .messages import SYSTEM_ROLES, Message, validate_messages
 from .nlp import wait_for_warm_up
 from .options import NEWEST_TURN, FocusLike, Options
 from .plan import CLIPPED, DECISION_NAMES, DEDUPLICATED, KEPT, Plan
+from .policy import Policy
 from .recall import Recalled, check_max_tokens, recall
 from .result import Compaction, _snapshot, json_copy
 from .record import render_note
@@ -278,19 +279,20 @@ class Compactor:
         self._prints = prints
         return cols, (self._tags[-1] if self._tags else content_key(""))[:8]
 
-    def _relevance(self, cols: Columns, focus: FocusLike) -> tuple[np.ndarray | None, bool, bool, frozenset[str]]:
+    def _relevance(self, cols: Columns, focus: FocusLike, policy: Policy,
+                   ) -> tuple[np.ndarray | None, bool, bool, frozenset[str]]:
         """Per unit, its relevance to the focus (None: no focus), whether the focus asks or
         only remarks, and the terms of a focus that asks."""
         if focus is None or not len(cols):
             return None, False, False, frozenset()
         if focus is NEWEST_TURN:
-            found = focus_of_turn(cols)
+            found = focus_of_turn(cols, policy)
         else:
-            found = focus_of_text(cols, *self._terms(focus), text=focus)
+            found = focus_of_text(cols, *self._terms(focus), text=focus, policy=policy)
         if found is None:
             return None, False, False, frozenset()
         # (the terms only of a question: an agent's step names the keys of every output it read)
-        return relevance(cols, found), found.asks, found.remark, focus_terms(cols, found) if found.asks else frozenset()
+        return relevance(cols, found, policy), found.asks, found.remark, focus_terms(cols, found) if found.asks else frozenset()
 
     def _compact(self, cols: Columns, tag: str, messages: Any, budget: int, options: Options,
                  focus: FocusLike, beyond: tuple[int, int] | None = None) -> Compaction:
@@ -335,7 +337,7 @@ class Compactor:
         def measure(plan: Plan) -> tuple[int, str]:
             return render(plan)[2:]
 
-        rel, asks, remark, terms = self._relevance(cols, focus)
+        rel, asks, remark, terms = self._relevance(cols, focus, options.policy)
         scene = Scene(cols, budget, options, rel, asks, remark, tag, count, measure,
                       lambda text, n: head_of(self.counter, text, n), beyond, terms, frames)
         plan = fit(scene)

@@ -33,20 +33,12 @@ import numpy as np
 from .actions import answers_action, is_action
 from .columns import Columns
 from .messages import SYSTEM_ROLES
+from .policy import DEFAULT_POLICY, Policy
 
 __all__ = ["Focus", "asked_kinds", "focus_of_text", "focus_of_turn", "focus_terms", "relevance"]
 
-K1 = 1.2
-B = 0.75
-CONTEXT_WEIGHT = 0.6
-"""Weight of the terms of the message the newest one answers (or the action a tool
-output answers), against 1 for the newest turn itself."""
-ANSWER_KIND = 1.0
-"""A question asking for a kind of value ("how long", "when", "多少钱") raises by this share
-the relevance of the units that state a value of that kind: the answer to "How long has
-Caroline had her friends?" is the sentence with "for 4 years", not the one with "long day".
-Question classes of this sort are the first step of classic question answering (Li & Roth
-2002); here they are a few phrases per language, read only from a question."""
+# The weights (BM25's k1 and b, the context's weight, the asked kind's share, the least
+# strength of a focus) are the Policy's: see .policy.
 _ASKS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"(?i)\bhow\s+(?:long|many|much|old|often|far)\b"
                 r"|\bwhat\s+(?:percentage|number\s+of|amount)\b"
@@ -70,11 +62,6 @@ def asked_kinds(text: str) -> tuple[str, ...]:
     return tuple(sorted({k for pattern, kinds in _ASKS if pattern.search(text) for k in kinds}))
 
 
-MIN_STRENGTH = 2.0
-"""A focus whose terms carry less idf than this in all (about one term that a tenth of
-the units state) is too vague to rank by."""
-
-
 @dataclass(frozen=True)
 class Focus:
     """Term ids of a conversation's columns, with the weight of each."""
@@ -87,7 +74,7 @@ class Focus:
     """The messages the focus was read from, with their weights: their own units are as
     relevant as their weight (the step an agent just took is the focus)."""
     kinds: tuple[str, ...] = ()
-    """The literal kinds the focus asks for (see :data:`ANSWER_KIND`)."""
+    """The literal kinds the focus asks for (see ``Policy.answer_kind``)."""
     asks: bool = False
     """The focus is a question (a user's, or a given text, with a question mark): it asks
     for something the history holds, where a remark ("thanks, see you!") only goes on."""
@@ -96,7 +83,7 @@ class Focus:
     given text): it says where the talk goes, not what it needs from the history."""
 
 
-def focus_of_turn(cols: Columns) -> Focus | None:
+def focus_of_turn(cols: Columns, policy: Policy = DEFAULT_POLICY) -> Focus | None:
     """The focus of the newest turn (see the module docstring)."""
     msgs = cols.messages
     if not msgs:
@@ -109,25 +96,28 @@ def focus_of_turn(cols: Columns) -> Focus | None:
         weighted[step] = 1.0
         for r in cols.pairs.results.get(step, ()):
             weighted[r] = 1.0
-        return _from_messages(cols, weighted)
+        return _from_messages(cols, weighted, policy)
     weighted[last.index] = 1.0
     said = " ".join(tf.text for tf in last.texts) if last.role == "user" else ""
     prev = next((msgs[i] for i in range(len(msgs) - 2, -1, -1) if msgs[i].role not in SYSTEM_ROLES), None)
     if prev is not None and prev.role != last.role:
         # An action in a code block (a text agent's command) and its output are one step.
         action = is_action(prev)
-        weighted[prev.index] = 1.0 if action else CONTEXT_WEIGHT
+        weighted[prev.index] = 1.0 if action else policy.context_weight
         if action:  # the output of a command, not a question of the user
-            return _from_messages(cols, weighted)
+            return _from_messages(cols, weighted, policy)
     asks = bool(_QUESTION.search(said))
-    return _from_messages(cols, weighted, asked_kinds(said), asks, remark=not asks)
+    return _from_messages(cols, weighted, policy, asked_kinds(said), asks, remark=not asks)
 
 
 def focus_of_text(cols: Columns, words: list[str], literals: list[str],
-                  min_strength: float = MIN_STRENGTH, text: str = "") -> Focus | None:
+                  min_strength: float | None = None, text: str = "", policy: Policy = DEFAULT_POLICY) -> Focus | None:
     """A focus on a given text, from its content words and literal texts (analysed
     like the history's units); terms the history does not contain are dropped. The
-    ``text`` itself, if given, says what kinds of value it asks for."""
+    ``text`` itself, if given, says what kinds of value it asks for. ``min_strength``: the
+    policy's unless given."""
+    if min_strength is None:
+        min_strength = policy.min_strength
     w = sorted({cols.word_ids[t] for t in words if t in cols.word_ids})
     found = {cols.lit_ids[t]: 1.0 for t in literals if t in cols.lit_ids}
     lits = sorted(_without_word_literals(cols, dict.fromkeys(w, 1.0), found))
@@ -142,7 +132,7 @@ def _without_word_literals(cols: Columns, words: dict[int, float], lits: dict[in
     return {t: w for t, w in lits.items() if cols.lit_text[t].lower() not in named}
 
 
-def _from_messages(cols: Columns, weighted: dict[int, float], kinds: tuple[str, ...] = (),
+def _from_messages(cols: Columns, weighted: dict[int, float], policy: Policy, kinds: tuple[str, ...] = (),
                    asks: bool = False, remark: bool = False) -> Focus | None:
     starts = cols.msg_start.view
     word_w: dict[int, float] = {}
@@ -158,11 +148,11 @@ def _from_messages(cols: Columns, weighted: dict[int, float], kinds: tuple[str, 
     lit_w = _without_word_literals(cols, word_w, lit_w)
     return _focus(cols, np.fromiter(word_w, np.int64, len(word_w)), np.fromiter(word_w.values(), float, len(word_w)),
                   np.fromiter(lit_w, np.int64, len(lit_w)), np.fromiter(lit_w.values(), float, len(lit_w)),
-                  dict(weighted), MIN_STRENGTH, kinds, asks, remark)
+                  dict(weighted), policy.min_strength, kinds, asks, remark)
 
 
 def _focus(cols: Columns, words: np.ndarray, word_weight: np.ndarray, literals: np.ndarray,
-           literal_weight: np.ndarray, messages: dict[int, float], min_strength: float = MIN_STRENGTH,
+           literal_weight: np.ndarray, messages: dict[int, float], min_strength: float,
            kinds: tuple[str, ...] = (), asks: bool = False, remark: bool = False) -> Focus | None:
     focus = Focus(words, word_weight, literals, literal_weight, messages, kinds, asks, remark)
     n = len(cols.units)
@@ -175,7 +165,7 @@ def _idf(df: np.ndarray, n: int) -> np.ndarray:
     return np.log1p((n - df + 0.5) / (df + 0.5))
 
 
-def relevance(cols: Columns, focus: Focus) -> np.ndarray:
+def relevance(cols: Columns, focus: Focus, policy: Policy = DEFAULT_POLICY) -> np.ndarray:
     """Per unit, how much it shares with the focus: 0 (nothing) to 1.
 
     BM25 at two grains: each unit on its own, and each message as a whole (the terms of
@@ -191,14 +181,15 @@ def relevance(cols: Columns, focus: Focus) -> np.ndarray:
     n_msgs = len(cols)
     u_msg = cols.u_msg.view
     tokens = cols.u_tokens.view
-    unit_norm = K1 * (1.0 - B + B * tokens / max(float(tokens.mean()), 1.0))
+    k1, b = policy.bm25_k1, policy.bm25_b
+    unit_norm = k1 * (1.0 - b + b * tokens / max(float(tokens.mean()), 1.0))
     # A tool's output is read with the call that made it: "the output of get_user_details"
     # is one text, the call naming what the output is about.
     doc = _documents(cols)
     u_doc = doc[u_msg]
     msg_tokens = np.bincount(doc, weights=cols.msg_cost.view.astype(np.float64), minlength=n_msgs)
     own = doc == np.arange(n_msgs)
-    msg_norm = K1 * (1.0 - B + B * msg_tokens / max(float(msg_tokens[own].mean()), 1.0))
+    msg_norm = k1 * (1.0 - b + b * msg_tokens / max(float(msg_tokens[own].mean()), 1.0))
     unit_score = np.zeros(n)
     msg_score = np.zeros(n_msgs)
     best = 0.0
@@ -227,13 +218,13 @@ def relevance(cols: Columns, focus: Focus) -> np.ndarray:
         msg_score += np.bincount(pairs // len(df), weights=term_weight[pairs % len(df)], minlength=n_msgs)
     if best <= 0:
         return np.zeros(n)
-    unit_rel = np.minimum(unit_score * (K1 + 1.0) / (unit_norm + 1.0) / best, 1.0)
-    msg_rel = np.minimum(msg_score * (K1 + 1.0) / (msg_norm + 1.0) / best, 1.0)
+    unit_rel = np.minimum(unit_score * (k1 + 1.0) / (unit_norm + 1.0) / best, 1.0)
+    msg_rel = np.minimum(msg_score * (k1 + 1.0) / (msg_norm + 1.0) / best, 1.0)
     rel = np.maximum(unit_rel, msg_rel[u_doc] * np.where(unit_score > 0, 1.0, 0.5))
-    if focus.kinds and ANSWER_KIND and len(cols.lit_kind_names):
+    if focus.kinds and policy.answer_kind and len(cols.lit_kind_names):
         wanted = np.isin(np.array(cols.lit_kind_names), focus.kinds)
         states = cols.per_unit_sum(wanted[cols.lit_kind.view].astype(np.float64)) > 0
-        rel = np.where(states, np.minimum(rel * (1.0 + ANSWER_KIND), 1.0), rel)
+        rel = np.where(states, np.minimum(rel * (1.0 + policy.answer_kind), 1.0), rel)
     if focus.messages:
         own = np.zeros(n_msgs)
         own[list(focus.messages)] = list(focus.messages.values())

@@ -14,7 +14,7 @@ from typing import Any, Union
 
 from .errors import InvalidOptionError
 from .framing import FRAMING_RULES, framing_of
-from .policy import Policy
+from .policy import DEFAULT_POLICY, Policy
 
 __all__ = ["NEWEST_TURN", "NOTE_ROLES", "Options", "FocusLike", "pipeline_name_problem"]
 
@@ -63,9 +63,6 @@ newest user message; for an agent step, the newest assistant message, its tool c
 and their results. ``focus=None`` switches focus off; a string focuses on that text."""
 
 FocusLike = Union[str, None, _NewestTurn]
-
-
-_DEFAULT_POLICY = Policy()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -143,7 +140,7 @@ class Options:
         if problem is not None:
             raise InvalidOptionError(f"pipeline {problem}")
         if self.policy is None:
-            object.__setattr__(self, "policy", _DEFAULT_POLICY)
+            object.__setattr__(self, "policy", DEFAULT_POLICY)
         elif not isinstance(self.policy, Policy):
             raise InvalidOptionError(f"policy must be a discourse_memory.Policy or None, got {type(self.policy).__name__}")
 

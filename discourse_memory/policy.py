@@ -16,7 +16,7 @@ from typing import Any
 
 from .errors import InvalidOptionError
 
-__all__ = ["Policy"]
+__all__ = ["DEFAULT_POLICY", "Policy"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -59,6 +59,16 @@ class Policy:
     per_message_prose: float = 40.0
     """Damping of sentences within one message: one long message against many."""
     # -- the focus -----------------------------------------------------------------------
+    bm25_k1: float = 1.2
+    """BM25's term saturation in a unit's relevance: repeats of a focus term against more terms."""
+    bm25_b: float = 0.75
+    """BM25's length normalisation (0 to 1): short units that match against long ones."""
+    context_weight: float = 0.6
+    """Weight of the terms of the message the newest turn answers, against 1 for the turn itself."""
+    answer_kind: float = 1.0
+    """Relevance share added to units stating the kind of value a question asks for ("how long": a duration)."""
+    min_strength: float = 2.0
+    """Least idf a focus's terms carry in all to rank by it: a vague turn's focus against none."""
     focus: float = 8.0
     """Gain of a unit stating every focus term: what the next turn asks against what units state."""
     question: float = 1.5
@@ -129,6 +139,8 @@ class Policy:
                 raise InvalidOptionError(f"policy.{f.name} must be finite and >= 0, got {value!r:.100}")
             if f.name in _DIVISORS and value == 0:
                 raise InvalidOptionError(f"policy.{f.name} must be > 0, got {value!r:.100}")
+        if self.bm25_b > 1:
+            raise InvalidOptionError(f"policy.bm25_b must be at most 1, got {self.bm25_b!r}")
         if self.note_cap_held >= self.record_fraction:
             raise InvalidOptionError(f"policy.note_cap_held ({self.note_cap_held}) must be below "
                                      f"policy.record_fraction ({self.record_fraction})")
@@ -147,3 +159,5 @@ _DIVISORS = frozenset({"recent_span", "task", "per_message", "per_message_prose"
                        "record_per_unit", "record_per_message", "record_fraction", "note_cap_held"})
 """Fields the fit divides by (or takes the log of): zero is refused, not a crash mid-view."""
 _DEFAULTS = {f.name: f.default for f in fields(Policy)}
+DEFAULT_POLICY = Policy()
+"""The policy of ``Options()`` (every view unless one is given)."""

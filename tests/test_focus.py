@@ -149,7 +149,7 @@ def _friends_chat() -> list[dict]:
     return out
 
 
-def test_a_question_for_a_number_brings_back_the_unit_that_states_one(monkeypatch: pytest.MonkeyPatch):
+def test_a_question_for_a_number_brings_back_the_unit_that_states_one():
     import discourse_memory.focus as focus
 
     chat = _friends_chat() + [{"role": "user", "content": "How long have I had these friends?"}]
@@ -167,13 +167,12 @@ def test_a_question_for_a_number_brings_back_the_unit_that_states_one(monkeypatc
     answer = next(k for k, u in enumerate(cols.units) if "4 years" in u.text)
     walks = [k for k, u in enumerate(cols.units) if "long" in u.text and "friends" in u.text and "?" not in u.text]
 
-    def stands_out() -> bool:
-        rel = focus.relevance(cols, focus.focus_of_turn(cols))
+    def stands_out(policy: Policy = Policy()) -> bool:
+        rel = focus.relevance(cols, focus.focus_of_turn(cols, policy), policy)
         return bool(rel[answer] > rel[walks].max())
 
     assert stands_out()
-    monkeypatch.setattr(focus, "ANSWER_KIND", 0.0)
-    assert not stands_out()
+    assert not stands_out(Policy(answer_kind=0.0))
 
 
 def test_the_kinds_a_question_asks_for():

@@ -41,6 +41,18 @@ def test_a_changed_weight_changes_the_view():
     assert not _same(plain, changed)
 
 
+def test_the_focus_reads_its_weights_from_the_policy():
+    msgs = _history()
+    budget = view_tokens(msgs) // 5
+    question = "What is the p99 latency of payments-gw?"
+    focused = compact(msgs, budget, focus=question)
+    blind = compact(msgs, budget, focus=None)
+    assert not _same(focused, blind)
+    # A focus needs more strength than any text has: the question is too vague to rank by.
+    vague = compact(msgs, budget, focus=question, options=Options(policy=Policy(min_strength=1e9)))
+    assert _same(vague, blind)
+
+
 def test_the_policy_is_not_part_of_the_analysis():
     assert Options(policy=Policy(said=9.0)).analysis_key == Options().analysis_key
 
@@ -53,6 +65,7 @@ def test_the_policy_is_not_part_of_the_analysis():
     ({"task_lead_tokens": 150.5}, "policy.task_lead_tokens"),
     ({"recent_span": 0.0}, "policy.recent_span"),
     ({"note_cap_held": 0.5}, "policy.note_cap_held"),
+    ({"bm25_b": 1.5}, "policy.bm25_b"),
 ])
 def test_a_bad_weight_is_refused_by_name(weights, says):
     with pytest.raises(InvalidOptionError, match=says):
