@@ -64,13 +64,10 @@ __all__ = ["Scene", "fit", "protections"]
 OUTCOME_LINES = 3
 VERDICT_CHARS = 2_000
 """A line is read as a verdict by its last this many characters (a minified line is long)."""
-KIND_WEIGHT = {"tool_call": 3.0, "field": 1.2, "table_row": 1.1}
-LITERAL_VALUE = {
-    "identifier": 1.5, "email": 1.5, "url": 1.5, "path": 1.5, "amount": 1.5, "datetime": 1.5, "date": 1.5,
-    "version": 1.5, "phone": 1.5, "time": 1.0, "percent": 1.0, "quoted": 1.0, "name": 1.0, "quantity": 1.0,
-    "number": 0.3,
-}
-"""What a listed value of each kind is worth (other kinds: a model's entities, as names)."""
+TYPED_KINDS = frozenset({"identifier", "email", "url", "path", "amount", "datetime", "date", "version", "phone"})
+"""The kinds of value worth ``Policy.typed_value``; a number is worth ``Policy.number_value``
+and every other kind (time, percent, quoted, name, quantity, a model's entities)
+``Policy.plain_value``."""
 OCCURRENCES = 4
 """How many of a value's newest occurrences the record looks at for one with a key or a
 context word (see ``_items``)."""
@@ -114,7 +111,6 @@ get a longer head instead, in up to ``LONG_STEPS`` steps of ``LONG_SHARE`` of th
 each ranked like any option (and taken only after the step before it)."""
 
 _CALLS, _OPEN, _CLIP, _REST, _FULL, _ITEM, _LONG = range(7)
-_KIND_WEIGHTS = np.array([KIND_WEIGHT.get(k, 1.0) for k in UNIT_KINDS])
 _LINE_KIND = np.array([k in LINE_KINDS for k in UNIT_KINDS])
 _LISTED = np.array([k in ("line", "list_item", "table_row", "field") for k in UNIT_KINDS])
 _HEADING = UNIT_KINDS.index("heading")
@@ -288,6 +284,18 @@ def is_tool_output(cols: Columns, i: int) -> bool:
     """A tool's output: a ``tool`` message, or (text agents) a user message right after
     an assistant action in a code block."""
     return cols.messages[i].role == "tool" or answers_action(cols.messages, i)
+
+
+def _unit_kind_weights(pol: Policy) -> np.ndarray:
+    """Per unit kind (``UNIT_KINDS``), what a unit of it weighs in the view."""
+    weights = {"tool_call": pol.call_weight, "field": pol.field_weight, "table_row": pol.row_weight}
+    return np.array([weights.get(k, 1.0) for k in UNIT_KINDS])
+
+
+def _kind_values(pol: Policy, kind_names: Sequence[str]) -> np.ndarray:
+    """Per kind of value (``kind_names``), what a listed value of it is worth."""
+    return np.array([pol.typed_value if k in TYPED_KINDS else pol.number_value if k == "number" else pol.plain_value
+                     for k in kind_names])
 
 
 def _protected(cols: Columns, p: _Protection, budget: int, pol: Policy) -> tuple[frozenset[int], bool]:
@@ -555,7 +563,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     # is still worth nothing: ``s/old_string/new_string/g``.)
     if system_only.any():
         not_said |= system_only & ~(cols.literal_counts(in_system) > 0)
-    kind_value = np.array([LITERAL_VALUE.get(k, LITERAL_VALUE["name"]) for k in cols.lit_kind_names])
+    kind_value = _kind_values(pol, cols.lit_kind_names)
     value = np.where(not_said, 0.0, kind_value[cols.lit_kind.view] if len(kind_value) else 0.0)
     # (A call's words are for the focus to find it by: what it is worth is its values.)
     words = np.where(is_call, 0.0, cols.word_weights(pol.idf_power))
@@ -567,7 +575,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> _Ranked:
     if first_user is not None:
         recency[first_user] *= pol.task
     outputs = _outputs(cols)
-    weight = recency[u_msg] * _KIND_WEIGHTS[kind] * np.where(outputs, pol.output_weight, 1.0)[u_msg]
+    weight = recency[u_msg] * _unit_kind_weights(pol)[kind] * np.where(outputs, pol.output_weight, 1.0)[u_msg]
     # A command's verdict: the last line of its output ("12 passed in 0.15s", the error it
     # stopped at) says how it went, where the header above it ("IS_CRON: undefined") says little.
     verdicts = outcome_lines(cols, outputs, info) if pol.outcome != 1.0 and outputs.any() else None
@@ -1081,7 +1089,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         # A value the focus itself names (relevance is 0 in the focus's own units).
         gain *= 1.0 + pol.focus_record * np.minimum(lit_rel[candidates] * 2.0, 1.0)
     kind_names = cols.lit_kind_names
-    kind_value = np.array([LITERAL_VALUE.get(k, LITERAL_VALUE["name"]) for k in kind_names])
+    kind_value = _kind_values(pol, kind_names)
     gain *= kind_value[cols.lit_kind.view[candidates]]
     # A value the user or the assistant put in words (not only a tool's output) is one
     # the conversation turned on: "your reservations are 8C8K4E, UDMOP1, ...".
@@ -1119,7 +1127,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         # worth what one is, not what a count is.
         named = [k for k in np.flatnonzero(cols.lit_kind.view[candidates] == number).tolist()
                  if chosen[k] is not None and NAMED_NUMBER.fullmatch(chosen[k].text)]  # type: ignore[union-attr]
-        gain[named] *= LITERAL_VALUE["identifier"] / LITERAL_VALUE["number"]
+        gain[named] *= pol.typed_value / pol.number_value
     # Diminishing returns: the k-th best value of one unit is worth 1 / (1 + k / PER_UNIT)
     # (an entry of hundreds of values from one log line is read by nobody).
     src = source[candidates]

@@ -54,6 +54,12 @@ class Policy:
     """How many tokens of a long task count as its lead."""
     now: float = 2.0
     """A system prompt's dated sentence (the conversation's "now") against the prompt's other sentences."""
+    call_weight: float = 3.0
+    """An agent's tool call (its name and arguments) against a sentence."""
+    field_weight: float = 1.2
+    """A ``key: value`` field against a sentence."""
+    row_weight: float = 1.1
+    """A table row against a sentence."""
     per_message: float = 12.0
     """Damping of lines, items, rows and fields within one message: one long message against many."""
     per_message_prose: float = 40.0
@@ -92,6 +98,12 @@ class Policy:
     key_share: float = 0.75
     """Most of the room the record's first claim grows to for the keys a question names."""
     # -- the record ------------------------------------------------------------------------
+    typed_value: float = 1.5
+    """A listed id, email, URL, path, amount, date, version or phone number against a name or a time."""
+    plain_value: float = 1.0
+    """A listed name, time, percent, quantity, quoted text (any kind but the typed ones and numbers)."""
+    number_value: float = 0.3
+    """A listed bare number against a name (a number a capitalised noun names is worth a typed value)."""
     record_value: float = 1.0
     """A value listed in the record against the same value shown in its text."""
     said: float = 2.5
@@ -155,7 +167,7 @@ class Policy:
         return tuple(f.name for f in fields(cls))
 
 
-_DIVISORS = frozenset({"recent_span", "task", "per_message", "per_message_prose", "listing_per_message",
+_DIVISORS = frozenset({"number_value", "recent_span", "task", "per_message", "per_message_prose", "listing_per_message",
                        "record_per_unit", "record_per_message", "record_fraction", "note_cap_held"})
 """Fields the fit divides by (or takes the log of): zero is refused, not a crash mid-view."""
 _DEFAULTS = {f.name: f.default for f in fields(Policy)}

@@ -66,6 +66,7 @@ def test_the_policy_is_not_part_of_the_analysis():
     ({"recent_span": 0.0}, "policy.recent_span"),
     ({"note_cap_held": 0.5}, "policy.note_cap_held"),
     ({"bm25_b": 1.5}, "policy.bm25_b"),
+    ({"number_value": 0.0}, "policy.number_value"),
 ])
 def test_a_bad_weight_is_refused_by_name(weights, says):
     with pytest.raises(InvalidOptionError, match=says):
