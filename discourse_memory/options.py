@@ -110,9 +110,9 @@ class Options:
     """The model has a recall tool (``Compaction.recall``, the adapters' ``recall`` tools):
     the note says how to use it, and the first ``…`` of a message that lost text names
     the message (``…#12``), so the model can ask for it back."""
-    policy: Policy | None = None
-    """The weights of the fit (a :class:`~discourse_memory.Policy`; None: the default one).
-    Changes views, not the analysis: not part of ``analysis_key``."""
+    policy: Policy = DEFAULT_POLICY
+    """The weights of the fit and the focus (a :class:`~discourse_memory.Policy`; None is
+    taken as the default one). Changes views, not the analysis: not part of ``analysis_key``."""
 
     def __post_init__(self) -> None:
         for name in ("keep_system", "keep_last_turn", "strict", "relax", "recall"):
