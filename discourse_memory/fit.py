@@ -1,4 +1,4 @@
-"""The fitting stage: every decision of a view, and every weight of the policy.
+"""The fitting stage: every decision of a view (its weights are the :class:`~.policy.Policy` of the view's options).
 
 ``fit(scene) -> Plan``. Nothing happens when the conversation fits and is well formed
 (the caller checks that first). Otherwise, in this order:
