@@ -812,7 +812,8 @@ def _record_share(scene: Scene, outputs: np.ndarray) -> float:
         return pol.record_share
     history = float(scene.cols.msg_cost.view.sum())
     held = scene.budget / history if history > 0 else 1.0
-    return max(pol.agent_record_share, pol.record_share * min(1.0, pol.record_fraction / max(held, 1e-9)) ** pol.record_decay)
+    return max(pol.agent_record_share,
+               pol.record_share * min(1.0, pol.record_fraction / max(held, 1e-9)) ** pol.record_decay)
 
 
 def _stating_headings(cols: Columns, noise: np.ndarray) -> np.ndarray:

@@ -142,7 +142,8 @@ class Options:
         if self.policy is None:
             object.__setattr__(self, "policy", DEFAULT_POLICY)
         elif not isinstance(self.policy, Policy):
-            raise InvalidOptionError(f"policy must be a discourse_memory.Policy or None, got {type(self.policy).__name__}")
+            raise InvalidOptionError(
+                f"policy must be a discourse_memory.Policy or None, got {type(self.policy).__name__}")
 
     def replace(self, **changes: Any) -> "Options":
         """A copy with ``changes`` (checked like the constructor's arguments)."""
