@@ -138,7 +138,7 @@ class Scene:
     beyond: tuple[int, int] | None = None
     """The messages before the view's horizon (see :mod:`.horizon`), named in the note."""
     terms: frozenset[str] = frozenset()
-    """The words and literals of a focus that asks a question, lower case (see ``Policy.focus_key``)."""
+    """The words and literals of a focus that asks a question, lower case (the keys it names are listed first: ``Policy.key_share``)."""
     frames: np.ndarray | None = None
     """Per message, its framing tokens (``options.overhead`` of it), when known ahead."""
 
@@ -1221,11 +1221,11 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         g = gains[k]
         named = False
         if item.key is not None and terms:
+            # (A named key's values are listed first, in the record's first claim; weighing
+            # them more as well moved no measure: docs/changes.md, "focus_key".)
             named = keys_named.get(item.key)
             if named is None:
                 named = keys_named[item.key] = _names_key(item.key, terms)
-            if named:
-                g *= 1.0 + pol.focus_key
         if item.key is None and item.span is not None and not item.header and (
                 in_line[k] or in_list[k] and (item.span == _short_span(short_spans, units, u) or item.row == item.text)):
             # One item lists every value its line of code (short list item, or head of a line's

@@ -93,8 +93,6 @@ class Policy:
     """Share of a match's gain given to the date line of its session."""
     focus_record: float = 2.0
     """Extra worth of a record item of a value the focus names."""
-    focus_key: float = 2.0
-    """Extra worth of a record item whose key a question names."""
     key_share: float = 0.75
     """Most of the room the record's first claim grows to for the keys a question names."""
     # -- the record ------------------------------------------------------------------------
