@@ -19,14 +19,13 @@ import argparse
 import json
 import os
 import resource
-import subprocess
 import sys
 import time
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_shapes import build as build_slow  # noqa: E402
+from bench_shapes import build as build_slow, run_fresh as run_script  # noqa: E402
 
 BUDGET = 4_000
 MB = 1_000_000
@@ -90,19 +89,6 @@ def measure(shape: str) -> dict[str, Any]:
             "fits": view.tokens_after <= BUDGET}
 
 
-def run_fresh(shape: str, timeout: float, profile: str | None = None) -> dict[str, Any]:
-    cmd = [sys.executable, os.path.abspath(__file__), "--one", shape]
-    if profile:
-        cmd = [sys.executable, "-m", "cProfile", "-o", profile, *cmd[1:]]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
-    except subprocess.TimeoutExpired:
-        return {"shape": shape, "timeout": timeout}
-    if proc.returncode != 0:
-        return {"shape": shape, "error": proc.stderr.strip().splitlines()[-1:]}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shapes", default=",".join(SHAPES))
@@ -117,7 +103,7 @@ def main() -> None:
     rows = []
     print(f"{'shape':<15} {'MB':>5} {'seconds':>8} {'s/MB':>6} {'peak MB':>8} {'fits':>5}")
     for shape in args.shapes.split(","):
-        r = run_fresh(shape, args.timeout, f"{args.profile}.{shape}.prof" if args.profile else None)
+        r = run_script(shape, args.timeout, __file__, f"{args.profile}.{shape}.prof" if args.profile else None)
         rows.append(r)
         if "seconds" not in r:
             print(f"{shape:<15} {r}", flush=True)

@@ -146,8 +146,12 @@ def measure(shape: str) -> dict[str, Any]:
             "page_mb": len(page.encode()) / MB}
 
 
-def run_fresh(shape: str, timeout: float) -> dict[str, Any]:
-    cmd = [sys.executable, os.path.abspath(__file__), "--one", shape]
+def run_fresh(shape: str, timeout: float, script: str = __file__, profile: str | None = None) -> dict[str, Any]:
+    """``script --one shape`` in a fresh process (under cProfile, writing ``profile``, if given):
+    its last line of output, read as JSON, or what went wrong."""
+    cmd = [sys.executable, os.path.abspath(script), "--one", shape]
+    if profile:
+        cmd = [sys.executable, "-m", "cProfile", "-o", profile, *cmd[1:]]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:

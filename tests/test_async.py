@@ -113,6 +113,12 @@ sys.meta_path.insert(0, Watch())
 """
 
 
+def _prints_ok(code: str) -> None:
+    """``code`` run in a fresh process exits 0 having printed only ``ok``."""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stdout + run.stderr
+
+
 def test_a_fresh_process_imports_spacy_off_the_loop_thread() -> None:
     """The start-up (spaCy's import, the pipeline) of a first ``acompact`` or ``aview`` is not
     done on the loop's thread (here the main thread)."""
@@ -124,8 +130,7 @@ def test_a_fresh_process_imports_spacy_off_the_loop_thread() -> None:
         "v = asyncio.run(acompact(sample_conversation(6), 600))\n"
         "assert v.note and 'spacy' in sys.modules and seen['spacy'] is False, seen\n"
         "print('ok')")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stdout + run.stderr
+    _prints_ok(code)
 
 
 def test_warm_up_loads_an_encoding_now_and_names_a_bad_one() -> None:
@@ -146,8 +151,7 @@ def test_a_first_analysis_waits_for_a_running_warm_up() -> None:
             "Compactor().compact(sample_conversation(4), 300)\n"
             "assert not t.is_alive(), 'the analysis ran beside the warm-up'\n"
             "print('ok')")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stdout + run.stderr
+    _prints_ok(code)
 
 
 
