@@ -116,7 +116,9 @@ def follow(data: list[Path], share: float, max_tokens: int) -> int:
     from discourse_memory import Compactor, Options
     from discourse_memory_evaluation.datasets import load
 
-    compactor = Compactor(options=Options(recall=True))
+    # relax, as the bench's views: a 10% budget of a short run can be below its newest message
+    # once the request's framing counts, and every run should give a view.
+    compactor = Compactor(options=Options(recall=True, relax=True))
     count = compactor.counter.count
     print(f"recall followed at max_tokens={max_tokens}, views at {share:.0%} of each conversation's tokens")
     print(f"{'data':<28} {'views':>5} {'mean %':>7} {'worst %':>8} {'even mean/worst':>16} {'odd mean/worst':>15} "
