@@ -16,7 +16,7 @@ from bisect import bisect_right
 from itertools import accumulate, chain, repeat
 from operator import lt, sub, truediv
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import numpy as np
 
@@ -124,6 +124,9 @@ class Units(Sequence[Unit]):
             k += 1
 
 
+_Memo = TypeVar("_Memo")
+
+
 class Columns:
     """Columns of the units of messages ``0..len(self)-1``."""
 
@@ -189,9 +192,19 @@ class Columns:
         only ever seen opening a sentence is an opener, not a name)."""
         self.lit_tags = _Grow(np.float64)
         """How many units state the literal only as a markup tag's name (``<pr_description>``)."""
+        self._memos: dict[type, object] = {}
         self.derived: dict[str, dict[Any, object]] = {}
         """Values derived from messages already appended (by message or unit index): they
         never change as the conversation grows."""
+
+    def memo(self, kind: type[_Memo]) -> _Memo:
+        """The conversation's instance of ``kind``, made on first use: a module keeps what
+        it derives from messages already appended (which never changes as the conversation
+        grows) in a dataclass of its own with named fields, one instance per conversation."""
+        got = self._memos.get(kind)
+        if got is None:
+            got = self._memos[kind] = kind()
+        return got  # type: ignore[return-value]
 
     def speaker(self, message: int) -> str | None:
         """The speaker label message ``message`` opens with ("Caroline"), when the
