@@ -155,8 +155,8 @@ def fmt_size(n: int) -> str:
 # start of the text; "nline" = match at each newline (units: a table's separator row);
 # "fullline" = fullmatch of each line (a line that is one file name).
 USAGE = {"blocks._MULTI_SENTENCE": "search", "blocks._FILE_NAME": "fullline", "literals._LIST_MARKER": "match",
-         "units._TABLE_SEP_LINE": "nline", "fit._DEFINES": "match", "actions._READER": "match",
-         "fit._TAG_LINE": "fullline",
+         "units._TABLE_SEP_LINE": "nline", "signals._DEFINES": "match", "actions._READER": "match",
+         "signals._TAG_LINE": "fullline",
          # record.py reads these at one place each (after a value, at a line's start), never by a search
          "record._CODE_AFTER": "match", "record._GREP_LINE": "match", "record._ITEM_MARK": "match",
          "record._JSON_START": "match", "record._LINE_NUMBER": "match", "record._OBJECT": "match",
@@ -165,10 +165,11 @@ USAGE = {"blocks._MULTI_SENTENCE": "search", "blocks._FILE_NAME": "fullline", "l
 
 def regexes() -> list[tuple[str, re.Pattern[str], str]]:
     """(name, pattern, how the library applies it; see ``USAGE``)."""
-    from discourse_memory import actions, blocks, fit, keys, literals, record, segment, tokens, units
+    from discourse_memory import actions, blocks, keys, literals, record, segment, tokens, units
+    from discourse_memory.fit import candidates, signals
 
     out: list[tuple[str, re.Pattern[str], str]] = []
-    for mod in (blocks, literals, segment, keys, tokens, units, actions, fit, record):
+    for mod in (blocks, literals, segment, keys, tokens, units, actions, signals, candidates, record):
         for name, value in sorted(vars(mod).items()):
             if isinstance(value, re.Pattern):
                 full = f"{mod.__name__.split('.')[-1]}.{name}"
