@@ -53,9 +53,17 @@ from .policy import Policy
 from .outline import head_text, list_heads
 from .plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER, Plan
 from .replies import asks, question_units
-from .record import LINE_KINDS, NAMED_NUMBER, VALUES_LINE, Entry, Item, Record, as_read, date_headers, first_statements, \
-    comment_units, harness_units, is_date_header, item_for, line_text, message_label, not_values, output_command, prompt_units, render_note, \
-    result_call, sanitize, short_item_span, system_messages, system_only_literals, talk_counts, title_case
+from .record.entries import Entry, Item, Record
+from .record.examples import comment_units, harness_units, prompt_units, system_messages, system_only_literals, \
+    talk_counts
+from .record.items import NAMED_NUMBER, first_statements, item_for, short_item_span
+from .record.json_keys import as_read
+from .record.keys import title_case
+from .record.labels import date_headers, is_date_header, message_label, output_command, result_call
+from .record.lines import LINE_KINDS, line_text
+from .record.noise import not_values
+from .record.note import VALUES_LINE, render_note
+from .record.text import sanitize
 from .units import Unit, before_values, clip_cost, head_literal_texts
 
 __all__ = ["Scene", "fit", "protections"]
