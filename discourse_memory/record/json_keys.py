@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from dataclasses import dataclass, field
 
 from ..columns import Columns
 from ..json_units import json_members, unescaped
@@ -16,13 +17,21 @@ from .labels import LABEL_CHARS
 from .text import _quoted, sanitize
 
 
-def json_field(cols: Columns, message: int, field: str) -> bool:
-    """Whether a message's text field is a JSON document split into members (read once)."""
-    known = cols.derived.setdefault("json_fields", {})
-    hit = known.get((message, field))
+@dataclass(slots=True)
+class JsonKeysMemo:
+    """What this module found of the messages already read (columns only grow)."""
+
+    json_fields: dict[tuple[int, str], bool] = field(default_factory=dict)
+    """(message, text field) -> whether it is a JSON document split into members."""
+
+
+def json_field(cols: Columns, message: int, name: str) -> bool:
+    """Whether a message's text field ``name`` is a JSON document split into members (read once)."""
+    known = cols.memo(JsonKeysMemo).json_fields
+    hit = known.get((message, name))
     if hit is None:
-        text = next((tf.text for tf in cols.messages[message].texts if tf.field == field), "")
-        hit = known[message, field] = json_members(text) is not None
+        text = next((tf.text for tf in cols.messages[message].texts if tf.field == name), "")
+        hit = known[message, name] = json_members(text) is not None
     return hit
 
 

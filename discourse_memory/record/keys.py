@@ -6,6 +6,7 @@ rows those labels are the fields of (a line's lead, a nested list item's head).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from ..columns import UNIT_KINDS, Columns
 from ..labels import LIST_MARK
@@ -32,6 +33,14 @@ _LABEL_THEN = re.compile(_LABEL_BEFORE.pattern[:-1]
 _FIELD_KEY = re.compile(r"[^\W\d][\w .\-/()#]{0,39}")
 
 
+@dataclass(slots=True)
+class KeysMemo:
+    """What this module found of the units already read (columns only grow)."""
+
+    head_texts: dict[int, str | None] = field(default_factory=dict)
+    """A list item's or a field's unit -> its text as a row's head (:func:`.outline.head_text`)."""
+
+
 def list_row(cols: Columns, index: int, u: Unit) -> tuple[str | None, int]:
     """The head of the nested list item or field ``u`` (number ``index``) as a record row,
     and its unit (``(None, -1)`` when it has none): see :mod:`.outline`. Under a heading,
@@ -40,7 +49,7 @@ def list_row(cols: Columns, index: int, u: Unit) -> tuple[str | None, int]:
     parent = int(heads[index]) if index < len(heads) else -1
     if parent < 0 or cols.u_kind.view[parent] == _HEADING and not is_attribute(u):
         return None, -1
-    texts = cols.derived.setdefault("head_texts", {})
+    texts = cols.memo(KeysMemo).head_texts
 
     def text_of(k: int) -> str | None:
         text = texts.get(k, _UNSEEN)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 
 from ..actions import answers_action, argv_command, last_command, main_step
 from ..columns import Columns
@@ -18,11 +19,21 @@ from ..units import Unit
 from .text import sanitize
 
 
+@dataclass(slots=True)
+class LabelsMemo:
+    """What this module found of the messages already read (columns only grow)."""
+
+    labels: dict[int, tuple[str | None, str]] = field(default_factory=dict)
+    """Message -> its speaker when labelled, and its label."""
+    date_headers: list[str | None] = field(default_factory=list)
+    """Per message, the session date line it falls under."""
+
+
 def message_label(cols: Columns, m: Message) -> str:
     """Who a message is from, as the record names it: made once per message and speaker
     (columns only grow: an edited message starts new ones; a speaker label may start to
     count when a second message opens with it)."""
-    labels = cols.derived.setdefault("message_labels", {})
+    labels = cols.memo(LabelsMemo).labels
     speaker = cols.speaker(m.index)
     known = labels.get(m.index)
     if known is None or known[0] != speaker:
@@ -166,7 +177,7 @@ def date_headers(cols: Columns) -> list[str | None]:
     before it that opens with a date line (``[1:56 pm on 8 May, 2023]``)."""
     # (a message's session never changes as the conversation grows: the list is extended,
     # not rebuilt, so a turn of a long history reads only its new messages)
-    known: list[str | None] = cols.derived.setdefault("date_headers", [])
+    known = cols.memo(LabelsMemo).date_headers
     if len(known) < len(cols):
         dates = cols.msg_date
         known.extend(dates[i] if i >= 0 else None for i in cols.msg_session.view[len(known):].tolist())

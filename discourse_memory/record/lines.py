@@ -6,6 +6,7 @@ and the file a line number belongs to.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from ..columns import Columns
 from ..units import Unit
@@ -116,10 +117,18 @@ def _line_number_file(cols: Columns, u: Unit, start: int, end: int) -> str | Non
     return source_path(cols, u.message)
 
 
+@dataclass(slots=True)
+class LinesMemo:
+    """What this module found of the messages already read (columns only grow)."""
+
+    source_paths: dict[int, str | None] = field(default_factory=dict)
+    """A tool output's message -> the first path named by what produced it."""
+
+
 def source_path(cols: Columns, message: int) -> str | None:
     """The first path named by what produced a tool output: the call a tool result
     answers, or the assistant message before a text agent's observation."""
-    memo = cols.derived.setdefault("source_path", {})
+    memo = cols.memo(LinesMemo).source_paths
     if message in memo:
         return memo[message]
     src = cols.pairs.owner.get(message)
