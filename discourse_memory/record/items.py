@@ -17,8 +17,9 @@ from .entries import Item
 from .json_keys import as_read, row_key
 from .keys import _INLINE_KEY, _LABEL_BEFORE, _in_label, _key, inline_key, line_head, line_row, list_row, title_case
 from .labels import is_date_header
+from .limits import LIMITS
 from .lines import LINE_KINDS, _line_number_file, code_line, line_text
-from .noise import ENCODED_SCAN, _PROGRESS, _encoded_line
+from .noise import _PROGRESS, _encoded_line
 from .text import MAX_ITEM_CHARS, _COMMON_WORDS, _PROSE_KINDS, _STOP, _WORD, _quoted, sanitize
 
 
@@ -54,11 +55,11 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         return None  # "- Additional Cost: $600", "## Important Boundaries": Title Case of a label, no name
     # A line of base64 (a binary file in a diff): its pieces are no values either. (Read
     # within a bounded window: a unit can be one 5 MB line with many values.)
-    lo, hi = max(0, lit.start - ENCODED_SCAN), lit.end + ENCODED_SCAN
+    lo, hi = max(0, lit.start - LIMITS.encoded_scan), lit.end + LIMITS.encoded_scan
     line_start = u.text.rfind("\n", lo, lit.start) + 1 or lo
     line_end = u.text.find("\n", lit.end, hi)
     line = u.text[line_start:line_end if line_end >= 0 else hi]
-    if len(line) < 2 * ENCODED_SCAN and _encoded_line(line.strip("+-> \t")):
+    if len(line) < 2 * LIMITS.encoded_scan and _encoded_line(line.strip("+-> \t")):
         return None
     if kind == "percent" and _PROGRESS.fullmatch(line.strip()):
         return None  # "tests/test_lint.py ........ [ 80%]": how far a test run had got, no value

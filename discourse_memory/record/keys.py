@@ -13,6 +13,7 @@ from ..labels import LIST_MARK
 from ..outline import head_text, is_attribute, list_heads
 from ..units import Unit
 from .json_keys import _element_head, _enclosing_key
+from .limits import LIMITS
 from .text import _PROSE_KINDS, _WORD, sanitize
 
 _HEADING = UNIT_KINDS.index("heading")
@@ -95,7 +96,7 @@ def _in_label(text: str, start: int, end: int, inline: bool = True) -> bool:
     if label is not None and end < label.end():
         return True
     if inline and text[end:end + 1] in ":*_ " and any(k.start(1) <= start and end <= k.end(1) for k in _INLINE_KEY.finditer(
-            text, max(line, start - INLINE_KEY_CHARS), min(len(text), end + 4))):
+            text, max(line, start - LIMITS.inline_key_chars), min(len(text), end + 4))):
         return True
     return _TITLE_WORDS.fullmatch(text, start, end) is not None and _CODE_AFTER.match(text, end) is not None
 
@@ -106,7 +107,6 @@ def _in_label(text: str, start: int, end: int, inline: bool = True) -> bool:
 # speaker; a list item's label is ``_LABEL_BEFORE``'s.)
 _INLINE_KEY = re.compile(r"(?<=[,;(])[ \t]{0,3}[*_]{0,2}([A-Z][\w'\-]{0,24}(?: [\w'\-]{1,24}){0,3}?)[*_]{0,2}[ \t]{0,2}:"
                          r"(?=[ \t])")
-INLINE_KEY_CHARS = 60
 _TITLE_WORDS = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)+")
 _CODE_AFTER = re.compile(r"[ \t]+(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9-]{3,}\b")
 
@@ -158,7 +158,7 @@ def _key(u: Unit, start: int, end: int) -> str | None:
 def inline_key(text: str, start: int) -> str | None:
     """The label inside a line that the value at ``start`` follows (see ``_INLINE_KEY``)."""
     line = text.rfind("\n", 0, start) + 1
-    for k in _INLINE_KEY.finditer(text, max(line, start - INLINE_KEY_CHARS), start):
+    for k in _INLINE_KEY.finditer(text, max(line, start - LIMITS.inline_key_chars), start):
         if text[k.end():start].strip(" \t*_") == "":
             return k.group(1).strip()
     return None
@@ -194,7 +194,7 @@ def line_head(text: str, at: int) -> tuple[tuple[int, int], str] | None:
     line = text.rfind("\n", floor, at) + 1
     if line == 0 and floor > 0:
         return None  # its line starts further back: no head is that long
-    reach = at + LINE_ROW_CHARS + INLINE_KEY_CHARS
+    reach = at + LINE_ROW_CHARS + LIMITS.inline_key_chars
     end = text.find("\n", at, reach)
     first = _INLINE_KEY.search(text, at, end if end >= 0 else min(len(text), reach))
     if first is None or first.start() - line > 2 * LINE_ROW_CHARS or _INLINE_KEY.search(text, line, at) is not None:

@@ -10,19 +10,19 @@ from dataclasses import dataclass, field
 
 from ..columns import Columns
 from ..units import Unit
+from .limits import LIMITS
 from .text import sanitize
 
 LINE_KINDS = frozenset({"code", "line"})
 _WORD_CHAR = re.compile(r"[\w-]")  # (a hyphen joins a name: "payments-gw" is not cut to "…-gw")
 LINE_CHARS = 40
 """A code or output line longer than this is shown as this many characters around the value."""
-LINE_SCAN = 400
 
 
 def _line_start(text: str, at: int) -> tuple[int, bool]:
-    """Where the line holding ``at`` starts, looked for within :data:`LINE_SCAN` characters
+    """Where the line holding ``at`` starts, looked for within ``LIMITS.line_scan`` characters
     (a value of a 1 MB line must not cost a scan of it), and whether that is the line's start."""
-    cut = max(0, at - LINE_SCAN)
+    cut = max(0, at - LIMITS.line_scan)
     lo = text.rfind("\n", cut, at) + 1
     return (lo, True) if lo or not cut else (cut, False)
 
@@ -31,14 +31,14 @@ def line_text(text: str, span: tuple[int, int]) -> str:
     """A :func:`code_line` span as the note shows it: ``…`` where it cuts its line, after
     the line's number when a listing numbered it (``1962 … self.db_table = self.model…``)."""
     lo, whole = _line_start(text, span[0])
-    hi = text.find("\n", span[1], span[1] + LINE_SCAN)
+    hi = text.find("\n", span[1], span[1] + LIMITS.line_scan)
     shown = text[span[0]:span[1]]
     before = text[lo:span[0]]
     if before.strip() and not _BANNER.fullmatch(before):
         number = _LINE_NUMBER.match(before) if whole else None
         shown = (number.group(1) + " " if number else "") + ("…" if not number or before[number.end():].strip()
                                                            else "") + shown
-    after = text[span[1]:span[1] + LINE_SCAN if hi < 0 else hi]
+    after = text[span[1]:span[1] + LIMITS.line_scan if hi < 0 else hi]
     if after.strip() and not _BANNER.fullmatch(after):
         shown += "…"
     return sanitize(shown)
@@ -70,8 +70,8 @@ def code_line(text: str, start: int, end: int) -> tuple[int, int]:
     is its own context: the words around a value are code, and a sentence's boundaries
     (the dot of ``self.model._meta``) cut it into something it does not say."""
     lo, whole = _line_start(text, start)
-    hi = text.find("\n", end, end + LINE_SCAN)
-    hi = min(len(text), end + LINE_SCAN) if hi < 0 else hi
+    hi = text.find("\n", end, end + LIMITS.line_scan)
+    hi = min(len(text), end + LIMITS.line_scan) if hi < 0 else hi
     while lo < start and text[lo] in " \t":
         lo += 1
     while hi > end and text[hi - 1] in " \t\r":

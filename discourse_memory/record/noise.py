@@ -162,8 +162,6 @@ _ADDRESS = re.compile(r"0x[0-9a-f]{9,16}")
 for the model, a mark of the process that printed it (a hexadecimal constant of code,
 ``0xFFFF``, ``0x7fffffff``, is shorter or in capitals)."""
 
-ENCODED_SCAN = 200
-"""How far around a value its line is read for base64 (a diff's lines are 76 characters)."""
 ENCODED_LINE_CHARS = 40
 """A line of base64 at least this long, with half the case changes of
 :data:`ENCODED_CHANGES`, is encoded data (its pieces, split at ``+`` and ``/``, may read
