@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from ..columns import Columns
 from ..json_units import json_members, unescaped
 from ..units import Unit
-from .labels import LABEL_CHARS
 from .limits import LIMITS
 from .text import _quoted, sanitize
 
@@ -146,5 +145,5 @@ def _enclosing_key(text: str, at: int) -> tuple[str, int | None, int] | None:
         key = open_[depth][0]
         if key is not None:
             element = open_[-1][3] if depth == len(open_) - 2 and open_[depth][1] and not open_[-1][1] else None
-            return sanitize(key)[:LABEL_CHARS], element, open_[-1][4]
+            return sanitize(key)[:LIMITS.label_chars], element, open_[-1][4]
     return None

@@ -178,11 +178,10 @@ def _row_text(lead: str) -> str | None:
     """A line's text before its first inline label as a row's head (see :func:`line_row`)."""
     head = _LINE_MARK.sub("", lead, count=1).replace("**", "").replace("__", "")
     head = " ".join(head.split()).strip(" ,;(").rstrip(":：").strip()
-    return head if head and len(head) <= LINE_ROW_CHARS else None
+    return head if head and len(head) <= LIMITS.row_head_chars else None
 
 
 _LINE_MARK = re.compile(r"^[ \t]*(?:" + LIST_MARK + r")?")
-LINE_ROW_CHARS = 60
 
 
 def line_head(text: str, at: int) -> tuple[tuple[int, int], str] | None:
@@ -190,14 +189,15 @@ def line_head(text: str, at: int) -> tuple[tuple[int, int], str] | None:
     stands in, before the line's first inline label; None when it stands elsewhere or the
     line has none."""
     # (bounded reads: a unit can be one 5 MB line with many values)
-    floor = max(0, at - 2 * LINE_ROW_CHARS)
+    floor = max(0, at - 2 * LIMITS.row_head_chars)
     line = text.rfind("\n", floor, at) + 1
     if line == 0 and floor > 0:
         return None  # its line starts further back: no head is that long
-    reach = at + LINE_ROW_CHARS + LIMITS.inline_key_chars
+    reach = at + LIMITS.row_head_chars + LIMITS.inline_key_chars
     end = text.find("\n", at, reach)
     first = _INLINE_KEY.search(text, at, end if end >= 0 else min(len(text), reach))
-    if first is None or first.start() - line > 2 * LINE_ROW_CHARS or _INLINE_KEY.search(text, line, at) is not None:
+    if first is None or first.start() - line > 2 * LIMITS.row_head_chars \
+            or _INLINE_KEY.search(text, line, at) is not None:
         return None
     lead = text[line:first.start()]
     head = _row_text(lead)

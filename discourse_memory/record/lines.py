@@ -15,8 +15,6 @@ from .text import sanitize
 
 LINE_KINDS = frozenset({"code", "line"})
 _WORD_CHAR = re.compile(r"[\w-]")  # (a hyphen joins a name: "payments-gw" is not cut to "…-gw")
-LINE_CHARS = 40
-"""A code or output line longer than this is shown as this many characters around the value."""
 
 
 def _line_start(text: str, at: int) -> tuple[int, bool]:
@@ -66,7 +64,7 @@ def _banner_before(text: str, end: int, hi: int) -> int | None:
 
 def code_line(text: str, start: int, end: int) -> tuple[int, int]:
     """The span of the line holding ``start:end`` without its indent, or a window of about
-    :data:`LINE_CHARS` around the value that starts and ends between words. A line of code
+    ``LIMITS.line_chars`` around the value that starts and ends between words. A line of code
     is its own context: the words around a value are code, and a sentence's boundaries
     (the dot of ``self.model._meta``) cut it into something it does not say."""
     lo, whole = _line_start(text, start)
@@ -80,17 +78,18 @@ def code_line(text: str, start: int, end: int) -> tuple[int, int]:
     head, tail = _BANNER.match(text, lo, start), _banner_before(text, end, hi)
     if head is not None and tail is not None:
         lo, hi = head.end(), tail
-    if hi - lo <= LINE_CHARS or (hi - lo <= 4 * LINE_CHARS and len(sanitize(text[lo:hi])) <= LINE_CHARS):
+    chars = LIMITS.line_chars
+    if hi - lo <= chars or (hi - lo <= 4 * chars and len(sanitize(text[lo:hi])) <= chars):
         return lo, hi  # (an indent inside counts once)
     number = _LINE_NUMBER.match(text, lo, start) if whole else None
     if number is not None:  # the window is of the code, after its number (shown by line_text)
         lo = number.end()
         while lo < start and text[lo] in " \t":
             lo += 1
-    room = max(LINE_CHARS - (end - start), 0)
+    room = max(chars - (end - start), 0)
     a = max(lo, start - room // 3)
     b = min(hi, end + room - (start - a))
-    a = max(lo, min(a, b - LINE_CHARS))
+    a = max(lo, min(a, b - chars))
     # Start and end between words, not inside one ("…= Permission.objects.get(…", not
     # "…= Permission.objects.get(content_t…").
     while lo < a < start and _WORD_CHAR.match(text, a - 1) and _WORD_CHAR.match(text, a):

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..columns import CODE, Columns
 from ..literals import PATTERN_KINDS
+from .limits import LIMITS
 from .text import _COMMON_WORDS
 
 # A line of a test runner's progress: "tests/lint/unittest_lint.py ......F.. [ 80%]".
@@ -96,7 +97,7 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
         for i, forms in caps.items():
             if forms is None:
                 forms = (cols.lit_text[i].lower(),) if mid[i] else ()
-            if (not forms or any(f in _COMMON_WORDS or lower_words.get(f, 0) >= LOWER_USES
+            if (not forms or any(f in _COMMON_WORDS or lower_words.get(f, 0) >= LIMITS.lower_uses
                                              for f in forms)):
                 out[i] = True
     out |= cols.lit_tags.view >= cols.lit_df.view  # only ever a tag's name (<pr_description>): markup
@@ -134,13 +135,6 @@ def _short_speaker_names(cols: Columns) -> list[int]:
 _PLURAL_ABBREVIATION = re.compile(r"[A-Z]{2,12}s")
 _BASE64 = re.compile(r"[+/]?[A-Za-z0-9+/]{20,}={0,2}")
 _CLASS_CHANGE = re.compile(r"(?<=[a-z])[A-Z0-9+/]|(?<=[A-Z])[a-z0-9+/]|(?<=[0-9])[A-Za-z+/]|(?<=[+/])[A-Za-z0-9]")
-ENCODED_CHANGES = 0.4
-"""A run of base64 (``Hi3yYJ0wTsyEheIszx6e/jarM3c…``: a binary file in a ``git diff``, a
-key or a certificate) changes between upper case, lower case, digits and ``+/`` at this
-share of its characters at least; names and identifiers do far less (``ModelChoiceIteratorValue``
-0.17, ``EUCKR_TABLE_SIZE`` none, hexadecimal ids have no upper case)."""
-
-
 def _base64(text: str, changes: float) -> bool:
     """``text`` is base64 of upper and lower case and digits, changing between them at
     ``changes`` of its characters at least."""
@@ -154,7 +148,7 @@ def _base64(text: str, changes: float) -> bool:
 def _encoded(text: str) -> bool:
     """Whether a literal is encoded data (base64 of mixed case and digits), no value a
     model reads: it would fill the record with lines of random letters."""
-    return len(text) >= 20 and _base64(text, ENCODED_CHANGES)
+    return len(text) >= 20 and _base64(text, LIMITS.encoded_changes)
 
 
 _ADDRESS = re.compile(r"0x[0-9a-f]{9,16}")
@@ -162,23 +156,12 @@ _ADDRESS = re.compile(r"0x[0-9a-f]{9,16}")
 for the model, a mark of the process that printed it (a hexadecimal constant of code,
 ``0xFFFF``, ``0x7fffffff``, is shorter or in capitals)."""
 
-ENCODED_LINE_CHARS = 40
-"""A line of base64 at least this long, with half the case changes of
-:data:`ENCODED_CHANGES`, is encoded data (its pieces, split at ``+`` and ``/``, may read
-like words: ``p7JSeKdghDRUNGTETUua``)."""
-
-
 def _encoded_line(line: str) -> bool:
     """Whether a line of code or output is base64 (a ``git diff`` of a binary file)."""
-    return len(line) >= ENCODED_LINE_CHARS and _base64(line, ENCODED_CHANGES / 2)
+    return len(line) >= LIMITS.encoded_line_chars and _base64(line, LIMITS.encoded_changes / 2)
 
 
 _LOWER_WORD = re.compile(r"(?<![\w\-.@/])[a-z][a-z'’]+(?![\w\-@/]|\.\w)")  # not in an id, address or path
-LOWER_USES = 3
-"""How often a word must be written in lower case for its capitals (``ID`` where tool
-output writes ``"id"``) to be emphasis or a label, not an identifier."""
-
-
 def lowercase_words(cols: Columns) -> Counter[str]:
     """The words the conversation writes in lower case, standing alone (``chen`` of
     ``chen_lee_6825`` is not one), read once per message."""
