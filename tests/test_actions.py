@@ -7,7 +7,8 @@ import pytest
 from discourse_memory import compact
 from discourse_memory.actions import is_action, last_command
 from discourse_memory.messages import validate_messages
-from discourse_memory.record.labels import LABEL_CHARS, command_label
+from discourse_memory.record.labels import command_label
+from discourse_memory.record.limits import LIMITS
 
 from .conftest import view_tokens
 
@@ -45,7 +46,7 @@ def test_a_command_as_a_record_label(command, label):
 
 def test_a_long_command_keeps_its_head_and_its_tail():
     label = command_label("grep -rn 'def resolve_lookup_value' django/db/models/sql/query.py")
-    assert len(label) == LABEL_CHARS + 2 and label.startswith("`grep -rn") and label.endswith("sql/query.py`")
+    assert len(label) == LIMITS.label_chars + 2 and label.startswith("`grep -rn") and label.endswith("sql/query.py`")
     assert "…" in label and "\n" not in command_label("a\u2028b\nc")
 
 

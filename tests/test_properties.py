@@ -106,7 +106,7 @@ def test_every_literal_is_shown_recorded_or_counted_dropped(msgs, share):
                     or lit.isupper() or lit[:1] in "\"'`" or lit == "lookup" or lit in system_text), lit
     if r.note is not None:
         for lit in r.report.record:
-            # (a quoted string of more than QUOTED_WORDS words is listed capped, as data)
+            # (a quoted string of more than LIMITS.quoted_words words is listed capped, as data)
             assert lit in r.note or _quoted(lit) in r.note, lit
         if dropped:
             assert f"({len(dropped)} more values dropped to fit)" in r.note

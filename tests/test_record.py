@@ -930,14 +930,15 @@ def test_a_line_number_under_its_files_label_says_it_is_a_line():
 
 
 def test_a_long_code_line_is_cut_between_words_and_the_cut_is_marked():
-    from discourse_memory.record.lines import LINE_CHARS, code_line, line_text
+    from discourse_memory.record.limits import LIMITS
+    from discourse_memory.record.lines import code_line, line_text
 
     line = "    view_report = Permission.objects.get(content_type=report_ct, codename='view_report')"
     text = "x = 1\n" + line + "\ny = 2"
     start = text.index("Permission.objects.get")
     end = start + len("Permission.objects.get")
     a, b = code_line(text, start, end)
-    assert a <= start and b >= end and b - a <= LINE_CHARS
+    assert a <= start and b >= end and b - a <= LIMITS.line_chars
     assert not (text[a - 1].isalnum() and text[a].isalnum()) and not (text[b - 1].isalnum() and text[b].isalnum())
     shown = line_text(text, (a, b))
     assert shown.startswith("…") or a == text.index("view_report")

@@ -29,6 +29,7 @@ Pure functions of a conversation's columns: :mod:`.fit` chooses which items to l
 - a prose value's words: :mod:`.context` (the nearest content word), :mod:`.clauses`
   (the head of its sentence);
 - :mod:`.items`: a value as an item with its key; :mod:`.note`: the note's text.
+- :mod:`.limits`: how far the rules read (``LIMITS``, a frozen :class:`~.limits.Limits`).
 
 The names below are loaded from their modules when first asked for, so importing one
 module of the package (``record.entries``) imports none of the others.

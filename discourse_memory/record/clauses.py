@@ -11,15 +11,9 @@ import itertools
 import re
 
 from ..language import CJK, CJK_CHAR, detect_language
-from .text import MAX_ITEM_CHARS
+from .limits import LIMITS
 
-HEAD_WORDS = 5
-"""A value this near its sentence's start is listed with the sentence's head: its first
-this many words through the value ("Melanie: We went camping last Saturday", not
-"Melanie: last Saturday", the date of nothing)."""
 _WORD_END = re.compile(r"\S+")
-CLAUSE_WORDS = 3
-"""A head grows through the end of its clause when that is at most this many words on."""
 _CLAUSE_END = frozenset(",;:.!?")
 _HANGING = frozenset(
     "a an the and or but nor so yet to of in on at by for with from into as is are was were be been am "
@@ -33,20 +27,21 @@ _OPENS_PHRASE = frozenset({"a", "an"})  # an article whose noun a few words may 
 def _sentence_head(text: str, span: tuple[int, int], speaker: str | None,
                    own: frozenset[str] = frozenset()) -> tuple[int, int]:
     """``span`` of a value's context grown to the head of its sentence ``text`` when the
-    value stands among the first :data:`HEAD_WORDS` words (after the speaker's label), and
+    value stands among the first ``LIMITS.head_words`` words (after the speaker's label), and
     the head is short enough for an item; else ``span``. CJK text has no words to count."""
     start = 0
     if speaker and text.startswith(speaker + ":"):
         start = len(speaker) + 1
     while start < span[0] and text[start].isspace():
         start += 1
-    if span[0] - start > MAX_ITEM_CHARS or CJK_CHAR.search(text, start, span[1]) \
-            or sum(1 for _ in itertools.islice(_WORD_END.finditer(text, start, span[0]), HEAD_WORDS)) >= HEAD_WORDS:
+    if span[0] - start > LIMITS.item_chars or CJK_CHAR.search(text, start, span[1]) \
+            or sum(1 for _ in itertools.islice(_WORD_END.finditer(text, start, span[0]), LIMITS.head_words)) \
+            >= LIMITS.head_words:
         return span
-    words = list(itertools.islice(_WORD_END.finditer(text, start), HEAD_WORDS + CLAUSE_WORDS))
+    words = list(itertools.islice(_WORD_END.finditer(text, start), LIMITS.head_words + LIMITS.clause_words))
     if not words:
         return span
-    last = min(HEAD_WORDS, len(words)) - 1
+    last = min(LIMITS.head_words, len(words)) - 1
     # To the end of the value's clause when that comes first ("On your NYC trip", not "On
     # your NYC trip, did"); through its clause when that ends a few words on ("I've never
     # been to Jasper"), else without the function words a cut leaves hanging ("The Hobbit
@@ -55,7 +50,7 @@ def _sentence_head(text: str, span: tuple[int, int], speaker: str | None,
     value_word = next((k for k, w in enumerate(words) if w.end() >= span[1]), last)
     first = last if words[0].start() >= span[0] else next(
         (k for k in range(max(value_word, 2), last) if words[k].group()[-1] in _CLAUSE_END), last)
-    for k in range(first, min(last + CLAUSE_WORDS, len(words) - 1) + 1):
+    for k in range(first, min(last + LIMITS.clause_words, len(words) - 1) + 1):
         if words[k].group()[-1] in _CLAUSE_END:
             last = k
             break
@@ -65,7 +60,7 @@ def _sentence_head(text: str, span: tuple[int, int], speaker: str | None,
         ahead = None
         if last > 0 and words[last].end() > span[1] and _hanging(words[last].group(), own) \
                 and words[last - 1].group()[-1] not in _CLAUSE_END:
-            for k in range(last + 1, min(last + CLAUSE_WORDS, len(words) - 1) + 1):
+            for k in range(last + 1, min(last + LIMITS.clause_words, len(words) - 1) + 1):
                 word = words[k].group()
                 if "—" in word or "–" in word:
                     break  # a dash ends the clause
@@ -81,7 +76,7 @@ def _sentence_head(text: str, span: tuple[int, int], speaker: str | None,
     end = max(span[1], words[last].end())
     while end > span[1] and text[end - 1] in ",;:-–—":
         end -= 1
-    if end - start > MAX_ITEM_CHARS:
+    if end - start > LIMITS.item_chars:
         return span
     return start, end
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from ..language import CJK_CHAR
+from .limits import LIMITS
 from .text import _BOUNDARY, _STOP, _WORD
 
 _CJK_LINKS = "是在为的了也有就约达到共"  # particles and verbs that join a key to its value
@@ -30,17 +31,10 @@ def _closed(text: str, lo: int, start: int, end: int) -> int:
             return end + 1
         # "files (pyproject.toml, setup.cfg, etc.)", not "files (pyproject.toml": a
         # bracket opened in the context closes in it, when it closes near
-        close = text.find(")", end, end + BRACKET_REACH)
+        close = text.find(")", end, end + LIMITS.bracket_reach)
         if close >= 0 and "(" not in text[end:close] and not any(c in text[end:close] for c in "\n!?;"):
             return close + 1
     return end
-
-
-BRACKET_REACH = 40
-"""How far after a value a bracket its context opened may close for the context to reach it."""
-
-QUOTE_SCAN = 1000
-"""How far back a value's line is read to pair the quotes its context may start inside."""
 
 
 def _in_context(text: str, start: int, end: int, own: frozenset[str] = frozenset()) -> tuple[int, int]:
@@ -51,11 +45,11 @@ def _in_context(text: str, start: int, end: int, own: frozenset[str] = frozenset
     "thing is Hawaiian"; but "shelter in Stamford", not "Stamford last"). A context that
     starts inside a code span or quote opens it ("`migrate`, or just `migrate --run-syncdb`",
     not "migrate`, or just …"; '"The Name of the Wind" by Patrick Rothfuss', not 'Wind" by
-    Patrick Rothfuss'), when it opens within :data:`BRACKET_REACH` characters."""
+    Patrick Rothfuss'), when it opens within ``LIMITS.bracket_reach`` characters."""
     lo, hi = _context_span(text, start, end, own)
-    # (quotes are paired from the line's start, read at most QUOTE_SCAN back: a unit can be
+    # (quotes are paired from the line's start, read at most LIMITS.quote_scan back: a unit can be
     # one 5 MB line with many values)
-    line = text.rfind("\n", max(0, lo - QUOTE_SCAN), lo) + 1 or max(0, lo - QUOTE_SCAN)
+    line = text.rfind("\n", max(0, lo - LIMITS.quote_scan), lo) + 1 or max(0, lo - LIMITS.quote_scan)
     for opening, closing in (("`", "`"), ('"', '"'), ("“", "”")):
         if opening == closing:
             inside = text.count(opening, line, lo) % 2 and text.count(closing, lo, hi) % 2
@@ -63,7 +57,7 @@ def _in_context(text: str, start: int, end: int, own: frozenset[str] = frozenset
             inside = text.rfind(opening, line, lo) > text.rfind(closing, line, lo) and closing in text[lo:hi]
         if inside:
             at = text.rfind(opening, line, lo)
-            if lo - at <= BRACKET_REACH:
+            if lo - at <= LIMITS.bracket_reach:
                 lo = at
             break
     return lo, hi

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -59,15 +60,39 @@ def _example_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+@dataclass(slots=True)
+class Inside:
+    """Units found inside some kind of region, of the messages read so far."""
+
+    units: list[int] = field(default_factory=list)
+    messages: int = 0
+
+
+@dataclass(slots=True)
+class ExamplesMemo:
+    """What this module found of the messages already read (columns only grow)."""
+
+    examples: Inside = field(default_factory=Inside)
+    """Units reaching into an example section."""
+    outside: Counter[int] = field(default_factory=Counter)
+    """For those units, how often each literal stands outside every section."""
+    harness: Inside = field(default_factory=Inside)
+    comments: Inside = field(default_factory=Inside)
+    system: list[bool] = field(default_factory=list)
+    """Per message: a system or developer message."""
+    talk: tuple[tuple[int, int], np.ndarray] | None = None
+    """:func:`talk_counts` and the size of the columns it was read at."""
+
+
 def example_units(cols: Columns) -> tuple[np.ndarray, Counter[int]]:
     """Per unit, whether it reaches into an example section of its message (see
     ``_EXAMPLE``); and for those units, how often each literal stands outside every
     section (a sentence may run past a section's end). Found once per message (columns
     only grow)."""
-    state = cols.derived.setdefault("example_units", [0, [], Counter()])
-    seen, found, outside = state
+    memo = cols.memo(ExamplesMemo)
+    found, outside = memo.examples.units, memo.outside
     starts = cols.msg_start.view
-    for m in cols.messages[seen:]:
+    for m in cols.messages[memo.examples.messages:]:
         regions = {tf.field: _example_spans(tf.text) for tf in m.texts if "</" in tf.text or "#" in tf.text}
         if not any(regions.values()):
             continue
@@ -81,7 +106,7 @@ def example_units(cols: Columns) -> tuple[np.ndarray, Counter[int]]:
                 at = unit.start + x.start
                 if not any(a <= at < b for a, b in spans):
                     outside[cols.lit_ids[x.text]] += 1
-    state[0] = len(cols.messages)
+    memo.examples.messages = len(cols.messages)
     mask = np.zeros(len(cols.u_msg.view), dtype=bool)
     mask[found] = True
     return mask, outside
@@ -100,7 +125,7 @@ def harness_units(cols: Columns) -> np.ndarray:
     """Per unit, whether it stands inside a harness's block of a user message or a tool's
     result (Claude Code appends a ``<system-reminder>`` to a file it read; see ``_HARNESS``).
     Found once per message (columns only grow)."""
-    return _units_inside(cols, "harness_units", _HARNESS, "</", ("user", "tool"))
+    return _units_inside(cols, cols.memo(ExamplesMemo).harness, _HARNESS, "</", ("user", "tool"))
 
 
 # An HTML comment: what an issue or PR template asks of its author ("<!-- A short summary
@@ -111,18 +136,17 @@ _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 def comment_units(cols: Columns) -> np.ndarray:
     """Per unit, whether it stands inside an HTML comment of its message (a unit that only
     opens or closes one, ``<!--``, too). Found once per message (columns only grow)."""
-    return _units_inside(cols, "comment_units", _COMMENT, "<!--")
+    return _units_inside(cols, cols.memo(ExamplesMemo).comments, _COMMENT, "<!--")
 
 
-def _units_inside(cols: Columns, name: str, regions_of: re.Pattern[str], marker: str,
+def _units_inside(cols: Columns, state: Inside, regions_of: re.Pattern[str], marker: str,
                   roles: tuple[str, ...] | None = None) -> np.ndarray:
     """Per unit, whether it stands wholly inside a match of ``regions_of`` in its text field
     (a text without ``marker`` has none; with ``roles``, only those roles' messages are read).
-    Found once per message, under ``name`` (columns only grow)."""
-    state = cols.derived.setdefault(name, [0, []])
-    seen, found = state
+    Found once per message, kept in ``state`` (columns only grow)."""
+    found = state.units
     starts = cols.msg_start.view
-    for m in cols.messages[seen:]:
+    for m in cols.messages[state.messages:]:
         if roles is not None and m.role not in roles:
             continue
         regions = {tf.field: [x.span() for x in regions_of.finditer(tf.text)] for tf in m.texts if marker in tf.text}
@@ -132,7 +156,7 @@ def _units_inside(cols: Columns, name: str, regions_of: re.Pattern[str], marker:
             unit = cols.units[u]
             if any(a <= unit.start and unit.end <= b for a, b in regions.get(unit.field, ())):
                 found.append(u)
-    state[0] = len(cols.messages)
+    state.messages = len(cols.messages)
     mask = np.zeros(len(cols.u_msg.view), dtype=bool)
     mask[found] = True
     return mask
@@ -140,9 +164,9 @@ def _units_inside(cols: Columns, name: str, regions_of: re.Pattern[str], marker:
 
 def system_messages(cols: Columns) -> np.ndarray:
     """Per message: a system or developer message. Read once per message."""
-    memo = cols.derived.setdefault("system_messages", [])
-    memo.extend(m.role in SYSTEM_ROLES for m in cols.messages[len(memo):])
-    return cols.grown("system_messages", memo, bool)[:len(cols)]
+    system = cols.memo(ExamplesMemo).system
+    system.extend(m.role in SYSTEM_ROLES for m in cols.messages[len(system):])
+    return cols.grown("system_messages", system, bool)[:len(cols)]
 
 
 def prompt_units(cols: Columns) -> np.ndarray:
@@ -155,10 +179,10 @@ def talk_counts(cols: Columns) -> np.ndarray:
     """Per literal, how many units outside every prompt (:func:`prompt_units`) state it.
     Read once per size of the columns (they only grow): a view asks twice."""
     key = (len(cols.units), len(cols.lit_text))
-    memo = cols.derived.get("talk_counts")
-    if memo is None or memo[0] != key:
-        memo = cols.derived["talk_counts"] = (key, cols.literal_counts(~prompt_units(cols)))
-    return memo[1]
+    memo = cols.memo(ExamplesMemo)
+    if memo.talk is None or memo.talk[0] != key:
+        memo.talk = (key, cols.literal_counts(~prompt_units(cols)))
+    return memo.talk[1]
 
 
 def system_only_literals(cols: Columns) -> np.ndarray:

@@ -17,9 +17,10 @@ from .entries import Item
 from .json_keys import as_read, row_key
 from .keys import _INLINE_KEY, _LABEL_BEFORE, _in_label, _key, inline_key, line_head, line_row, list_row, title_case
 from .labels import is_date_header
+from .limits import LIMITS
 from .lines import LINE_KINDS, _line_number_file, code_line, line_text
-from .noise import ENCODED_SCAN, _PROGRESS, _encoded_line
-from .text import MAX_ITEM_CHARS, _COMMON_WORDS, _PROSE_KINDS, _STOP, _WORD, _quoted, sanitize
+from .noise import _PROGRESS, _encoded_line
+from .text import _COMMON_WORDS, _PROSE_KINDS, _STOP, _WORD, _quoted, sanitize
 
 
 def first_statements(u: Unit) -> dict[str, Literal]:
@@ -54,11 +55,11 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         return None  # "- Additional Cost: $600", "## Important Boundaries": Title Case of a label, no name
     # A line of base64 (a binary file in a diff): its pieces are no values either. (Read
     # within a bounded window: a unit can be one 5 MB line with many values.)
-    lo, hi = max(0, lit.start - ENCODED_SCAN), lit.end + ENCODED_SCAN
+    lo, hi = max(0, lit.start - LIMITS.encoded_scan), lit.end + LIMITS.encoded_scan
     line_start = u.text.rfind("\n", lo, lit.start) + 1 or lo
     line_end = u.text.find("\n", lit.end, hi)
     line = u.text[line_start:line_end if line_end >= 0 else hi]
-    if len(line) < 2 * ENCODED_SCAN and _encoded_line(line.strip("+-> \t")):
+    if len(line) < 2 * LIMITS.encoded_scan and _encoded_line(line.strip("+-> \t")):
         return None
     if kind == "percent" and _PROGRESS.fullmatch(line.strip()):
         return None  # "tests/test_lint.py ........ [ 80%]": how far a test run had got, no value
@@ -103,7 +104,7 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         if after is None or after.group().lower() in _STOP or after.group().lower() in _own_stop_words(u.text):
             # (five digits or more: an id; "Python 3", "Line 1185", "Cyberpunk 2077" are no ids)
             named = _NAMED_BEFORE.search(u.text, max(0, lit.start - 48), lit.start) \
-                if len(value) >= NAMED_DIGITS and value.isdigit() else None
+                if len(value) >= LIMITS.named_digits and value.isdigit() else None
             if named is None or named.group(1).split()[-1].lower() in _COMMON_WORDS \
                     or _LABEL_END.match(u.text, lit.end):
                 return None  # (not in a label: "Gift Card 1: $39" keys the amount)
@@ -126,27 +127,26 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
             span = _sentence_head(u.text, span, cols.opening_label(u.message), own)
         shown = u.text[span[0]:span[1]] if text == value else text
     shown = sanitize(shown)
-    if len(shown) > MAX_ITEM_CHARS:
-        shown = shown[:MAX_ITEM_CHARS - 1] + "…"
+    if len(shown) > LIMITS.item_chars:
+        shown = shown[:LIMITS.item_chars - 1] + "…"
         span = None
     return Item(literal, index, u.message, shown, span if text == value else None, (literal,), row=row, group=group)
 
 
-SHORT_ITEM_CHARS = 64
 _ITEM_MARK = re.compile(r"[ \t]*" + LIST_MARK)
 
 
 def short_item_span(u: Unit) -> tuple[int, int] | None:
-    """The span of a list item of at most :data:`SHORT_ITEM_CHARS` without its marker, when
+    """The span of a list item of at most ``LIMITS.short_item_chars`` without its marker, when
     it states two values or more and opens with no label: one item lists them all ("Flight
     HAT192 from MIA to EWR on 2024-05-24", where two context spans read "Flight HAT192 from
     MIA; EWR on 2024-05-24"), as a line of code does."""
-    if u.kind != "list_item" or len(u.literals) < 2 or len(u.text) > 2 * SHORT_ITEM_CHARS:
+    if u.kind != "list_item" or len(u.literals) < 2 or len(u.text) > 2 * LIMITS.short_item_chars:
         return None
     mark = _ITEM_MARK.match(u.text)
     lo, hi = mark.end() if mark else 0, len(u.text.rstrip())
     body = u.text[lo:hi]
-    if hi - lo > SHORT_ITEM_CHARS or "\n" in body or body.endswith(":"):
+    if hi - lo > LIMITS.short_item_chars or "\n" in body or body.endswith(":"):
         return None
     bold = _BOLD_HEAD.match(body)
     if bold is not None:
@@ -194,4 +194,3 @@ _NAMED_BEFORE = re.compile(r"(?<![\w.\-/])(" + _NAMING_WORDS + r")[ \t]$")
 NAMED_NUMBER = re.compile(_NAMING_WORDS + r" \d{1,40}")
 """An item that is a number with the capitalised words naming it (``item_for``)."""
 _LABEL_END = re.compile(r"[*_]{0,2}[ \t]{0,2}[:：]")
-NAMED_DIGITS = 5

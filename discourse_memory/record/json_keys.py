@@ -8,21 +8,30 @@ from __future__ import annotations
 import functools
 import json
 import re
+from dataclasses import dataclass, field
 
 from ..columns import Columns
 from ..json_units import json_members, unescaped
 from ..units import Unit
-from .labels import LABEL_CHARS
+from .limits import LIMITS
 from .text import _quoted, sanitize
 
 
-def json_field(cols: Columns, message: int, field: str) -> bool:
-    """Whether a message's text field is a JSON document split into members (read once)."""
-    known = cols.derived.setdefault("json_fields", {})
-    hit = known.get((message, field))
+@dataclass(slots=True)
+class JsonKeysMemo:
+    """What this module found of the messages already read (columns only grow)."""
+
+    json_fields: dict[tuple[int, str], bool] = field(default_factory=dict)
+    """(message, text field) -> whether it is a JSON document split into members."""
+
+
+def json_field(cols: Columns, message: int, name: str) -> bool:
+    """Whether a message's text field ``name`` is a JSON document split into members (read once)."""
+    known = cols.memo(JsonKeysMemo).json_fields
+    hit = known.get((message, name))
     if hit is None:
-        text = next((tf.text for tf in cols.messages[message].texts if tf.field == field), "")
-        hit = known[message, field] = json_members(text) is not None
+        text = next((tf.text for tf in cols.messages[message].texts if tf.field == name), "")
+        hit = known[message, name] = json_members(text) is not None
     return hit
 
 
@@ -38,10 +47,6 @@ def as_read(cols: Columns, u: Unit) -> Unit:
 
 _FIRST_MEMBER = re.compile(r"""\{\s*"([A-Za-z_][\w\-.]{0,40})"\s*:\s*"""
                            r"""(?:"((?:[^"\\\n]|\\.){1,60})"|(-?\d[\d.eE+\-]{0,20}|true|false))\s*[,}]""")
-
-ONE_ELEMENT_CHARS = 20_000
-"""A whole document up to this long is read as JSON to see whether it is a list of one object."""
-
 
 def row_key(u: Unit) -> str | None:
     """``key: value`` of the first member of a unit that is a JSON object standing alone (an
@@ -68,7 +73,7 @@ def row_key(u: Unit) -> str | None:
 def _one_object(text: str) -> int:
     """Where the object of ``text`` starts if it is a JSON list of one object, else -1 (read
     once per document: ``row_key`` asks for each value it states)."""
-    if len(text) > ONE_ELEMENT_CHARS or not text.startswith("["):
+    if len(text) > LIMITS.one_element_chars or not text.startswith("["):
         return -1
     try:
         doc = json.loads(text)
@@ -85,7 +90,7 @@ def _element_head(text: str, opened: int, before: int) -> tuple[str, str] | None
     among its first few, else its first; a scalar, short, before ``before``."""
     first = None
     pos = opened + 1
-    for _ in range(HEAD_FIELDS):
+    for _ in range(LIMITS.head_fields):
         m = _JSON_MEMBER.match(text, pos)
         if m is None or m.start(1) >= before or not m.group(2):
             break  # (a member holding an object or array names nothing, and ends the scan)
@@ -97,13 +102,10 @@ def _element_head(text: str, opened: int, before: int) -> tuple[str, str] | None
     return first
 
 
-HEAD_FIELDS = 6
 _NAMING_KEY = re.compile(r"(?:^|_)(?:id|number|name|code)$")
 _JSON_MEMBER = re.compile(r'[\s,]{0,20}"([A-Za-z_][\w\-]{0,40})"\s{0,3}:\s{0,3}'
                           r'("[^"\\\]\[;\n]{1,40}"|-?\d{1,15}(?:\.\d{1,6})?|true|false|null|'
                           r'(?=[\[{]))\s{0,3}')
-JSON_PATH_CHARS = 2000
-"""How far into a unit the key of a JSON value's container is looked for."""
 _JSON_START = re.compile(r"\s{0,200}[{\[\"]")
 _JSON_TOKEN = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"\s*(:)?|[{}\[\]]')  # (unrolled: see json_units._STRING)
 
@@ -116,7 +118,7 @@ def _enclosing_key(text: str, at: int) -> tuple[str, int | None, int] | None:
     fields of one passenger stand together: ``passengers: {first_name: Chen, dob: …},
     {first_name: Noah, dob: …}``, not ``passengers.first_name: Chen, Noah``); and where
     the innermost container starts."""
-    if at > JSON_PATH_CHARS or _JSON_START.match(text) is None:
+    if at > LIMITS.json_path_chars or _JSON_START.match(text) is None:
         return None  # (a JSON unit is short: a long text is read no further than its key)
     # per open container: the key it is the value of, whether it is an array, the
     # elements opened in it so far, and its own place in its parent array
@@ -143,5 +145,5 @@ def _enclosing_key(text: str, at: int) -> tuple[str, int | None, int] | None:
         key = open_[depth][0]
         if key is not None:
             element = open_[-1][3] if depth == len(open_) - 2 and open_[depth][1] and not open_[-1][1] else None
-            return sanitize(key)[:LABEL_CHARS], element, open_[-1][4]
+            return sanitize(key)[:LIMITS.label_chars], element, open_[-1][4]
     return None

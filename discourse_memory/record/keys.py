@@ -6,12 +6,14 @@ rows those labels are the fields of (a line's lead, a nested list item's head).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from ..columns import UNIT_KINDS, Columns
 from ..labels import LIST_MARK
 from ..outline import head_text, is_attribute, list_heads
 from ..units import Unit
 from .json_keys import _element_head, _enclosing_key
+from .limits import LIMITS
 from .text import _PROSE_KINDS, _WORD, sanitize
 
 _HEADING = UNIT_KINDS.index("heading")
@@ -32,6 +34,14 @@ _LABEL_THEN = re.compile(_LABEL_BEFORE.pattern[:-1]
 _FIELD_KEY = re.compile(r"[^\W\d][\w .\-/()#]{0,39}")
 
 
+@dataclass(slots=True)
+class KeysMemo:
+    """What this module found of the units already read (columns only grow)."""
+
+    head_texts: dict[int, str | None] = field(default_factory=dict)
+    """A list item's or a field's unit -> its text as a row's head (:func:`.outline.head_text`)."""
+
+
 def list_row(cols: Columns, index: int, u: Unit) -> tuple[str | None, int]:
     """The head of the nested list item or field ``u`` (number ``index``) as a record row,
     and its unit (``(None, -1)`` when it has none): see :mod:`.outline`. Under a heading,
@@ -40,7 +50,7 @@ def list_row(cols: Columns, index: int, u: Unit) -> tuple[str | None, int]:
     parent = int(heads[index]) if index < len(heads) else -1
     if parent < 0 or cols.u_kind.view[parent] == _HEADING and not is_attribute(u):
         return None, -1
-    texts = cols.derived.setdefault("head_texts", {})
+    texts = cols.memo(KeysMemo).head_texts
 
     def text_of(k: int) -> str | None:
         text = texts.get(k, _UNSEEN)
@@ -86,7 +96,7 @@ def _in_label(text: str, start: int, end: int, inline: bool = True) -> bool:
     if label is not None and end < label.end():
         return True
     if inline and text[end:end + 1] in ":*_ " and any(k.start(1) <= start and end <= k.end(1) for k in _INLINE_KEY.finditer(
-            text, max(line, start - INLINE_KEY_CHARS), min(len(text), end + 4))):
+            text, max(line, start - LIMITS.inline_key_chars), min(len(text), end + 4))):
         return True
     return _TITLE_WORDS.fullmatch(text, start, end) is not None and _CODE_AFTER.match(text, end) is not None
 
@@ -97,7 +107,6 @@ def _in_label(text: str, start: int, end: int, inline: bool = True) -> bool:
 # speaker; a list item's label is ``_LABEL_BEFORE``'s.)
 _INLINE_KEY = re.compile(r"(?<=[,;(])[ \t]{0,3}[*_]{0,2}([A-Z][\w'\-]{0,24}(?: [\w'\-]{1,24}){0,3}?)[*_]{0,2}[ \t]{0,2}:"
                          r"(?=[ \t])")
-INLINE_KEY_CHARS = 60
 _TITLE_WORDS = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)+")
 _CODE_AFTER = re.compile(r"[ \t]+(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9-]{3,}\b")
 
@@ -149,7 +158,7 @@ def _key(u: Unit, start: int, end: int) -> str | None:
 def inline_key(text: str, start: int) -> str | None:
     """The label inside a line that the value at ``start`` follows (see ``_INLINE_KEY``)."""
     line = text.rfind("\n", 0, start) + 1
-    for k in _INLINE_KEY.finditer(text, max(line, start - INLINE_KEY_CHARS), start):
+    for k in _INLINE_KEY.finditer(text, max(line, start - LIMITS.inline_key_chars), start):
         if text[k.end():start].strip(" \t*_") == "":
             return k.group(1).strip()
     return None
@@ -169,11 +178,10 @@ def _row_text(lead: str) -> str | None:
     """A line's text before its first inline label as a row's head (see :func:`line_row`)."""
     head = _LINE_MARK.sub("", lead, count=1).replace("**", "").replace("__", "")
     head = " ".join(head.split()).strip(" ,;(").rstrip(":：").strip()
-    return head if head and len(head) <= LINE_ROW_CHARS else None
+    return head if head and len(head) <= LIMITS.row_head_chars else None
 
 
 _LINE_MARK = re.compile(r"^[ \t]*(?:" + LIST_MARK + r")?")
-LINE_ROW_CHARS = 60
 
 
 def line_head(text: str, at: int) -> tuple[tuple[int, int], str] | None:
@@ -181,14 +189,15 @@ def line_head(text: str, at: int) -> tuple[tuple[int, int], str] | None:
     stands in, before the line's first inline label; None when it stands elsewhere or the
     line has none."""
     # (bounded reads: a unit can be one 5 MB line with many values)
-    floor = max(0, at - 2 * LINE_ROW_CHARS)
+    floor = max(0, at - 2 * LIMITS.row_head_chars)
     line = text.rfind("\n", floor, at) + 1
     if line == 0 and floor > 0:
         return None  # its line starts further back: no head is that long
-    reach = at + LINE_ROW_CHARS + INLINE_KEY_CHARS
+    reach = at + LIMITS.row_head_chars + LIMITS.inline_key_chars
     end = text.find("\n", at, reach)
     first = _INLINE_KEY.search(text, at, end if end >= 0 else min(len(text), reach))
-    if first is None or first.start() - line > 2 * LINE_ROW_CHARS or _INLINE_KEY.search(text, line, at) is not None:
+    if first is None or first.start() - line > 2 * LIMITS.row_head_chars \
+            or _INLINE_KEY.search(text, line, at) is not None:
         return None
     lead = text[line:first.start()]
     head = _row_text(lead)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 
 from ..actions import answers_action, argv_command, last_command, main_step
 from ..columns import Columns
@@ -15,14 +16,25 @@ from ..language import CJK_CHAR
 from ..messages import Message, ToolCall
 from ..replies import asks, near_place, own_names, question_message, question_places, reply_topic
 from ..units import Unit
+from .limits import LIMITS
 from .text import sanitize
+
+
+@dataclass(slots=True)
+class LabelsMemo:
+    """What this module found of the messages already read (columns only grow)."""
+
+    labels: dict[int, tuple[str | None, str]] = field(default_factory=dict)
+    """Message -> its speaker when labelled, and its label."""
+    date_headers: list[str | None] = field(default_factory=list)
+    """Per message, the session date line it falls under."""
 
 
 def message_label(cols: Columns, m: Message) -> str:
     """Who a message is from, as the record names it: made once per message and speaker
     (columns only grow: an edited message starts new ones; a speaker label may start to
     count when a second message opens with it)."""
-    labels = cols.derived.setdefault("message_labels", {})
+    labels = cols.memo(LabelsMemo).labels
     speaker = cols.speaker(m.index)
     known = labels.get(m.index)
     if known is None or known[0] != speaker:
@@ -83,13 +95,13 @@ def asked_about(cols: Columns, m: Message) -> str | None:
         # the entry's text, cut near the value, does not name it
         names = own_names(cols, m.index, None if q is None else q.index, own) or own_names(cols, m.index, None, own)
         if len(names) == 1:
-            return sanitize(names[0])[:LABEL_CHARS]
+            return sanitize(names[0])[:LIMITS.label_chars]
         if names and q is not None and m.role == "assistant":
             # several: an enumeration answering its question ("周边景点有北京动物园、恭王府、…" to
             # "海碗居北京菜(增光路总店)…周边有什么景点吗？") is keyed by the one place the question
             # names, not a dish it asks for; a route between two names neither
             asked = question_places(cols, q.index, m.index)
-            return sanitize(asked[0])[:LABEL_CHARS] if len(asked) == 1 else None
+            return sanitize(asked[0])[:LIMITS.label_chars] if len(asked) == 1 else None
     if q is None:
         return None
     speakers = [s for s in (cols.opening_label(q.index), cols.opening_label(m.index)) if s]
@@ -109,26 +121,21 @@ def asked_about(cols: Columns, m: Message) -> str | None:
                 continue  # "Did Tom ...?", "Tell me ...": a capitalised opener ("7天优品酒店…" is none)
             if any(s in lit.text or lit.text in s for s in speakers):
                 continue
-            return sanitize(lit.text)[:LABEL_CHARS]
+            return sanitize(lit.text)[:LIMITS.label_chars]
     about = reply_topic(cols, m, q)
-    return None if about is None else sanitize(about[1])[:LABEL_CHARS]
-
-
-LABEL_CHARS = 40
-"""A command in a record label: at most this many characters (its head and its tail,
-where a file name stands: ``sed -n 280,330p …/models/deletion.py``)."""
+    return None if about is None else sanitize(about[1])[:LIMITS.label_chars]
 
 
 def command_label(command: str) -> str:
-    """``command`` as a record label shows it: one line, at most :data:`LABEL_CHARS`
+    """``command`` as a record label shows it: one line, at most ``LIMITS.label_chars``
     characters (the middle cut), in backticks; no ``": "`` or ``"; "`` (which separate a
     label from its values and the values from each other) and no backtick inside."""
     text = sanitize(command)
     text = main_step(text) or text
     text = text.replace("`", "'").replace(": ", ":").replace("; ", ";")
-    if len(text) > LABEL_CHARS:
-        tail = LABEL_CHARS * 2 // 3
-        head = LABEL_CHARS - tail - 1
+    if len(text) > LIMITS.label_chars:
+        tail = LIMITS.label_chars * 2 // 3
+        head = LIMITS.label_chars - tail - 1
         text = text[:head].rstrip() + "…" + text[-tail:].lstrip()
     return f"`{text}`"
 
@@ -166,7 +173,7 @@ def date_headers(cols: Columns) -> list[str | None]:
     before it that opens with a date line (``[1:56 pm on 8 May, 2023]``)."""
     # (a message's session never changes as the conversation grows: the list is extended,
     # not rebuilt, so a turn of a long history reads only its new messages)
-    known: list[str | None] = cols.derived.setdefault("date_headers", [])
+    known = cols.memo(LabelsMemo).date_headers
     if len(known) < len(cols):
         dates = cols.msg_date
         known.extend(dates[i] if i >= 0 else None for i in cols.msg_session.view[len(known):].tolist())

@@ -6,22 +6,21 @@ and the file a line number belongs to.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from ..columns import Columns
 from ..units import Unit
+from .limits import LIMITS
 from .text import sanitize
 
 LINE_KINDS = frozenset({"code", "line"})
 _WORD_CHAR = re.compile(r"[\w-]")  # (a hyphen joins a name: "payments-gw" is not cut to "…-gw")
-LINE_CHARS = 40
-"""A code or output line longer than this is shown as this many characters around the value."""
-LINE_SCAN = 400
 
 
 def _line_start(text: str, at: int) -> tuple[int, bool]:
-    """Where the line holding ``at`` starts, looked for within :data:`LINE_SCAN` characters
+    """Where the line holding ``at`` starts, looked for within ``LIMITS.line_scan`` characters
     (a value of a 1 MB line must not cost a scan of it), and whether that is the line's start."""
-    cut = max(0, at - LINE_SCAN)
+    cut = max(0, at - LIMITS.line_scan)
     lo = text.rfind("\n", cut, at) + 1
     return (lo, True) if lo or not cut else (cut, False)
 
@@ -30,14 +29,14 @@ def line_text(text: str, span: tuple[int, int]) -> str:
     """A :func:`code_line` span as the note shows it: ``…`` where it cuts its line, after
     the line's number when a listing numbered it (``1962 … self.db_table = self.model…``)."""
     lo, whole = _line_start(text, span[0])
-    hi = text.find("\n", span[1], span[1] + LINE_SCAN)
+    hi = text.find("\n", span[1], span[1] + LIMITS.line_scan)
     shown = text[span[0]:span[1]]
     before = text[lo:span[0]]
     if before.strip() and not _BANNER.fullmatch(before):
         number = _LINE_NUMBER.match(before) if whole else None
         shown = (number.group(1) + " " if number else "") + ("…" if not number or before[number.end():].strip()
                                                            else "") + shown
-    after = text[span[1]:span[1] + LINE_SCAN if hi < 0 else hi]
+    after = text[span[1]:span[1] + LIMITS.line_scan if hi < 0 else hi]
     if after.strip() and not _BANNER.fullmatch(after):
         shown += "…"
     return sanitize(shown)
@@ -65,12 +64,12 @@ def _banner_before(text: str, end: int, hi: int) -> int | None:
 
 def code_line(text: str, start: int, end: int) -> tuple[int, int]:
     """The span of the line holding ``start:end`` without its indent, or a window of about
-    :data:`LINE_CHARS` around the value that starts and ends between words. A line of code
+    ``LIMITS.line_chars`` around the value that starts and ends between words. A line of code
     is its own context: the words around a value are code, and a sentence's boundaries
     (the dot of ``self.model._meta``) cut it into something it does not say."""
     lo, whole = _line_start(text, start)
-    hi = text.find("\n", end, end + LINE_SCAN)
-    hi = min(len(text), end + LINE_SCAN) if hi < 0 else hi
+    hi = text.find("\n", end, end + LIMITS.line_scan)
+    hi = min(len(text), end + LIMITS.line_scan) if hi < 0 else hi
     while lo < start and text[lo] in " \t":
         lo += 1
     while hi > end and text[hi - 1] in " \t\r":
@@ -79,17 +78,18 @@ def code_line(text: str, start: int, end: int) -> tuple[int, int]:
     head, tail = _BANNER.match(text, lo, start), _banner_before(text, end, hi)
     if head is not None and tail is not None:
         lo, hi = head.end(), tail
-    if hi - lo <= LINE_CHARS or (hi - lo <= 4 * LINE_CHARS and len(sanitize(text[lo:hi])) <= LINE_CHARS):
+    chars = LIMITS.line_chars
+    if hi - lo <= chars or (hi - lo <= 4 * chars and len(sanitize(text[lo:hi])) <= chars):
         return lo, hi  # (an indent inside counts once)
     number = _LINE_NUMBER.match(text, lo, start) if whole else None
     if number is not None:  # the window is of the code, after its number (shown by line_text)
         lo = number.end()
         while lo < start and text[lo] in " \t":
             lo += 1
-    room = max(LINE_CHARS - (end - start), 0)
+    room = max(chars - (end - start), 0)
     a = max(lo, start - room // 3)
     b = min(hi, end + room - (start - a))
-    a = max(lo, min(a, b - LINE_CHARS))
+    a = max(lo, min(a, b - chars))
     # Start and end between words, not inside one ("…= Permission.objects.get(…", not
     # "…= Permission.objects.get(content_t…").
     while lo < a < start and _WORD_CHAR.match(text, a - 1) and _WORD_CHAR.match(text, a):
@@ -116,10 +116,18 @@ def _line_number_file(cols: Columns, u: Unit, start: int, end: int) -> str | Non
     return source_path(cols, u.message)
 
 
+@dataclass(slots=True)
+class LinesMemo:
+    """What this module found of the messages already read (columns only grow)."""
+
+    source_paths: dict[int, str | None] = field(default_factory=dict)
+    """A tool output's message -> the first path named by what produced it."""
+
+
 def source_path(cols: Columns, message: int) -> str | None:
     """The first path named by what produced a tool output: the call a tool result
     answers, or the assistant message before a text agent's observation."""
-    memo = cols.derived.setdefault("source_path", {})
+    memo = cols.memo(LinesMemo).source_paths
     if message in memo:
         return memo[message]
     src = cols.pairs.owner.get(message)

@@ -7,15 +7,42 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..columns import CODE, Columns
 from ..literals import PATTERN_KINDS
+from .limits import LIMITS
 from .text import _COMMON_WORDS
 
 # A line of a test runner's progress: "tests/lint/unittest_lint.py ......F.. [ 80%]".
 _PROGRESS = re.compile(r"(?:\S+[ \t]+)?[.FEsxX]+[ \t]*\[[ \t]*\d{1,3}%\]")
+
+
+@dataclass(slots=True)
+class NoiseMemo:
+    """What this module found of the literals and messages already read (columns only
+    grow; literal ids grow in order)."""
+
+    code_glue: dict[int, bool] = field(default_factory=dict)
+    """Quoted literal -> whether it is code between two string literals."""
+    capitals: dict[int, tuple[str, ...] | None] = field(default_factory=dict)
+    """Literal in capitals or an abbreviation's plural -> its lower-case forms (None: a code,
+    read against ``lit_mid`` at each view)."""
+    capitals_seen: int = 0
+    encoded: list[int] = field(default_factory=list)
+    """Literals that are encoded data or a memory address."""
+    encoded_seen: int = 0
+    speaker_heads: dict[str, str] = field(default_factory=dict)
+    """A speaker label's first three letters -> the label."""
+    speaker_messages: int = 0
+    short_names: list[int] = field(default_factory=list)
+    """Literals that are a speaker's name cut short."""
+    short_names_seen: int = 0
+    lower_words: Counter[str] = field(default_factory=Counter)
+    """Words written in lower case, standing alone."""
+    lower_seen: int = 0
 
 
 def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
@@ -31,7 +58,8 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
     if len(names):
         out |= names[kinds] & ~cols.lit_mid.view
     out |= system_only
-    glue = cols.derived.setdefault("code_glue", {})
+    memo = cols.memo(NoiseMemo)
+    glue = memo.code_glue
     quoted = cols.kind_code("quoted")
     if quoted >= 0:
         for i in np.flatnonzero(kinds == quoted).tolist():
@@ -43,9 +71,8 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
     # "URLs") where the text also writes the word in lower case: a label or a common noun
     # ("here are the reservation IDs"), not a value; "RPGs" in a chat about games stays.
     identifier = cols.kind_code("identifier")
-    caps = cols.derived.setdefault("capitals", {})
-    seen = caps.setdefault(-1, 0)  # literals looked at so far (ids grow in order)
-    for i in range(seen, n):
+    caps = memo.capitals
+    for i in range(memo.capitals_seen, n):
         text = cols.lit_text[i]
         if kinds[i] == identifier and len(text) >= 2 and text.isalpha() and text.isupper():
             # Longer than a code ("JFK", "NASA", "USD"): a word in capitals for emphasis or a
@@ -56,14 +83,13 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
             caps[i] = None if CODE.fullmatch(text) else ()
         elif names[kinds[i]] and _PLURAL_ABBREVIATION.fullmatch(text):
             caps[i] = (text[:-1].lower(), text.lower())
-    caps[-1] = n
-    noise = cols.derived.setdefault("encoded", [0, []])  # literals looked at, the encoded ones and addresses
-    for i in range(noise[0], n):
+    memo.capitals_seen = n
+    for i in range(memo.encoded_seen, n):
         if _encoded(cols.lit_text[i]) or _ADDRESS.fullmatch(cols.lit_text[i]):
-            noise[1].append(i)
-    noise[0] = n
-    out[noise[1]] = True
-    if len(caps) > 1:
+            memo.encoded.append(i)
+    memo.encoded_seen = n
+    out[memo.encoded] = True
+    if caps:
         # Written in lower case elsewhere (its own content word is its lower case: "jfk"
         # of "JFK" says nothing about the text writing "jfk").
         lower_words = lowercase_words(cols)
@@ -71,7 +97,7 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
         for i, forms in caps.items():
             if forms is None:
                 forms = (cols.lit_text[i].lower(),) if mid[i] else ()
-            if i >= 0 and (not forms or any(f in _COMMON_WORDS or lower_words.get(f, 0) >= LOWER_USES
+            if (not forms or any(f in _COMMON_WORDS or lower_words.get(f, 0) >= LIMITS.lower_uses
                                              for f in forms)):
                 out[i] = True
     out |= cols.lit_tags.view >= cols.lit_df.view  # only ever a tag's name (<pr_description>): markup
@@ -85,37 +111,30 @@ def _short_speaker_names(cols: Columns) -> list[int]:
     spoken to, not a value (the entry read ``#112 Caroline: Thanks, Mell!``). One word,
     its first three letters a speaker label's, no longer than that label. Read once per
     message and literal as the conversation grows (again when a new speaker appears)."""
-    memo = cols.derived.setdefault("short_speaker_names", {"messages": 0, "heads": {}, "literals": 0, "found": []})
-    heads: dict[str, str] = memo["heads"]
+    memo = cols.memo(NoiseMemo)
+    heads = memo.speaker_heads
     grew = False
-    for m in range(memo["messages"], len(cols)):
+    for m in range(memo.speaker_messages, len(cols)):
         label = cols.opening_label(m)
         if label and label.isalpha() and len(label) >= 4 and heads.get(label[:3]) != label:
             heads[label[:3]] = label
             grew = True
-    memo["messages"] = len(cols)
+    memo.speaker_messages = len(cols)
     if grew:
-        memo["literals"], memo["found"] = 0, []
+        memo.short_names_seen, memo.short_names = 0, []
     n = len(cols.lit_text)
-    for i in range(memo["literals"], n):
+    for i in range(memo.short_names_seen, n):
         text = cols.lit_text[i]
         label = heads.get(text[:3]) if len(text) >= 3 and text.isalpha() else None
         if label is not None and text != label and len(text) <= len(label):
-            memo["found"].append(i)
-    memo["literals"] = n
-    return memo["found"]
+            memo.short_names.append(i)
+    memo.short_names_seen = n
+    return memo.short_names
 
 
 _PLURAL_ABBREVIATION = re.compile(r"[A-Z]{2,12}s")
 _BASE64 = re.compile(r"[+/]?[A-Za-z0-9+/]{20,}={0,2}")
 _CLASS_CHANGE = re.compile(r"(?<=[a-z])[A-Z0-9+/]|(?<=[A-Z])[a-z0-9+/]|(?<=[0-9])[A-Za-z+/]|(?<=[+/])[A-Za-z0-9]")
-ENCODED_CHANGES = 0.4
-"""A run of base64 (``Hi3yYJ0wTsyEheIszx6e/jarM3c…``: a binary file in a ``git diff``, a
-key or a certificate) changes between upper case, lower case, digits and ``+/`` at this
-share of its characters at least; names and identifiers do far less (``ModelChoiceIteratorValue``
-0.17, ``EUCKR_TABLE_SIZE`` none, hexadecimal ids have no upper case)."""
-
-
 def _base64(text: str, changes: float) -> bool:
     """``text`` is base64 of upper and lower case and digits, changing between them at
     ``changes`` of its characters at least."""
@@ -129,7 +148,7 @@ def _base64(text: str, changes: float) -> bool:
 def _encoded(text: str) -> bool:
     """Whether a literal is encoded data (base64 of mixed case and digits), no value a
     model reads: it would fill the record with lines of random letters."""
-    return len(text) >= 20 and _base64(text, ENCODED_CHANGES)
+    return len(text) >= 20 and _base64(text, LIMITS.encoded_changes)
 
 
 _ADDRESS = re.compile(r"0x[0-9a-f]{9,16}")
@@ -137,35 +156,21 @@ _ADDRESS = re.compile(r"0x[0-9a-f]{9,16}")
 for the model, a mark of the process that printed it (a hexadecimal constant of code,
 ``0xFFFF``, ``0x7fffffff``, is shorter or in capitals)."""
 
-ENCODED_SCAN = 200
-"""How far around a value its line is read for base64 (a diff's lines are 76 characters)."""
-ENCODED_LINE_CHARS = 40
-"""A line of base64 at least this long, with half the case changes of
-:data:`ENCODED_CHANGES`, is encoded data (its pieces, split at ``+`` and ``/``, may read
-like words: ``p7JSeKdghDRUNGTETUua``)."""
-
-
 def _encoded_line(line: str) -> bool:
     """Whether a line of code or output is base64 (a ``git diff`` of a binary file)."""
-    return len(line) >= ENCODED_LINE_CHARS and _base64(line, ENCODED_CHANGES / 2)
+    return len(line) >= LIMITS.encoded_line_chars and _base64(line, LIMITS.encoded_changes / 2)
 
 
 _LOWER_WORD = re.compile(r"(?<![\w\-.@/])[a-z][a-z'’]+(?![\w\-@/]|\.\w)")  # not in an id, address or path
-LOWER_USES = 3
-"""How often a word must be written in lower case for its capitals (``ID`` where tool
-output writes ``"id"``) to be emphasis or a label, not an identifier."""
-
-
 def lowercase_words(cols: Columns) -> Counter[str]:
     """The words the conversation writes in lower case, standing alone (``chen`` of
     ``chen_lee_6825`` is not one), read once per message."""
-    state = cols.derived.setdefault("lowercase_words", [0, Counter()])
-    seen, words = state
-    for m in cols.messages[seen:]:
+    memo = cols.memo(NoiseMemo)
+    for m in cols.messages[memo.lower_seen:]:
         for tf in m.texts:
-            words.update(_LOWER_WORD.findall(tf.text))
-    state[0] = len(cols.messages)
-    return words
+            memo.lower_words.update(_LOWER_WORD.findall(tf.text))
+    memo.lower_seen = len(cols.messages)
+    return memo.lower_words
 
 
 def _code_glue(text: str) -> bool:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .entries import Entry, Item, Record
+from .limits import LIMITS
 
 VALUES_LINE = "; values left out, quoted as data:]"
 """How the note's first line ends when it lists values."""
@@ -69,10 +70,6 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
     return "\n".join(lines)
 
 
-ENTRY_LINES = 50_000
-"""Entry lines a ``lines_cache`` holds before it starts over."""
-
-
 def _entry_line(entry: Entry, cache: dict[Any, Any] | None) -> str | None:
     """An entry's line in the note (None: it lists only date lines)."""
     key = None
@@ -91,7 +88,7 @@ def _entry_line(entry: Entry, cache: dict[Any, Any] | None) -> str | None:
         told = [t for t in texts if not _in_call_label(t, label)]
         line = f"{label}: " + "; ".join(told) if told else label
     if cache is not None:
-        if len(cache) >= ENTRY_LINES:
+        if len(cache) >= LIMITS.entry_lines:
             cache.clear()
         cache[key] = (entry.items, line)
     return line

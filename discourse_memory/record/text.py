@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ..literals import _COMMON_STARTERS
+from .limits import LIMITS
 
 # Every line break Unicode knows, and other controls: a value must stay on its line.
 _BREAKS = re.compile(r"[\r\n\v\f\x1c-\x1e\x85\u2028\u2029\x00-\x08\x0e-\x1b\x7f]+")
@@ -29,9 +30,6 @@ _STOP = frozenset(
 )
 
 _COMMON_WORDS = _STOP | {w.lower() for w in _COMMON_STARTERS} | {"not", "must", "should", "do", "no", "never"}
-QUOTED_WORDS = 8
-"""A quoted string longer than this many words is cut (…) in the record."""
-MAX_ITEM_CHARS = 80
 
 
 def sanitize(text: str) -> str:
@@ -41,6 +39,6 @@ def sanitize(text: str) -> str:
 
 def _quoted(value: str) -> str:
     words = value.split()
-    if len(words) <= QUOTED_WORDS:
+    if len(words) <= LIMITS.quoted_words:
         return value
-    return " ".join(words[:QUOTED_WORDS]) + "…" + value[-1]
+    return " ".join(words[:LIMITS.quoted_words]) + "…" + value[-1]
