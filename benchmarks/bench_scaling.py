@@ -166,16 +166,17 @@ USAGE = {"blocks._MULTI_SENTENCE": "search", "blocks._FILE_NAME": "fullline", "l
 def regexes() -> list[tuple[str, re.Pattern[str], str]]:
     """(name, pattern, how the library applies it; see ``USAGE``)."""
     from discourse_memory import actions, blocks, fit, keys, literals, record, segment, tokens, units
+    from discourse_memory.lang import zh
 
     out: list[tuple[str, re.Pattern[str], str]] = []
-    for mod in (blocks, literals, segment, keys, tokens, units, actions, fit, record):
+    for mod in (blocks, literals, segment, keys, tokens, units, actions, fit, record, zh):
         for name, value in sorted(vars(mod).items()):
             if isinstance(value, re.Pattern):
                 full = f"{mod.__name__.split('.')[-1]}.{name}"
                 out.append((full, value, USAGE.get(full, "line" if mod is blocks else "search")))
     out.append(("literals.combined_pattern()", literals.combined_pattern(), "search"))
     out.append(("literals.comma_pattern()", literals.comma_pattern(), "search"))
-    for kind, pattern in literals._PATTERNS:  # each literal kind alone
+    for kind, pattern in literals.patterns():  # each literal kind alone
         out.append((f"literals.{kind}", re.compile(pattern), "search"))
     # The closing-fence rule split_blocks builds for an opening fence of three backticks.
     out.append(("blocks.<closing fence>", re.compile(r"^ {0,3}`{3,}[ \t]*$"), "line"))
