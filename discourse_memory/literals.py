@@ -330,22 +330,22 @@ def combined_pattern() -> re.Pattern[str]:
     """The combined literal pattern: compiled on first use, as compiling it is a sixth of a
     second of a fresh process's start-up (a conversation that fits needs none), and again
     after a language pack is registered."""
-    return _combined(lang.generation())
-
-
-@functools.lru_cache(maxsize=2)
-def _combined(generation: int) -> re.Pattern[str]:
-    return _compile(_built(generation)[0], _built(generation)[1])
+    generation = lang.generation()
+    if _COMPILED[0] != generation:  # (one comparison per text: read for every piece)
+        built, start = _built(generation)
+        _COMPILED[:] = [generation, _compile(built, start), None]
+    return _COMPILED[1]
 
 
 def comma_pattern() -> re.Pattern[str]:
     """The combined pattern for languages with decimal commas (compiled on first use)."""
-    return _comma(lang.generation())
+    combined_pattern()
+    if _COMPILED[2] is None:
+        _COMPILED[2] = _compile(_comma_patterns(), _built(_COMPILED[0])[1])
+    return _COMPILED[2]
 
 
-@functools.lru_cache(maxsize=2)
-def _comma(generation: int) -> re.Pattern[str]:
-    return _compile(_comma_patterns(), _built(generation)[1])
+_COMPILED: list[Any] = [-1, None, None]  # the generation of the packs, and its two patterns
 
 
 PATTERN_KINDS = frozenset(("url", "email", "datetime", "date", "time", "phone", "amount", "percent", "quantity",

@@ -113,6 +113,14 @@ class LanguagePack:
     characters holding one is no content word."""
     stop_pairs: frozenset[str] = frozenset()
     """Pairs of characters of courtesy and chat that say nothing of their own."""
+    key_links: str = ""
+    """Characters that join a key to its value without a space (particles and verbs:
+    ``是``, ``为``): the record's context of a value written against its key ends before them."""
+    value_keys: tuple[str, ...] = ()
+    """Words a value is stated under (``电话``: phone): in a run of characters before a value,
+    the first of them starts the value's context."""
+    possessive: str = ""
+    """The word between an owner and what it owns (``的``): a value's key follows it."""
     find_names: Callable[[str], list[Literal]] | None = None
     """The names of places and organisations in a text of this language (where no capital
     letter marks them), as ``name`` literals in order."""
@@ -137,6 +145,8 @@ _lock = threading.RLock()
 
 def _load() -> None:
     global _loaded
+    if _loaded:  # (the fast path: read for every text)
+        return
     with _lock:
         if _loaded:
             return
@@ -180,7 +190,8 @@ def available() -> tuple[str, ...]:
 def generation() -> int:
     """A number that changes whenever a pack is registered (patterns built from the packs
     are cached per generation)."""
-    _load()
+    if not _loaded:
+        _load()
     return _generation
 
 

@@ -52,6 +52,14 @@ STOP_PAIRS = frozenset(
     "然后 那么 因为 所以 但是 已经 还是 或者 如果 现在 一下 看看 问问 帮助 推荐 告诉 查询 请问 行吧 嗯嗯 恩恩"
     .split())
 
+# The record's context of a value (discourse_memory.record): the particles and verbs that
+# join a key to its value ("人均消费是74元"), the keys a value is stated under, and the
+# possessive a key follows ("景点的评分是4分": the rating's).
+KEY_LINKS = "是在为的了也有就约达到共"
+VALUE_KEYS = ("电话", "地址", "价格", "票价", "门票", "人均", "消费", "评分", "营业时间", "游玩时间", "游玩时长", "号码",
+              "邮箱")
+POSSESSIVE = "的"
+
 _BRANCH = r"(?:[(（][^()（）]{1,20}[)）])?$"
 _LODGING = r"(?:酒店|宾馆|饭店|旅馆|客栈|公寓)"
 _EATING = r"(?:餐厅|饭馆|菜馆|酒楼|食府|小馆|面馆|火锅|饭店|(?<![酒宾旅])店)"
@@ -371,5 +379,6 @@ PACK = LanguagePack(
     code="zh", currency_after=CURRENCY_AFTER, multipliers=MULTIPLIERS, amount_qualifiers=AMOUNT_QUALIFIERS,
     count_qualifiers=COUNT_QUALIFIERS, range_words=RANGE_WORDS, count_units=COUNT_UNITS, weekdays=WEEKDAYS,
     dates=DATES, times=TIMES, openers=OPENERS, question_words=QUESTION_WORDS, requests=REQUESTS,
-    function_chars=FUNCTION_CHARS, stop_pairs=STOP_PAIRS, find_names=find_cjk_names, topics=TOPICS,
+    function_chars=FUNCTION_CHARS, stop_pairs=STOP_PAIRS, key_links=KEY_LINKS, value_keys=VALUE_KEYS,
+    possessive=POSSESSIVE, find_names=find_cjk_names, topics=TOPICS,
 )

@@ -62,6 +62,8 @@ _lock = threading.RLock()
 
 def _load() -> None:
     global _loaded
+    if _loaded:  # (the fast path: read for every text)
+        return
     with _lock:
         if _loaded:
             return
@@ -106,7 +108,8 @@ def available() -> tuple[str, ...]:
 
 def generation() -> int:
     """A number that changes whenever a reader is registered."""
-    _load()
+    if not _loaded:
+        _load()
     return _generation
 
 
