@@ -166,6 +166,7 @@ USAGE = {"blocks._MULTI_SENTENCE": "search", "blocks._FILE_NAME": "fullline", "l
 def regexes() -> list[tuple[str, re.Pattern[str], str]]:
     """(name, pattern, how the library applies it; see ``USAGE``)."""
     from discourse_memory import actions, blocks, fit, keys, literals, record, segment, tokens, units
+    from discourse_memory import traces
     from discourse_memory.lang import zh
 
     out: list[tuple[str, re.Pattern[str], str]] = []
@@ -174,6 +175,15 @@ def regexes() -> list[tuple[str, re.Pattern[str], str]]:
             if isinstance(value, re.Pattern):
                 full = f"{mod.__name__.split('.')[-1]}.{name}"
                 out.append((full, value, USAGE.get(full, "line" if mod is blocks else "search")))
+    # The packs' and readers' patterns the core builds or reads (not module attributes).
+    for field, value in vars(zh.TOPICS).items():
+        for k, pattern in enumerate(value if isinstance(value, tuple) else (value,)):
+            for j, p in enumerate(pattern if isinstance(pattern, tuple) else (pattern,)):
+                if isinstance(p, re.Pattern):
+                    out.append((f"zh.TOPICS.{field}[{k}][{j}]", p, "search"))
+    out.append(("traces.harness_block()", traces.harness_block(), "search"))
+    out.append(("traces.line_number()", traces.line_number(), "match"))
+    out.append(("traces.progress_line()", traces.progress_line(), "fullline"))
     out.append(("literals.combined_pattern()", literals.combined_pattern(), "search"))
     out.append(("literals.comma_pattern()", literals.comma_pattern(), "search"))
     for kind, pattern in literals.patterns():  # each literal kind alone
