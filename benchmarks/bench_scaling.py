@@ -159,8 +159,8 @@ USAGE = {"blocks._MULTI_SENTENCE": "search", "blocks._FILE_NAME": "fullline", "l
          "fit.signals._TAG_LINE": "fullline",
          # the record reads these at one place each (after a value, at a line's start), never by a search
          "record.keys._CODE_AFTER": "match", "record.lines._GREP_LINE": "match", "record.items._ITEM_MARK": "match",
-         "record.json_keys._JSON_START": "match", "record.lines._LINE_NUMBER": "match",
-         "record.context._OBJECT": "match", "record.noise._PROGRESS": "fullline", "record.lines._BANNER": "match"}
+         "record.json_keys._JSON_START": "match",
+         "record.context._OBJECT": "match", "record.lines._BANNER": "match"}
 
 
 def regexes() -> list[tuple[str, re.Pattern[str], str]]:

@@ -92,3 +92,32 @@ def test_a_harness_without_a_reader_gets_the_generic_rules(registry):
         register(TraceReader(name=name))
     assert traces.harness_block().search("<instructions>x</instructions>") is None
     assert traces.progress_line().fullmatch("..... [100%]") is None
+
+
+
+def _harness_texts(text: str) -> list[str]:
+    """The units of a user message ``text`` the record reads as a harness's own."""
+    from discourse_memory.columns import Columns
+    from discourse_memory.messages import validate_messages
+    from discourse_memory.record.examples import harness_units
+    from discourse_memory.tokens import get_token_counter
+    from discourse_memory.units import Analyzer
+
+    counter = get_token_counter(None)
+    msgs = validate_messages([{"role": "system", "content": "You run one command per turn."},
+                              {"role": "user", "content": text}])
+    cols = Columns(counter.count)
+    cols.extend(msgs, Analyzer(counter).fields(msgs))
+    return [u.text for u, inside in zip(cols.units, harness_units(cols)) if inside]
+
+
+def test_the_record_reads_a_registered_harness_tags_block_as_the_harness_s(registry):
+    text = ("Fix the stalled worker pool in pool.py.\n\n<task_context>\nPrefix any action with "
+            "MY_ENV_VAR=MY_VALUE.\nCombine commands as command1 && command2.\n</task_context>")
+    assert _harness_texts(text) == []  # a tag no reader knows: text like any other
+    register(TraceReader(name="my-harness", harness_tags=(r"task[-_]context",)))
+    inside = _harness_texts(text)
+    assert inside and all("pool.py" not in t for t in inside)
+    assert any("MY_ENV_VAR=MY_VALUE" in t for t in inside) and any("command1" in t for t in inside)
+    reminder = _harness_texts(text.replace("task_context", "system-reminder"))  # a built-in tag alike
+    assert [t.replace("system-reminder", "task_context") for t in reminder] == inside

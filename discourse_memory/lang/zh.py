@@ -64,8 +64,9 @@ _BRANCH = r"(?:[(（][^()（）]{1,20}[)）])?$"
 _LODGING = r"(?:酒店|宾馆|饭店|旅馆|客栈|公寓)"
 _EATING = r"(?:餐厅|饭馆|菜馆|酒楼|食府|小馆|面馆|火锅|饭店|(?<![酒宾旅])店)"
 TOPICS = Topics(
-    # "鼓楼西大街80号", "北京市崇文区前门东路…": where a place is, not what the talk is on.
-    address=re.compile(r"\d+号|[路街巷号]$|胡同$|市.{0,8}[区县]|[区县].{0,8}[路街]"),
+    # "鼓楼西大街80号", "北京市崇文区前门东路…": where a place is, not what the talk is on (a run of
+    # digits is tried once, at its start: a search stays linear).
+    address=re.compile(r"(?<!\d)\d+号|[路街巷号]$|胡同$|市.{0,8}[区县]|[区县].{0,8}[路街]"),
     dish_key=re.compile(r"(?:推荐菜|招牌菜|特色菜|菜品)"),
     recommends=re.compile(r"推荐|建议|考虑|名字是|名叫|叫做"),  # ("您可以考虑去门票价位100元的世界公园亚洲区游玩")
     # "篱苑图书馆周边没有酒店，帮您查到…": the place searched around, not the one found

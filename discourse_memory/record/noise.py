@@ -14,9 +14,6 @@ from ..columns import CODE, Columns
 from ..literals import PATTERN_KINDS
 from .text import _COMMON_WORDS
 
-# A line of a test runner's progress: "tests/lint/unittest_lint.py ......F.. [ 80%]".
-_PROGRESS = re.compile(r"(?:\S+[ \t]+)?[.FEsxX]+[ \t]*\[[ \t]*\d{1,3}%\]")
-
 
 def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
     """Per literal: True when it is not a value worth listing: a name-like word only ever
