@@ -159,8 +159,8 @@ USAGE = {"blocks._MULTI_SENTENCE": "search", "blocks._FILE_NAME": "fullline", "l
          "fit.signals._TAG_LINE": "fullline",
          # the record reads these at one place each (after a value, at a line's start), never by a search
          "record.keys._CODE_AFTER": "match", "record.lines._GREP_LINE": "match", "record.items._ITEM_MARK": "match",
-         "record.json_keys._JSON_START": "match", "record.lines._LINE_NUMBER": "match",
-         "record.context._OBJECT": "match", "record.noise._PROGRESS": "fullline", "record.lines._BANNER": "match"}
+         "record.json_keys._JSON_START": "match",
+         "record.context._OBJECT": "match", "record.lines._BANNER": "match"}
 
 
 def regexes() -> list[tuple[str, re.Pattern[str], str]]:
@@ -169,19 +169,30 @@ def regexes() -> list[tuple[str, re.Pattern[str], str]]:
     from discourse_memory.fit import candidates, signals
     from discourse_memory.record import clauses, context, examples, items, json_keys, labels, lines, noise, note, text
     from discourse_memory.record import keys as record_keys
+    from discourse_memory import traces
+    from discourse_memory.lang import zh
 
     out: list[tuple[str, re.Pattern[str], str]] = []
     seen: set[int] = set()  # a pattern once, under the module that makes it (the record's modules share theirs)
     for mod in (blocks, literals, segment, keys, tokens, units, actions, signals, candidates, text, noise, examples,
-                labels, lines, json_keys, record_keys, clauses, context, items, note):
+                labels, lines, json_keys, record_keys, clauses, context, items, note, zh):
         for name, value in sorted(vars(mod).items()):
             if isinstance(value, re.Pattern) and id(value) not in seen:
                 seen.add(id(value))
                 full = f"{mod.__name__.removeprefix('discourse_memory.')}.{name}"
                 out.append((full, value, USAGE.get(full, "line" if mod is blocks else "search")))
+    # The packs' and readers' patterns the core builds or reads (not module attributes).
+    for field, value in vars(zh.TOPICS).items():
+        for k, pattern in enumerate(value if isinstance(value, tuple) else (value,)):
+            for j, p in enumerate(pattern if isinstance(pattern, tuple) else (pattern,)):
+                if isinstance(p, re.Pattern):
+                    out.append((f"zh.TOPICS.{field}[{k}][{j}]", p, "search"))
+    out.append(("traces.harness_block()", traces.harness_block(), "search"))
+    out.append(("traces.line_number()", traces.line_number(), "match"))
+    out.append(("traces.progress_line()", traces.progress_line(), "fullline"))
     out.append(("literals.combined_pattern()", literals.combined_pattern(), "search"))
     out.append(("literals.comma_pattern()", literals.comma_pattern(), "search"))
-    for kind, pattern in literals._PATTERNS:  # each literal kind alone
+    for kind, pattern in literals.patterns():  # each literal kind alone
         out.append((f"literals.{kind}", re.compile(pattern), "search"))
     # The closing-fence rule split_blocks builds for an opening fence of three backticks.
     out.append(("blocks.<closing fence>", re.compile(r"^ {0,3}`{3,}[ \t]*$"), "line"))

@@ -36,6 +36,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .lang import marks
+
 __all__ = ["Block", "MAX_LIST_DEPTH", "is_prose_line", "split_blocks"]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -53,6 +55,7 @@ _WORD = re.compile(r"[A-Za-z]{2,}")
 # Lines with other letters: words of any script, and each CJK character as a word's worth
 # of letters (a Chinese line is one run of characters between its commas).
 _WORD_ANY = re.compile(r"[^\W\d_]{2,}")
+_END_MARKS = ".!?" + marks.END_MARKS
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _HUNK = re.compile(r"@@ -\d{1,9}(?:,(\d{1,9}))? \+\d{1,9}(?:,(\d{1,9}))? @@")
 _DIFF_HEADER = (
@@ -120,7 +123,7 @@ def is_prose_line(line: str) -> bool:
         return False
     if not stripped.isascii():
         words = _WORD_ANY.findall(stripped)
-        if len(words) < 3 and not (words and stripped[-1] in ".!?。！？"):
+        if len(words) < 3 and not (words and stripped[-1] in _END_MARKS):
             return False
         letters = sum(len(w) for w in words) + len(_CJK_CHAR.findall(stripped))
         return letters >= 0.6 * len(stripped)

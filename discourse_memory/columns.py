@@ -23,6 +23,7 @@ import numpy as np
 from .labels import LIST_MARK, date_line, label_before_number, speaker_label
 from .literals import PATTERN_KINDS, first_kinds
 from .messages import Message
+from .lang import marks
 from .segment import Piece
 from .tool_pairs import ToolPairs
 from .units import Field, MeasuredPiece, Unit, field_getter
@@ -42,7 +43,8 @@ _MD_LABEL = re.compile(r"[ \t]{0,8}" + LIST_MARK + r"?[*_]{0,2}[\w .'\-/()]{1,80
 _SENTENCE_ON = re.compile(r"[*_]{0,2}[,;]?[ \t]{1,3}[(\"“]?[a-z]")
 _ALNUM = re.compile(r"[^\W_]")
 _JSON_STRING_OPEN = re.compile(r"""[\w\-]["']\s{0,3}:\s{0,3}["']$""")  # '{"thought": "' before a text
-_SENTENCE_END = re.compile(r"(?:[.!?…。！？；]+[\"'’”」』)\]]*|\n)\W*$")
+_SENTENCE_END = re.compile(r"(?:[.!?…" + marks.END_MARKS + marks.CLAUSE_END + r"]+[\"'’”" + marks.CLOSING_QUOTES
+                           + r")\]]*|\n)\W*$")
 
 
 class _Grow:

@@ -16,10 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from .lang import marks
+
 __all__ = ["DocTokens", "doc_texts", "prime_cache"]
 
 
-OPENERS = ('"', "'", "“", "‘", "«", "(", "[", "「", "『", "（")
+OPENERS = ('"', "'", "“", "‘", "«", "(", "[", *marks.OPENING_QUOTES, marks.OPEN_PAREN)
 """Marks that open a quote or an aside: they start the sentence of the word they touch."""
 _OPENERS: np.ndarray | None = None
 

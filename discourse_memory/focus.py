@@ -25,41 +25,52 @@ would be without one.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from . import lang
 from .actions import answers_action, is_action
 from .columns import Columns
+from .lang import marks
 from .messages import SYSTEM_ROLES
 from .policy import DEFAULT_POLICY, Policy
 
-__all__ = ["Focus", "asked_kinds", "focus_of_text", "focus_of_turn", "focus_terms", "relevance"]
+__all__ = ["ASKED", "Focus", "asked_kinds", "focus_of_text", "focus_of_turn", "focus_terms", "relevance"]
 
 # The weights (BM25's k1 and b, the context's weight, the asked kind's share, the least
 # strength of a focus) are the Policy's: see .policy.
-_ASKS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
-    (re.compile(r"(?i)\bhow\s+(?:long|many|much|old|often|far)\b"
-                r"|\bwhat\s+(?:percentage|number\s+of|amount)\b"
-                r"|多少|几个|几天|几晚|几位|几间|多久|多长|いくつ|いくら|何人|何日|何回|何時間"),
-     ("number", "quantity", "amount", "percent")),
-    (re.compile(r"(?i)\bwhen\b|\b(?:what|which)\s+(?:time|year|month|day|date)\b"
-                r"|什么时候|几点|哪天|哪一天|何时|いつ|何時|何月"),
-     ("date", "datetime", "time")),
-    (re.compile(r"(?i)\b(?:phone|telephone)\b|电话|電話"), ("phone",)),
-    (re.compile(r"(?i)\be-?mail\b|邮箱|メール"), ("email",)),
-    (re.compile(r"(?i)\b(?:cost|price|pay|paid|fee)\b|价格|多少钱|价钱|费用|値段|料金"), ("amount",)),
-    (re.compile(r"(?i)\bversion\b|版本|バージョン"), ("version",)),
-)
-_QUESTION = re.compile(r"[?？]")
+ASKED: dict[str, tuple[str, tuple[str, ...]]] = {
+    "count": (r"(?i)\bhow\s+(?:long|many|much|old|often|far)\b|\bwhat\s+(?:percentage|number\s+of|amount)\b",
+              ("number", "quantity", "amount", "percent")),
+    "when": (r"(?i)\bwhen\b|\b(?:what|which)\s+(?:time|year|month|day|date)\b", ("date", "datetime", "time")),
+    "phone": (r"(?i)\b(?:phone|telephone)\b", ("phone",)),
+    "email": (r"(?i)\be-?mail\b", ("email",)),
+    "amount": (r"(?i)\b(?:cost|price|pay|paid|fee)\b", ("amount",)),
+    "version": (r"(?i)\bversion\b", ("version",)),
+}
+"""Groups of question: the English words of each and the literal kinds it asks for (a
+language pack adds its words to a group: ``LanguagePack.question_words``)."""
+_QUESTION = re.compile("[?" + marks.QUESTION + "]")
+
+
+@functools.lru_cache(maxsize=2)
+def _asks(_generation: int) -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
+    """Each group's pattern: its English words and the registered packs'."""
+    out = []
+    for group, (english, kinds) in ASKED.items():
+        words = [w for p in lang.packs() for g, ws in p.question_words if g == group for w in ws]
+        out.append((re.compile("|".join([english, *map(re.escape, words)])), kinds))
+    return tuple(out)
 
 
 def asked_kinds(text: str) -> tuple[str, ...]:
     """The literal kinds a question asks for (none if ``text`` asks no question)."""
     if not _QUESTION.search(text):
         return ()
-    return tuple(sorted({k for pattern, kinds in _ASKS if pattern.search(text) for k in kinds}))
+    return tuple(sorted({k for pattern, kinds in _asks(lang.generation()) if pattern.search(text) for k in kinds}))
 
 
 @dataclass(frozen=True)

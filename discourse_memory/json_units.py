@@ -175,7 +175,7 @@ def unescaped(arguments: str) -> str:
     handler(...)`` as written, not ``"Exception as e\\"`` and ``ndef handler``. A ``\\uXXXX``
     escape (``json.dumps``' default for any non-ASCII text) reads as its character, the
     string it stands in padded with spaces before its closing quote
-    (``"\\u9526\\u6c5f\\u4e4b\\u661f(\\u5317\\u4eac3\\u5e97)"`` reads ``"锦江之星(北京3店)"`` and
+    (``"\\u5317\\u4eac3"`` reads as the two Han characters it escapes, ``3`` and
     spaces: a name's characters stay together). The same length as ``arguments``: a value's
     place in it holds."""
     text, owed = _read(arguments)

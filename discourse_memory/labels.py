@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .literals import Literal
+from .literals import Literal, find_literals
 
-__all__ = ["DATE_PREFIX", "LIST_MARK", "SPEAKER", "SPEAKER_AT", "date_line", "label_before_number", "speaker_label"]
+__all__ = ["LIST_MARK", "SPEAKER", "SPEAKER_AT", "date_line", "date_prefix", "label_before_number", "speaker_label"]
 
 SPEAKER_AT = re.compile(r"([A-Z][\w'\-]{0,20}(?:[ ][A-Z][\w'\-]{0,20}){0,2}):[ \t]+(?=[^\W\d_]|[\"'“(\[])")
 """A speaker label: one to three capitalised words and a colon, before words (a field
@@ -28,23 +28,31 @@ _DATE_KINDS = frozenset({"date", "datetime", "time"})
 _DATE_LINE_REST = re.compile(r"[\s\[\](){}<>,.:;|\-–—]*(?:on|at|am|pm|AM|PM)?[\s\[\](){}<>,.:;|\-–—]*")
 
 
-DATE_PREFIX = re.compile(
-    r"[ \t]{0,8}\[(?=[^\[\]\n]{0,60}\d)(?=[^\[\]\n]{0,60}(?:\d:\d\d|\b[ap]\.?m\b|\d{4}-\d\d|\b(?:jan|feb|mar|apr|may|jun|jul"
-    r"|aug|sep|oct|nov|dec)[a-z]{0,6}\b))[^\[\]\n]{1,60}\][ \t]{1,8}(?=\S)", re.I)
-"""A session's date in brackets opening a turn on its own line's start, the turn after it
-on the same line ("[1:10 pm on 27 March, 2023] Audrey: Hi!"): the date is the session's
-date line as when it stands on a line of its own (:mod:`.segment` makes it a unit of its own)."""
+_BRACKETED = re.compile(r"[ \t]{0,8}\[(?=[^\[\]\n]{0,60}\d)([^\[\]\n]{1,60})\][ \t]{1,8}(?=\S)")
+
+
+def date_prefix(text: str) -> int:
+    """Where the turn starts after a date line in brackets opening ``text``, on the same
+    line ("[1:10 pm on 27 March, 2023] Audrey: Hi!", "[2024-03-05 14:00] ..."), or -1: the
+    brackets hold a :func:`date_line` in any format the literal patterns read (and the
+    language packs' shapes), and the date is the session's date line as when it stands on
+    a line of its own (:mod:`.segment` makes it a unit of its own)."""
+    match = _BRACKETED.match(text)
+    if match is None:
+        return -1
+    inside = match.group(1)
+    return match.end() if date_line(inside, find_literals(inside)) else -1
 
 
 def speaker_label(text: str) -> str | None:
     """The speaker label opening ``text`` ("Caroline: ..."), or after its first line when
     that line is not one (a date line may come first), or after a date opening its line
-    (:data:`DATE_PREFIX`)."""
+    (:func:`date_prefix`)."""
     match = SPEAKER.match(text)
     if match is None:
-        dated = DATE_PREFIX.match(text)
-        if dated is not None:
-            match = SPEAKER.match(text, dated.end())
+        dated = date_prefix(text)
+        if dated >= 0:
+            match = SPEAKER.match(text, dated)
     if match is None:
         line_end = text.find("\n")
         if line_end != -1:
@@ -71,9 +79,9 @@ def label_before_number(text: str) -> str | None:
     ("Window: 02:00-04:00") where they do not (the caller counts)."""
     match = _SPEAKER_BEFORE_NUMBER.match(text)
     if match is None:
-        dated = DATE_PREFIX.match(text)
-        if dated is not None:
-            match = _SPEAKER_BEFORE_NUMBER.match(text, dated.end())
+        dated = date_prefix(text)
+        if dated >= 0:
+            match = _SPEAKER_BEFORE_NUMBER.match(text, dated)
     if match is None:
         line_end = text.find("\n")
         if line_end != -1:

@@ -1,13 +1,17 @@
 """Literals: the exact values a unit states.
 
 Kinds: ``url``, ``email``, ``datetime``, ``date``, ``time``, ``phone``, ``amount``,
-``percent``, ``quantity`` (a number with a CJK unit: ``4.5分``, ``3天``, or a unit written
-against it: ``0.21s``, ``3.5GB``), ``version``,
+``percent``, ``quantity`` (a number with a unit a language pack counts in, a rating or a
+number of days in Chinese, or a unit written against it: ``0.21s``, ``3.5GB``), ``version``,
 ``path``, ``identifier``, ``quoted``, ``number`` (found by the patterns below, leftmost
 first, earlier kinds winning at a position; local formats of dates, times, amounts and
 numbers included) and ``name`` (runs of capitalised words found on spaCy tokens, with
-a statistical pipeline its entities too; in Chinese, places and organisations by the
-words that end them, :func:`find_cjk_names`).
+a statistical pipeline its entities too; in a language whose pack reads names, by that
+reader: Chinese places and organisations by the words that end them,
+:func:`discourse_memory.lang.zh.find_cjk_names`).
+
+The shapes the language packs supply (currency words, count units, weekdays, dates and
+times: :mod:`discourse_memory.lang`) join the patterns, in text of every language.
 
 Every pattern is linear-time: no nested quantifiers, bounded repeats.
 """
@@ -15,15 +19,17 @@ Every pattern is linear-time: no nested quantifiers, bounded repeats.
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from bisect import bisect_left
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
+from . import lang
 from .doc_tokens import DocTokens
+from .lang import marks
 
-__all__ = ["COMMA_LANGUAGES", "PATTERN_KINDS", "Literal", "Spans", "find_cjk_names", "names_win", "find_literals", "find_names",
-           "find_names_by_pattern", "find_token_names", "first_kinds"]
+__all__ = ["COMMA_LANGUAGES", "PATTERN_KINDS", "Literal", "Spans", "names_win", "find_literals", "find_names",
+           "find_names_by_pattern", "find_token_names", "first_kinds",
+           "patterns"]
 
 
 class Spans:
@@ -41,7 +47,7 @@ class Spans:
 
 def names_win(found: list[Literal], names: Iterable[Literal]) -> list[Literal]:
     """``found`` and ``names`` in order, a name's span winning over the literals inside it
-    (a Chinese name holds the numbers and Latin words in it: "7天连锁酒店", "飘HOME连锁酒店")."""
+    (a Chinese name holds the numbers and Latin words in it: a hotel chain's number and brand)."""
     names = list(names)
     outside = Spans((n.start, n.end) for n in names).free
     out = [lit for lit in found if outside(lit.start, lit.end)] + names
@@ -73,7 +79,8 @@ _MONTH = (
     r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 )
 # Letters of the scripts written without spaces (kana, Han, Hangul): next to them a value
-# still starts or ends ("订单号是A12345", "价格775元"), so the patterns' word boundaries
+# still starts or ends (an order number or a price written against Han text), so the
+# patterns' word boundaries
 # are those of the spaced scripts only. With no such letter around, each rule below is
 # exactly the rule with ``\b`` and ``\w``.
 _CJK = r"\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -97,113 +104,205 @@ _MONTHS_ES_PT = r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembr
 _MONTHS_IT_NL = r"(?:gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre" \
                 r"|januari|februari|maart|mei|augustus|oktober)"
 _MONTHS_RU = r"(?:января|февраля|марта|апреля|мая|июня|июля|августа|сентября|октября|ноября|декабря)"
-# Currencies written after the amount: signs, codes and words ("49,90 €", "12 500 ₽",
-# "12,800円", "775元", "30 Euro", "500 руб."), and the CJK ones after a multiplier ("12万元").
-_CURRENCY_AFTER = (
-    r"(?:[万萬千亿億]?(?:元|円|块钱?|美元|欧元|日元|英镑|港币|人民币|韩元)|[€₽¥￥₩₴₺]|원"
-    r"|(?:EUR|RUB|CNY|RMB|JPY|KRW|CHF|PLN|SEK|NOK|DKK|CZK|HUF|TRY|UAH|BRL|MXN|zł|Kč|Ft|kr|Fr\.|Euros?|euros?"
-    r"|руб(?:\.|лей|ля|ль)?|р\.|грн|лв|pesos?|reais|francs?|Franken)" + _NA + r")"
-    r"(?:以上|以下|左右|起)?"
-)
+# Signs written before an amount (the yen's full-width form too), and the quote pairs of
+# the unspaced scripts (corner brackets, title marks) beside the curly and guillemet ones.
+_SIGNS = "$€£¥₹" + marks.YEN + "₽₩"
+_PAIRED = "|".join(f"{o}[^{o}{c}\\n]{{1,120}}{c}" for o, c in marks.QUOTE_PAIRS)
 # A number as the languages group it: 1 299,00 / 1.299,00 (space, no-break space or dot
 # thousands, decimal comma), 12,800.50, or plain with either decimal mark.
 _LOCAL_NUMBER = (r"(?:\d{1,3}(?:[.\u00a0\u202f ]\d{3}){1,6}(?:,\d{1,2})?(?!\d)"
                  r"|\d{1,3}(?:,\d{3}){1,6}(?:\.\d{1,2})?(?!\d)|\d{1,30}(?:[.,]\d{1,8})?)")
-_RANGE = r"\s?[-–~～至到]\s?"
-# What CJK text counts with a number: ratings, durations, nights, people, rooms, floors.
-_CJK_UNIT = (r"(?:小时|小時|分钟|分鐘|分間|時間|个月|個月|星期|公里|公斤|平米|平方米|日間"
-             r"|[分星天晚夜个個人位间間张張次岁歳件本枚台泊名号層层楼樓])")
-_CJK_NUMBER = r"\d{1,12}(?:\.\d{1,4})?"
-# Opening hours: days (one, a range or a list) with the times they hold, one value ("周一至周日
-# 08:00-22:00", "Mon-Fri 09:00-17:00", "Mo-Fr 9:00-18:00 Uhr", "月〜金 10:00-19:00"):
-# apart, "Mon" and "Fri" were names and the times were of no day.
+_COUNT_NUMBER = r"\d{1,12}(?:\.\d{1,4})?"
 _DE_DAY = r"(?:Mo|Di|Mi|Do|Fr|Sa|So)\.?(?![A-Za-z])"
-_DAY = (r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?:days?|sdays?|nesdays?|rsdays?|urdays?|s|rs)?\.?(?![A-Za-z])"
-        r"|(?:周|星期|礼拜|禮拜)[一二三四五六日天]|[月火水木金土日]曜日?)")
-_DAY_MARK = r"\s?(?:[-–~～〜至到、,/・]|to|through|bis)\s?"
-# (German days of two letters only in a range or list, "Mo-Fr", "Sa, So": "So 9:30 works" is English)
-_DAYS = (r"(?:" + _DAY + r"|" + _DE_DAY + r"(?=" + _DAY_MARK + _DE_DAY + r")|[月火水木金土日](?=[〜~～\-–・、]))"
-         r"(?:" + _DAY_MARK + r"(?:" + _DAY + r"|" + _DE_DAY + r"|[月火水木金土日](?![\u3040-\u30ff\u3400-\u9fff]))){0,6}")
 _HOUR = r"\d{1,2}(?::\d{2}|h\d{2})(?:\s?[AaPp]\.?[Mm]\.?)?|\d{1,2}\s?[AaPp]\.?[Mm]\.?(?![A-Za-z])"
-_HOURS = r"(?:" + _HOUR + r")(?:\s?[-–~～〜至到]\s?(?:" + _HOUR + r"))?"
-_SCHEDULE = _DAYS + r"[ \t:：]{0,3}" + _HOURS + r"(?:[ \t,，、]{1,3}" + _HOURS + r"){0,3}(?:\s?Uhr(?![A-Za-z]))?(?![\d:])"
 # A number with a unit written against it, in code and tool output: a duration ("0.21s",
 # "12ms"), a size ("3.5GB"), a factor ("2.5x"). Without it "12 passed in 0.21s" stated
 # "0" and "21s".
 _UNIT = r"(?:ms|µs|us|ns|s|min|h|[KMGTP]i?B|kB|KB|x|px|Hz|kHz|MHz|GHz|fps|rps|qps)"
-_PATTERNS: list[tuple[str, str]] = [
-    ("url", r"(?:https?|ftp|file)://[^\s<>\"'`" + _CJK + r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]{1,2000}"
-            r"|www\.[A-Za-z0-9\-]{1,63}\.[^\s<>\"'`" + _CJK + r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]{1,2000}"),
-    ("email", r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63}){1,8}"),
-    ("datetime", r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+\-]\d{2}:?\d{2})?"),
-    ("date", r"\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4}"
-             r"|\d{1,2}(?:st|nd|rd|th)?\s" + _MONTH + r"\.?,?(?:\s\d{4})?"
-             r"|" + _MONTH + r"\.?\s\d{1,2}(?:st|nd|rd|th)?(?:,?\s\d{4})?(?!\d)"
-             r"|" + _MONTH + r"\s\d{4}"
-             r"|\d{4}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?[日号])?|\d{1,2}\s?月\s?\d{1,2}\s?[日号]"
-             r"|\d{1,2}-\d{1,2}-\d{4}(?!\d)"
-             r"|\d{1,2}\.\s?(?i:" + _MONTHS_DE + r")" + _NA + r"(?:\s\d{4}(?!\d))?"
-             r"|\d{1,2}(?:er)?\s(?i:" + _MONTHS_FR + r"|" + _MONTHS_IT_NL + r")" + _NA + r"(?:\s\d{4}(?!\d))?"
-             r"|\d{1,2}\sde\s(?i:" + _MONTHS_ES_PT + r")" + _NA + r"(?:\sde(?:l)?\s\d{4}(?!\d))?"
-             r"|\d{1,2}\s(?i:" + _MONTHS_RU + r")" + _NA + r"(?:\s\d{4}(?!\d)(?:\s?г\.|\s?года)?)?"),
-    ("time", _SCHEDULE + r"|\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?"
-             r"(?:" + _RANGE + r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?)?(?:\s?Uhr" + _NA + r"|\s?[A-Z]{3})?(?![\d:])"
-             r"|\d{1,2}\s?[AaPp]\.?[Mm]" + _BE + r"\.?"
-             r"|\d{1,2}h\d{2}(?!\d)|\d{1,2}(?:[:.]\d{2})?\s?Uhr" + _NA +
-             r"|(?:午[前後]|[上下]午|晚上|早上|中午|凌晨|傍晚|夜)?\d{1,2}[時时点點](?:\d{1,2}分|半|整)?"),
-    ("phone", r"(?<![\w.])\+\d{1,3}(?:[ .\-]?\(\d{1,4}\))?(?=(?:[ .\-]\d{1,8}){0,4}[ .\-]\d{3})(?:[ .\-]\d{1,8}){2,5}(?!\d)"
-              r"|(?<![\w.])\+\d{1,3}(?:[ .]\d{1,2}){4,6}(?!\d)(?!\.\d)"  # +33 1 42 68 53 00
-              r"|(?<![\w.])\+\d{8,15}(?!\d)"
-              r"|(?<![\w.+\-])\d{1,2} ?\(\d{3,5}\) ?\d{2,4}(?:[ \-]\d{2,4}){1,3}(?!\d)"  # 8 (495) 234-56-78
-              r"|(?<![\d.,\-+/:])0\d{1,4}(?:[\-/ ]\d{6,8}|[ \-/]\d{3,4}[ \-]\d{3,4}|(?: \d{2}){4})(?![\d\-])"
-              r"|\(\d{2,5}\)[ \-]?\d{3,4}[ \-]?\d{3,4}(?!\d)"
-              r"|(?<![\d\-])\d{3}-\d{3}-\d{4}(?![\d\-])"),
-    ("amount", r"[$€£¥₹￥₽₩]\s?\d{1,3}(?:\.\d{3}){1,6},\d{1,2}(?!\d)"
-               r"|[$€£¥₹￥₽₩]\s?\d(?:,?\d){0,30}(?:\.\d{1,8})?(?:\s?(?:[kKmMbB]n?|million|billion)" + _BE + r")?"
-               r"|(?<![\d,.])\d(?:,?\d){0,30}(?:\.\d{1,8})?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars?|euros?|pounds?)" + _BE +
-               r"|(?<![\d,.])" + _LOCAL_NUMBER + r"(?:" + _RANGE + _LOCAL_NUMBER + r")?\s?" + _CURRENCY_AFTER),
-    ("percent", r"(?<![\d.])[+\-]?\d{1,15}(?:\.\d{1,8})?\s?[%％]"),
-    ("quantity", r"(?<![\d.,])" + _CJK_NUMBER + r"(?:" + _CJK_UNIT + r")?(?:" + _RANGE + _CJK_NUMBER + r")?" + _CJK_UNIT
-                 + r"(?:以上|以下|左右)?"
-                 r"|" + _NW + r"(?<![.,])\d{1,12}(?:\.\d{1,12})?" + _UNIT + _NA),
-    ("version", _BS + r"v\d{1,6}(?:\.\d{1,6}){0,4}(?:[\-+][A-Za-z0-9.]{1,20})?" + _B +
-                r"|" + _BS + r"\d{1,6}\.\d{1,6}\.\d{1,6}(?:\.\d{1,6})?(?:[\-+][A-Za-z0-9.]{1,20})?" + _B),
-    ("path", r"(?:~|\.{1,2})?(?:/[\w.\-@+]{1,255}){2,64}/?"
-             r"|" + _NW + r"(?<!-)(?:" + _WL + r"|-){1,64}(?:/[\w.\-]{1,255}){1,64}\.[A-Za-z0-9]{1,10}" + _BE +
-             r"|" + _BS + r"[A-Za-z]:\\[\w.\-\\ ]{1,255}"),
-    ("identifier", _BS + r"[A-Z][A-Z0-9]{1,15}-\d{1,12}(?:-[A-Za-z0-9]{1,12}){0,4}" + _BE +
-                   r"|" + _NW + r"(?<!-)(?=(?:" + _WL + r"|-){0,64}?\d)[A-Za-z][A-Za-z0-9]{0,30}(?:-[A-Za-z0-9]{1,30}){1,6}" + _BE +
-                   r"|" + _NW + r"(?<!\.)[A-Za-z_][A-Za-z0-9]{0,63}(?:[_.][A-Za-z0-9]{1,63}){1,16}(?:__(?![A-Za-z0-9]))?(?:\(\))?"
-                   r"|" + _BS + r"[a-z][a-z0-9]{0,63}(?:[A-Z][a-z0-9]{0,63}){1,16}" + _BE +
-                   r"|" + _BS + r"[A-Z][a-z0-9]{1,63}(?:[A-Z][a-z0-9]{0,63}){1,16}" + _BE +
-                   r"|" + _BS + r"(?=[A-Za-z]{0,63}\d)(?=\d{0,63}[A-Za-z])[A-Za-z0-9]{2,64}" + _BE +
-                   r"|" + _BS + r"[A-Z]{2,10}" + _BE),
-    ("quoted", r"(?<![\w\"])\"(?=[^\"\n]{0,119}\s)(?=\S)[^\"\n]{1,120}(?<=\S)\"(?!\w)"
-               r"|“[^“”\n]{1,120}”|`(?=[^`\n]{0,119}\s)(?=[^`\s])[^`\n]{1,120}(?<=\S)`"
-               r"|(?<![\w'])'(?=[^'\n]{0,119}\s)(?=\S)[^'\n]{1,120}(?<=\S)'(?!\w)"
-               r"|「[^「」\n]{1,120}」|『[^『』\n]{1,120}』|《[^《》\n]{1,120}》|«[^«»\n]{1,120}»|„[^„“”\n]{1,120}[“”]"),
-    ("number", _NW + r"(?<!\.)[+\-]?\d{1,3}(?:,\d{3}){1,6}(?:\.\d{1,12})?(?![\d,])"
-               r"|" + _NW + r"(?<!\.)[+\-]?\d{1,3}(?:_\d{3}){1,6}" + _NA +
-               r"|" + _NW + r"(?<!\.)[+\-]?\d{1,40}(?:\.\d{1,40})?" + _NA),
-]
+
+
+def _words(words: Iterable[str]) -> str:
+    """Words as alternatives, the longest first (a word never loses to its own prefix);
+    empty when there are none."""
+    unique = list(dict.fromkeys(words))
+    return "|".join(re.escape(w) for w in sorted(unique, key=len, reverse=True))
+
+
+def _either(*alternatives: str) -> str:
+    return "|".join(a for a in alternatives if a)
+
+
+class _Shapes(NamedTuple):
+    """The registered language packs' literal shapes, joined (see discourse_memory.lang)."""
+
+    currency: str  # the currency words after an amount, with a multiplier before them
+    amount_qualifier: str
+    count_qualifier: str
+    range_word: str
+    count_unit: str
+    weekday: str
+    day_letters: str
+    date: str
+    time: str
+    opener: str
+
+
+def _shapes() -> _Shapes:
+    packs = lang.packs()
+
+    def joined(field: str) -> str:
+        return _either(*(p for pack in packs for p in getattr(pack, field)))
+
+    def words(field: str) -> str:
+        return _words(w for pack in packs for w in getattr(pack, field))
+
+    currency = words("currency_after")
+    multipliers = "".join(dict.fromkeys(c for pack in packs for c in pack.multipliers))
+    if currency and multipliers:
+        currency = f"[{re.escape(multipliers)}]?(?:{currency})"
+    return _Shapes(currency, words("amount_qualifiers"), words("count_qualifiers"), words("range_words"),
+                   words("count_units"), joined("weekdays"),
+                   "".join(dict.fromkeys(c for pack in packs for c in pack.day_letters)),
+                   joined("dates"), joined("times"), joined("openers"))
+
+
+def _build(s: _Shapes) -> tuple[list[tuple[str, str]], str]:
+    """The literal patterns of each kind and the start of every literal (see below)."""
+    # Currencies written after the amount: signs, codes and words ("49,90 €", "12 500 ₽",
+    # "30 Euro", "500 руб."), and the packs' words after a multiplier.
+    currency_after = (
+        r"(?:" + _either(s.currency, "[€₽¥" + marks.YEN + "₩₴₺]")
+        + r"|(?:EUR|RUB|CNY|RMB|JPY|KRW|CHF|PLN|SEK|NOK|DKK|CZK|HUF|TRY|UAH|BRL|MXN|zł|Kč|Ft|kr|Fr\.|Euros?|euros?"
+        r"|руб(?:\.|лей|ля|ль)?|р\.|грн|лв|pesos?|reais|francs?|Franken)" + _NA + r")"
+        + (f"(?:{s.amount_qualifier})?" if s.amount_qualifier else "")
+    )
+    dashes = "-–~" + marks.TILDE
+    rng = r"\s?(?:[" + dashes + "]" + (f"|{s.range_word}" if s.range_word else "") + r")\s?"
+    dash_or_word = "(?:[" + dashes + marks.WAVE_DASH + "]" + (f"|{s.range_word}" if s.range_word else "") + ")"
+    # Opening hours: days (one, a range or a list) with the times they hold, one value
+    # ("Mon-Fri 09:00-17:00", "Mo-Fr 9:00-18:00 Uhr", a pack's weekdays): apart, "Mon"
+    # and "Fri" were names and the times were of no day.
+    day = (r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?:days?|sdays?|nesdays?|rsdays?|urdays?|s|rs)?\.?(?![A-Za-z])"
+           + (f"|{s.weekday}" if s.weekday else "") + ")")
+    day_mark = (r"\s?(?:[-–~" + marks.TILDE + marks.WAVE_DASH + marks.LIST_COMMA + ",/" + marks.MIDDLE_DOT + "]"
+                + (f"|{s.range_word}" if s.range_word else "") + r"|to|through|bis)\s?")
+    list_marks = marks.WAVE_DASH + "~" + marks.TILDE + r"\-–" + marks.MIDDLE_DOT + marks.LIST_COMMA
+    letter = f"[{s.day_letters}]" if s.day_letters else ""
+    # (German days of two letters only in a range or list, "Mo-Fr", "Sa, So": "So 9:30 works"
+    # is English; a pack's day letters likewise, Japanese Monday to Friday)
+    days = (r"(?:" + day + r"|" + _DE_DAY + r"(?=" + day_mark + _DE_DAY + r")"
+            + (f"|{letter}(?=[{list_marks}])" if letter else "") + r")"
+            r"(?:" + day_mark + r"(?:" + day + r"|" + _DE_DAY
+            + (f"|{letter}(?![\\u3040-\\u30ff\\u3400-\\u9fff])" if letter else "") + r")){0,6}")
+    hours = r"(?:" + _HOUR + r")(?:\s?" + dash_or_word + r"\s?(?:" + _HOUR + r"))?"
+    schedule = (days + r"[ \t:" + marks.COLON + r"]{0,3}" + hours + r"(?:[ \t," + marks.COMMA + marks.LIST_COMMA
+                + r"]{1,3}" + hours + r"){0,3}(?:\s?Uhr(?![A-Za-z]))?(?![\d:])")
+    percent_sign = "[%" + marks.PERCENT + "]"
+    count = ""
+    if s.count_unit:
+        unit = f"(?:{s.count_unit})"
+        count = (r"(?<![\d.,])" + _COUNT_NUMBER + r"(?:" + unit + r")?(?:" + rng + _COUNT_NUMBER + r")?" + unit
+                 + (f"(?:{s.count_qualifier})?" if s.count_qualifier else "") + "|")
+    patterns: list[tuple[str, str]] = [
+        ("url", r"(?:https?|ftp|file)://[^\s<>\"'`" + _CJK + r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]{1,2000}"
+                r"|www\.[A-Za-z0-9\-]{1,63}\.[^\s<>\"'`" + _CJK + r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]{1,2000}"),
+        ("email", r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}@[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63}){1,8}"),
+        ("datetime", r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+\-]\d{2}:?\d{2})?"),
+        ("date", r"\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}\.\d{1,2}\.\d{4}"
+                 r"|\d{1,2}(?:st|nd|rd|th)?\s" + _MONTH + r"\.?,?(?:\s\d{4})?"
+                 r"|" + _MONTH + r"\.?\s\d{1,2}(?:st|nd|rd|th)?(?:,?\s\d{4})?(?!\d)"
+                 r"|" + _MONTH + r"\s\d{4}"
+                 + (f"|{s.date}" if s.date else "") +
+                 r"|\d{1,2}-\d{1,2}-\d{4}(?!\d)"
+                 r"|\d{1,2}\.\s?(?i:" + _MONTHS_DE + r")" + _NA + r"(?:\s\d{4}(?!\d))?"
+                 r"|\d{1,2}(?:er)?\s(?i:" + _MONTHS_FR + r"|" + _MONTHS_IT_NL + r")" + _NA + r"(?:\s\d{4}(?!\d))?"
+                 r"|\d{1,2}\sde\s(?i:" + _MONTHS_ES_PT + r")" + _NA + r"(?:\sde(?:l)?\s\d{4}(?!\d))?"
+                 r"|\d{1,2}\s(?i:" + _MONTHS_RU + r")" + _NA + r"(?:\s\d{4}(?!\d)(?:\s?г\.|\s?года)?)?"),
+        ("time", schedule + r"|\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?"
+                 r"(?:" + rng + r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?)?(?:\s?Uhr" + _NA
+                 + r"|\s?[A-Z]{3})?(?![\d:])"
+                 r"|\d{1,2}\s?[AaPp]\.?[Mm]" + _BE + r"\.?"
+                 r"|\d{1,2}h\d{2}(?!\d)|\d{1,2}(?:[:.]\d{2})?\s?Uhr" + _NA
+                 + (f"|{s.time}" if s.time else "")),
+        ("phone", r"(?<![\w.])\+\d{1,3}(?:[ .\-]?\(\d{1,4}\))?(?=(?:[ .\-]\d{1,8}){0,4}[ .\-]\d{3})(?:[ .\-]\d{1,8}){2,5}(?!\d)"
+                  r"|(?<![\w.])\+\d{1,3}(?:[ .]\d{1,2}){4,6}(?!\d)(?!\.\d)"  # +33 1 42 68 53 00
+                  r"|(?<![\w.])\+\d{8,15}(?!\d)"
+                  r"|(?<![\w.+\-])\d{1,2} ?\(\d{3,5}\) ?\d{2,4}(?:[ \-]\d{2,4}){1,3}(?!\d)"  # 8 (495) 234-56-78
+                  r"|(?<![\d.,\-+/:])0\d{1,4}(?:[\-/ ]\d{6,8}|[ \-/]\d{3,4}[ \-]\d{3,4}|(?: \d{2}){4})(?![\d\-])"
+                  r"|\(\d{2,5}\)[ \-]?\d{3,4}[ \-]?\d{3,4}(?!\d)"
+                  r"|(?<![\d\-])\d{3}-\d{3}-\d{4}(?![\d\-])"),
+        ("amount", r"[" + _SIGNS + r"]\s?\d{1,3}(?:\.\d{3}){1,6},\d{1,2}(?!\d)"
+                   r"|[" + _SIGNS + r"]\s?\d(?:,?\d){0,30}(?:\.\d{1,8})?(?:\s?(?:[kKmMbB]n?|million|billion)" + _BE + r")?"
+                   r"|(?<![\d,.])\d(?:,?\d){0,30}(?:\.\d{1,8})?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars?|euros?|pounds?)"
+                   + _BE + r"|(?<![\d,.])" + _LOCAL_NUMBER + r"(?:" + rng + _LOCAL_NUMBER + r")?\s?" + currency_after),
+        ("percent", r"(?<![\d.])[+\-]?\d{1,15}(?:\.\d{1,8})?\s?" + percent_sign),
+        ("quantity", count + _NW + r"(?<![.,])\d{1,12}(?:\.\d{1,12})?" + _UNIT + _NA),
+        ("version", _BS + r"v\d{1,6}(?:\.\d{1,6}){0,4}(?:[\-+][A-Za-z0-9.]{1,20})?" + _B +
+                    r"|" + _BS + r"\d{1,6}\.\d{1,6}\.\d{1,6}(?:\.\d{1,6})?(?:[\-+][A-Za-z0-9.]{1,20})?" + _B),
+        ("path", r"(?:~|\.{1,2})?(?:/[\w.\-@+]{1,255}){2,64}/?"
+                 r"|" + _NW + r"(?<!-)(?:" + _WL + r"|-){1,64}(?:/[\w.\-]{1,255}){1,64}\.[A-Za-z0-9]{1,10}" + _BE +
+                 r"|" + _BS + r"[A-Za-z]:\\[\w.\-\\ ]{1,255}"),
+        ("identifier", _BS + r"[A-Z][A-Z0-9]{1,15}-\d{1,12}(?:-[A-Za-z0-9]{1,12}){0,4}" + _BE +
+                       r"|" + _NW + r"(?<!-)(?=(?:" + _WL + r"|-){0,64}?\d)[A-Za-z][A-Za-z0-9]{0,30}(?:-[A-Za-z0-9]{1,30}){1,6}" + _BE +
+                       r"|" + _NW + r"(?<!\.)[A-Za-z_][A-Za-z0-9]{0,63}(?:[_.][A-Za-z0-9]{1,63}){1,16}(?:__(?![A-Za-z0-9]))?(?:\(\))?"
+                       r"|" + _BS + r"[a-z][a-z0-9]{0,63}(?:[A-Z][a-z0-9]{0,63}){1,16}" + _BE +
+                       r"|" + _BS + r"[A-Z][a-z0-9]{1,63}(?:[A-Z][a-z0-9]{0,63}){1,16}" + _BE +
+                       r"|" + _BS + r"(?=[A-Za-z]{0,63}\d)(?=\d{0,63}[A-Za-z])[A-Za-z0-9]{2,64}" + _BE +
+                       r"|" + _BS + r"[A-Z]{2,10}" + _BE),
+        ("quoted", r"(?<![\w\"])\"(?=[^\"\n]{0,119}\s)(?=\S)[^\"\n]{1,120}(?<=\S)\"(?!\w)"
+                   r"|“[^“”\n]{1,120}”|`(?=[^`\n]{0,119}\s)(?=[^`\s])[^`\n]{1,120}(?<=\S)`"
+                   r"|(?<![\w'])'(?=[^'\n]{0,119}\s)(?=\S)[^'\n]{1,120}(?<=\S)'(?!\w)"
+                   r"|" + _PAIRED + r"|«[^«»\n]{1,120}»|„[^„“”\n]{1,120}[“”]"),
+        ("number", _NW + r"(?<!\.)[+\-]?\d{1,3}(?:,\d{3}){1,6}(?:\.\d{1,12})?(?![\d,])"
+                   r"|" + _NW + r"(?<!\.)[+\-]?\d{1,3}(?:_\d{3}){1,6}" + _NA +
+                   r"|" + _NW + r"(?<!\.)[+\-]?\d{1,40}(?:\.\d{1,40})?" + _NA),
+    ]
+    # Inside a run of letters of an unspaced script only a literal a pack says opens with
+    # one (a time, a weekday: "3 in the afternoon" written with its word first; a list of
+    # day letters) can start.
+    openers = _either(s.opener, f"{letter}[{list_marks}]{letter}" if letter else "")
+    start = (r"(?:(?<![A-Za-z0-9_])(?=\w)(?:" + (f"(?=(?:{openers}))|" if openers else "") + r"(?![" + _CJK + r"])"
+             r"(?!(?!(?:https?|ftp|file)://)[a-z]{1,64}" + _PLAIN_END + ")"
+             r"(?!(?!Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|Mon|Tue|Wed|Thu|Fri|Sat|Sun|Mo|Di|Mi|Do|Fr|Sa|So)"
+             r"[A-Z][a-z]{1,63}" + _PLAIN_END + "))"
+             r"|(?=[" + _SIGNS + r"/~“\"'`+\-.(" + "".join(o for o, _ in marks.QUOTE_PAIRS) + r"«„])"
+             r"(?:(?=[" + _SIGNS + r"]\s?\d)|(?=~?/[\w.\-@+]{1,255}/[\w.\-@+])"
+             r"|(?=“[^“”\n]{1,120}”|" + _PAIRED + r"|«[^«»\n]{1,120}»"
+             r"|„[^„“”\n]{1,120}[“”])"
+             r"|(?=\")(?<![\w\"])|(?=')(?<![\w'])|(?=`[^`\s])"
+             r"|(?=[+\-]\d)|(?=[.+\-][A-Za-z0-9._%+\-]{0,63}@)(?<![A-Za-z0-9._%+\-])|(?=-[\w\-]{0,63}/)" + _NW + r"(?<!-)"
+             r"|(?=\.\.?/)|(?=\(\d)))")
+    return patterns, start
+
+
 # Languages that write a decimal comma (German, French, Spanish, Russian, ...): there a
 # bare "49,90" or "3,5 %" is one number, "1.299,00" and "12 500" are grouped ones.
 _COMMA_NUMBER = (r"(?:" + _NW + r"(?<![.,])[+\-]?\d{1,3}(?:[.\u00a0\u202f ]\d{3}){1,6}(?:,\d{1,12})?(?![\d.,])"
                  r"|" + _NW + r"(?<![.,])[+\-]?\d{1,40},\d{1,12}(?![\d,])|")
-_COMMA_PERCENT = r"(?<![\d.,])[+\-]?\d{1,15}(?:[.,]\d{1,8})?\s?[%％]"
+_COMMA_PERCENT = r"(?<![\d.,])[+\-]?\d{1,15}(?:[.,]\d{1,8})?\s?[%" + marks.PERCENT + "]"
 COMMA_LANGUAGES = frozenset("de fr es it pt nl ru uk sv da nb fi pl cs sk sl hr ro hu tr ca".split())
 """Languages whose numbers read with a decimal comma (:func:`find_literals` ``language``)."""
 
 
+def patterns() -> list[tuple[str, str]]:
+    """The literal patterns of each kind, with the registered packs' shapes."""
+    return _built(lang.generation())[0]
+
+
 def _comma_patterns() -> list[tuple[str, str]]:
     out = []
-    for kind, pattern in _PATTERNS:
+    for kind, pattern in patterns():
         if kind == "number":
             pattern = _COMMA_NUMBER + pattern + ")"
         elif kind == "percent":
             pattern = _COMMA_PERCENT
         out.append((kind, pattern))
     return out
+
+
+@functools.lru_cache(maxsize=2)
+def _built(_generation: int) -> tuple[list[tuple[str, str]], str]:
+    return _build(_shapes())
 
 
 # Every literal starts at the start of a word or at one of a few symbols: skip every other
@@ -216,44 +315,41 @@ def _comma_patterns() -> list[tuple[str, str]]:
 # currency or a sign before a digit, a quote that follows no word (a curly or CJK one
 # only where its closing quote follows), an e-mail's first character before its ``@``, a
 # slash (or ``~/``) that opens two path segments, a dash before a path's slash, ``./`` and
-# ``../``, a parenthesis before a digit (a phone's area code). Inside a run of
-# CJK letters only a time that starts with one ("午後3時", "下午3点") can start. So most
-# prose words and marks are skipped at once (``tests/test_literals.py`` checks that the
-# skip changes no match).
+# ``../``, a parenthesis before a digit (a phone's area code). Inside a run of letters of
+# an unspaced script only a pack's openers can start. So most prose words and marks are
+# skipped at once (``tests/test_literals.py`` checks that the skip changes no match).
 _END_MARK = r"""[\s,;!?)\]}"'’`*=<>&#|(\[{]"""
 _PLAIN_END = r"(?:" + _END_MARK + r"|:(?!\\)|\.(?=" + _END_MARK + r"|$)|$)"
-_CJK_START = (r"(?=(?:午[前後]|[上下]午|晚上|早上|中午|凌晨|傍晚|夜)\d"
-              r"|(?:周|星期|礼拜|禮拜)[一二三四五六日天]|[月火水木金土日]曜|[月火水木金土日][〜~～\-–・、][月火水木金土日])")
-_START = (r"(?:(?<![A-Za-z0-9_])(?=\w)(?:" + _CJK_START + r"|(?![" + _CJK + r"])"
-          r"(?!(?!(?:https?|ftp|file)://)[a-z]{1,64}" + _PLAIN_END + ")"
-          r"(?!(?!Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|Mon|Tue|Wed|Thu|Fri|Sat|Sun|Mo|Di|Mi|Do|Fr|Sa|So)"
-          r"[A-Z][a-z]{1,63}" + _PLAIN_END + "))"
-          r"|(?=[$€£¥₹￥₽₩/~“\"'`+\-.(「『《«„])(?:(?=[$€£¥₹￥₽₩]\s?\d)|(?=~?/[\w.\-@+]{1,255}/[\w.\-@+])"
-          r"|(?=“[^“”\n]{1,120}”|「[^「」\n]{1,120}」|『[^『』\n]{1,120}』|《[^《》\n]{1,120}》|«[^«»\n]{1,120}»"
-          r"|„[^„“”\n]{1,120}[“”])"
-          r"|(?=\")(?<![\w\"])|(?=')(?<![\w'])|(?=`[^`\s])"
-          r"|(?=[+\-]\d)|(?=[.+\-][A-Za-z0-9._%+\-]{0,63}@)(?<![A-Za-z0-9._%+\-])|(?=-[\w\-]{0,63}/)" + _NW + r"(?<!-)"
-          r"|(?=\.\.?/)|(?=\(\d)))")
 
 
-def _compile(patterns: list[tuple[str, str]]) -> re.Pattern[str]:
-    return re.compile(_START + "(?:" + "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in patterns) + ")")
+def _compile(patterns: list[tuple[str, str]], start: str) -> re.Pattern[str]:
+    return re.compile(start + "(?:" + "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in patterns) + ")")
 
 
-@functools.cache
 def combined_pattern() -> re.Pattern[str]:
     """The combined literal pattern: compiled on first use, as compiling it is a sixth of a
-    second of a fresh process's start-up (a conversation that fits needs none)."""
-    return _compile(_PATTERNS)
+    second of a fresh process's start-up (a conversation that fits needs none), and again
+    after a language pack is registered."""
+    generation = lang.generation()
+    if _COMPILED[0] != generation:  # (one comparison per text: read for every piece)
+        built, start = _built(generation)
+        _COMPILED[:] = [generation, _compile(built, start), None]
+    return _COMPILED[1]
 
 
-@functools.cache
 def comma_pattern() -> re.Pattern[str]:
     """The combined pattern for languages with decimal commas (compiled on first use)."""
-    return _compile(_comma_patterns())
+    combined_pattern()
+    if _COMPILED[2] is None:
+        _COMPILED[2] = _compile(_comma_patterns(), _built(_COMPILED[0])[1])
+    return _COMPILED[2]
 
 
-PATTERN_KINDS = frozenset(kind for kind, _ in _PATTERNS)
+_COMPILED: list[Any] = [-1, None, None]  # the generation of the packs, and its two patterns
+
+
+PATTERN_KINDS = frozenset(("url", "email", "datetime", "date", "time", "phone", "amount", "percent", "quantity",
+                           "version", "path", "identifier", "quoted", "number"))
 """Kinds found by the patterns (every other kind is a name or a model's entity)."""
 _TRAILING = ".,;:!?)]}'\""
 _JSON_KEY = re.compile(r"[\"']\s{0,3}:")
@@ -489,290 +585,4 @@ def find_names_by_pattern(text: str, taken: Iterable[tuple[int, int]] = (), lang
                 or _OPENS_LINE.search(text, max(0, s - 12), s) and _LOWER_NEXT.match(text, e)):
             continue  # "# Check if the ...", "Copyright 2019", "We need": a sentence's first word
         out.append(Literal(value, "name", s, e))
-    return out
-
-
-# Chinese names of places and organisations, read off the words that end them (there is
-# no capital letter to go by): a hotel, restaurant, park, museum, university, scenic area,
-# station ... (``_CJK_SUFFIX``), a branch in brackets ("大董(工体店)"), or an address
-# ending in a street number ("东四十条23号", "双清路30号院"). A name runs back from its end
-# over Han characters, digits and Latin words ("北京工体A. Hotel酒店") to the nearest
-# mark, space or word that no name holds (verbs, pronouns, particles: "推荐", "是",
-# "去", "的", ``_CJK_BEFORE_NAME``), at most ``_CJK_NAME_CHARS`` characters; it needs
-# at least two characters before its end word, so "酒店" or "这家酒店" alone is none.
-# Measured on the CrossWOZ dialogues by ``benchmarks/bench_local_formats.py``.
-_CJK_SUFFIX = (
-    "大酒店 国际酒店 酒店 饭店 宾馆 旅馆 客栈 公寓 餐厅 饭馆 菜馆 酒楼 酒家 饭庄 山庄 农家院 农家乐 会所 俱乐部 "
-    "食府 小馆 面馆 火锅 烤鸭店 小吃店 饭堂 食堂 农家饭 小吃城 美食城 民宿 画廊 商城 "
-    "旅游区 海底世界 溶洞 峡谷 洞 峡 寨 "
-    "公园 博物馆 纪念馆 美术馆 图书馆 科技馆 展览馆 体育馆 艺术区 大学 学院 中学 小学 医院 景区 "
-    "风景区 度假村 广场 购物中心 商场 大厦 中心 剧院 大剧院 影院 故居 胡同 地铁站 火车站 机场 "
-    "大会堂 礼堂 教堂 剧场 大院 酒庄 酒店及服务公寓 "
-    "寺 宫 殿 阁 庙 塔 陵 园 馆 店 站 城 楼 府 坛 桥 山 湖 村 镇"
-).split()
-_CJK_NAME_END = re.compile(
-    r"(?:路|街|大街|大道|道|巷|胡同|里|村|镇)\d{1,5}(?:-\d{1,5})?号(?:院|楼)?(?:\d{1,3}号楼)?"
-    r"(?:[(（][^()（）\n]{1,20}[)）])?"  # an address's street number, with a landmark in brackets
-    r"|(?:" + "|".join(sorted(_CJK_SUFFIX, key=len, reverse=True)) + r")(?:[A-Z]\d?口)?"
-    r"(?:[(（][^()（）\n]{1,20}[)）])?"  # a name's end word (a station's exit), and its branch
-    r"|[(（][^()（）\n]{1,16}(?:店|馆)[)）]"  # a branch alone ends a name: "大董(工体店)"
-)
-_CJK_NAME_CHARS = 16
-# Words of a hotel brand that hold a character no name opens with ("选", choose): "北京空港世纪
-# 商务精选酒店", "北京亦庄智选假日酒店" were cut to "酒店" (none) and "假日酒店".
-_CJK_IN_NAME = frozenset("精选 智选 优选 臻选 严选".split())
-_CJK_BEFORE_NAME = frozenset(
-    "推荐 是 在 去 到 从 有 叫 名叫 和 与 及 跟 或 的 吃 住 选 找 逛 玩 看 想 要 就 那 这 给 "
-    "您 你 我 他 她 它 们 呢 吧 啊 了 还 个 一家 这家 那家 这个 那个 哪 哪家 它家 他家 她家 您家 你家 我家 "
-    "每家 几家 附近 些 什么 啥 该 "
-    "其他 其它 别的 等 考虑 选择 为 问下 麻烦 其中 或者 者 查询 提供 设施 爬 完 下 "
-    "周边 旁边 型 不错 地址 电话 叫做 前往 打车 坐 乘 换乘 请问 帮我 一下 可以 比如 例如 "
-    "以及 还有 只有 就是 地方 觉得 感觉 认为 听说 知道 很多 位于 "
-    # Conjunctions and prepositions that open a clause: "鉴于三江源酒楼周边只有…" (given that)
-    "鉴于 由于 因为 对于 关于 根据 如果 虽然 但是 所以 而且 不过 除了 希望 暂无 没有 这么 那么 么多 然后 找家 抱歉 我对 你对 他对 她对 中式 西式 "
-    # Verbs of telling and adverbs: "老板经常聊起花园" is no name ("花园" alone has too
-    # few characters before its end word to be one).
-    "说 说起 聊起 讲起 谈起 提起 说到 聊到 讲到 经常 总是 一直 常常 小声 笑着 正在 刚才 今天 昨天 明天 "
-    "已经 非常 特别 喜欢 "
-    # A count of places ("两家酒店", "第5家酒店"): two hotels, the fifth, not one's name.
-    "两家 三家 四家 五家 六家 七家 八家 九家 十家 0家 1家 2家 3家 4家 5家 6家 7家 8家 9家".split()
-)
-_CJK_NAME_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fffA-Za-z0-9·&'\-]")
-
-
-# An enumeration names things of one kind: "周边景点有故宫, 天安门广场, 什刹海" -- once one item
-# is a name by its end word, its neighbours across a list mark are names too ("故宫",
-# "什刹海" end in no such word); a list of three or more joined by "、" is one of names
-# (dishes: "夫妻肺片、 清蒸鲈鱼、 酱萝卜"). A neighbour is a run of name characters with at
-# least one Han character, no word that no name holds, and 2 to ``_CJK_NAME_CHARS`` long.
-_LIST_MARK = re.compile(r"[ \t]{0,3}(?:[,、]|和|及|以及)[ \t]{0,3}")  # (bounded: a search stays linear)
-_LIST_BEFORE = re.compile(r"(?:[,、]|和|及)[ \t]{0,3}$")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_ENUMERATION = re.compile(r"(?:[\u3400-\u4dbf\u4e00-\u9fff]{2,16}[ \t]*、[ \t]*){2,}[\u3400-\u4dbf\u4e00-\u9fff]{2,16}")
-
-
-def _run_back(text: str, end: int, floor: int) -> int:
-    """Where a name ending at ``end`` starts, running back over name characters to a word
-    that no name holds (``_CJK_BEFORE_NAME``), at most ``_CJK_NAME_CHARS``."""
-    i = end
-    while i > floor and end - i < _CJK_NAME_CHARS:
-        c = text[i - 1]
-        if not _CJK_NAME_CHAR.match(c) or text[i - 2:i] in _CJK_BEFORE_NAME or c in _CJK_BEFORE_NAME:
-            break
-        i -= 1
-    return i
-
-
-_IN_NUMBER = re.compile(r"\d[,.]\d")
-
-
-def _neighbour(text: str, start: int, end: int) -> bool:
-    """``text[start:end]`` can be an item of an enumeration of names."""
-    seg = text[start:end]
-    if not (2 <= len(seg) <= _CJK_NAME_CHARS and _HAN.search(seg) is not None):
-        return False
-    if _IN_NUMBER.match(text, end - 1) or start >= 2 and _IN_NUMBER.match(text, start - 2):
-        return False  # cut at a number's comma or point ("人均1" of "人均1,280元", "49" of "49,90 €")
-    ends = [m for m in _CJK_NAME_END.finditer(seg) if m.end() == len(seg)]
-    if any(m.start() == 0 for m in ends):
-        return False  # an end word alone ("酒店"): a kind, not a name
-    if any(m.start() >= 2 for m in ends):
-        return True  # a name by its end word, whatever it holds ("中国国家博物馆" after "天安门广场, ")
-    return _holds_no_stop_word(seg)
-
-
-def _holds_no_stop_word(seg: str) -> bool:
-    """``seg`` holds no word that no name holds (``_CJK_BEFORE_NAME``), of one or two characters."""
-    return not any(seg[k] in _CJK_BEFORE_NAME or seg[k:k + 2] in _CJK_BEFORE_NAME for k in range(len(seg)))
-
-
-def _enumerated(text: str, names: list[Literal]) -> list[Literal]:
-    """The neighbours of ``names`` in enumerations, and the items of "、" lists (see above)."""
-    taken = bytearray(len(text))  # characters a name holds (a scan of every name per item was quadratic)
-    for n in names:
-        taken[n.start:n.end] = b"\x01" * (n.end - n.start)
-
-    def free(a: int, b: int) -> bool:
-        return not any(taken[a:b])
-
-    extra: list[Literal] = []
-
-    def add(a: int, b: int) -> bool:
-        if not free(a, b) or not _neighbour(text, a, b):
-            return False
-        extra.append(Literal(text[a:b], "name", a, b))
-        taken[a:b] = b"\x01" * (b - a)
-        return True
-
-    for n in names:
-        pos = n.end
-        while True:  # the items after it
-            m = _LIST_MARK.match(text, pos)
-            if m is None:
-                break
-            b = m.end()
-            while b < len(text) and b - m.end() < _CJK_NAME_CHARS and _CJK_NAME_CHAR.match(text[b]):
-                b += 1
-            if not add(m.end(), b):
-                break  # (a name there scans on from its own end)
-            pos = b
-        pos = n.start
-        while True:  # the items before it
-            m = _LIST_BEFORE.search(text, max(0, pos - 4), pos)
-            if m is None:
-                break
-            a = _run_back(text, m.start(), 0)
-            if not add(a, m.start()):
-                break
-            pos = a
-    if "、" in text:
-        for m in _ENUMERATION.finditer(text):
-            parts = [p for p in re.finditer(r"[\u3400-\u4dbf\u4e00-\u9fff]+", m.group())]
-            for k, p in enumerate(parts):
-                a, b = m.start() + p.start(), m.start() + p.end()
-                if k == 0:
-                    a = _run_back(text, b, m.start())
-                add(a, b)
-    return sorted(names + extra, key=lambda x: x.start)
-
-
-def _inner_and(text: str, i: int, end_start: int, last: int) -> bool:
-    """Whether the "和" at ``text[i - 1]`` is in the name (颐和园, 雍和宫, 和平宾馆), not the "and"
-    of two: it leaves too short a name before its end word, and no name (``last``: where the
-    last one ended) or end word stands right before it ("故宫和天坛"), nor a kind of place
-    ("景点和餐馆": two kinds, no name)."""
-    if text[i - 1] != "和" or end_start - i >= 2:
-        return False
-    return not (0 < last == i - 1 or i >= 2 and text[i - 2] in _CJK_SUFFIX or text[max(0, i - 3):i - 1] in _CJK_KINDS)
-
-
-_CJK_KINDS = frozenset("景点 景区 餐馆 餐厅 酒店 宾馆".split())
-
-
-# A value after its key: an address after "地址是" runs to the end of its clause
-# ("地址是在雅成一里19号楼世丰国际大厦2层(近朝阳大悦城)。"); the dishes after "推荐菜有" are the
-# items of its list ("推荐菜有芥末鸭掌, 火燎鸭心").
-_ADDRESS = re.compile(r"(?:地址|地点|位置)(?:是|为|在|：|:){1,3}[ \t]{0,3}(?:在[ \t]{0,3})?"
-                      r"([^\s。，,！？!?；;：:“”\"]{4,60})")
-_DISHES = re.compile(r"(?:推荐菜|招牌菜|特色菜)里?(?:有|是|：|:){1,3}[ \t]{0,3}([^\n。！？!?；;]{2,160})")
-# The dishes a guest asks for: "想吃烤羊蝎子，", "我想吃的菜肴是热巧克力", "有蒿子杆这个菜", "有印度咖喱锅底的店"
-# (what a restaurant must serve is the request's value, as a date is a booking's).
-_DISH_WANTED = re.compile(
-    r"(?:想吃|爱吃|喜欢吃)的?([^\n。，,！？!?；;]{2,40}?)(?=[。，,！？!?；;]|这.?道菜|这个菜|的(?:餐馆|餐厅|店|饭店))")
-_DISH_IS = re.compile(r"菜肴?是([^\n。，,！？!?；;]{2,40}?)(?=[。，,！？!?；;]|$)")
-_DISH_SERVED = re.compile(r"(?<!没)有([^\n。，,！？!?；;]{2,40}?)(?=这.?道菜|这个菜|的(?:餐馆|餐厅|店|饭店))")
-_DISH_ASKED = (_DISH_WANTED, _DISH_IS, _DISH_SERVED)
-_NOT_DISH = re.compile(r"^[点个些顿菜]|东西|合适|符合|能做")  # "想吃点东西", "有合适的餐馆": no dish named
-_DISH_SPLIT = re.compile(r"[ \t]{0,3}(?:[,，、]|和|及|以及)[ \t]{0,3}")  # (bounded: linear)
-
-
-# A place recommended by a name no end word marks ("给你推荐故宫。", "为您推荐东兴顺爆肚张。",
-# "推荐您去爨底下，门票35元"): what 推荐 names, up to a mark or a particle, when it holds no
-# word that no name holds and is no kind of place ("推荐景点吧").
-_RECOMMENDED = re.compile(
-    r"推荐(?:您|你)?去?([\u3400-\u4dbf\u4e00-\u9fffA-Za-z0-9·]{2,12}?)"
-    r"(?=[，。！？,!?；;]|吧|哦|呢|啊|呀|用餐|这家|尝尝|看看|$)")
-# And a place a request calls by its name ("我想去名叫故宫的景点游玩", "名叫东兴顺爆肚张的餐馆").
-_CALLED = re.compile(
-    r"(?:名叫|叫做|名为)([\u3400-\u4dbf\u4e00-\u9fffA-Za-z0-9·]{2,12}?)(?=的|[，。！？,!?；;]|$)")
-_KINDS_OF_PLACE = frozenset("景点 餐馆 餐厅 酒店 宾馆 饭店 地方 美食 景区 店 馆".split())
-_DIGIT = re.compile(r"\d")
-
-
-def _keyed_values(text: str) -> list[Literal]:
-    out: list[Literal] = []
-    if "推荐" in text or "名" in text or "叫" in text:
-        for m in itertools.chain(_RECOMMENDED.finditer(text), _CALLED.finditer(text)):
-            a, b = m.span(1)
-            seg = m.group(1)
-            if seg not in _KINDS_OF_PLACE and not seg.startswith("菜") and not _DIGIT.search(seg) \
-                    and _holds_no_stop_word(seg) and not any(o.start < b and a < o.end for o in out):
-                out.append(Literal(seg, "name", a, b))  # (no end word lets "一个酒店" or "A和B" pass)
-    if "地" in text or "位置" in text:
-        for m in _ADDRESS.finditer(text):
-            if _HAN.search(m.group(1)):
-                out.append(Literal(m.group(1), "name", m.start(1), m.end(1)))
-    if "吃" in text or "菜" in text or "有" in text:
-        for pattern in _DISH_ASKED:
-            for m in pattern.finditer(text):
-                for part, a, b in _items_of(text, m):
-                    if part and not _NOT_DISH.search(part) and _neighbour(text, a, b) \
-                            and not any(o.start < b and a < o.end for o in out):
-                        out.append(Literal(part, "name", a, b))
-    if "菜" in text:
-        for m in _DISHES.finditer(text):
-            for part, a, b in _items_of(text, m):
-                if not part or not _neighbour(text, a, b):
-                    break  # the list ends ("…, 都很不错呢")
-                out.append(Literal(part, "name", a, b))
-    return out
-
-
-def _items_of(text: str, m: re.Match[str]) -> Iterator[tuple[str, int, int]]:
-    """The items of the list ``m`` caught (its group 1), with their spans in ``text``."""
-    pos = m.start(1)
-    for part in _DISH_SPLIT.split(m.group(1)):
-        a = text.find(part, pos)
-        pos = a + len(part)
-        yield part, a, pos
-
-
-def find_cjk_names(text: str) -> list[Literal]:
-    """Chinese names of places and organisations in ``text`` (see above), in order."""
-    names = _suffix_names(text)
-    keyed = _keyed_values(text)
-    if keyed:  # a value after its key wins over the names inside it (masks: linear in the text)
-        inside = bytearray(len(text))
-        for k in keyed:
-            inside[k.start:k.end] = b"\x01" * (k.end - k.start)
-        names = [n for n in names if not all(inside[n.start:n.end])]
-        held = bytearray(len(text))
-        for n in names:
-            held[n.start:n.end] = b"\x01" * (n.end - n.start)
-        names = sorted(names + [k for k in keyed if not any(held[k.start:k.end])], key=lambda x: x.start)
-    return _enumerated(text, names)
-
-
-def _suffix_names(text: str) -> list[Literal]:
-    out: list[Literal] = []
-    last = 0  # where the last name ended
-    for m in _CJK_NAME_END.finditer(text):
-        end_start, end = m.span()
-        i = end_start
-        while i > last and end_start - i < _CJK_NAME_CHARS:
-            c = text[i - 1]
-            if not _CJK_NAME_CHAR.match(c):
-                # a Latin word's period or space inside the name ("A. Hotel"), not at its edge
-                before, after = text[i - 2:i - 1], text[i:i + 1]
-                if i - 1 > last and (c == "." and before.isascii() and before.isalpha() and after in (" ", "")
-                                     or c == " " and before.isascii() and (before.isalpha() or before == ".")
-                                     and after.isascii() and after.isalpha()):
-                    i -= 1
-                    continue
-                break
-            if text[i - 2:i] in _CJK_BEFORE_NAME \
-                    or c in _CJK_BEFORE_NAME and not _inner_and(text, i, end_start, last) \
-                    and text[i - 2:i] not in _CJK_IN_NAME:
-                break
-            i -= 1
-        if m.group()[-1:] in ")）" and i > last and end_start - i < 2:
-            # A branch in brackets marks a shop's own name, which may open with the word a
-            # demonstrative is written with: "那兰酒楼（潘家园店）", "那家小馆(永安里店)" (not
-            # where a name stands without it: "那北京饭店(王府井店)" is "then" and a name).
-            for word in ("那家", "那"):
-                if text.startswith(word, i - len(word)) and i - len(word) >= last:
-                    i -= len(word)
-                    break
-        if out and i == last and out[-1].end == last:
-            # the end word of the last name ran on into this one's ("北新桥" in "北新桥卤煮老店")
-            first = out.pop()
-            out.append(Literal(text[first.start:end], "name", first.start, end))
-            last = end
-            continue
-        if end_start - i < 2 and not (m.group()[:1] in "(（" and end_start - i >= 1):
-            if i == end_start:
-                last = end  # a kind alone ("两家酒店"): the next name starts after it
-            continue
-        out.append(Literal(text[i:end], "name", i, end))
-        last = end
     return out

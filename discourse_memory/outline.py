@@ -21,6 +21,7 @@ import re
 import numpy as np
 
 from .columns import UNIT_KINDS, Columns, _Grow
+from .lang import marks
 from .labels import LIST_MARK
 from .units import Unit
 
@@ -33,7 +34,8 @@ HEAD_CHARS = 48
 _CODE_SPAN = re.compile(r"(`[^`\n]*`)|([^`]+|`)")  # code spans keep their text: `__init__.py`
 _MARKUP = re.compile(r"^[ \t]*(?:" + LIST_MARK + r"|#{1,6}[ \t]+)?")
 _BOLD_LINE = re.compile(r"[ \t]*(?:\*\*|__)[^\n]{1,80}(?:\*\*|__)[ \t]*:?[ \t]*")
-_LABELLED = re.compile(r"[ \t]*(?:" + LIST_MARK + r")?[*_]{0,2}[^\W\d_][^:：\n]{0,40}?[*_]{0,2}[ \t]*[:：]")
+_LABELLED = re.compile(r"[ \t]*(?:" + LIST_MARK + r")?[*_]{0,2}[^\W\d_][^:" + marks.COLON + r"\n]{0,40}?[*_]{0,2}[ \t]*[:"
+                       + marks.COLON + "]")
 
 
 def is_attribute(u: Unit) -> bool:
@@ -48,7 +50,7 @@ def head_text(u: Unit) -> str | None:
     closing colon (``Flight HAT136 (JFK to ATL)``); None when longer than :data:`HEAD_CHARS`."""
     text = _MARKUP.sub("", u.text, count=1).strip()
     text = _CODE_SPAN.sub(lambda m: m.group(1) or m.group(2).replace("**", "").replace("__", ""), text)
-    text = text.strip().rstrip(":：").strip()
+    text = text.strip().rstrip(":" + marks.COLON).strip()
     text = " ".join(text.split())
     return text if text and len(text) <= HEAD_CHARS else None
 

@@ -8,25 +8,28 @@ words.
 Each text is read in its language (:func:`~discourse_memory.language.detect_language`,
 or the caller's ``language``): prose in a spaced language goes through spaCy's blank
 pipeline for it (the given pipeline when it is of that language), Chinese and Japanese
-prose is split at their sentence marks (``。！？；``, ``!?``) with no tokenizer, and
-their content words are Han character pairs and katakana words.
+prose is split at their sentence marks (full stops, full-width ``!?;``: :mod:`.lang.marks`)
+with no tokenizer, and their content words are Han character pairs and katakana words
+(less the function characters of the language packs, :mod:`.lang`).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, NamedTuple
 
 from .blocks import is_prose_line, split_blocks
 from .doc_tokens import DocTokens
-from .labels import DATE_PREFIX
+from .labels import date_prefix
 from .json_units import LINE as JSON_LINE, json_members, unescaped
 from .keys import content_key
 from .language import CJK, CJK_CHAR, detect_language, normalise_language
+from . import lang as packs
+from .lang import find_names as pack_names, marks
 from .literals import (
     Literal,
     Spans,
-    find_cjk_names,
     names_win,
     find_literals,
     find_names_by_pattern,
@@ -60,14 +63,10 @@ _SHORT_LETTER_WORD = re.compile(r"[^\W\d_]{2,}")
 # by; the pairs of a name or a dish recur where it recurs), and katakana words.
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
 _KATAKANA_WORD = re.compile(r"[\u30a1-\u30fa\u30fc]{2,}")
-_CJK_FUNCTION = frozenset("的了是在我你他她它们这那吗呢吧啊就也都和与个有不很还要会么什怎可以一没好对请")
-# Pairs of courtesy and chat that say nothing of their own ("thanks", "please help").
-_CJK_STOP_PAIRS = frozenset(
-    "谢谢 感谢 多谢 麻烦 帮忙 你好 您好 再见 拜拜 非常 真是 太谢 客气 不客 知道 明白 觉得 需要 想要 希望 "
-    "然后 那么 因为 所以 但是 已经 还是 或者 如果 现在 一下 看看 问问 帮助 推荐 告诉 查询 请问 行吧 嗯嗯 恩恩"
-    .split())
+# (the function characters and courtesy pairs are the language packs': discourse_memory.lang)
 # Sentence ends in CJK prose: a run of end marks and the closing quotes after it.
-_CJK_SENTENCE_END = re.compile(r"[。！？!?；｡．]+[」』”’）)》〉]*")
+_CJK_SENTENCE_END = re.compile("[" + marks.END_MARKS + "!?" + marks.CLAUSE_END + marks.HALF_STOPS + "]+["
+                               + marks.CLOSING_QUOTES + "”’" + marks.CLOSE_PAREN + ")" + marks.CLOSING_BRACKETS + "]*")
 # Pieces that are read as language (names found on spaCy tokens). A table's cells are not
 # sentences: their names are found by pattern (the first cell's "Alice Smith" is no
 # sentence opener), without the tokenizer, which took most of the time of a long table;
@@ -135,14 +134,22 @@ def call_words(text: str) -> tuple[str, ...]:
 
 def han_words(text: str) -> set[str]:
     """The CJK content words of ``text``: each pair of adjacent Han characters with no
-    function character in it, courtesy pairs aside (``地址在哪？``: ``地址``)."""
-    function = _CJK_FUNCTION
+    function character in it, courtesy pairs aside (the language packs' ``function_chars``
+    and ``stop_pairs``: an address's question gives the word "address")."""
+    function, stop_pairs = _function_words(packs.generation())
     words: set[str] = set()
     for run in _HAN_RUN.findall(text):
         words.update(run[i:i + 2] for i in range(len(run) - 1)
                      if run[i] not in function and run[i + 1] not in function
-                     and run[i:i + 2] not in _CJK_STOP_PAIRS)
+                     and run[i:i + 2] not in stop_pairs)
     return words
+
+
+@functools.lru_cache(maxsize=2)
+def _function_words(_generation: int) -> tuple[frozenset[str], frozenset[str]]:
+    """The function characters and courtesy pairs of every registered pack."""
+    every = packs.packs()
+    return frozenset("".join(p.function_chars for p in every)), frozenset().union(*(p.stop_pairs for p in every))
 
 
 def _cjk_words(body: str) -> set[str]:
@@ -192,10 +199,10 @@ def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | No
     if done is None:
         found = find_literals(body, language)
         if language in CJK:
-            # A name holds the numbers and Latin words in it ("7天连锁酒店", "飘HOME连锁酒店"):
-            # its span wins over the pattern's literals inside it.
+            # A name holds the numbers and Latin words in it (a Chinese hotel's name may hold
+            # a number and a Latin brand): its span wins over the pattern's literals inside it.
             if names is None:
-                names = find_cjk_names(body)
+                names = pack_names(body, language)
             if kind == "field":
                 colon = body.find(":")
                 names = [n for n in names if n.start > colon]
@@ -270,8 +277,8 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
         plan: list[tuple[str, int, int, int]] = []
         members = json_members(text)
         if members is not None and "\\" in text:
-            # Its values are read as they read ("\u5317\u4eac\u996d\u5e97" is 北京饭店, in the
-            # language it is written in; json_units.unescaped), each unit's span on its own,
+            # Its values are read as they read (an escaped "\u5317\u4eac" is the Han text it
+            # stands for, in the language it is written in; json_units.unescaped), each unit's span on its own,
             # as the record reads the unit (record.item_for): the same length, so spans hold.
             parts, at = [], 0
             for s, e, _ in members:
@@ -285,13 +292,13 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
                           for s, e, depth in members])  # (a long string's lines are lines)
             continue
         source, skip = text, 0
-        dated = DATE_PREFIX.match(text)
-        if dated is not None:
+        dated = date_prefix(text)
+        if dated >= 0:
             # "[1:10 pm on 27 March, 2023] Audrey: Hi!": the session's date line, as when it
             # stands on a line of its own; the turn is read past it (blanked to keep offsets).
-            s, e = _strip_span(text, 0, dated.end())
+            s, e = _strip_span(text, 0, dated)
             plan.append(("line", s, e, 0))
-            skip = dated.end()
+            skip = dated
             source = " " * skip + text[skip:]
         blocks = split_blocks(source)
         # A generated list (thousands of items in one message) is read as a table's rows
@@ -360,7 +367,7 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
         found = names_of.get((lang, toks.text))
         if found is None:
             if lang in CJK:
-                found = find_cjk_names(toks.text)
+                found = pack_names(toks.text, lang)
             else:
                 found = find_token_names(toks, ents=doc_ents, language=lang)
             names_of[lang, toks.text] = found

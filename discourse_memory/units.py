@@ -18,8 +18,9 @@ import numpy as np
 from .gc_pause import gc_paused, is_bulk
 from .json_units import read_offset, unescaped
 from .keys import content_key
-from .language import CJK_CHAR, wide_script_share
-from .literals import Literal, find_cjk_names, find_literals, find_names_by_pattern, names_win
+from . import lang
+from .language import CJK_CHAR, detect_language, wide_script_share
+from .literals import Literal, find_literals, find_names_by_pattern, names_win
 from .messages import Message
 from .nlp import get_pipeline
 from .segment import Piece, call_words, segment_texts
@@ -37,7 +38,7 @@ _WIDE = frozenset({"code", "table_row"})  # kinds whose clipped head keeps twice
 WIDE_SCRIPT_SHARE = 0.3
 """A piece at least this share of whose first characters are Han, kana or Hangul keeps
 twice the tokens in its clipped head too: such a character is a token or more, so twelve
-tokens are six characters (``哦算了吧，我现在想 …``) where in English they are eight
+tokens are six characters of a Chinese sentence where in English they are eight
 words; and it is clipped only when longer than that head by half (see ``_head``)."""
 
 
@@ -295,7 +296,7 @@ class Analyzer:
                     lits = find_literals(readable)
                     lits += find_names_by_pattern(readable, [(x.start, x.end) for x in lits])
                     if CJK_CHAR.search(readable):  # a Chinese or Japanese argument: its names, as in prose
-                        lits = names_win(lits, find_cjk_names(readable))
+                        lits = names_win(lits, lang.find_names(readable, detect_language(readable)))
                     lits.sort(key=lambda x: (x.start, x.end))
                     done = calls[call.name, call.arguments] = (
                         content_key(f"{call.name}\x00{call.arguments}"), tuple(lits),
@@ -364,7 +365,8 @@ _WORDY = re.compile(r"[^\W\d_]")
 
 def before_values(literals: tuple[Literal, ...], head: int, text: str) -> int:
     """``head`` moved back to the start of a value it would cut: half an address or a phone
-    number reads as a whole one ("电话是010-67796688，地址是 …", not "…地址是朝阳区潘家园华威 …")."""
+    number reads as a whole one ("the phone is 010-67796688, the address is …", not "…the
+    address is 12 Panjiayuan"): a value is clipped whole or not at all."""
     for lit in literals:  # (in order of their starts: the first cut one is the earliest)
         if lit.start >= head:
             break  # (none after it can be cut: a 1 MB line states 130,000 values)

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from discourse_memory import compact
 from discourse_memory.language import detect_language, normalise_language
-from discourse_memory.literals import find_cjk_names, find_literals
+from discourse_memory.lang.zh import find_cjk_names
+from discourse_memory.literals import find_literals
 from discourse_memory.nlp import get_pipeline
 from discourse_memory.segment import segment_texts
 

@@ -113,7 +113,7 @@ def test_the_prose_word_skip_changes_no_match(variant):
 
     from discourse_memory import literals
 
-    patterns = literals._PATTERNS if variant == "_PATTERNS" else literals._comma_patterns()
+    patterns = literals.patterns() if variant == "_PATTERNS" else literals._comma_patterns()
     compiled = literals.combined_pattern() if variant == "_PATTERNS" else literals.comma_pattern()
     unskipped = re.compile(r"(?:(?<![A-Za-z0-9_])(?=\w)|(?=[$€£¥₹￥₽₩/~.\"“`'+\-(「『《«„]))(?:"
                            + "|".join(f"(?P<{k}>{p})" for k, p in patterns) + ")")

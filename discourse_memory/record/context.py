@@ -5,16 +5,37 @@ text (no spaces) keeps the few characters before the value that name it.
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import NamedTuple
 
+from .. import lang
+from ..lang import marks
 from ..language import CJK_CHAR
 from .limits import LIMITS
 from .text import _BOUNDARY, _STOP, _WORD
 
-_CJK_LINKS = "是在为的了也有就约达到共"  # particles and verbs that join a key to its value
 _CJK_CONTEXT = 4  # characters of a run of CJK text before a value that stand for its word
-# Keys a CJK value is stated under: the first in the characters kept before it starts its context.
-_CJK_KEY = re.compile(r"电话|地址|价格|票价|门票|人均|消费|评分|营业时间|游玩时间|游玩时长|号码|邮箱")
+
+
+class _Keys(NamedTuple):
+    """The language packs' words of a value's context in CJK text (``LanguagePack``)."""
+
+    links: str  # particles and verbs that join a key to its value
+    key: re.Pattern[str] | None  # keys a value is stated under: the first kept starts its context
+    possessives: tuple[str, ...]  # a key follows one
+    number_before: re.Pattern[str]  # a number (or a range of two) ending where a run starts
+
+
+@functools.lru_cache(maxsize=2)
+def _keys(_generation: int) -> _Keys:
+    packs = lang.packs()
+    keys = sorted(dict.fromkeys(k for p in packs for k in p.value_keys), key=len, reverse=True)
+    ranges = "".join(f"|{re.escape(w)}" for w in dict.fromkeys(w for p in packs for w in p.range_words))
+    return _Keys("".join(dict.fromkeys(c for p in packs for c in p.key_links)),
+                 re.compile("|".join(map(re.escape, keys))) if keys else None,
+                 tuple(dict.fromkeys(p.possessive for p in packs if p.possessive)),
+                 re.compile(r"\d[\d.,]{0,12}(?:(?:[-~" + marks.TILDE + "]" + ranges + r")\d[\d.,]{0,12})?$"))
 
 _CLOSER = {"(": ")", "[": "]", '"': '"', "'": "'", "`": "`", "“": "”", "‘": "’"}
 
@@ -117,7 +138,6 @@ def _linked(span: str) -> bool:
 
 
 _LETTER = re.compile(r"[^\W\d_]")
-_NUMBER_BEFORE = re.compile(r"\d[\d.,]{0,12}(?:[-~～至到]\d[\d.,]{0,12})?$")
 
 
 def _context_before(text: str, start: int, end: int,
@@ -139,21 +159,24 @@ def _context_before(text: str, start: int, end: int,
     touches = CJK_CHAR.match(word[-1]) is not None or not _LETTER.search(before[words[-1].end():])
     if CJK_CHAR.match(word[-1]):
         # No spaces to count: the last few characters, not counting the particles
-        # between the key and its value ("人均消费是74元", not "均消费是74元").
-        tail = len(word) - len(word.rstrip(_CJK_LINKS))
+        # between the key and its value (a pack's key_links: "average spend" kept whole
+        # before "is 74 yuan", not its last character and the particle).
+        cjk = _keys(lang.generation())
+        tail = len(word) - len(word.rstrip(cjk.links))
         if len(word) > _CJK_CONTEXT:
             at = max(words[-1].start(), words[-1].end() - tail - _CJK_CONTEXT)
-            # the first key word in those characters starts the context ("一下电话是…": "电话是…")
-            key = _CJK_KEY.search(word, at - words[-1].start())
+            # the first key word in those characters starts the context (a pack's value_keys:
+            # "phone is ..." of "(please tell me) phone is ...")
+            key = cjk.key.search(word, at - words[-1].start()) if cjk.key is not None else None
             if key is not None:
                 at = words[-1].start() + key.start()
-        possessive = text.rfind("的", lo + at, start - tail)
-        if possessive >= 0:  # "景点的评分是4分": the key is what follows 的
-            at = possessive + 1 - lo
+        possessive, owned = max(((text.rfind(p, lo + at, start - tail), p) for p in cjk.possessives), default=(-1, ""))
+        if possessive >= 0:  # "the sight's rating is 4": the key is what follows the possessive
+            at = possessive + len(owned) - lo
         else:
-            # a run opening on a number's unit ("门票100-150元能玩3小时") brings its number:
-            # "100-150元能玩3小时", not "元能玩3小时"
-            number = _NUMBER_BEFORE.search(before, 0, at)
+            # a run opening on a number's unit ("tickets 100-150 yuan, 3 hours of play")
+            # brings its number: the range, not the unit alone
+            number = cjk.number_before.search(before, 0, at)
             if number is not None:
                 at = number.start()
     closer = before.find(")", at)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import traces
 from ..columns import Columns
 from ..messages import SYSTEM_ROLES
 
@@ -112,20 +113,20 @@ def example_units(cols: Columns) -> tuple[np.ndarray, Counter[int]]:
     return mask, outside
 
 
-# A harness's own text inside a user message: the instructions mini-swe-agent and SWE-agent
-# wrap around a task, the reminders and environment Claude Code and Codex add to a turn.
-# The user did not say it, and it is the same in every run ("command1 && command2",
-# "MY_ENV_VAR=MY_VALUE"); the agent still reads it (the command that submits its work
-# stands there), so the view ranks it as any text, and only the record passes it by.
-_HARNESS = re.compile(r"<((?:\w+[-_])?instructions|system[-_]reminder|environment[-_]context)(?:\s[^<>]*)?>"
-                      r".*?</\1\s*>", re.S | re.I)
+# A harness's own text inside a user message: the instructions a harness wraps around a
+# task, the reminders and environment it adds to a turn (the tags of the registered trace
+# readers: traces.harness_block). The user did not say it, and it is the same in every run
+# ("command1 && command2", "MY_ENV_VAR=MY_VALUE"); the agent still reads it (the command that
+# submits its work stands there), so the view ranks it as any text, and only the record
+# passes it by.
 
 
 def harness_units(cols: Columns) -> np.ndarray:
     """Per unit, whether it stands inside a harness's block of a user message or a tool's
-    result (Claude Code appends a ``<system-reminder>`` to a file it read; see ``_HARNESS``).
+    result (Claude Code appends a ``<system-reminder>`` to a file it read; see
+    :func:`.traces.harness_block`).
     Found once per message (columns only grow)."""
-    return _units_inside(cols, cols.memo(ExamplesMemo).harness, _HARNESS, "</", ("user", "tool"))
+    return _units_inside(cols, cols.memo(ExamplesMemo).harness, traces.harness_block(), "</", ("user", "tool"))
 
 
 # An HTML comment: what an issue or PR template asks of its author ("<!-- A short summary

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 
+from .. import traces
 from ..columns import Columns
+from ..lang import marks
 from ..labels import LIST_MARK
 from ..literals import PATTERN_KINDS, Literal
 from ..units import Unit
@@ -19,7 +21,7 @@ from .keys import _INLINE_KEY, _LABEL_BEFORE, _in_label, _key, inline_key, line_
 from .labels import is_date_header
 from .limits import LIMITS
 from .lines import LINE_KINDS, _line_number_file, code_line, line_text
-from .noise import _PROGRESS, _encoded_line
+from .noise import _encoded_line
 from .text import _COMMON_WORDS, _PROSE_KINDS, _STOP, _WORD, _quoted, sanitize
 
 
@@ -61,7 +63,7 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     line = u.text[line_start:line_end if line_end >= 0 else hi]
     if len(line) < 2 * LIMITS.encoded_scan and _encoded_line(line.strip("+-> \t")):
         return None
-    if kind == "percent" and _PROGRESS.fullmatch(line.strip()):
+    if kind == "percent" and traces.progress_line().fullmatch(line.strip()):  # a test runner's progress
         return None  # "tests/test_lint.py ........ [ 80%]": how far a test run had got, no value
     span: tuple[int, int] | None = None
     key = _key(u, lit.start, lit.end)
@@ -154,7 +156,7 @@ def short_item_span(u: Unit) -> tuple[int, int] | None:
         # bold name with a value of its own and more after it is one record of a list, listed
         # whole: "**Reservation 7WPL39**: DEN to EWR, Basic Economy" (its values apart read
         # "Reservation 7WPL39; DEN to EWR", whose route of which reservation?).
-        a, b = lo + bold.start(2), len(u.text[:lo + bold.end(2)].rstrip(" \t:："))
+        a, b = lo + bold.start(2), len(u.text[:lo + bold.end(2)].rstrip(" \t:" + marks.COLON))
         if bold.end() >= len(body) or not any(
                 a <= x.start and x.end <= b and x.kind in _NAMING_KINDS and _RECORD_NAME.fullmatch(u.text, a, x.start)
                 and _AFTER_ID.fullmatch(u.text, x.end, b) for x in u.literals):
@@ -187,10 +189,10 @@ def _unbolded(body: str) -> str:
 _RECORD_NAME = re.compile(r"(?:[A-Z][\w'\-]{0,24} ){0,3}")  # "Reservation ", "Connecting Flight "
 _AFTER_ID = re.compile(r"(?: ?\([^()\n]{1,40}\))?")  # "(JFK to SEA)"
 _NAMING_KINDS = PATTERN_KINDS - {"number"}  # (a capitalised word is no id: "Cabin Class")
-_BOLD_HEAD = re.compile(r"(\*\*|__)([^*_\n]{1,60}?)\1[ \t]{0,3}[:：]?[ \t]{0,3}")
+_BOLD_HEAD = re.compile(r"(\*\*|__)([^*_\n]{1,60}?)\1[ \t]{0,3}[:" + marks.COLON + r"]?[ \t]{0,3}")
 
 _NAMING_WORDS = r"(?:[A-Z][a-z]{1,20} ){0,2}[A-Z][a-z]{2,20}"  # "Certificate", "Gift Card"
 _NAMED_BEFORE = re.compile(r"(?<![\w.\-/])(" + _NAMING_WORDS + r")[ \t]$")
 NAMED_NUMBER = re.compile(_NAMING_WORDS + r" \d{1,40}")
 """An item that is a number with the capitalised words naming it (``item_for``)."""
-_LABEL_END = re.compile(r"[*_]{0,2}[ \t]{0,2}[:：]")
+_LABEL_END = re.compile(r"[*_]{0,2}[ \t]{0,2}[:" + marks.COLON + "]")

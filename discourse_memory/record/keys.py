@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..columns import UNIT_KINDS, Columns
+from ..lang import marks
 from ..labels import LIST_MARK
 from ..outline import head_text, is_attribute, list_heads
 from ..units import Unit
@@ -24,7 +25,7 @@ _JSON_KEY_BEFORE = re.compile(r"""["']([A-Za-z_][\w\-.]{0,40})["']\s{0,3}:\s{0,3
 # A list item's or a bold label, not a plain "Melanie: 5 years" (a speaker, or a sentence
 # ending in a colon).
 _LABEL_BEFORE = re.compile(r"(?<![^\n])[ \t]{0,8}(?:" + LIST_MARK + r"[*_]{0,2}|[*_]{2})"
-                           r"([^\W\d_][\w .\-/()#']{0,39}?)[*_]{0,2}[ \t]{0,3}[:：][ \t]{0,3}[*_]{0,2}[ \t]{0,3}$")
+                           r"([^\W\d_][\w .\-/()#']{0,39}?)[*_]{0,2}[ \t]{0,3}[:" + marks.COLON + r"][ \t]{0,3}[*_]{0,2}[ \t]{0,3}$")
 
 # A label's second value, after its first and a word that joins them: "- Departure: 10:00 PM
 # EST on May 20, 2024" (the date is the departure's too, not "EST on May 20, 2024"), "-
@@ -177,7 +178,7 @@ def line_row(text: str, start: int) -> str | None:
 def _row_text(lead: str) -> str | None:
     """A line's text before its first inline label as a row's head (see :func:`line_row`)."""
     head = _LINE_MARK.sub("", lead, count=1).replace("**", "").replace("__", "")
-    head = " ".join(head.split()).strip(" ,;(").rstrip(":：").strip()
+    head = " ".join(head.split()).strip(" ,;(").rstrip(":" + marks.COLON).strip()
     return head if head and len(head) <= LIMITS.row_head_chars else None
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from ..actions import answers_action, argv_command, last_command, main_step
 from ..columns import Columns
 from ..labels import date_line
+from ..lang import marks
 from ..language import CJK_CHAR
 from ..messages import Message, ToolCall
 from ..replies import asks, near_place, own_names, question_message, question_places, reply_topic
@@ -81,24 +82,25 @@ def output_command(cols: Columns, m: Message) -> str | None:
 
 def asked_about(cols: Columns, m: Message) -> str | None:
     """The name a reply's question asks about when the reply does not state it: the key of
-    the reply's record entry (``#109 assistant re 天安门广场: 电话是010-65666606。``; without it
-    the number is the phone of nothing). The question is the message just before, from the
+    the reply's record entry (``#109 assistant re <the place>: <its phone number>``, in a
+    Chinese reply that states the number alone; without it the number is the phone of
+    nothing). The question is the message just before, from the
     other side (:func:`.replies.question_message`), in a sentence that asks; a name opening
     its sentence or naming a speaker (``Hey Mel!``) is not what it asks about. Read from
     these two messages only, so the label is the same however the conversation grew."""
     q = question_message(cols, m)
     own = " ".join(tf.text for tf in m.texts)
     if CJK_CHAR.search(own):
-        # its values are that place's ("推荐你去钓鱼台国宾馆尝尝吧，这里人均消费1842元"), the place
-        # its question asked about too when it names no other ("北京鹏润国际大酒店的电话您记好
-        # 010-62165588，价格为685元" to "北京鹏润国际大酒店的电话告诉我一下，他家的价格咋样？"):
-        # the entry's text, cut near the value, does not name it
+        # its values are that place's ("I recommend X; a meal there is 1842 yuan"), the place
+        # its question asked about too when it names no other ("X's phone is 010-62165588,
+        # its price 685 yuan" to "X's phone, please, and how about its price?"): the
+        # entry's text, cut near the value, does not name it
         names = own_names(cols, m.index, None if q is None else q.index, own) or own_names(cols, m.index, None, own)
         if len(names) == 1:
             return sanitize(names[0])[:LIMITS.label_chars]
         if names and q is not None and m.role == "assistant":
-            # several: an enumeration answering its question ("周边景点有北京动物园、恭王府、…" to
-            # "海碗居北京菜(增光路总店)…周边有什么景点吗？") is keyed by the one place the question
+            # several: an enumeration answering its question ("the sights around are A, B, ..."
+            # to "X ... what sights are around it?") is keyed by the one place the question
             # names, not a dish it asks for; a route between two names neither
             asked = question_places(cols, q.index, m.index)
             return sanitize(asked[0])[:LIMITS.label_chars] if len(asked) == 1 else None
@@ -112,13 +114,13 @@ def asked_about(cols: Columns, m: Message) -> str | None:
             continue
         for lit in u.literals:
             if lit.kind != "name" or lit.text in own or near_place({lit.text}, u.text):
-                continue  # ("在冶仙塔旅游风景区附近另外找一个景点": the place found is another)
+                continue  # ("find another sight near X": the place found is another)
             before = u.text[:lit.start]
             for s in speakers:  # "Melanie: Tell me about it.": the label is no part of the sentence
                 if before.startswith(s):
-                    before = before[len(s):].lstrip(" \t:：")
+                    before = before[len(s):].lstrip(" \t:" + marks.COLON)
             if not CJK_CHAR.search(lit.text) and not before.strip(" \t\"'“([*_-"):
-                continue  # "Did Tom ...?", "Tell me ...": a capitalised opener ("7天优品酒店…" is none)
+                continue  # "Did Tom ...?", "Tell me ...": a capitalised opener (a CJK name is none)
             if any(s in lit.text or lit.text in s for s in speakers):
                 continue
             return sanitize(lit.text)[:LIMITS.label_chars]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .. import traces
 from ..columns import Columns
 from ..units import Unit
 from .limits import LIMITS
@@ -33,7 +34,7 @@ def line_text(text: str, span: tuple[int, int]) -> str:
     shown = text[span[0]:span[1]]
     before = text[lo:span[0]]
     if before.strip() and not _BANNER.fullmatch(before):
-        number = _LINE_NUMBER.match(before) if whole else None
+        number = traces.line_number().match(before) if whole else None
         shown = (number.group(1) + " " if number else "") + ("…" if not number or before[number.end():].strip()
                                                            else "") + shown
     after = text[span[1]:span[1] + LIMITS.line_scan if hi < 0 else hi]
@@ -81,7 +82,7 @@ def code_line(text: str, start: int, end: int) -> tuple[int, int]:
     chars = LIMITS.line_chars
     if hi - lo <= chars or (hi - lo <= 4 * chars and len(sanitize(text[lo:hi])) <= chars):
         return lo, hi  # (an indent inside counts once)
-    number = _LINE_NUMBER.match(text, lo, start) if whole else None
+    number = traces.line_number().match(text, lo, start) if whole else None
     if number is not None:  # the window is of the code, after its number (shown by line_text)
         lo = number.end()
         while lo < start and text[lo] in " \t":
@@ -99,7 +100,8 @@ def code_line(text: str, start: int, end: int) -> tuple[int, int]:
     return a, b
 
 
-_LINE_NUMBER = re.compile(r"[ \t]*(\d{1,7})(?:[ \t]*[:|\t→-]|[ \t]{2})")  # (→: Claude Code's Read, `cat -n` style)
+# (a listing's line numbers: `cat -n` style, and the registered trace readers' marks, as the
+# → of Claude Code's Read: traces.line_number)
 _GREP_LINE = re.compile(r"((?:[\w.\-]+/)*[\w.\-]+\.\w{1,10}):(\d{1,7})[:\-]")
 
 
@@ -110,7 +112,7 @@ def _line_number_file(cols: Columns, u: Unit, start: int, end: int) -> str | Non
     grep = _GREP_LINE.match(u.text)
     if grep is not None and grep.start(2) == start and grep.end(2) == end:
         return grep.group(1)
-    line = _LINE_NUMBER.match(u.text)
+    line = traces.line_number().match(u.text)
     if line is None or line.start(1) != start or line.end(1) != end:
         return None
     return source_path(cols, u.message)

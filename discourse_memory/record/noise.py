@@ -16,9 +16,6 @@ from ..literals import PATTERN_KINDS
 from .limits import LIMITS
 from .text import _COMMON_WORDS
 
-# A line of a test runner's progress: "tests/lint/unittest_lint.py ......F.. [ 80%]".
-_PROGRESS = re.compile(r"(?:\S+[ \t]+)?[.FEsxX]+[ \t]*\[[ \t]*\d{1,3}%\]")
-
 
 @dataclass(slots=True)
 class NoiseMemo:

@@ -96,7 +96,7 @@ def _entry_line(entry: Entry, cache: dict[Any, Any] | None) -> str | None:
 
 def _about_unsaid(label: str, texts: list[str]) -> str:
     """The label without its ``re`` key when a listed value already names it (``#287
-    assistant: 大德祥老北京炸酱面大王(兴隆街店)，推荐菜有炒疙瘩``, not the name twice)."""
+    assistant: <the restaurant's name>, its dishes are ...``, not the name twice)."""
     head, sep, about = label.partition(" re ")
     return head if sep and any(about in t for t in texts) else label
 

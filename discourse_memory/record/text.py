@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from ..lang import marks
 from ..literals import _COMMON_STARTERS
 from .limits import LIMITS
 
@@ -15,7 +16,8 @@ _SPACES = re.compile(r"\s+")
 
 _WORD = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}")  # CJK words are short
 
-_BOUNDARY = ".!?:;\n。！？；：，、"  # what a value's context does not reach across (a CJK comma ends a clause)
+# What a value's context does not reach across (a CJK comma ends a clause).
+_BOUNDARY = ".!?:;\n" + marks.END_MARKS + marks.CLAUSE_END + marks.COLON + marks.COMMA + marks.LIST_COMMA
 _PROSE_KINDS = frozenset({"sentence", "list_item", "heading", "field", "table_row"})
 # Words too common to key a value ("for" in "for $30" says nothing).
 _STOP = frozenset(
