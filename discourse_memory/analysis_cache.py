@@ -71,7 +71,7 @@ class RedisAnalysisCache:
 
         if not (hasattr(client, "mget") and hasattr(client, "pipeline")):
             raise InvalidOptionError(f"client must be a redis.Redis, got {type(client).__name__}")
-        if inspect.iscoroutinefunction(getattr(client, "mget")):
+        if inspect.iscoroutinefunction(getattr(client, "mget")) or type(client).__module__.startswith("redis.asyncio"):
             raise InvalidOptionError("client is a redis.asyncio client: pass a redis.Redis (views, aview "
                                      "included, run in a thread and read the cache from there)")
         if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 1:
@@ -121,6 +121,8 @@ def counter_identity(counter: Any) -> str | None:
     from .tokens import TiktokenCounter
 
     own = getattr(counter, "cache_key", None)
+    if own is None:  # (a function the library wrapped: its own attribute)
+        own = getattr(getattr(counter, "_fn", None), "cache_key", None)
     if isinstance(own, str) and own:
         return "key:" + own
     if isinstance(counter, TiktokenCounter):
