@@ -133,8 +133,10 @@ def counter_identity(counter: Any) -> str | None:
 class SharedAnalyses:
     """A store bound to one set of analysis settings: reads and writes analyses of texts."""
 
-    def __init__(self, store: AnalysisCache, counter_id: str, pipeline: str | None, clip_tokens: int) -> None:
+    def __init__(self, store: AnalysisCache, counter: Any, counter_id: str, pipeline: str | None,
+                 clip_tokens: int) -> None:
         self.store = store
+        self.counter = counter
         self.secret: bytes = getattr(store, "secret", b"") or b""
         self._settings = _settings_digest(counter_id, pipeline, clip_tokens)
         self._warned = False
@@ -159,11 +161,16 @@ class SharedAnalyses:
             self._warn("read", ValueError(f"get_many returned {len(blobs)} values for {len(keys)} keys"))
             return {}
         out = {}
+        # A text's tokens as a whole (what a message costs shown whole) come with its analysis:
+        # counted here, they were a tiktoken encoding of the whole history on a fresh worker.
+        counts = getattr(self.counter, "_cache", None)
         for text, key, blob in zip(texts, keys, blobs):
             if blob is not None:
                 got = analysis_codec.decode(key, text, blob, self.secret)
                 if got is not None:
-                    out[text] = got
+                    out[text] = got[0]
+                    if got[1] >= 0 and counts is not None and counts.get(text) is None:
+                        counts.put(text, got[1])
         return out
 
     def save(self, analysed: Mapping[str, tuple[MeasuredPiece, ...]]) -> None:
@@ -171,7 +178,7 @@ class SharedAnalyses:
         items = {}
         for text, pieces in analysed.items():
             key = self.key(text)
-            blob = analysis_codec.encode(key, text, pieces, self.secret)
+            blob = analysis_codec.encode(key, text, pieces, self.secret, self.counter.count(text))
             if len(blob) <= MAX_ENTRY_BYTES:
                 items[key] = blob
         if not items:
@@ -202,4 +209,4 @@ def bind(cache: AnalysisCache | None, counter: Any, pipeline: str | None, clip_t
         _log.info("discourse-memory: a token counter without a name (a function) is not shared through the "
                   "analysis cache; give it a cache_key attribute (a str) to share it")
         return None
-    return SharedAnalyses(cache, identity, pipeline, clip_tokens)
+    return SharedAnalyses(cache, counter, identity, pipeline, clip_tokens)

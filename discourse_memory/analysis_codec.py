@@ -48,11 +48,13 @@ def _digest(key: str, body: bytes, secret: bytes) -> bytes:
     return h.digest()
 
 
+_HEAD = 6  # chars, pieces, words, literals, heads, tokens of the whole text (-1: not given)
 _COLS = 13  # per piece: kind start end key depth info tokens head clip suffix_len n_words n_lits n_heads
 
 
-def encode(key: str, text: str, pieces: tuple[MeasuredPiece, ...], secret: bytes = b"") -> bytes:
-    """The entry for ``text``'s ``pieces`` under cache key ``key``."""
+def encode(key: str, text: str, pieces: tuple[MeasuredPiece, ...], secret: bytes = b"", tokens: int = -1) -> bytes:
+    """The entry for ``text``'s ``pieces`` (and its ``tokens`` as a whole, -1: not given) under
+    cache key ``key``."""
     strings: dict[str, int] = {}
     s = strings.setdefault
     rows: list[int] = []
@@ -75,15 +77,17 @@ def encode(key: str, text: str, pieces: tuple[MeasuredPiece, ...], secret: bytes
         rows.extend((_KIND_CODE[p.kind], p.start, p.end, s(p.key, len(strings)), p.depth, p.info, mp.tokens,
                      mp.head_end, mp.clip_tokens, len(mp.suffix), len(p.words), len(p.literals), n_heads))
     names = json.dumps(list(strings), ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-    ints = np.asarray([len(text), len(pieces), len(words), len(lits) // 4, len(heads), *rows, *words, *lits, *heads],
+    ints = np.asarray([len(text), len(pieces), len(words), len(lits) // 4, len(heads), tokens,
+                       *rows, *words, *lits, *heads],
                       dtype="<i8")
     body = zlib.compress(struct.pack("<I", len(names)) + names + ints.tobytes(), 6)
     return MAGIC + _digest(key, body, secret) + body
 
 
-def decode(key: str, text: str, blob: Any, secret: bytes = b"") -> tuple[MeasuredPiece, ...] | None:
-    """The pieces an entry holds for ``text`` under ``key``; None for anything that is not
-    a well-formed entry of this format written for this key (and ``secret``)."""
+def decode(key: str, text: str, blob: Any, secret: bytes = b"") -> tuple[tuple[MeasuredPiece, ...], int] | None:
+    """The pieces an entry holds for ``text`` under ``key``, and the text's tokens (-1: not
+    given); None for anything that is not a well-formed entry of this format written for this
+    key (and ``secret``)."""
     if not isinstance(blob, (bytes, bytearray, memoryview)):
         return None
     blob = bytes(blob)
@@ -107,17 +111,17 @@ def decode(key: str, text: str, blob: Any, secret: bytes = b"") -> tuple[Measure
         return None
 
 
-def _pieces(text: str, strings: list[str], ints: np.ndarray) -> tuple[MeasuredPiece, ...] | None:
-    """The measured pieces of a decoded body, every number checked against the text and
-    the strings (None if one fails)."""
-    if len(ints) < 5:
+def _pieces(text: str, strings: list[str], ints: np.ndarray) -> tuple[tuple[MeasuredPiece, ...], int] | None:
+    """The measured pieces of a decoded body and the text's tokens, every number checked
+    against the text and the strings (None if one fails)."""
+    if len(ints) < _HEAD:
         return None
-    n_chars, n_pieces, n_words, n_lits, n_heads = ints[:5].tolist()
-    if n_chars != len(text) or min(n_pieces, n_words, n_lits, n_heads) < 0 \
-            or len(ints) != 5 + _COLS * n_pieces + n_words + 4 * n_lits + n_heads:
+    n_chars, n_pieces, n_words, n_lits, n_heads, n_tokens = ints[:_HEAD].tolist()
+    if n_chars != len(text) or min(n_pieces, n_words, n_lits, n_heads, n_tokens + 1) < 0 \
+            or len(ints) != _HEAD + _COLS * n_pieces + n_words + 4 * n_lits + n_heads:
         return None
-    at = 5 + _COLS * n_pieces
-    rows = ints[5:at].reshape(n_pieces, _COLS)
+    at = _HEAD + _COLS * n_pieces
+    rows = ints[_HEAD:at].reshape(n_pieces, _COLS)
     words = ints[at:at + n_words]
     lits = ints[at + n_words:at + n_words + 4 * n_lits].reshape(n_lits, 4)
     heads = ints[at + n_words + 4 * n_lits:]
@@ -171,4 +175,4 @@ def _pieces(text: str, strings: list[str], ints: np.ndarray) -> tuple[MeasuredPi
         # (the gap before a piece is the text from the last piece's end: empty if they overlap)
         out.append(MeasuredPiece(piece, text[prev:a], t, hd, c, texts, head_texts, text[b:b + suf]))
         prev = b + suf
-    return tuple(out)
+    return tuple(out), n_tokens

@@ -74,7 +74,7 @@ def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
             if i % 2:
                 del cache.data[key]
         elif mode == "resigned_out_of_range":
-            cache.data[key] = _resigned(key, blob, lambda ints: ints.__setitem__(slice(5, None), -3))
+            cache.data[key] = _resigned(key, blob, lambda ints: ints.__setitem__(slice(6, None), -3))
 
 
 MODES = ["cold", "warm", "flip", "truncate", "forged", "stale", "garbage", "missing", "resigned_out_of_range"]
@@ -136,8 +136,8 @@ def test_every_analysis_of_the_data_round_trips():
             for line in path.read_text().splitlines()[:2]:
                 texts += [m["content"] for m in json.loads(line)["messages"] if isinstance(m.get("content"), str)]
     for text, pieces in zip(texts, compactor.analyzer.analyse(texts)):
-        blob = analysis_codec.encode("k", text, pieces, SECRET)
-        assert analysis_codec.decode("k", text, blob, SECRET) == pieces
+        blob = analysis_codec.encode("k", text, pieces, SECRET, compactor.counter.count(text))
+        assert analysis_codec.decode("k", text, blob, SECRET) == (pieces, compactor.counter.count(text))
         assert analysis_codec.decode("other key", text, blob, SECRET) is None
         assert analysis_codec.decode("k", text + " ", blob, SECRET) is None  # (the digest holds; the length does not)
 
@@ -146,10 +146,11 @@ def test_a_resigned_entry_that_breaks_a_rule_is_refused():
     text = "Dana moved the gateway to v2.3.1 on 2026-10-08. Owner: Mia Li"
     pieces = Compactor().analyzer.analyse([text])[0]
     blob = analysis_codec.encode("k", text, pieces, SECRET)
-    for edit in (lambda a: a.__setitem__(6, 10**6),  # a piece's start past the text
-                 lambda a: a.__setitem__(5, 99),  # a kind that does not exist
+    for edit in (lambda a: a.__setitem__(7, 10**6),  # a piece's start past the text
+                 lambda a: a.__setitem__(6, 99),  # a kind that does not exist
+                 lambda a: a.__setitem__(5, -2),  # a count of the text's tokens below -1
                  lambda a: a.__setitem__(1, a[1] + 1),  # more pieces than rows
-                 lambda a: a.__setitem__(8, -1),  # a negative string index
+                 lambda a: a.__setitem__(9, -1),  # a negative string index
                  lambda a: a.__setitem__(-1, 10**9)):  # the last number (a literal's end or a head) out of range
         assert analysis_codec.decode("k", text, _resigned("k", blob, edit), SECRET) is None
 
