@@ -1,7 +1,7 @@
 """Many workers, one conversation (issue 49): the shared analysis cache on a local Redis.
 
     python benchmarks/bench_workers.py [--tokens 65000] [--turns 5] [--workers 4]
-                                       [--conversations 12] [--load-turns 6] [--skip-load]
+                                       [--conversations 12] [--load-turns 6] [--fresh-runs 5] [--skip-load]
 
 Needs ``redis-server`` on the PATH (it starts its own on a free port, in a temporary directory).
 
@@ -13,7 +13,8 @@ Needs ``redis-server`` on the PATH (it starts its own on a free port, in a tempo
    in service) that restores the same conversation, one new
    message on, with ``DiscourseMemory.from_dict`` and takes its first view: with the shared
    cache holding what the workers before it analysed (all but the new message), and
-   without. Each fresh case runs three times (three processes); the median is printed,
+   without. Each fresh case runs ``--fresh-runs`` times (processes, the two cases in turn);
+   the median is printed,
    with the ratio to the warm turn. Views are checked equal to the warm worker's.
 2. The load: ``--workers`` processes of ``tests/reliability/workers_app.py`` serve
    ``--conversations`` conversations (runs of swe_dev.jsonl and tau_airline_dev.jsonl, in
@@ -91,7 +92,7 @@ def start_redis(directory: str) -> tuple[subprocess.Popen[bytes], str]:
     sys.exit("redis-server did not start")
 
 
-def bar(url: str, tokens: int, turns: int, tmp: str) -> None:
+def bar(url: str, tokens: int, turns: int, runs: int, tmp: str) -> None:
     import redis
 
     from bench_core_speed import new_message, real_history
@@ -124,7 +125,7 @@ def bar(url: str, tokens: int, turns: int, tmp: str) -> None:
     path = Path(tmp) / "state.json"
     path.write_text(json.dumps(state))
     got: dict[str, list[float]] = {"shared cache": [], "no shared cache": []}
-    for _ in range(3):
+    for _ in range(runs):
         for label, arg in (("shared cache", url), ("no shared cache", "-")):
             run = subprocess.run([sys.executable, "-c", FRESH, str(path), str(budget), arg,
                                   str(DATA / "swe_dev.jsonl")], capture_output=True,
@@ -139,7 +140,7 @@ def bar(url: str, tokens: int, turns: int, tmp: str) -> None:
     print(f"warm worker's turn (append + view, median of {turns}): {warm_ms:.0f} ms")
     for label, values in got.items():
         med = statistics.median(values)
-        print(f"fresh worker's first view, {label} (median of 3 processes: "
+        print(f"fresh worker's first view, {label} (median of {runs} processes: "
               f"{', '.join(f'{v:.0f}' for v in values)} ms): {med:.0f} ms = {med / warm_ms:.1f}x the warm turn")
     entries = client.keys("dm:a:*")
     size = sum(client.memory_usage(k) or 0 for k in entries)
@@ -193,6 +194,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tokens", type=int, default=65000)
     ap.add_argument("--turns", type=int, default=5)
+    ap.add_argument("--fresh-runs", type=int, default=5, help="fresh worker processes per case")
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--conversations", type=int, default=12)
     ap.add_argument("--load-turns", type=int, default=6)
@@ -202,7 +204,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         server, url = start_redis(tmp)
         try:
-            bar(url, args.tokens, args.turns, tmp)
+            bar(url, args.tokens, args.turns, args.fresh_runs, tmp)
             if args.skip_load:
                 return
             convs = conversations(args.conversations)

@@ -64,10 +64,15 @@ def main() -> None:
     get_pipeline()  # (a worker's start-up, before it takes turns)
     memories: OrderedDict[str, DiscourseMemory] = OrderedDict()
     client.rpush("ready", args.name)
+    idle = 0
     while True:
-        got = client.blpop([f"queue:{args.name}"], timeout=30)
+        got = client.blpop([f"queue:{args.name}"], timeout=1)  # (within the client's socket_timeout)
         if got is None:
-            return  # (the driver is gone)
+            idle += 1
+            if idle >= 120:
+                return  # (the driver is gone)
+            continue
+        idle = 0
         job = json.loads(got[1])
         if job.get("stop"):
             return

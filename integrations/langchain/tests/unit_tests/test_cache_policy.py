@@ -4,6 +4,7 @@ analyses the first one wrote instead of making them."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping, Sequence
 
 import pytest
@@ -102,3 +103,42 @@ def test_the_middleware_takes_a_policy_and_a_cache(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr("discourse_memory.units.segment_texts", analysed_here)
     other_worker = DiscourseCompactionMiddleware(keep=("tokens", 300), policy=POLICY, cache=cache)
     assert _sent(other_worker, conv) == with_policy
+
+
+class LangGraphStoreCache:
+    """docs/workers.md's LangGraph-store cache, as printed there."""
+
+    def __init__(self, store, namespace=("discourse-memory", "analyses"), ttl_minutes=None):  # type: ignore[no-untyped-def]
+        self.store, self.namespace, self.ttl = store, namespace, ttl_minutes
+
+    def get_many(self, keys):  # type: ignore[no-untyped-def]
+        from langgraph.store.base import GetOp
+
+        items = self.store.batch([GetOp(self.namespace, k) for k in keys])
+        return [None if it is None else base64.b64decode(it.value["b"]) for it in items]
+
+    def set_many(self, items):  # type: ignore[no-untyped-def]
+        from langgraph.store.base import PutOp
+
+        self.store.batch([PutOp(self.namespace, k, {"b": base64.b64encode(v).decode()}, index=False,
+                                ttl=self.ttl) for k, v in items.items()])
+
+
+def test_the_docs_langgraph_store_cache_works(monkeypatch: pytest.MonkeyPatch) -> None:
+    from langgraph.store.memory import InMemoryStore
+
+    from discourse_memory import DiscourseMemory
+
+    messages = [{"role": "user" if i % 2 == 0 else "assistant",
+                 "content": f"Order ORD-{1000 + i} ships to Osaka on 2024-05-{10 + i} for ${100 + i}.50. " * 6}
+                for i in range(12)]
+    expected = DiscourseMemory(messages).view(400)
+    cache = LangGraphStoreCache(InMemoryStore())
+    assert DiscourseMemory(messages, cache=cache).view(400).messages == expected.messages
+
+    def analysed_here(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("analysed though the store holds it")
+
+    monkeypatch.setattr("discourse_memory.units.segment_texts", analysed_here)
+    got = DiscourseMemory(messages, cache=cache).view(400)
+    assert (got.messages, got.note) == (expected.messages, expected.note)
