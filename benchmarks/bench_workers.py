@@ -13,9 +13,10 @@ Needs ``redis-server`` on the PATH (it starts its own on a free port, in a tempo
    in service) that restores the same conversation, one new
    message on, with ``DiscourseMemory.from_dict`` and takes its first view: with the shared
    cache holding what the workers before it analysed (all but the new message), and
-   without. Each fresh case runs ``--fresh-runs`` times (processes, the two cases in turn);
-   the median is printed,
-   with the ratio to the warm turn. Views are checked equal to the warm worker's.
+   without. ``--fresh-runs`` rounds, each of three warm turns and then a fresh process of each
+   case: the medians are printed,
+   and the median of each round's ratio to its warm turn (the machine's load moves between
+   rounds). Views are checked equal to the warm worker's.
 2. The load: ``--workers`` processes of ``tests/reliability/workers_app.py`` serve
    ``--conversations`` conversations (runs of swe_dev.jsonl and tau_airline_dev.jsonl, in
    Redis lists) for ``--load-turns`` new messages each, every turn queued at once to a
@@ -125,7 +126,18 @@ def bar(url: str, tokens: int, turns: int, runs: int, tmp: str) -> None:
     path = Path(tmp) / "state.json"
     path.write_text(json.dumps(state))
     got: dict[str, list[float]] = {"shared cache": [], "no shared cache": []}
-    for _ in range(runs):
+    ratios: dict[str, list[float]] = {"shared cache": [], "no shared cache": []}
+    warm_ms: list[float] = [statistics.median(times) * 1000]
+    for r in range(runs):
+        # The machine's load moves from minute to minute: each round times warm turns of its own
+        # (on the warm memory, one message on each) next to its two fresh workers.
+        round_ms = []
+        for j in range(3):
+            warm.append(new_message(200 + 3 * r + j))
+            t = time.perf_counter()
+            warm.view(budget)
+            round_ms.append((time.perf_counter() - t) * 1000)
+        warm_ms.append(statistics.median(round_ms))
         for label, arg in (("shared cache", url), ("no shared cache", "-")):
             run = subprocess.run([sys.executable, "-c", FRESH, str(path), str(budget), arg,
                                   str(DATA / "swe_dev.jsonl")], capture_output=True,
@@ -133,15 +145,17 @@ def bar(url: str, tokens: int, turns: int, runs: int, tmp: str) -> None:
             out = json.loads(run.stdout.strip().splitlines()[-1])
             assert out["messages"] == expected.messages and out["note"] == expected.note, "views differ"
             got[label].append(out["ms"])
+            ratios[label].append(out["ms"] / warm_ms[-1])
             if arg != "-":  # (the fresh worker wrote the new message's analysis: drop it for the next run)
                 client.delete(newest)
     n_tokens = sum(count(m.get("content") or "") for m in state["messages"])
     print(f"history: {len(state['messages'])} messages of swe_dev.jsonl, {n_tokens} tokens; budget {budget}")
-    print(f"warm worker's turn (append + view, median of {turns}): {warm_ms:.0f} ms")
+    print(f"warm worker's turn (append + view): median {statistics.median(warm_ms):.0f} ms "
+          f"(first {turns} turns, then 3 a round: {', '.join(f'{v:.0f}' for v in warm_ms)} ms)")
     for label, values in got.items():
-        med = statistics.median(values)
-        print(f"fresh worker's first view, {label} (median of {runs} processes: "
-              f"{', '.join(f'{v:.0f}' for v in values)} ms): {med:.0f} ms = {med / warm_ms:.1f}x the warm turn")
+        print(f"fresh worker's first view, {label}: median {statistics.median(values):.0f} ms "
+              f"({', '.join(f'{v:.0f}' for v in values)} ms in {runs} processes); x its round's warm turn: "
+              f"median {statistics.median(ratios[label]):.1f}x ({', '.join(f'{v:.1f}' for v in ratios[label])})")
     entries = client.keys("dm:a:*")
     size = sum(client.memory_usage(k) or 0 for k in entries)
     print(f"shared cache: {len(entries)} entries, {size / 1024:.0f} KiB in Redis "

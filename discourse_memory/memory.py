@@ -249,6 +249,9 @@ class DiscourseMemory:
         """Restore a memory saved by :meth:`to_dict`. Pass ``token_counter`` if the
         saved one was a callable (callables are not saved); ``cache`` as in the constructor
         (it is not saved either)."""
+        if cache is not None and not isinstance(cache, AnalysisCache):  # (a misuse, not a bad state)
+            raise InvalidOptionError(f"cache must have get_many and set_many (see discourse_memory.AnalysisCache), "
+                                     f"got {type(cache).__name__}")
         if not isinstance(state, Mapping) or state.get("schema") != SCHEMA:
             raise StateError(f"not a discourse-memory state (expected schema {SCHEMA!r})")
         _refuse_unknown(state, _STATE_FIELDS, "the state")

@@ -187,6 +187,8 @@ def test_what_is_not_shared():
     assert isinstance(DictCache(), AnalysisCache)
     with pytest.raises(InvalidOptionError, match="get_many"):
         Compactor(cache=object())  # type: ignore[arg-type]
+    with pytest.raises(InvalidOptionError, match="get_many"):
+        DiscourseMemory.from_dict(DiscourseMemory([{"role": "user", "content": "hi"}]).to_dict(), cache={})  # type: ignore[arg-type]
     # A function counts with no name to key its analyses by: not shared, unless it gives one.
     assert Compactor(token_counter=len, cache=DictCache()).analyzer.shared is None
 
