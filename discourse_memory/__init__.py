@@ -8,6 +8,7 @@ exactly what was left out.
 """
 
 from .aio import acompact
+from .analysis_cache import AnalysisCache, RedisAnalysisCache
 from .compaction import Compaction, Compactor, compact, count_messages
 from .errors import (
     BudgetTooSmallError,
@@ -26,6 +27,7 @@ from .report import RecordEntry, Report, UnitReport
 from .tokens import TokenCounter, get_token_counter
 
 __all__ = [
+    "AnalysisCache",
     "BudgetTooSmallError",
     "Compaction",
     "Compactor",
@@ -39,6 +41,7 @@ __all__ = [
     "Policy",
     "Recalled",
     "RecordEntry",
+    "RedisAnalysisCache",
     "Report",
     "StateError",
     "TokenCounter",

@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import formats
+from .analysis_cache import AnalysisCache, bind
 from .columns import Columns
 from .errors import BudgetTooSmallError, InvalidOptionError
 from .fit import Scene, fit
@@ -64,7 +65,11 @@ class Compactor:
     """
 
     def __init__(self, token_counter: TokenCounterLike | None = None, *, options: Options | None = None,
-                 pipeline: str | None = None, clip_tokens: int | None = None) -> None:
+                 pipeline: str | None = None, clip_tokens: int | None = None,
+                 cache: AnalysisCache | None = None) -> None:
+        """``cache``: a store of analyses shared with other workers (a
+        :class:`~discourse_memory.RedisAnalysisCache`; see :mod:`.analysis_cache`), read for
+        the messages this compactor has not analysed; None (default): this process's only."""
         if options is None:
             options = Options(token_counter=token_counter, pipeline=pipeline,
                               clip_tokens=12 if clip_tokens is None else clip_tokens)
@@ -73,7 +78,9 @@ class Compactor:
                                                            ("clip_tokens", clip_tokens)) if v is not None})
         self.options = options
         self.counter: TokenCounter = get_token_counter(options.token_counter)
-        self.analyzer = Analyzer(self.counter, pipeline=options.pipeline, clip_tokens=options.clip_tokens)
+        self.cache = cache
+        self.analyzer = Analyzer(self.counter, pipeline=options.pipeline, clip_tokens=options.clip_tokens,
+                                 shared=bind(cache, self.counter, options.pipeline, options.clip_tokens))
         self._lock = threading.RLock()
         self._raw: list[tuple[Any, ...]] = []
         self._prints: list[tuple[Any, ...]] = []
@@ -161,8 +168,10 @@ class Compactor:
                 as_is = self._fits_as_is(messages, budget, options)
                 if as_is is not None:
                     return as_is
-            if not len(self._cols):
-                wait_for_warm_up(self.options.pipeline)  # a first analysis: not beside the warm-up
+            if not len(self._cols) and self.analyzer.shared is None:
+                # A first analysis: not beside the warm-up (with a shared cache, the analyzer
+                # waits only if the cache lacks something).
+                wait_for_warm_up(self.options.pipeline)
             cols, tag = self._columns(messages, feed.owned, feed.same)
             return self._compact(cols, tag, messages, budget, options, focus, feed.beyond)
 

@@ -12,6 +12,7 @@ from dataclasses import fields as dataclass_fields, replace
 from itertools import islice
 from typing import Any, Iterable, Mapping
 
+from .analysis_cache import AnalysisCache
 from .compaction import Compaction, Compactor, _Feed, json_copy
 from .formats import INTERNAL
 from .framing import FRAMING_RULES
@@ -55,9 +56,12 @@ class DiscourseMemory:
         recall: bool = False,
         message_overhead: Any = "auto",
         options: Options | None = None,
+        cache: AnalysisCache | None = None,
     ) -> None:
         """``options`` gives every setting at once (see :class:`~discourse_memory.Options`);
-        otherwise the keyword arguments build one."""
+        otherwise the keyword arguments build one. ``cache``: analyses shared with other
+        workers (a :class:`~discourse_memory.RedisAnalysisCache`; docs/workers.md), so that a
+        memory restored on a worker that never saw the conversation is warm at once."""
         given = dict(token_counter=token_counter, keep_system=keep_system, keep_last_turn=keep_last_turn,
                      strict=strict, relax=relax, note_role=note_role, pipeline=pipeline, clip_tokens=clip_tokens,
                      recall=recall, message_overhead=message_overhead)
@@ -71,7 +75,7 @@ class DiscourseMemory:
         if counter is None:
             self._token_counter_name = "cl100k_base"
         self.options = options
-        self._compactor = Compactor(options=options)
+        self._compactor = Compactor(options=options, cache=cache)
         warm_up(options.pipeline)  # a long-lived memory: its first view need not wait for spaCy
         self._messages: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -240,10 +244,14 @@ class DiscourseMemory:
         return state
 
     @classmethod
-    def from_dict(cls, state: Mapping[str, Any], *,
-                  token_counter: TokenCounterLike | None = None) -> "DiscourseMemory":
+    def from_dict(cls, state: Mapping[str, Any], *, token_counter: TokenCounterLike | None = None,
+                  cache: AnalysisCache | None = None) -> "DiscourseMemory":
         """Restore a memory saved by :meth:`to_dict`. Pass ``token_counter`` if the
-        saved one was a callable (callables are not saved)."""
+        saved one was a callable (callables are not saved); ``cache`` as in the constructor
+        (it is not saved either)."""
+        if cache is not None and not isinstance(cache, AnalysisCache):  # (a misuse, not a bad state)
+            raise InvalidOptionError(f"cache must have get_many and set_many (see discourse_memory.AnalysisCache), "
+                                     f"got {type(cache).__name__}")
         if not isinstance(state, Mapping) or state.get("schema") != SCHEMA:
             raise StateError(f"not a discourse-memory state (expected schema {SCHEMA!r})")
         _refuse_unknown(state, _STATE_FIELDS, "the state")
@@ -281,7 +289,7 @@ class DiscourseMemory:
         except InvalidOptionError as exc:
             raise StateError(f"invalid state: settings: {exc}") from exc
         try:
-            return cls(messages, options=options)
+            return cls(messages, options=options, cache=cache)
         except (TypeError, ValueError, LookupError) as exc:
             where = "token_counter" if isinstance(exc, LookupError) else "messages"
             raise StateError(f"invalid state ({where}): {exc}") from exc

@@ -11,7 +11,7 @@ import re
 import threading
 from collections import OrderedDict
 from operator import itemgetter
-from typing import Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -22,9 +22,12 @@ from . import lang
 from .language import CJK_CHAR, detect_language, wide_script_share
 from .literals import Literal, find_literals, find_names_by_pattern, names_win
 from .messages import Message
-from .nlp import get_pipeline
+from .nlp import get_pipeline, wait_for_warm_up
 from .segment import Piece, call_words, segment_texts
 from .tokens import TokenCounter, TokenTable, head_of
+
+if TYPE_CHECKING:
+    from .analysis_cache import SharedAnalyses
 
 __all__ = ["Analyzer", "Field", "MeasuredPiece", "Unit", "CLIP_MARK", "clip_cost", "clipped_text"]
 
@@ -121,10 +124,13 @@ class Analyzer:
     """Segments, extracts literals and measures texts, with a bounded cache by text."""
 
     def __init__(self, counter: TokenCounter, *, pipeline: str | None = None,
-                 clip_tokens: int = 12) -> None:
+                 clip_tokens: int = 12, shared: SharedAnalyses | None = None) -> None:
         self.counter = counter
         self.pipeline = pipeline
         self.clip_tokens = clip_tokens
+        self.shared = shared
+        """A store other workers share (see :mod:`.analysis_cache`), read for what this
+        process has not analysed yet."""
         self._cache: OrderedDict[str, tuple[MeasuredPiece, ...]] = OrderedDict()
         self._cached_pieces = 0
         self._lock = threading.Lock()
@@ -252,6 +258,16 @@ class Analyzer:
         with self._lock:
             found = {t: self._cache.get(t) for t in set(texts)}
             missing = [t for t, v in found.items() if v is None]
+        shared = self.shared
+        if missing and shared is not None:
+            # One round trip for the texts this process has not seen; what it lacks is made here.
+            loaded = shared.load(missing)
+            if loaded:
+                found.update(loaded)
+                self._keep(loaded)
+                missing = [t for t in missing if t not in loaded]
+            if missing:
+                wait_for_warm_up(self.pipeline)  # (the compactor did not: the store might have held all)
         if missing:
             with gc_paused(is_bulk(missing)):
                 segmented = segment_texts(missing, get_pipeline(self.pipeline))
@@ -265,19 +281,25 @@ class Analyzer:
                                 for t, pcs, v in zip(missing, segmented, done)}
                 else:
                     measured = {t: self._measure(t, pcs, memo) for t, pcs in zip(missing, segmented)}
-            with self._lock:
-                for t, v in measured.items():
-                    found[t] = v
-                    if t not in self._cache:
-                        self._cache[t] = v
-                        self._cached_pieces += len(v)
-                while len(self._cache) > _TEXT_CACHE_LIMIT or self._cached_pieces > _PIECE_CACHE_LIMIT:
-                    self._cached_pieces -= len(self._cache.popitem(last=False)[1])
+            if shared is not None:
+                shared.save(measured)
+            found.update(measured)
+            self._keep(measured)
         with self._lock:
             for t in found:
                 if t in self._cache:
                     self._cache.move_to_end(t)
         return [found[t] for t in texts]  # type: ignore[misc]
+
+    def _keep(self, analysed: dict[str, tuple[MeasuredPiece, ...]]) -> None:
+        """Cache these analyses, dropping the least recently used past the limits."""
+        with self._lock:
+            for t, v in analysed.items():
+                if t not in self._cache:
+                    self._cache[t] = v
+                    self._cached_pieces += len(v)
+            while len(self._cache) > _TEXT_CACHE_LIMIT or self._cached_pieces > _PIECE_CACHE_LIMIT:
+                self._cached_pieces -= len(self._cache.popitem(last=False)[1])
 
     def fields(self, messages: list[Message]) -> list[list[Field]]:
         """The fields of each of ``messages`` with their analysed units (not yet numbered):

@@ -6,8 +6,8 @@ import sys
 import discourse_memory
 
 EXPECTED = {
-    "NEWEST_TURN", "BudgetTooSmallError", "Compaction", "Compactor", "DiscourseMemory", "DiscourseMemoryError",
-    "EncodingUnavailableError", "InvalidMessageError", "InvalidOptionError", "Options", "Policy", "Recalled", "RecordEntry", "Report",
+    "NEWEST_TURN", "AnalysisCache", "BudgetTooSmallError", "Compaction", "Compactor", "DiscourseMemory", "DiscourseMemoryError",
+    "EncodingUnavailableError", "InvalidMessageError", "InvalidOptionError", "Options", "Policy", "Recalled", "RecordEntry", "RedisAnalysisCache", "Report",
     "StateError", "TokenCounter", "UnitReport", "acompact", "compact", "count_messages", "get_token_counter", "warm_up",
 }
 

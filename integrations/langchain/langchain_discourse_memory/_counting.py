@@ -77,6 +77,13 @@ def _is_per_message(fn: Callable[..., Any]) -> bool:
     return bool(params) and params[0].annotation in (BaseMessage, "BaseMessage")
 
 
+def _approximate(text: str) -> int:
+    return math.ceil(len(text) / 4.0)
+
+
+_approximate.cache_key = "langchain-approximate:ceil(len/4)"  # type: ignore[attr-defined]  # (shared analyses)
+
+
 def resolve_token_counter(token_counter: LangChainTokenCounter = None) -> Counting:
     """Resolve and probe `token_counter`. Raises `ValueError` for a counter of messages, not
     tokens (`len`), `TypeError` for no counter, `LookupError` for an encoding not loadable offline."""
@@ -87,7 +94,7 @@ def resolve_token_counter(token_counter: LangChainTokenCounter = None) -> Counti
     user: Any = token_counter
     if user == "approximate":
         fn: Callable[[Sequence[BaseMessage]], int] = count_tokens_approximately
-        name, text = "approximate", lambda s: math.ceil(len(s) / 4.0)
+        name, text = "approximate", _approximate
     elif hasattr(user, "get_num_tokens_from_messages"):
         name = type(user).__name__
         fn = lambda msgs: int(user.get_num_tokens_from_messages(list(msgs)))  # noqa: E731

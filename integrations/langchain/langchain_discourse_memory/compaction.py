@@ -23,6 +23,7 @@ from discourse_memory import (
     Compaction,
     Compactor,
     Options,
+    Policy,
     Recalled,
     warm_up,
 )
@@ -56,13 +57,15 @@ class _Session:
     """A resolved counter, the core options, the `Compactor` of one conversation (`None`: one-off calls
     use `discourse_memory.compact`) and `shown`: its last view and the messages it was made from."""
 
-    def __init__(self, token_counter: LangChainTokenCounter = None, *, own: bool = True, **settings: Any) -> None:
+    def __init__(self, token_counter: LangChainTokenCounter = None, *, own: bool = True, cache: Any = None,
+                 **settings: Any) -> None:
         self.counting = counting = resolve_token_counter(token_counter)
+        self.cache = cache  # (a discourse_memory.AnalysisCache shared by workers, or None)
         # (the core's own count is of the request sent to an OpenAI-shaped chat API: its framing too)
         self.options = Options(token_counter=counting.text,
                                message_overhead="openai" if counting.exact else counting.overhead,
                                **settings)
-        self.compactor = Compactor(options=self.options) if own else None
+        self.compactor = Compactor(options=self.options, cache=cache) if own else None
         if own:  # a long-lived conversation: its first view need not wait for spaCy
             warm_up(self.options.pipeline)
         self.shown: tuple[list[BaseMessage], Compaction] | None = None
@@ -74,7 +77,7 @@ class _Session:
     def new(self) -> _Session:
         """A session for another conversation, with the same counter and options."""
         other = object.__new__(_Session)
-        other.__dict__.update(self.__dict__, compactor=Compactor(options=self.options), shown=None)
+        other.__dict__.update(self.__dict__, compactor=Compactor(options=self.options, cache=self.cache), shown=None)
         return other
 
     def _compact(self, sent: list[dict[str, Any]], budget: int, options: Options, focus: Any) -> Compaction:
@@ -102,7 +105,7 @@ class _Session:
         shown, last = self.shown or ([], None)
         if last is not None and (messages is None or list(messages[: len(shown)]) == shown):
             return last.recall(reference, min(max_tokens, max(1, last.budget // 2)))
-        compactor = self.compactor or Compactor(options=self.options)
+        compactor = self.compactor or Compactor(options=self.options, cache=self.cache)
         return compactor.recall(self.counting.dicts(messages or []), reference, max_tokens)
 
     def _fit(self, originals: list[BaseMessage], max_tokens: int, focus: Any) -> CompactedView:
@@ -135,11 +138,13 @@ class _Session:
 
 def compact_view(messages: Sequence[BaseMessage], *, max_tokens: int, token_counter: LangChainTokenCounter = None,
                  keep_system: bool = True, keep_last_turn: bool = True, note_role: NoteRole = "system",
-                 strict: bool = False, relax: bool = False, focus: str | None | Any = NEWEST_TURN) -> CompactedView:
+                 strict: bool = False, relax: bool = False, focus: str | None | Any = NEWEST_TURN,
+                 policy: Policy | None = None) -> CompactedView:
     """LangChain messages compacted to `max_tokens` (by `token_counter`, as in `compact_messages`),
-    with the core's `Compaction`: `compact_view(msgs, max_tokens=4000).compaction.to_html()`."""
+    with the core's `Compaction`: `compact_view(msgs, max_tokens=4000).compaction.to_html()`.
+    `policy`: the core's weights (a `discourse_memory.Policy`; None: the default)."""
     session = _Session(token_counter, own=False, keep_system=keep_system, keep_last_turn=keep_last_turn,
-                       note_role=note_role, strict=strict, relax=relax)
+                       note_role=note_role, strict=strict, relax=relax, policy=policy)
     return session.view(list(messages), max_tokens, focus)
 
 
@@ -182,7 +187,7 @@ def compact_messages(
     text_splitter: Any = None,
     # beyond trim_messages:
     keep_last_turn: bool = True, note_role: NoteRole | None = None, strict: bool = False, relax: bool = False,
-    focus: str | None | Any = NEWEST_TURN,
+    focus: str | None | Any = NEWEST_TURN, policy: Policy | None = None,
 ) -> list[BaseMessage] | Runnable[Sequence[MessageLikeRepresentation], list[BaseMessage]]:
     """Compact chat history to `max_tokens`: a drop-in for `trim_messages`, same parameters, then ours
     (all in the README). With `messages`, the compacted list; without, a `Runnable`. Returned:
@@ -200,6 +205,6 @@ def compact_messages(
                          "leave note_role unset (the record note then opens the view as a HumanMessage).")
     _check_max_tokens(max_tokens)
     session = _Session(token_counter, own=messages is None, keep_system=include_system,
-                       keep_last_turn=keep_last_turn, note_role=note_role, strict=strict, relax=relax)
+                       keep_last_turn=keep_last_turn, note_role=note_role, strict=strict, relax=relax, policy=policy)
     run = partial(_apply, session, max_tokens=max_tokens, start_on=start_on, end_on=end_on, focus=focus)
     return RunnableLambda(run, name="compact_messages") if messages is None else run(messages)

@@ -10,7 +10,7 @@ from typing import Any
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage
 
-from discourse_memory import NEWEST_TURN, Compaction, Recalled
+from discourse_memory import NEWEST_TURN, AnalysisCache, Compaction, Policy, Recalled
 from langchain_discourse_memory._counting import LangChainTokenCounter
 from langchain_discourse_memory.compaction import CompactedView, NoteRole, _check_max_tokens, _Session
 
@@ -43,7 +43,11 @@ class DiscourseChatMessageHistory(BaseChatMessageHistory):
 
     def __init__(self, store: BaseChatMessageHistory | None = None, *, max_tokens: int,
                  token_counter: LangChainTokenCounter = None, include_system: bool = True,
-                 keep_last_turn: bool = True, note_role: NoteRole = "system", recall: bool = False) -> None:
+                 keep_last_turn: bool = True, note_role: NoteRole = "system", recall: bool = False,
+                 policy: Policy | None = None, cache: AnalysisCache | None = None) -> None:
+        """`policy`: the core's weights (a `discourse_memory.Policy`; None: the default). `cache`: analyses
+        shared by the workers that serve this conversation (a `discourse_memory.RedisAnalysisCache`), so
+        that a worker that never saw it makes its first view warm (docs/workers.md)."""
         if store is not None and not isinstance(store, BaseChatMessageHistory):
             raise TypeError(f"store must be a BaseChatMessageHistory, got {type(store).__name__}.")
         if isinstance(store, DiscourseChatMessageHistory):
@@ -52,7 +56,7 @@ class DiscourseChatMessageHistory(BaseChatMessageHistory):
         self.store: BaseChatMessageHistory = store if store is not None else ListChatMessageHistory()
         self.max_tokens = max_tokens
         self._session = _Session(token_counter, keep_system=include_system, keep_last_turn=keep_last_turn,
-                                 note_role=note_role, relax=True, recall=recall)
+                                 note_role=note_role, relax=True, recall=recall, policy=policy, cache=cache)
 
     def recalled(self, reference: str, max_tokens: int = 1000) -> Recalled:
         """What the last view left out, verbatim (`reference`: `#12`, `#12-#15`, `<tag>#12`, a part:

@@ -16,7 +16,7 @@ from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.config import get_config
 
-from discourse_memory import Compaction, Recalled, warm_up
+from discourse_memory import AnalysisCache, Compaction, Policy, Recalled, warm_up
 from langchain_discourse_memory._counting import LangChainTokenCounter
 from langchain_discourse_memory.compaction import CompactedView, NoteRole, _Session
 from langchain_discourse_memory.recall import RecallArgs, RecallTool
@@ -82,12 +82,17 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
         token_counter, keep_system, keep_last_turn, note_role: as in `compact_messages`.
         recall: the note names references and a `recall` tool (`tools`) gets each back: resolved in
             the calling thread's session, against the view it last showed (or the thread's state).
+        policy: the core's weights (a `discourse_memory.Policy`; None: the default).
+        cache: analyses shared by the workers that serve the agent's threads (a
+            `discourse_memory.RedisAnalysisCache`): a worker that never saw a thread makes its first
+            compaction of it warm (docs/workers.md).
     """
 
     def __init__(self, *, keep: ContextSize,
                  trigger: ContextSize | TriggerClause | list[ContextSize | TriggerClause] | None = None,
                  token_counter: LangChainTokenCounter = None, keep_system: bool = True, keep_last_turn: bool = True,
-                 note_role: NoteRole = "system", count_system_prompt: bool = False, recall: bool = False) -> None:
+                 note_role: NoteRole = "system", count_system_prompt: bool = False, recall: bool = False,
+                 policy: Policy | None = None, cache: AnalysisCache | None = None) -> None:
         super().__init__()
         if not (isinstance(keep, tuple) and len(keep) == 2):
             raise ValueError(f"keep must be a ('tokens', n) or ('fraction', f) tuple, got {keep!r}.")
@@ -100,7 +105,7 @@ class DiscourseCompactionMiddleware(AgentMiddleware):
         self._clauses = _normalize_trigger(trigger)
         self.count_system_prompt = count_system_prompt
         self._session = _Session(token_counter, own=False, keep_system=keep_system, keep_last_turn=keep_last_turn,
-                                 note_role=note_role, relax=True, recall=recall)
+                                 note_role=note_role, relax=True, recall=recall, policy=policy, cache=cache)
         warm_up()  # an agent's first compaction need not wait for spaCy
         self.tools = [RecallTool(self, args_schema=_AgentRecallArgs)] if recall else []
         self._threads: OrderedDict[Any, _Session] = OrderedDict()

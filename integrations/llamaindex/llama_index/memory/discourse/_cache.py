@@ -12,7 +12,7 @@ from llama_index.core.utils import get_tokenizer
 import discourse_memory
 from discourse_memory import Compaction, Compactor, Options, Recalled, warm_up
 
-__all__ = ["token_counter_for"]
+__all__ = ["check_policy_and_cache", "token_counter_for"]
 
 
 def token_counter_for(tokenizer_fn: Callable[[str], Any]) -> Any:
@@ -27,6 +27,16 @@ def token_counter_for(tokenizer_fn: Callable[[str], Any]) -> Any:
             except LookupError:  # not loadable offline: count with the callable
                 pass
     return discourse_memory.get_token_counter(lambda text: len(tokenizer_fn(text)))
+
+
+def check_policy_and_cache(policy: Any, cache: Any) -> None:
+    """A ``policy`` must be a core ``Policy`` (or None), a ``cache`` an ``AnalysisCache`` (or None):
+    ``ValueError`` (pydantic's validation error) otherwise, when the memory is made."""
+    if policy is not None and not isinstance(policy, discourse_memory.Policy):
+        raise ValueError(f"policy must be a discourse_memory.Policy or None, got {type(policy).__name__}")
+    if cache is not None and not isinstance(cache, discourse_memory.AnalysisCache):
+        raise ValueError("cache must be a discourse_memory.AnalysisCache (get_many and set_many) or None, "
+                         f"got {type(cache).__name__}")
 
 
 class _Cache:
@@ -47,10 +57,12 @@ class _Cache:
             return last.recall(reference, max_tokens)
         return compactor.recall(sent, reference, max_tokens)
 
-    def compactor_for(self, tokenizer_fn: Callable[[str], Any] | None) -> Compactor:
-        if self.compactor is None or self.tokenizer_fn is not tokenizer_fn:
+    def compactor_for(self, tokenizer_fn: Callable[[str], Any] | None, cache: Any = None) -> Compactor:
+        """The compactor for ``tokenizer_fn`` reading ``cache`` (a shared ``AnalysisCache``, or None)."""
+        if self.compactor is None or self.tokenizer_fn is not tokenizer_fn or self.compactor.cache is not cache:
             counter = token_counter_for(tokenizer_fn or get_tokenizer())
-            self.compactor, self.tokenizer_fn = Compactor(options=Options(token_counter=counter)), tokenizer_fn
+            self.compactor = Compactor(options=Options(token_counter=counter), cache=cache)
+            self.tokenizer_fn = tokenizer_fn
         return self.compactor
 
     def __getstate__(self) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 
 from discourse_memory import NEWEST_TURN, BudgetTooSmallError, Compaction, Compactor, Options, Recalled
 
-from ._cache import _Cache
+from ._cache import _Cache, check_policy_and_cache
 from ._convert import copy_message, message_text, to_core_messages
 
 __all__ = ["DiscourseMemoryBlock"]
@@ -58,19 +58,25 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
         default=None, exclude=True, description="LlamaIndex tokenizer (text -> tokens); default: LlamaIndex's.")
     messages: list[ChatMessage] = Field(default_factory=list, description="Every message flushed into this block.")
     recall: bool = Field(default=False, description="The note names references for a recall tool.")
+    policy: Any = Field(default=None, exclude=True, description=(
+        "The core's weights (a discourse_memory.Policy; None: the default). Not serialised: pass it again."))
+    cache: Any = Field(default=None, exclude=True, description=(
+        "Analyses shared by the workers that serve this conversation (a discourse_memory.RedisAnalysisCache; "
+        "None: this process's only). Not serialised."))
 
     _cache: _Cache = PrivateAttr(default_factory=_Cache)
     _last: tuple[Any, Any] = PrivateAttr(default=(None, NEWEST_TURN))  # session and focus of the last aget
 
     @model_validator(mode="after")
     def _load_counter(self) -> DiscourseMemoryBlock:
+        check_policy_and_cache(self.policy, self.cache)
         # Now, not in the first ``_aget``: tiktoken holds the interpreter lock while it builds its
         # tables (0.1-0.3 s), in whichever thread, which would stall the event loop that long.
         self._compactor()
         return self
 
     def _compactor(self) -> Compactor:
-        return self._cache.compactor_for(self.tokenizer_fn)
+        return self._cache.compactor_for(self.tokenizer_fn, self.cache)
 
     @property
     def last_compaction(self) -> Compaction | None:
@@ -101,7 +107,7 @@ class DiscourseMemoryBlock(BaseMemoryBlock[str]):
         compactor = self._compactor()
         count, overhead = compactor.counter.count, _line_overhead(compactor.counter.count)
         options = Options(keep_system=False, keep_last_turn=False, note_role="user", message_overhead=overhead,
-                          recall=self.recall)
+                          recall=self.recall, policy=self.policy)
         sent = to_core_messages(history)
         try:
             result = compactor.compact(sent, limit, options, focus=focus)

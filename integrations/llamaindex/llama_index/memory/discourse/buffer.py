@@ -17,14 +17,16 @@ from llama_index.core.storage.chat_store import BaseChatStore
 import discourse_memory
 from discourse_memory import (
     NEWEST_TURN,
+    AnalysisCache,
     BudgetTooSmallError,
     Compaction,
     Compactor,
     Options,
+    Policy,
     Recalled,
 )
 
-from ._cache import _Cache
+from ._cache import _Cache, check_policy_and_cache
 from ._convert import copy_message, from_compaction, to_core_messages, tool_calls_of
 from ._stores import dump_store, load_store
 
@@ -54,6 +56,11 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
         "Role of the record note: user (default: the view then opens with a user turn, as Anthropic "
         "and Gemini require), system or developer."))
     recall: bool = Field(default=False, description="The note names references for a recall tool.")
+    policy: Any = Field(default=None, exclude=True, description=(
+        "The core's weights (a discourse_memory.Policy; None: the default). Not serialised: pass it again."))
+    cache: Any = Field(default=None, exclude=True, description=(
+        "Analyses shared by the workers that serve this conversation (a discourse_memory.RedisAnalysisCache; "
+        "None: this process's only). Not serialised."))
 
     _cache: _Cache = PrivateAttr(default_factory=_Cache)
 
@@ -74,21 +81,23 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
         return self
 
     def _options(self) -> Options:
+        check_policy_and_cache(self.policy, self.cache)
         return Options(keep_system=self.keep_system, keep_last_turn=self.keep_last_turn, note_role=self.note_role,
-                       recall=self.recall)
+                       recall=self.recall, policy=self.policy)
 
     @classmethod
     def from_defaults(cls, chat_history: list[ChatMessage] | None = None, llm: LLM | None = None,
                       chat_store: BaseChatStore | None = None, chat_store_key: str = DEFAULT_CHAT_STORE_KEY,
                       token_limit: int | None = None, tokenizer_fn: Callable[[str], list] | None = None, *,
                       keep_system: bool = True, keep_last_turn: bool = True, note_role: str = "user",
-                      recall: bool = False, **kwargs: Any) -> DiscourseMemoryBuffer:
+                      recall: bool = False, policy: Policy | None = None, cache: AnalysisCache | None = None,
+                      **kwargs: Any) -> DiscourseMemoryBuffer:
         """``ChatMemoryBuffer.from_defaults`` (limit: ``token_limit``, else 75% of ``llm``'s context
         window, else 3000), plus the core settings."""
         memory = super().from_defaults(chat_history, llm, chat_store, chat_store_key, token_limit, tokenizer_fn,
                                        **kwargs)
         memory.keep_system, memory.keep_last_turn, memory.note_role = keep_system, keep_last_turn, note_role
-        memory.recall = recall
+        memory.recall, memory.policy, memory.cache = recall, policy, cache
         return memory._check_options()
 
     @property
@@ -98,7 +107,7 @@ class DiscourseMemoryBuffer(ChatMemoryBuffer):
         return self._cache.last
 
     def _compactor(self) -> Compactor:
-        return self._cache.compactor_for(self.tokenizer_fn)
+        return self._cache.compactor_for(self.tokenizer_fn, self.cache)
 
     def recalled(self, reference: str, max_tokens: int = 1000) -> Recalled:
         """What the last view left out, verbatim, in at most ``max_tokens`` and half of ``token_limit``."""

@@ -1,0 +1,178 @@
+"""One text's analysis (its measured pieces) as bytes a shared cache can hold, and back.
+
+The bytes come from a store other processes write (see :mod:`.analysis_cache`), so they
+are never trusted: no pickle, a versioned header, a digest that binds the entry to the
+key it was written under (an entry copied to another key, a truncated or bit-flipped one
+fails it), and a decoder that checks every field's type and range against the text it
+is the analysis of. Whatever fails comes back as ``None`` (recomputed), never an error.
+
+Layout: ``MAGIC`` (4 bytes, the format's version) + BLAKE2b-128 digest of (cache key,
+body) + body, the body zlib-compressed: a 4-byte length, a JSON array of the entry's
+strings (content keys, words, literal texts and kinds, each once), then little-endian
+int64 columns (pieces as rows of numbers indexing the strings; checked with a few array
+operations, not a Python statement per number). What follows from the text and a row (a
+piece's gap, suffix, literal texts in order and their kinds) is not stored but rebuilt,
+so it cannot disagree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+import zlib
+from typing import Any
+
+import numpy as np
+
+from .literals import Literal, first_kinds
+from .segment import Piece
+from .units import MeasuredPiece
+
+__all__ = ["FORMAT", "decode", "encode"]
+
+MAGIC = b"DMA\x01"
+FORMAT = 1
+"""The layout's version (in ``MAGIC``): a reader of another version sees a miss."""
+_KINDS = ("heading", "list_item", "field", "table_row", "code", "sentence", "line", "tool_call")
+_KIND_CODE = {k: i for i, k in enumerate(_KINDS)}
+_DIGEST = 16
+_MAX_INFLATED = 64 * 1024 * 1024  # a body that inflates past this is a zip bomb, not an analysis
+
+
+def _digest(key: str, body: bytes, secret: bytes) -> bytes:
+    h = hashlib.blake2b(digest_size=_DIGEST, key=secret, person=b"dm-analysis")
+    h.update(key.encode("utf-8", "surrogatepass"))
+    h.update(b"\x00")
+    h.update(body)
+    return h.digest()
+
+
+_HEAD = 6  # chars, pieces, words, literals, heads, tokens of the whole text (-1: not given)
+_COLS = 13  # per piece: kind start end key depth info tokens head clip suffix_len n_words n_lits n_heads
+
+
+def encode(key: str, text: str, pieces: tuple[MeasuredPiece, ...], secret: bytes = b"", tokens: int = -1) -> bytes:
+    """The entry for ``text``'s ``pieces`` (and its ``tokens`` as a whole, -1: not given) under
+    cache key ``key``."""
+    strings: dict[str, int] = {}
+    s = strings.setdefault
+    rows: list[int] = []
+    words: list[int] = []
+    lits: list[int] = []
+    heads: list[int] = []
+    for mp in pieces:
+        p = mp.piece
+        for w in p.words:
+            words.append(s(w, len(strings)))
+        for lit in p.literals:
+            lits.extend((s(lit.text, len(strings)), s(lit.kind, len(strings)), lit.start, lit.end))
+        texts = p.literal_texts
+        # The head's literals are a subset of the piece's, in order: positions (-1: all of them).
+        if mp.head_literal_texts == texts:
+            n_heads = -1
+        else:
+            n_heads = len(mp.head_literal_texts)
+            heads.extend(texts.index(t) for t in mp.head_literal_texts)
+        rows.extend((_KIND_CODE[p.kind], p.start, p.end, s(p.key, len(strings)), p.depth, p.info, mp.tokens,
+                     mp.head_end, mp.clip_tokens, len(mp.suffix), len(p.words), len(p.literals), n_heads))
+    names = json.dumps(list(strings), ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    ints = np.asarray([len(text), len(pieces), len(words), len(lits) // 4, len(heads), tokens,
+                       *rows, *words, *lits, *heads],
+                      dtype="<i8")
+    body = zlib.compress(struct.pack("<I", len(names)) + names + ints.tobytes(), 6)
+    return MAGIC + _digest(key, body, secret) + body
+
+
+def decode(key: str, text: str, blob: Any, secret: bytes = b"") -> tuple[tuple[MeasuredPiece, ...], int] | None:
+    """The pieces an entry holds for ``text`` under ``key``, and the text's tokens (-1: not
+    given); None for anything that is not a well-formed entry of this format written for this
+    key (and ``secret``)."""
+    if not isinstance(blob, (bytes, bytearray, memoryview)):
+        return None
+    blob = bytes(blob)
+    if len(blob) < len(MAGIC) + _DIGEST or blob[:len(MAGIC)] != MAGIC:
+        return None
+    body = blob[len(MAGIC) + _DIGEST:]
+    if blob[len(MAGIC):len(MAGIC) + _DIGEST] != _digest(key, body, secret):
+        return None
+    try:
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(body, _MAX_INFLATED)
+        if inflate.unconsumed_tail or not inflate.eof or len(raw) < 4:
+            return None
+        (n_names,) = struct.unpack_from("<I", raw)
+        strings = json.loads(raw[4:4 + n_names].decode("utf-8", "surrogatepass"))
+        ints = raw[4 + n_names:]
+        if len(ints) % 8 or type(strings) is not list or not all(type(x) is str for x in strings):
+            return None
+        return _pieces(text, strings, np.frombuffer(ints, dtype="<i8"))
+    except (ValueError, TypeError, IndexError, KeyError, RecursionError, struct.error, zlib.error, UnicodeError):
+        return None
+
+
+def _pieces(text: str, strings: list[str], ints: np.ndarray) -> tuple[tuple[MeasuredPiece, ...], int] | None:
+    """The measured pieces of a decoded body and the text's tokens, every number checked
+    against the text and the strings (None if one fails)."""
+    if len(ints) < _HEAD:
+        return None
+    n_chars, n_pieces, n_words, n_lits, n_heads, n_tokens = ints[:_HEAD].tolist()
+    if n_chars != len(text) or min(n_pieces, n_words, n_lits, n_heads, n_tokens + 1) < 0 \
+            or len(ints) != _HEAD + _COLS * n_pieces + n_words + 4 * n_lits + n_heads:
+        return None
+    at = _HEAD + _COLS * n_pieces
+    rows = ints[_HEAD:at].reshape(n_pieces, _COLS)
+    words = ints[at:at + n_words]
+    lits = ints[at + n_words:at + n_words + 4 * n_lits].reshape(n_lits, 4)
+    heads = ints[at + n_words + 4 * n_lits:]
+    kind, start, end, key, depth, info, tokens, head, clip, suffix, w_n, l_n, h_n = rows.T
+    n_strings = len(strings)
+    size = end - start
+    if n_pieces and not (
+            (kind >= 0).all() and (kind < len(_KINDS)).all() and (start >= 0).all() and (size >= 0).all()
+            and (suffix >= 0).all() and (end + suffix <= n_chars).all() and (head >= 0).all() and (head <= size).all()
+            and (key >= 0).all() and (key < n_strings).all() and (depth >= 0).all() and (info >= 0).all()
+            and (tokens >= 0).all() and (clip >= 0).all() and (w_n >= 0).all() and (l_n >= 0).all()
+            and (h_n >= -1).all() and int(w_n.sum()) == n_words and int(l_n.sum()) == n_lits
+            and int(np.maximum(h_n, 0).sum()) == n_heads):
+        return None
+    if n_pieces == 0 and n_words + n_lits + n_heads:
+        return None
+    if n_words and not ((words >= 0).all() and (words < n_strings).all()):
+        return None
+    if n_lits:
+        owner_size = np.repeat(size, l_n)
+        names, lkinds, lstart, lend = lits.T
+        if not ((names >= 0).all() and (names < n_strings).all() and (lkinds >= 0).all()
+                and (lkinds < n_strings).all() and (lstart >= 0).all() and (lend >= lstart).all()
+                and (lend <= owner_size).all()):
+            return None
+    if n_heads and (heads < 0).any():
+        return None
+    get = strings.__getitem__
+    literals = list(map(Literal, map(get, lits[:, 0].tolist()), map(get, lits[:, 1].tolist()),
+                        lits[:, 2].tolist(), lits[:, 3].tolist()))
+    all_words = list(map(get, words.tolist()))
+    heads_l = heads.tolist()
+    out = []
+    prev = w = li = h = 0
+    for k, a, b, key_i, d, inf, t, hd, c, suf, nw, nl, nh in rows.tolist():
+        lit_t = tuple(literals[li:li + nl])
+        li += nl
+        kinds = first_kinds(lit_t)
+        texts = tuple(kinds)
+        if nh < 0:
+            head_texts = texts
+        else:
+            at_heads = heads_l[h:h + nh]
+            h += nh
+            if at_heads and max(at_heads) >= len(texts):
+                return None
+            head_texts = tuple(texts[j] for j in at_heads)
+        piece = Piece(_KINDS[k], a, b, strings[key_i], lit_t, d, inf, tuple(all_words[w:w + nw]), texts,
+                      tuple(kinds.values()))
+        w += nw
+        # (the gap before a piece is the text from the last piece's end: empty if they overlap)
+        out.append(MeasuredPiece(piece, text[prev:a], t, hd, c, texts, head_texts, text[b:b + suf]))
+        prev = b + suf
+    return tuple(out), n_tokens

@@ -1,0 +1,228 @@
+"""The shared analysis cache: a view through it, cold, warm or with bad entries, is the view
+made without it, byte for byte; a bad entry or a failing store is a miss, never an error."""
+
+from __future__ import annotations
+
+import json
+import logging
+import struct
+import zlib
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from discourse_memory import AnalysisCache, Compactor, DiscourseMemory, InvalidOptionError, RedisAnalysisCache
+from discourse_memory import analysis_codec
+from discourse_memory.analysis_cache import MAX_ENTRY_BYTES, bind
+
+from .conftest import SHARED_DATA
+from .test_properties import conversations
+
+SECRET = b"workers-share-this"
+
+
+class DictCache:
+    """The smallest store: a dict (docs/workers.md has it too)."""
+
+    def __init__(self, secret: bytes = SECRET) -> None:
+        self.data: dict[str, bytes] = {}
+        self.secret = secret
+        self.reads = 0
+
+    def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
+        self.reads += 1
+        return [self.data.get(k) for k in keys]
+
+    def set_many(self, items: Mapping[str, bytes]) -> None:
+        self.data.update(items)
+
+
+def _bytes(view) -> tuple[str, str, int]:  # type: ignore[no-untyped-def]
+    return json.dumps(view.messages, sort_keys=True, ensure_ascii=False), view.note or "", view.tokens_after
+
+
+def _resigned(key: str, blob: bytes, edit) -> bytes:  # type: ignore[no-untyped-def]
+    """``blob`` with its int columns edited by ``edit`` and signed again (a writer that knows the secret)."""
+    raw = zlib.decompress(blob[20:])
+    (n,) = struct.unpack_from("<I", raw)
+    ints = np.frombuffer(raw[4 + n:], dtype="<i8").copy()
+    edit(ints)
+    body = zlib.compress(raw[:4 + n] + ints.tobytes())
+    return analysis_codec.MAGIC + analysis_codec._digest(key, body, SECRET) + body
+
+
+def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
+    keys = sorted(cache.data)
+    for i, key in enumerate(keys):
+        blob = cache.data[key]
+        if mode == "flip":
+            at = data.draw(st.integers(0, len(blob) - 1), label="flip at")
+            cache.data[key] = blob[:at] + bytes([blob[at] ^ 0x40]) + blob[at + 1:]
+        elif mode == "truncate":
+            cache.data[key] = blob[:data.draw(st.integers(0, len(blob) - 1), label="cut at")]
+        elif mode == "forged":  # written by someone without the secret
+            cache.data[key] = analysis_codec.MAGIC + analysis_codec._digest(key, blob[20:], b"") + blob[20:]
+        elif mode == "stale":  # another text's (or another setting's) entry under this key
+            cache.data[key] = cache.data[keys[(i + 1) % len(keys)]] if len(keys) > 1 else b""
+        elif mode == "garbage":
+            cache.data[key] = data.draw(st.sampled_from([b"", b"DMA\x01", b"\x00" * 40, "text", 7, blob + b"x"]),
+                                        label="garbage")
+        elif mode == "missing":
+            if i % 2:
+                del cache.data[key]
+        elif mode == "resigned_out_of_range":
+            cache.data[key] = _resigned(key, blob, lambda ints: ints.__setitem__(slice(6, None), -3))
+
+
+MODES = ["cold", "warm", "flip", "truncate", "forged", "stale", "garbage", "missing", "resigned_out_of_range"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(msgs=conversations(), share=st.floats(0.05, 1.2), mode=st.sampled_from(MODES), data=st.data())
+def test_a_view_through_the_cache_is_the_view_without_it(msgs, share, mode, data):
+    plain = DiscourseMemory(msgs)
+    budget = max(1, int(plain._compactor.count_messages(msgs) * share))
+    try:
+        expected = _bytes(plain.view(budget))
+    except Exception as exc:  # (a budget below the protected part: the cached memory must raise the same)
+        expected = (type(exc).__name__, str(exc), -1)
+    cache = DictCache()
+    writer = DiscourseMemory(msgs, cache=cache)
+    if mode != "cold":
+        try:
+            writer.view(budget)
+        except Exception:
+            pass
+        _tamper(cache, mode, data)
+    reader = DiscourseMemory.from_dict(plain.to_dict(), cache=cache)
+    try:
+        got = _bytes(reader.view(budget))
+    except Exception as exc:
+        got = (type(exc).__name__, str(exc), -1)
+    assert got == expected
+
+
+def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
+    path = SHARED_DATA / "agents" / "swe_dev.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    msgs = json.loads(path.read_text().splitlines()[0])["messages"]
+    cache = DictCache()
+    budget = Compactor().count_messages(msgs) // 4
+    expected = _bytes(DiscourseMemory(msgs).view(budget))
+    assert _bytes(DiscourseMemory(msgs, cache=cache).view(budget)) == expected
+    texts = {m["content"] for m in msgs if m.get("content")}
+    assert len(cache.data) == len(texts)  # every text written once
+    cache.reads = 0
+
+    def analysed_here(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a text was analysed though the store holds it")
+
+    monkeypatch.setattr("discourse_memory.units.segment_texts", analysed_here)
+    warm = DiscourseMemory(msgs, cache=cache)
+    assert _bytes(warm.view(budget)) == expected
+    assert cache.reads == 1  # one read for the whole conversation
+
+
+def test_every_analysis_of_the_data_round_trips():
+    compactor = Compactor()
+    texts = ["", "x", "Owner: Dana\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```\ncode\n```", "东京很好。我去过三次！"]
+    for name in ("agents/tau_airline_dev.jsonl", "multilingual/crosswoz_dev.jsonl"):
+        path = SHARED_DATA / name
+        if path.exists():
+            for line in path.read_text().splitlines()[:2]:
+                texts += [m["content"] for m in json.loads(line)["messages"] if isinstance(m.get("content"), str)]
+    for text, pieces in zip(texts, compactor.analyzer.analyse(texts)):
+        blob = analysis_codec.encode("k", text, pieces, SECRET, compactor.counter.count(text))
+        assert analysis_codec.decode("k", text, blob, SECRET) == (pieces, compactor.counter.count(text))
+        assert analysis_codec.decode("other key", text, blob, SECRET) is None
+        assert analysis_codec.decode("k", text + " ", blob, SECRET) is None  # (the digest holds; the length does not)
+
+
+def test_a_resigned_entry_that_breaks_a_rule_is_refused():
+    text = "Dana moved the gateway to v2.3.1 on 2026-10-08. Owner: Mia Li"
+    pieces = Compactor().analyzer.analyse([text])[0]
+    blob = analysis_codec.encode("k", text, pieces, SECRET)
+    for edit in (lambda a: a.__setitem__(7, 10**6),  # a piece's start past the text
+                 lambda a: a.__setitem__(6, 99),  # a kind that does not exist
+                 lambda a: a.__setitem__(5, -2),  # a count of the text's tokens below -1
+                 lambda a: a.__setitem__(1, a[1] + 1),  # more pieces than rows
+                 lambda a: a.__setitem__(9, -1),  # a negative string index
+                 lambda a: a.__setitem__(-1, 10**9)):  # the last number (a literal's end or a head) out of range
+        assert analysis_codec.decode("k", text, _resigned("k", blob, edit), SECRET) is None
+
+
+class _Broken:
+    def __init__(self, fail_reads: bool = True, wrong_length: bool = False) -> None:
+        self.fail_reads, self.wrong_length, self.writes = fail_reads, wrong_length, 0
+
+    def get_many(self, keys):  # type: ignore[no-untyped-def]
+        if self.wrong_length:
+            return [None]
+        if self.fail_reads:
+            raise ConnectionError("store down")
+        return [None] * len(keys)
+
+    def set_many(self, items):  # type: ignore[no-untyped-def]
+        self.writes += 1
+        raise TimeoutError("store down")
+
+
+@pytest.mark.parametrize("store", [_Broken(), _Broken(fail_reads=False), _Broken(wrong_length=True)])
+def test_a_failing_store_is_a_miss_logged_once(store, caplog):
+    msgs = [{"role": "user", "content": f"Step {i}: move pool {i} to v2.{i}.0 for Dana. " * 8} for i in range(12)]
+    expected = _bytes(DiscourseMemory(msgs).view(300))
+    with caplog.at_level(logging.WARNING, logger="discourse_memory"):
+        memory = DiscourseMemory(msgs, cache=store)
+        assert _bytes(memory.view(300)) == expected
+        memory.append({"role": "assistant", "content": "Done: pool 3 is on v2.3.0."})
+        memory.view(300)
+    assert len([r for r in caplog.records if "analysis cache failed" in r.getMessage()]) == 1
+
+
+def test_what_is_not_shared():
+    assert isinstance(DictCache(), AnalysisCache)
+    with pytest.raises(InvalidOptionError, match="get_many"):
+        Compactor(cache=object())  # type: ignore[arg-type]
+    with pytest.raises(InvalidOptionError, match="get_many"):
+        DiscourseMemory.from_dict(DiscourseMemory([{"role": "user", "content": "hi"}]).to_dict(), cache={})  # type: ignore[arg-type]
+    # A function counts with no name to key its analyses by: not shared, unless it gives one.
+    assert Compactor(token_counter=len, cache=DictCache()).analyzer.shared is None
+
+    def words(text: str) -> int:
+        return len(text.split())
+
+    words.cache_key = "words-v1"  # type: ignore[attr-defined]
+    assert Compactor(token_counter=words, cache=DictCache()).analyzer.shared is not None
+    # The settings that change an analysis change the key.
+    c = Compactor()
+    keys = {bind(DictCache(), c.counter, p, k).key("same text")
+            for p, k in ((None, 12), (None, 13), ("blank:de", 12))}
+    keys.add(bind(DictCache(), Compactor(token_counter="o200k_base").counter, None, 12).key("same text"))
+    assert len(keys) == 4
+
+
+def test_an_analysis_too_large_to_share_is_not_written():
+    cache = DictCache()
+    text = " ".join(f"line {i} has value v{i}.{i % 7}.{i % 5} and id OPS-{i}\n" for i in range(60_000))
+    assert len(text) > MAX_ENTRY_BYTES
+    memory = DiscourseMemory([{"role": "user", "content": text}, {"role": "assistant", "content": "ok"}],
+                             cache=cache)
+    memory.view(2000)
+    assert all(len(v) <= MAX_ENTRY_BYTES for v in cache.data.values())
+    assert len(cache.data) == 1  # "ok" only
+
+
+def test_redis_cache_refuses_what_it_cannot_use():
+    redis = pytest.importorskip("redis")
+    import redis.asyncio
+
+    with pytest.raises(InvalidOptionError, match="redis.asyncio"):
+        RedisAnalysisCache(redis.asyncio.Redis())
+    with pytest.raises(InvalidOptionError, match="ttl"):
+        RedisAnalysisCache(redis.Redis(), ttl=0)
+    with pytest.raises(InvalidOptionError, match="redis.Redis"):
+        RedisAnalysisCache({})
