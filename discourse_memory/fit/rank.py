@@ -4,6 +4,7 @@ a clip, a unit whole, a record item, a longer head) by value per token."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -30,6 +31,17 @@ MARK_TOKENS = 1.5
 costs more than its own tokens."""
 LONG_SHARE = 0.2
 """A long head's step: this share of the room (see ``types.LONG_STEPS``)."""
+
+
+@dataclass
+class _Headings:
+    """What the ranking reads of units and messages already appended (the conversation's
+    memo, see ``Columns.memo``: a unit's text never changes)."""
+
+    titles: list[bool] = field(default_factory=list)
+    """Per unit: a heading written as a title (:func:`_stating_headings`)."""
+    date_units: list[int] = field(default_factory=list)
+    """Per message: the unit of its session's date line, or -1 (:func:`_date_units`)."""
 
 
 def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
@@ -311,7 +323,7 @@ def _stating_headings(cols: Columns, noise: np.ndarray) -> np.ndarray:
     heading = cols.u_kind.view == _HEADING
     if not heading.any():
         return heading
-    memo: list[bool] = cols.derived.setdefault("title_headings", {}).setdefault(-1, [])  # type: ignore[assignment]
+    memo = cols.memo(_Headings).titles
     units = cols.units
     for u in range(len(memo), len(heading)):  # a unit's text never changes: found once
         text = head_text(units[u]) if heading[u] else None
@@ -339,7 +351,7 @@ def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[
 def _date_units(cols: Columns, units: Sequence[Unit]) -> np.ndarray:
     """Per message, the unit of its session's date line (``[1:56 pm on 8 May, 2023]``, the
     first unit of the message that opens the session), or -1 (grown with the conversation)."""
-    memo: list[int] = cols.derived.setdefault("date_units", {}).setdefault(-1, [])  # type: ignore[assignment]
+    memo = cols.memo(_Headings).date_units
     sessions = cols.msg_session.view
     starts = cols.msg_start.view
     for m in range(len(memo), len(cols)):

@@ -4,7 +4,7 @@ index and kept with the conversation."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -24,11 +24,15 @@ class _RowMemo:
     item never changes as the conversation grows, so a turn reads only rows no view has
     read (a loop over every candidate's occurrences was most of a turn's record upkeep)."""
 
-    state: np.ndarray  # 0: not read, 1: no item, 2: an item without context, 3: with one
-    items: list[Item | None]
-    listing: np.ndarray  # 0: not read, 1: other, 2: its line lists names, 3: defines, 4: another unkeyed line
-    cost: np.ndarray  # the item's tokens in the record (-1: not counted)
-    value_cost: np.ndarray  # a keyed item's ", value" after another value of its key
+    state: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    """0: not read, 1: no item, 2: an item without context, 3: with one."""
+    items: list[Item | None] = field(default_factory=list)
+    listing: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    """0: not read, 1: other, 2: its line lists names, 3: defines, 4: another unkeyed line."""
+    cost: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """The item's tokens in the record (-1: not counted)."""
+    value_cost: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """A keyed item's ", value" after another value of its key."""
 
     def grow(self, n: int) -> None:
         """Room for ``n`` rows; grown by doubling (a copy of every array on every turn of a
@@ -43,12 +47,10 @@ class _RowMemo:
 
 
 def _row_memo(cols: Columns) -> _RowMemo:
-    memo = cols.derived.get("record_rows")
-    if memo is None:
-        memo = cols.derived["record_rows"] = _RowMemo(  # type: ignore[assignment]
-            np.zeros(0, dtype=np.int8), [], np.zeros(0, dtype=np.int8), np.zeros(0), np.zeros(0))
-    memo.grow(len(cols.lit_idx.view))  # type: ignore[union-attr]
-    return memo  # type: ignore[return-value]
+    """The conversation's row memo (see ``Columns.memo``), with room for every row."""
+    memo = cols.memo(_RowMemo)
+    memo.grow(len(cols.lit_idx.view))
+    return memo
 
 
 def _has_context(cols: Columns, item: Item, lit: int) -> bool:
