@@ -19,13 +19,8 @@ from ..units import Unit
 from .gains import _kind_values, _rank_within
 from .signals import _SENTINEL, _outputs, defines, listing_line, pending_ids, reading_messages
 from .sources import _has_context, _row_memo, _sources
+from .limits import LIMITS
 from .types import _LINE_KIND, Scene
-
-
-CANDIDATES_MIN = 256
-"""Record candidates made items: the best (before the per-unit damping) ``budget`` of them,
-at least this many. An item costs two tokens at the least, so this is twice the most a
-record can list."""
 
 
 @dataclass
@@ -122,7 +117,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     # A record lists at most one value per two tokens of the budget: of more candidates than
     # twice that (a 1.6 MB code block, a 40,000-row table), only the best are made items, so
     # a view does not build a hundred thousand items to list a few hundred.
-    cap = max(CANDIDATES_MIN, scene.budget)
+    cap = max(LIMITS.candidates_min, scene.budget)
     beyond: frozenset[int] = frozenset()  # candidates not made items: dropped, as the record counts
     if len(candidates) > cap:
         keep = np.sort(np.argsort(-gain, kind="stable")[:cap])

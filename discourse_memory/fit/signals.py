@@ -13,12 +13,8 @@ from ..actions import answers_action, reads_code
 from ..columns import UNIT_KINDS, Columns
 from ..messages import SYSTEM_ROLES
 from ..record import output_command, result_call
+from .limits import LIMITS
 from .types import _CALL, _LINE_KIND
-
-
-OUTCOME_LINES = 3
-VERDICT_CHARS = 2_000
-"""A line is read as a verdict by its last this many characters (a minified line is long)."""
 
 
 _SENTINEL = re.compile(r"(?<![A-Z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}")
@@ -79,25 +75,23 @@ def outcome_lines(cols: Columns, outputs: np.ndarray, info: np.ndarray) -> np.nd
     last = np.full(len(cols), -1, dtype=np.int64)
     np.maximum.at(last, u_msg[rows], rows)
     # (an output of a line or two is all verdict: "Transfer successful", "17645.0")
-    last[np.bincount(u_msg[rows], minlength=len(cols)) < OUTCOME_LINES] = -1
+    last[np.bincount(u_msg[rows], minlength=len(cols)) < LIMITS.outcome_lines] = -1
     out = np.zeros(len(u_msg), dtype=bool)
     said = cols.memo(_Signals).verdicts
     for u in last[last >= 0].tolist():  # (one line a message: read by its end)
         hit = said.get(u)
         if hit is None:
-            hit = said[u] = _VERDICT.search(units[u].text[-VERDICT_CHARS:]) is not None
+            hit = said[u] = _VERDICT.search(units[u].text[-LIMITS.verdict_chars:]) is not None
         out[u] = hit
     return out
 
 
-LISTING_SAMPLE = 60
-"""How many units of a tool's output :func:`listing_messages` reads to tell a listing."""
 _ONE_NAME = re.compile(r"[\w.@+~%-]+:?")  # a line of one name ("docs", "CITATION", "./src:")
 
 
 def listing_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
     """Per message: a tool's output that lists names (``ls -R``, ``find``): of its first
-    :data:`LISTING_SAMPLE` units, at least eight are lines and three in five of those
+    ``Limits.listing_sample`` units, at least eight are lines and three in five of those
     only list names (:func:`listing_line`, or one name: ``docs``, ``CITATION``; a
     warning above the listing aside). ``outputs``: :func:`_outputs`. Read once per message,
     a few units each."""
@@ -109,7 +103,7 @@ def listing_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
             hit = False
             if outputs[i] and cols.messages[i].role not in SYSTEM_ROLES:
                 s = int(starts[i])
-                lines = [u for u in range(s, min(int(starts[i + 1]), s + LISTING_SAMPLE)) if _LINE_KIND[kinds[u]]]
+                lines = [u for u in range(s, min(int(starts[i + 1]), s + LIMITS.listing_sample)) if _LINE_KIND[kinds[u]]]
                 named = sum(_ONE_NAME.fullmatch(t) is not None or listing_line(t)
                             for t in (cols.units[u].text.strip() for u in lines))
                 hit = len(lines) >= 8 and 5 * named >= 3 * len(lines)

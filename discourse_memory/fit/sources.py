@@ -10,11 +10,7 @@ import numpy as np
 
 from ..columns import Columns
 from ..record import Item
-
-
-OCCURRENCES = 4
-"""How many of a value's newest occurrences the record looks at for one with a key or a
-context word (see ``_items``)."""
+from .limits import LIMITS
 
 
 @dataclass
@@ -63,9 +59,9 @@ def _has_context(cols: Columns, item: Item, lit: int) -> bool:
 def _sources(memo: _RowMemo, rows: np.ndarray, first: np.ndarray, ends: np.ndarray,
              read: Callable[[int], Item | None], context: Callable[[int, Item], bool]) -> np.ndarray:
     """Per value (its occurrence rows ``rows[first[j]:ends[j]]``, newest first), the row it
-    is listed from: among its newest OCCURRENCES, the first whose item has a context, else
+    is listed from: among its newest ``Limits.occurrences``, the first whose item has a context, else
     the first with an item (-1: none has one)."""
-    sizes = np.minimum(ends - first, OCCURRENCES)
+    sizes = np.minimum(ends - first, LIMITS.occurrences)
     group = np.repeat(np.arange(len(first)), sizes)
     starts = np.cumsum(sizes) - sizes  # each value's place in the window
     window = rows[first[group] + np.arange(len(group)) - starts[group]]
