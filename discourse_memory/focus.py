@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -253,11 +253,24 @@ def focus_terms(cols: Columns, focus: Focus) -> frozenset[str]:
     return frozenset([*words, *literals])
 
 
+@dataclass
+class _FocusMemo:
+    """What the focus reads of the messages and words already appended (the conversation's
+    memo, see ``Columns.memo``: grown with the conversation, never changed)."""
+
+    documents: list[int] = field(default_factory=list)
+    """Per message, the message whose text it is scored with (:func:`_documents`)."""
+    stem_ids: dict[str, int] = field(default_factory=dict)
+    """A stem -> its id (:func:`_stems`)."""
+    word_stems: list[int] = field(default_factory=list)
+    """Per word id, its stem's id."""
+
+
 def _documents(cols: Columns) -> np.ndarray:
     """Per message, the message whose text it is scored with: a tool result's call, a text
     agent's command for its output (:func:`~discourse_memory.actions.answers_action`), else
     itself. Extended by the new messages only (a message's call never changes)."""
-    known: list[int] = cols.derived.setdefault("focus_documents", [])  # type: ignore[assignment]
+    known = cols.memo(_FocusMemo).documents
     msgs, owner = cols.messages, cols.pairs.owner
     for m in range(len(known), len(msgs)):
         a = owner.get(m)
@@ -290,9 +303,8 @@ def stem(word: str) -> str:
 def _stems(cols: Columns) -> tuple[np.ndarray, np.ndarray]:
     """Per word id, its stem's id; per stem, how many units state a word of it (the
     words' document frequencies added up). Grown with the vocabulary."""
-    memo = cols.derived.setdefault("stems", {})
-    ids: dict[str, int] = memo.setdefault(-1, {})  # type: ignore[assignment]
-    of_word: list[int] = memo.setdefault(-2, [])  # type: ignore[assignment]
+    memo = cols.memo(_FocusMemo)
+    ids, of_word = memo.stem_ids, memo.word_stems
     if len(of_word) < len(cols.word_text):
         for w in cols.word_text[len(of_word):]:
             of_word.append(ids.setdefault(stem(w), len(ids)))

@@ -17,6 +17,7 @@ not here.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -93,24 +94,30 @@ def _outline(units: list[Unit], first: int) -> list[int]:
     return out
 
 
+@dataclass
+class _Heads:
+    """Per unit, its head, found for the messages already appended (the conversation's
+    memo, see ``Columns.memo``: a message's units never change)."""
+
+    heads: _Grow = field(default_factory=lambda: _Grow(np.int64))
+    seen: int = 0
+    """How many messages ``heads`` covers."""
+
+
 def list_heads(cols: Columns) -> np.ndarray:
     """Per unit, the unit that heads it (see the module docstring), or -1. Found once per
     message (a message's units never change)."""
-    state = cols.derived.setdefault("list_heads", {})
-    grown = state.get("heads")
-    if grown is None:
-        grown = state["heads"] = _Grow(np.int64)
-        state["seen"] = 0
-    seen = int(state["seen"])  # type: ignore[call-overload]
+    state = cols.memo(_Heads)
+    grown = state.heads
     starts = cols.msg_start.view
     kinds = cols.u_kind.view
     units = cols.units
-    for m in range(seen, len(cols.messages)):
+    for m in range(state.seen, len(cols.messages)):
         s, e = int(starts[m]), int(starts[m + 1])
         span = kinds[s:e]
         if not ((span == _ITEM) | (span == _FIELD)).any():
-            grown.extend([-1] * (e - s))  # type: ignore[union-attr]
+            grown.extend([-1] * (e - s))
             continue
-        grown.extend(_outline(units[s:e], s))  # type: ignore[union-attr]
-    state["seen"] = len(cols.messages)
-    return grown.view  # type: ignore[union-attr]
+        grown.extend(_outline(units[s:e], s))
+    state.seen = len(cols.messages)
+    return grown.view

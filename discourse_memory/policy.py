@@ -64,6 +64,14 @@ class Policy:
     """Damping of lines, items, rows and fields within one message: one long message against many."""
     per_message_prose: float = 40.0
     """Damping of sentences within one message: one long message against many."""
+    short_units: int = 12
+    """A message of at most this many units (and ``short_tokens``) opens whole: all of a short message against room."""
+    short_tokens: int = 400
+    """A message of at most this many tokens (and ``short_units``) opens whole."""
+    mark_tokens: float = 1.5
+    """Estimated tokens of a shown fragment's gap mark: fragments here and there against fewer, longer pieces."""
+    long_share: float = 0.2
+    """A longer head's step for a unit too long to show whole, a share of the room: one huge unit against the rest."""
     # -- the focus -----------------------------------------------------------------------
     bm25_k1: float = 1.2
     """BM25's term saturation in a unit's relevance: repeats of a focus term against more terms."""
@@ -137,6 +145,8 @@ class Policy:
     # -- protection ------------------------------------------------------------------------
     result_share: float = 0.5
     """A protected tool output larger than this share of the budget is compacted like the rest."""
+    result_min_tokens: int = 64
+    """A protected tool output of at most this many tokens is never compacted for its size (see ``result_share``)."""
 
     def __post_init__(self) -> None:
         for f in fields(self):

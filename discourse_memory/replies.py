@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -269,6 +270,14 @@ def asks(text: str, requests: bool = False) -> bool:
     return "?" in text or marks.QUESTION in text or requests and _request(lang.generation()).search(text) is not None
 
 
+@dataclass
+class _Questions:
+    """Per message, the unit of the question it answers, or -1, found for the messages
+    already appended (the conversation's memo, see ``Columns.memo``)."""
+
+    units: list[int] = field(default_factory=list)
+
+
 def question_units(cols: Columns) -> np.ndarray:
     """Per message, the unit of the question it answers, or -1: the last unit that asks in
     its :func:`question_message`. -1 too when the reply says what it answers: the question
@@ -280,7 +289,7 @@ def question_units(cols: Columns) -> np.ndarray:
     the talk is on instead (:func:`_topic_unit`).
     Found once per message, from it and the few messages before it (the conversation grows;
     they do not change)."""
-    memo: list[int] = cols.derived.setdefault("question_units", {}).setdefault(-1, [])  # type: ignore[assignment]
+    memo = cols.memo(_Questions).units
     starts = cols.msg_start.view
     units = cols.units
     for m in cols.messages[len(memo):]:

@@ -113,3 +113,31 @@ def test_a_tampered_policy_is_refused(saved, says):
     state["settings"]["policy"] = saved
     with pytest.raises(StateError, match=says):
         DiscourseMemory.from_dict(state)
+
+
+def test_short_messages_open_whole_by_the_policy():
+    msgs = _history()
+    budget = view_tokens(msgs) // 5
+    # No message is short enough to open whole: each unit of it comes back on its own.
+    apart = compact(msgs, budget, options=Options(policy=Policy(short_units=0)))
+    assert apart.tokens_after <= budget
+    assert not _same(compact(msgs, budget), apart)
+
+
+def test_a_small_tool_output_is_kept_whole_below_result_min_tokens():
+    from discourse_memory import BudgetTooSmallError
+
+    result = json.dumps({"service": "payments-gw", "p99_latency_ms": 412, "db": "orders-primary",
+                         "region": "eu-west-1", "owner": "team-payments", "ticket": "OPS-4411", "status": "degraded"})
+    msgs = [{"role": "user", "content": "Hello, I need help with our payment gateway; it was slow all morning and "
+                                        "customers complained about timeouts."},
+            {"role": "assistant", "content": "Sorry to hear that. I will look at the gateway's status and latency now."},
+            {"role": "user", "content": "Thanks. Please check payments-gw."},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {
+                "name": "get_status", "arguments": "{\"service\": \"payments-gw\"}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": result}]
+    # Over half the budget but under result_min_tokens: kept verbatim, so the view cannot fit.
+    with pytest.raises(BudgetTooSmallError):
+        compact(msgs, 100)
+    small = compact(msgs, 100, options=Options(policy=Policy(result_min_tokens=0)))
+    assert small.tokens_after <= 100 and "tool output over half the budget compacted" in small.report.protection

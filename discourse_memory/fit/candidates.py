@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 import re
 
 import numpy as np
@@ -18,13 +19,25 @@ from ..units import Unit
 from .gains import _kind_values, _rank_within
 from .signals import _SENTINEL, _outputs, defines, listing_line, pending_ids, reading_messages
 from .sources import _has_context, _row_memo, _sources
+from .limits import LIMITS
 from .types import _LINE_KIND, Scene
 
 
-CANDIDATES_MIN = 256
-"""Record candidates made items: the best (before the per-unit damping) ``budget`` of them,
-at least this many. An item costs two tokens at the least, so this is twice the most a
-record can list."""
+@dataclass
+class _Candidates:
+    """What making record items reads once and keeps (the conversation's memo, see
+    ``Columns.memo``: a unit's text, and so its items, never changes)."""
+
+    inner: dict = field(default_factory=dict)
+    """(unit, span) -> the literal ids it shows (:func:`_shown_in`)."""
+    covering: dict[tuple, Item] = field(default_factory=dict)
+    """(unit, span, literals) -> the item listing them."""
+    label_costs: dict[int, tuple[str | None, float]] = field(default_factory=dict)
+    """Message -> (its speaker, the tokens of its entry's label)."""
+    short_spans: dict[int, tuple[int, int] | None] = field(default_factory=dict)
+    """Unit -> its short item's span (:func:`_short_span`)."""
+    row_costs: dict[str, int] = field(default_factory=dict)
+    """A record's head -> the tokens of ``{head, }``."""
 
 
 def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndarray, rel: np.ndarray | None,
@@ -104,7 +117,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     # A record lists at most one value per two tokens of the budget: of more candidates than
     # twice that (a 1.6 MB code block, a 40,000-row table), only the best are made items, so
     # a view does not build a hundred thousand items to list a few hundred.
-    cap = max(CANDIDATES_MIN, scene.budget)
+    cap = max(LIMITS.candidates_min, scene.budget)
     beyond: frozenset[int] = frozenset()  # candidates not made items: dropped, as the record counts
     if len(candidates) > cap:
         keep = np.sort(np.argsort(-gain, kind="stable")[:cap])
@@ -179,9 +192,10 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     spans_made: set[tuple[int, tuple[int, int]]] = set()
     u_kind = cols.u_kind.view
     list_item = UNIT_KINDS.index("list_item")
-    inner_cache = cols.derived.setdefault("record_inner", {})  # (unit, span) -> literal ids it shows
+    kept = cols.memo(_Candidates)
+    inner_cache = kept.inner
     at_of = dict(zip(candidates.tolist(), range(len(candidates))))  # literal -> its place among the candidates
-    covering = cols.derived.setdefault("record_covering", {})  # (unit, span, literals) -> the item listing them
+    covering = kept.covering
     gains = gain.tolist()
     have = at_row[at_row >= 0]
     for r in np.unique(have[memo.cost[have] < 0]).tolist():
@@ -192,9 +206,9 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     in_line, in_list = _LINE_KIND[u_kind[srcs]].tolist(), (u_kind[srcs] == list_item).tolist()
     # (what a message's label, a unit's short item and a record's head cost never change as the
     # conversation grows, but a label's speaker may start to count: read once, not per view)
-    msg_label_cost = cols.derived.setdefault("record_message_label_cost", {})  # message -> (speaker, cost)
-    short_spans = cols.derived.setdefault("record_short_spans", {})  # unit -> its short item's span
-    row_costs = cols.derived.setdefault("record_row_cost", {})  # a record's head -> tokens of "{head, }"
+    msg_label_cost = kept.label_costs
+    short_spans = kept.short_spans
+    row_costs = kept.row_costs
     terms = scene.terms
     keys_named: dict[str, bool] = {}  # a key -> whether the focus names it
     for k, (lit, u, m) in enumerate(zip(candidates.tolist(), srcs.tolist(), u_msg[srcs].tolist())):

@@ -7,17 +7,13 @@ from ..columns import Columns
 from ..errors import BudgetTooSmallError
 from ..plan import CLIPPED, PLACEHOLDER, Plan
 from ..record import Record, render_note
-from .lengthen import ENOUGH_TOKENS, MARGIN_SHARE, _lengthen
+from .lengthen import _lengthen
+from .limits import LIMITS
 from .plan import _plan
 from .protect import LARGE_OUTPUT, Protection, _protected, protections
 from .rank import _rank
 from .take import _take
 from .types import Scene
-
-
-PASSES = 5
-ENOUGH_SHARE = 0.02
-"""Room worth another pass or longer heads: this share of the budget (and ``lengthen.ENOUGH_TOKENS``)."""
 
 
 def _minimum(scene: Scene, step: Protection, frame: int) -> int:
@@ -87,12 +83,12 @@ def _fixed_cost(cols: Columns, protected: frozenset[int], scene: Scene) -> int:
 def _fit(scene: Scene, step: Protection, protected: frozenset[int], fixed: int) -> Plan:
     budget = scene.budget
     ranked = _rank(scene, protected)
-    margin = max(2, int(budget * MARGIN_SHARE))
-    enough = max(ENOUGH_TOKENS, int(ENOUGH_SHARE * budget))
+    margin = max(2, int(budget * LIMITS.margin_share))
+    enough = max(LIMITS.enough_tokens, int(LIMITS.enough_share * budget))
     slack = budget - fixed - margin
     best: tuple[Plan, int] | None = None
     smallest: tuple[Plan, int] | None = None
-    for _ in range(PASSES):
+    for _ in range(LIMITS.passes):
         chosen = _take(ranked, max(slack, 0.0))
         plan = _plan(scene, ranked, chosen, step.name)
         tokens, _ = scene.measure(plan)

@@ -4,6 +4,7 @@ record's share of the room, and diminishing returns within a group."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 import math
 
 import numpy as np
@@ -18,6 +19,17 @@ TYPED_KINDS = frozenset({"identifier", "email", "url", "path", "amount", "dateti
 """The kinds of value worth ``Policy.typed_value``; a number is worth ``Policy.number_value``
 and every other kind (time, percent, quoted, name, quantity, a model's entities)
 ``Policy.plain_value``."""
+
+
+@dataclass
+class _Gains:
+    """Per message, what the focus's context reads of it (the conversation's memo, see
+    ``Columns.memo``: grown with the conversation, never changed)."""
+
+    role_hashes: list[int] = field(default_factory=list)
+    """A code of its role (:func:`_role_codes`)."""
+    questions: list[bool] = field(default_factory=list)
+    """Whether its text asks a question (:func:`_questions`)."""
 
 
 def _unit_kind_weights(pol: Policy) -> np.ndarray:
@@ -122,14 +134,14 @@ def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool, pol: 
 def _role_codes(cols: Columns) -> np.ndarray:
     """Per message, a code of its role (equal codes: the same role). Extended by the new
     messages only: rebuilt, it was an array of every message of a long history a turn."""
-    known = cols.derived.setdefault("role_hashes", [])
+    known = cols.memo(_Gains).role_hashes
     known.extend(hash(m.role) for m in cols.messages[len(known):])
     return cols.grown("role_hashes", known, np.int64)[:len(cols)]
 
 
 def _questions(cols: Columns) -> np.ndarray:
     """Per message, whether its text asks a question (grown with the conversation)."""
-    memo: list[bool] = cols.derived.setdefault("questions", {}).setdefault(-1, [])  # type: ignore[assignment]
+    memo = cols.memo(_Gains).questions
     for m in cols.messages[len(memo):]:
         memo.append(any(asks(tf.text) for tf in m.texts))
     return cols.grown("_questions", memo, bool)[:len(cols)]

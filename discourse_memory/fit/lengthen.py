@@ -6,14 +6,9 @@ import numpy as np
 
 from ..plan import CLIPPED, KEPT, Plan
 from ..units import before_values, clip_cost
+from .limits import LIMITS
 from .plan import _plan
 from .types import Chosen, Ranked, Scene
-
-
-MARGIN_SHARE = 0.005
-ENOUGH_TOKENS = 16
-"""Room worth another pass or longer heads: at least this many tokens (and ``fitting.ENOUGH_SHARE`` of the budget)."""
-LENGTHEN_MAX_UNITS = 8
 
 
 def _lengthen(scene: Scene, r: Ranked, plan: Plan, tokens: int) -> Plan:
@@ -30,10 +25,10 @@ def _lengthen(scene: Scene, r: Ranked, plan: Plan, tokens: int) -> Plan:
     kept: list[int] = []
     taken: list[int] = []
     estimate = tokens
-    margin = max(2, int(budget * MARGIN_SHARE))
-    for k in order[:LENGTHEN_MAX_UNITS].tolist():
+    margin = max(2, int(budget * LIMITS.margin_share))
+    for k in order[:LIMITS.lengthen_max_units].tolist():
         spare = budget - margin - estimate
-        if spare < ENOUGH_TOKENS:
+        if spare < LIMITS.enough_tokens:
             break
         unit = units[k]
         now = heads.get(k, unit.head_end)

@@ -14,10 +14,6 @@ from ..record import system_messages
 from .signals import is_tool_output
 
 
-LARGE_MIN_TOKENS = 64
-"""A tool output this short is never compacted for its size: at a budget of a few dozen
-tokens, compacted, a 20-token observation showed nothing of itself (a view of the note
-alone); kept, it raises the minimum budget by what it needs."""
 LARGE_OUTPUT = " (a tool output over half the budget compacted)"
 """How the report's protection says so."""
 
@@ -73,5 +69,5 @@ def _protected(cols: Columns, p: Protection, budget: int, pol: Policy) -> tuple[
     # A tool's output is the model's to read, not the user's words: one too large for
     # its share of the budget is compacted like the rest (its focus keeps what matters).
     costs = cols.msg_cost.view
-    large = {i for i in keep if costs[i] > max(pol.result_share * budget, LARGE_MIN_TOKENS) and is_tool_output(cols, i)}
+    large = {i for i in keep if costs[i] > max(pol.result_share * budget, pol.result_min_tokens) and is_tool_output(cols, i)}
     return frozenset(keep - large), bool(large)

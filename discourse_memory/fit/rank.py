@@ -4,6 +4,7 @@ a clip, a unit whole, a record item, a longer head) by value per token."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -17,19 +18,21 @@ from ..replies import question_units
 from ..units import Unit, before_values, head_literal_texts
 from .candidates import _items
 from .gains import _focus_gains, _kind_values, _note_cap, _rank_within, _record_share, _unit_kind_weights
+from .limits import LIMITS
 from .signals import _outputs, failed_result, listing_messages, outcome_lines
-from .types import LONG_STEPS, _CALL, _CALLS, _CLIP, _FULL, _HEADING, _ITEM, _LINE_KIND, _LISTED, _LONG, _OPEN, \
+from .types import _CALL, _CALLS, _CLIP, _FULL, _HEADING, _ITEM, _LINE_KIND, _LISTED, _LONG, _OPEN, \
     _REST, Ranked, Scene
 
 
-# A short message opens whole: every unit's opening at once.
-SHORT_UNITS = 12
-SHORT_TOKENS = 400
-MARK_TOKENS = 1.5
-"""Estimated tokens of the gap mark a shown unit brings (``\n…\n``): an isolated fragment
-costs more than its own tokens."""
-LONG_SHARE = 0.2
-"""A long head's step: this share of the room (see ``types.LONG_STEPS``)."""
+@dataclass
+class _Headings:
+    """What the ranking reads of units and messages already appended (the conversation's
+    memo, see ``Columns.memo``: a unit's text never changes)."""
+
+    titles: list[bool] = field(default_factory=list)
+    """Per unit: a heading written as a title (:func:`_stating_headings`)."""
+    date_units: list[int] = field(default_factory=list)
+    """Per message: the unit of its session's date line, or -1 (:func:`_date_units`)."""
 
 
 def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
@@ -183,8 +186,8 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     for a in call_msgs:
         call_ratio[a] = call_gain[a] / max(call_cost[a], 0.5)
 
-    full_cost = tokens + MARK_TOKENS
-    clip_cost_u = cols.u_clip.view + MARK_TOKENS
+    full_cost = tokens + pol.mark_tokens
+    clip_cost_u = cols.u_clip.view + pol.mark_tokens
     rest_gain, rest_cost = full_gain - clip_gain, full_cost - clip_cost_u
     clip_ratio = clip_gain / np.maximum(clip_cost_u, 0.5)
     split = candidate & cols.u_clippable.view & (rest_gain / np.maximum(rest_cost, 0.5) < clip_ratio)
@@ -194,7 +197,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     # short) comes back at once, so a shown message never loses a sentence outright.
     starts = cols.msg_start.view
     n_units_msg = np.diff(starts)
-    short = (n_units_msg <= SHORT_UNITS) & (cols.msg_cost.view <= SHORT_TOKENS)
+    short = (n_units_msg <= pol.short_units) & (cols.msg_cost.view <= pol.short_tokens)
     in_short = candidate & short[u_msg]
     open_cost_u = np.where(split, clip_cost_u, full_cost)
     open_gain_u = np.where(split, clip_gain, full_gain)
@@ -222,13 +225,14 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     idx_rest = np.flatnonzero(split & (alone | in_short))
     idx_whole = np.flatnonzero(whole & alone)
     room = max(scene.budget - sum(int(cols.msg_cost.view[i]) for i in protected), 0)
-    long_tokens = LONG_SHARE * room
-    # A long head comes in steps of LONG_SHARE of the room, each after the one before.
+    long_tokens = pol.long_share * room
+    # A long head comes in steps of Policy.long_share of the room, each after the one before.
     idx_long1 = np.flatnonzero(split & (rest_cost > long_tokens) & (long_tokens > 2 * clip_cost_u))
-    idx_long = np.concatenate([idx_long1 * LONG_STEPS + j for j in range(LONG_STEPS)])
+    steps = LIMITS.long_steps
+    idx_long = np.concatenate([idx_long1 * steps + j for j in range(steps)])
     step_cost = np.concatenate([long_tokens - clip_cost_u[idx_long1]] + [np.full(len(idx_long1), long_tokens)]
-                               * (LONG_STEPS - 1))
-    long_units = idx_long // LONG_STEPS
+                               * (steps - 1))
+    long_units = idx_long // steps
     long_cost = step_cost
     long_gain = rest_gain[long_units] * long_cost / np.maximum(rest_cost[long_units], 1.0)
 
@@ -257,7 +261,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
         np.minimum(rest_gain[idx_rest] / np.maximum(rest_cost[idx_rest], 0.5), cap_ratio[idx_rest]),
         np.minimum(full_gain[idx_whole] / np.maximum(full_cost[idx_whole], 0.5), cap_ratio[idx_whole]),
         item_gain / np.maximum(item_cost, 0.5),
-        np.minimum(long_gain / np.maximum(long_cost, 0.5), cap_ratio[long_units]) * (1 - 1e-6 * (idx_long % LONG_STEPS)),
+        np.minimum(long_gain / np.maximum(long_cost, 0.5), cap_ratio[long_units]) * (1 - 1e-6 * (idx_long % steps)),
     ])
     costs = np.concatenate([np.array([call_cost[a] for a in call_msgs]), open_cost[open_msgs],
                             clip_cost_u[idx_clip], rest_cost[idx_rest], full_cost[idx_whole], item_cost, long_cost])
@@ -279,7 +283,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
 
     date_unit = _date_units(cols, units)
     dates = np.unique(date_unit[date_unit >= 0])
-    date_cost = dict(zip(dates.tolist(), (cols.u_tokens.view[dates] + MARK_TOKENS).tolist()))
+    date_cost = dict(zip(dates.tolist(), (cols.u_tokens.view[dates] + pol.mark_tokens).tolist()))
     overhead = cols.msg_label_cost.view.copy()
     if options.recall:  # the reference a message's first mark carries (``…#12``)
         overhead += np.array([scene.count(f"#{i}") for i in range(n_msgs)], dtype=np.float64)
@@ -311,7 +315,7 @@ def _stating_headings(cols: Columns, noise: np.ndarray) -> np.ndarray:
     heading = cols.u_kind.view == _HEADING
     if not heading.any():
         return heading
-    memo: list[bool] = cols.derived.setdefault("title_headings", {}).setdefault(-1, [])  # type: ignore[assignment]
+    memo = cols.memo(_Headings).titles
     units = cols.units
     for u in range(len(memo), len(heading)):  # a unit's text never changes: found once
         text = head_text(units[u]) if heading[u] else None
@@ -339,7 +343,7 @@ def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[
 def _date_units(cols: Columns, units: Sequence[Unit]) -> np.ndarray:
     """Per message, the unit of its session's date line (``[1:56 pm on 8 May, 2023]``, the
     first unit of the message that opens the session), or -1 (grown with the conversation)."""
-    memo: list[int] = cols.derived.setdefault("date_units", {}).setdefault(-1, [])  # type: ignore[assignment]
+    memo = cols.memo(_Headings).date_units
     sessions = cols.msg_session.view
     starts = cols.msg_start.view
     for m in range(len(memo), len(cols)):

@@ -5,6 +5,7 @@ working through."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -12,12 +13,8 @@ from ..actions import answers_action, reads_code
 from ..columns import UNIT_KINDS, Columns
 from ..messages import SYSTEM_ROLES
 from ..record import output_command, result_call
+from .limits import LIMITS
 from .types import _CALL, _LINE_KIND
-
-
-OUTCOME_LINES = 3
-VERDICT_CHARS = 2_000
-"""A line is read as a verdict by its last this many characters (a minified line is long)."""
 
 
 _SENTINEL = re.compile(r"(?<![A-Z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}")
@@ -26,9 +23,32 @@ for (``echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` submits a mini-swe-agent run
 agent's last step needs, not boilerplate."""
 
 
+@dataclass
+class _Signals:
+    """What the trace signals found in the messages and units already appended (the
+    conversation's memo, see ``Columns.memo``: none of it changes as the conversation grows)."""
+
+    outputs: list[bool] = field(default_factory=list)
+    """Per message: a tool's output, or a system message (:func:`_outputs`)."""
+    tag_lines: list[bool] = field(default_factory=list)
+    """Per unit: a line of markup tags alone."""
+    verdicts: dict[int, bool] = field(default_factory=dict)
+    """Unit -> whether its line reads as a verdict (:func:`outcome_lines`)."""
+    listing: list[bool] = field(default_factory=list)
+    """Per message: a tool's output that lists names (:func:`listing_messages`)."""
+    reading: list[bool] = field(default_factory=list)
+    """Per message: a tool's output that prints a file of code (:func:`reading_messages`)."""
+    failed: dict[int, bool] = field(default_factory=dict)
+    """Tool result -> whether it opens by reporting a failure (:func:`failed_result`)."""
+    id_shapes: list[int] = field(default_factory=list)
+    """Per literal, the number of its :func:`_id_shape`."""
+    shape_numbers: dict[str, int] = field(default_factory=dict)
+    """An id shape -> its number."""
+
+
 def _outputs(cols: Columns) -> np.ndarray:
     """Per message: a tool's output (see :func:`is_tool_output`), or a system message."""
-    memo = cols.derived.setdefault("tool_output", [])
+    memo = cols.memo(_Signals).outputs
     memo.extend(is_tool_output(cols, i) or cols.messages[i].role in SYSTEM_ROLES for i in range(len(memo), len(cols)))
     return cols.grown("_outputs", memo, bool)[:len(cols)]
 
@@ -46,7 +66,7 @@ def outcome_lines(cols: Columns, outputs: np.ndarray, info: np.ndarray) -> np.nd
     u_msg = cols.u_msg.view
     kind = cols.u_kind.view
     line = UNIT_KINDS.index("line")
-    tags = cols.derived.setdefault("tag_lines", [])  # per unit: a line of markup tags alone (read once)
+    tags = cols.memo(_Signals).tag_lines
     units = cols.units
     tags.extend(kind[u] == line and _TAG_LINE.fullmatch(units[u].text) is not None for u in range(len(tags), len(u_msg)))
     # (a file printed or a listing ends where the file or the tree does: no verdict)
@@ -55,29 +75,27 @@ def outcome_lines(cols: Columns, outputs: np.ndarray, info: np.ndarray) -> np.nd
     last = np.full(len(cols), -1, dtype=np.int64)
     np.maximum.at(last, u_msg[rows], rows)
     # (an output of a line or two is all verdict: "Transfer successful", "17645.0")
-    last[np.bincount(u_msg[rows], minlength=len(cols)) < OUTCOME_LINES] = -1
+    last[np.bincount(u_msg[rows], minlength=len(cols)) < LIMITS.outcome_lines] = -1
     out = np.zeros(len(u_msg), dtype=bool)
-    said = cols.derived.setdefault("verdicts", {})  # unit -> whether it reads as a verdict (read once)
+    said = cols.memo(_Signals).verdicts
     for u in last[last >= 0].tolist():  # (one line a message: read by its end)
         hit = said.get(u)
         if hit is None:
-            hit = said[u] = _VERDICT.search(units[u].text[-VERDICT_CHARS:]) is not None
+            hit = said[u] = _VERDICT.search(units[u].text[-LIMITS.verdict_chars:]) is not None
         out[u] = hit
     return out
 
 
-LISTING_SAMPLE = 60
-"""How many units of a tool's output :func:`listing_messages` reads to tell a listing."""
 _ONE_NAME = re.compile(r"[\w.@+~%-]+:?")  # a line of one name ("docs", "CITATION", "./src:")
 
 
 def listing_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
     """Per message: a tool's output that lists names (``ls -R``, ``find``): of its first
-    :data:`LISTING_SAMPLE` units, at least eight are lines and three in five of those
+    ``Limits.listing_sample`` units, at least eight are lines and three in five of those
     only list names (:func:`listing_line`, or one name: ``docs``, ``CITATION``; a
     warning above the listing aside). ``outputs``: :func:`_outputs`. Read once per message,
     a few units each."""
-    memo = cols.derived.setdefault("listing_messages", [])
+    memo = cols.memo(_Signals).listing
     if len(memo) < len(cols):
         starts = cols.msg_start.view
         kinds = cols.u_kind.view
@@ -85,7 +103,7 @@ def listing_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
             hit = False
             if outputs[i] and cols.messages[i].role not in SYSTEM_ROLES:
                 s = int(starts[i])
-                lines = [u for u in range(s, min(int(starts[i + 1]), s + LISTING_SAMPLE)) if _LINE_KIND[kinds[u]]]
+                lines = [u for u in range(s, min(int(starts[i + 1]), s + LIMITS.listing_sample)) if _LINE_KIND[kinds[u]]]
                 named = sum(_ONE_NAME.fullmatch(t) is not None or listing_line(t)
                             for t in (cols.units[u].text.strip() for u in lines))
                 hit = len(lines) >= 8 and 5 * named >= 3 * len(lines)
@@ -97,7 +115,7 @@ def reading_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
     """Per message: a tool's output of a command or call that prints a file of code
     (:func:`.actions.reads_code`: ``cat a.py``, ``nl -ba a.py | sed -n 10,20p``, ``Read``).
     ``outputs``: :func:`_outputs`. Read once per message."""
-    memo = cols.derived.setdefault("reading_messages", [])
+    memo = cols.memo(_Signals).reading
     for i in range(len(memo), len(cols)):
         hit = False
         m = cols.messages[i]
@@ -116,7 +134,7 @@ _FAILURE = re.compile(r"\s{0,8}(?:[\w.]{0,40}(?:Error|Exception)\b|error\b|ERROR
 
 def failed_result(cols: Columns, r: int) -> bool:
     """A tool result that opens by reporting a failure (``Error: ...``, a traceback)."""
-    known = cols.derived.setdefault("failed", {})
+    known = cols.memo(_Signals).failed
     hit = known.get(r)
     if hit is None:
         text = next((tf.text for tf in cols.messages[r].texts if tf.text.strip()), "")
@@ -213,8 +231,8 @@ def pending_ids(cols: Columns) -> np.ndarray:
 
 def _shape_ids(cols: Columns) -> np.ndarray:
     """Per literal, a number for its :func:`_id_shape` (kept up to date as literals come)."""
-    memo = cols.derived.setdefault("id_shapes", ([], {}))
-    ids, numbers = memo
+    memo = cols.memo(_Signals)
+    ids, numbers = memo.id_shapes, memo.shape_numbers
     for text in cols.lit_text[len(ids):]:
         ids.append(numbers.setdefault(_id_shape(text), len(numbers)))
     return np.asarray(ids, dtype=np.int64)

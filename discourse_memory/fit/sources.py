@@ -4,17 +4,13 @@ index and kept with the conversation."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..columns import Columns
 from ..record import Item
-
-
-OCCURRENCES = 4
-"""How many of a value's newest occurrences the record looks at for one with a key or a
-context word (see ``_items``)."""
+from .limits import LIMITS
 
 
 @dataclass
@@ -24,11 +20,15 @@ class _RowMemo:
     item never changes as the conversation grows, so a turn reads only rows no view has
     read (a loop over every candidate's occurrences was most of a turn's record upkeep)."""
 
-    state: np.ndarray  # 0: not read, 1: no item, 2: an item without context, 3: with one
-    items: list[Item | None]
-    listing: np.ndarray  # 0: not read, 1: other, 2: its line lists names, 3: defines, 4: another unkeyed line
-    cost: np.ndarray  # the item's tokens in the record (-1: not counted)
-    value_cost: np.ndarray  # a keyed item's ", value" after another value of its key
+    state: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    """0: not read, 1: no item, 2: an item without context, 3: with one."""
+    items: list[Item | None] = field(default_factory=list)
+    listing: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    """0: not read, 1: other, 2: its line lists names, 3: defines, 4: another unkeyed line."""
+    cost: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """The item's tokens in the record (-1: not counted)."""
+    value_cost: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """A keyed item's ", value" after another value of its key."""
 
     def grow(self, n: int) -> None:
         """Room for ``n`` rows; grown by doubling (a copy of every array on every turn of a
@@ -43,12 +43,10 @@ class _RowMemo:
 
 
 def _row_memo(cols: Columns) -> _RowMemo:
-    memo = cols.derived.get("record_rows")
-    if memo is None:
-        memo = cols.derived["record_rows"] = _RowMemo(  # type: ignore[assignment]
-            np.zeros(0, dtype=np.int8), [], np.zeros(0, dtype=np.int8), np.zeros(0), np.zeros(0))
-    memo.grow(len(cols.lit_idx.view))  # type: ignore[union-attr]
-    return memo  # type: ignore[return-value]
+    """The conversation's row memo (see ``Columns.memo``), with room for every row."""
+    memo = cols.memo(_RowMemo)
+    memo.grow(len(cols.lit_idx.view))
+    return memo
 
 
 def _has_context(cols: Columns, item: Item, lit: int) -> bool:
@@ -61,9 +59,9 @@ def _has_context(cols: Columns, item: Item, lit: int) -> bool:
 def _sources(memo: _RowMemo, rows: np.ndarray, first: np.ndarray, ends: np.ndarray,
              read: Callable[[int], Item | None], context: Callable[[int, Item], bool]) -> np.ndarray:
     """Per value (its occurrence rows ``rows[first[j]:ends[j]]``, newest first), the row it
-    is listed from: among its newest OCCURRENCES, the first whose item has a context, else
+    is listed from: among its newest ``Limits.occurrences``, the first whose item has a context, else
     the first with an item (-1: none has one)."""
-    sizes = np.minimum(ends - first, OCCURRENCES)
+    sizes = np.minimum(ends - first, LIMITS.occurrences)
     group = np.repeat(np.arange(len(first)), sizes)
     starts = np.cumsum(sizes) - sizes  # each value's place in the window
     window = rows[first[group] + np.arange(len(group)) - starts[group]]

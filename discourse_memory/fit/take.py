@@ -7,17 +7,14 @@ from typing import Any
 import numpy as np
 
 from ..plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED
-from .types import LONG_STEPS, _CALLS, _CLIP, _FULL, _ITEM, _LONG, _OPEN, _REST, Chosen, Ranked
+from .limits import LIMITS
+from .types import _CALLS, _CLIP, _FULL, _ITEM, _LONG, _OPEN, _REST, Chosen, Ranked
 
 
 LONE_DATES = False
 """Whether a session's date line may be listed alone, for its own values: "[7:06 pm on 9
 January, 2023]" says nothing of what happened then. It is listed above the entries of its
 session instead (see ``_take``)."""
-
-
-MAX_HEADS = 3
-"""A shown list item brings at most this many heads above it (see :mod:`.outline`)."""
 
 
 def _take(r: Ranked, room: float) -> Chosen:
@@ -178,7 +175,7 @@ def _take(r: Ranked, room: float) -> Chosen:
             left += show(r.call_units[target], False) - cost - extra
             continue
         if kind == _LONG:
-            unit, step = divmod(target, LONG_STEPS)
+            unit, step = divmod(target, LIMITS.long_steps)
             if decision[unit] != CLIPPED or long_steps.get(unit, 0) != step:
                 continue
             end, lits = r.long_head(unit, step)
@@ -270,14 +267,14 @@ def _take(r: Ranked, room: float) -> Chosen:
 
 def _heads_to_show(r: Ranked, decision: np.ndarray, units: list[int], lit_ptr: list[int]) -> list[int]:
     """The heads ``units`` need shown above them: each one's list item or label, and the
-    ones above that, up to ``MAX_HEADS`` each, that the view does not show yet. A head shown
+    ones above that, up to ``Limits.max_heads`` each, that the view does not show yet. A head shown
     where it last occurs is shown here again if it names something ("1. **Reservation ID:
     JG7FMM**", repeated in a later summary); a label that names nothing ("- **Flights:**"
     under each reservation) is passed: the head above it says whose flights these are."""
     need: list[int] = []
     for u in units:
         head, taken = int(r.list_head[u]), 0
-        while head >= 0 and decision[head] in (OMITTED, DEDUPLICATED) and taken < MAX_HEADS:
+        while head >= 0 and decision[head] in (OMITTED, DEDUPLICATED) and taken < LIMITS.max_heads:
             if head not in units and (decision[head] == OMITTED or lit_ptr[head + 1] > lit_ptr[head]):
                 if head not in need:
                     need.append(head)

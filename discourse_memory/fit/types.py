@@ -21,11 +21,6 @@ if TYPE_CHECKING:
     from ..record import Item
 
 
-LONG_STEPS = 4
-"""A clipped unit too long to show whole (a 1 MB log line, a minified JSON result) may
-get a longer head instead, in up to ``LONG_STEPS`` steps of ``rank.LONG_SHARE`` of the room,
-each ranked like any option (and taken only after the step before it)."""
-
 _CALLS, _OPEN, _CLIP, _REST, _FULL, _ITEM, _LONG = range(7)
 _LINE_KIND = np.array([k in LINE_KINDS for k in UNIT_KINDS])
 _LISTED = np.array([k in ("line", "list_item", "table_row", "field") for k in UNIT_KINDS])
@@ -99,7 +94,7 @@ class Ranked:
     item_order: np.ndarray  # record items, best value per token first
     reserve: float  # the record's first claim (see RECORD_SHARE)
     note_cap: float  # the most the record's items may take (see Policy.note_cap)
-    beyond: frozenset[int]  # values the record could list but made no item of (see CANDIDATES_MIN)
+    beyond: frozenset[int]  # values the record could list but made no item of (see Limits.candidates_min)
     row_cost: dict[int, float]  # tokens of a listed record's head and braces, by group
     date_unit: np.ndarray  # per message, the date line unit of its session (-1: none)
     date_cost: dict[int, float]  # tokens of showing a session's date line, by its unit

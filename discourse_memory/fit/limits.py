@@ -1,0 +1,47 @@
+"""``Limits``: the bounds of the fitting stage's work and the thresholds of a few of its
+rules, not weights (the weights, which trade one kind of text against another, are the
+:class:`~discourse_memory.Policy`'s): how much of a text it reads to tell what it is, how
+many record candidates it makes, how many heads, passes and steps it takes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["LIMITS", "Limits"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Limits:
+    """The fit's bounds of work (see the module docstring). Keyword-only and frozen."""
+
+    verdict_chars: int = 2_000
+    """A line is read as a verdict by its last this many characters (a minified line is long)."""
+    outcome_lines: int = 3
+    """A tool output of fewer lines than this is all verdict: no line of it is weighed as one."""
+    listing_sample: int = 60
+    """How many units of a tool's output are read to tell a listing (:func:`.signals.listing_messages`)."""
+    occurrences: int = 4
+    """How many of a value's newest occurrences the record looks at for one with a key or a
+    context word (:func:`.sources._sources`)."""
+    candidates_min: int = 256
+    """Record candidates made items: the best ``budget`` of them, at least this many (an item
+    costs two tokens at the least, so this is twice the most a record can list)."""
+    max_heads: int = 3
+    """A shown list item brings at most this many heads above it (see :mod:`..outline`)."""
+    passes: int = 5
+    """The most passes of take and plan that fit the view to its exact count."""
+    margin_share: float = 0.005
+    """Room held back from the estimates: this share of the budget (2 tokens at least)."""
+    enough_tokens: int = 16
+    """Room worth another pass or longer heads: at least this many tokens ..."""
+    enough_share: float = 0.02
+    """... and this share of the budget."""
+    lengthen_max_units: int = 8
+    """The most clipped units given longer heads once a view fits (:func:`.lengthen._lengthen`)."""
+    long_steps: int = 4
+    """The most steps of a longer head for a unit too long to show whole (each
+    ``Policy.long_share`` of the room, ranked like any option, taken after the one before)."""
+
+
+LIMITS = Limits()
+"""The limits every fit works within."""
