@@ -22,7 +22,7 @@ from typing import Any, Iterable, Iterator, NamedTuple
 
 from .doc_tokens import DocTokens
 
-__all__ = ["COMMA_LANGUAGES", "PATTERN_KINDS", "Literal", "Spans", "find_cjk_names", "names_win", "find_literals", "find_names",
+__all__ = ["COMMA_LANGUAGES", "PATTERN_KINDS", "SHAPE_MAX_CHARS", "Literal", "Spans", "digit_shape", "find_cjk_names", "names_win", "find_literals", "find_names",
            "find_names_by_pattern", "find_token_names", "first_kinds"]
 
 
@@ -268,16 +268,23 @@ _NOT_IDENTIFIER = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s", "mr
 # value 21", 100,000 of them) or a run of similar messages costs a scan per shape and a
 # slice per literal (``tests/test_literals.py`` checks the two agree).
 _SHAPE_DIGITS = str.maketrans("23456789", "11111111")
-_SHAPE_MAX_CHARS = 200
+SHAPE_MAX_CHARS = 200
+"""Texts up to this long are scanned once per :func:`digit_shape`."""
+
+
+def digit_shape(text: str) -> str:
+    """``text`` with the digits 1-9 read as 1: what the patterns, and the names found by
+    pattern, see of it (the spans of its literals are those of its shape's)."""
+    return text.translate(_SHAPE_DIGITS)
 
 
 def find_literals(text: str, language: str = "en") -> list[Literal]:
     """Pattern literals of ``text``, in order; list and heading markers are skipped. In a
     language of :data:`COMMA_LANGUAGES` a bare number may have a decimal comma."""
     comma = language in COMMA_LANGUAGES
-    if len(text) > _SHAPE_MAX_CHARS:
+    if len(text) > SHAPE_MAX_CHARS:
         return [Literal(text[s:e], kind, s, e) for kind, s, e in _scan(text, comma)]
-    return [Literal(text[s:e], kind, s, e) for kind, s, e in _shape_spans(text.translate(_SHAPE_DIGITS), comma)]
+    return [Literal(text[s:e], kind, s, e) for kind, s, e in _shape_spans(digit_shape(text), comma)]
 
 
 @functools.lru_cache(maxsize=4096)
