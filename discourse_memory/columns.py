@@ -114,6 +114,18 @@ class Units(Sequence[Unit]):
     def __iter__(self) -> Iterator[Unit]:
         return self._range(0, self._n, 1)
 
+    def by_field(self, start: int, stop: int) -> Iterator[tuple[str, Sequence[Unit]]]:
+        """Units ``start..stop-1`` (of one message) field by field, in order: each field's
+        name and its units among them, each built only when looked at (a message of
+        100,000 list items shows a few, and its view reads few of the others)."""
+        k = bisect_right(self._firsts, start) - 1
+        while start < stop:
+            field, first = self._fields[k], self._firsts[k]
+            last = min(stop, first + len(field.units))
+            yield field.field, _FieldUnits(self, field, first, start, last)
+            start = last
+            k += 1
+
     def _range(self, start: int, stop: int, step: int) -> Iterator[Unit]:
         if step != 1:
             yield from (self[i] for i in range(start, stop, step))
@@ -129,6 +141,35 @@ class Units(Sequence[Unit]):
                 yield got if got is not None else field.unit(i - first, occurrences[i])
             i = last
             k += 1
+
+
+class _FieldUnits(Sequence[Unit]):
+    """Units ``start..stop-1`` of one field (whose first unit is ``first``), built when
+    looked at."""
+
+    def __init__(self, units: Units, field: Field, first: int, start: int, stop: int) -> None:
+        self._units, self._field, self._first, self._start, self._n = units, field, first, start, stop - start
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, j: int) -> Unit: ...
+
+    @overload
+    def __getitem__(self, j: slice) -> list[Unit]: ...
+
+    def __getitem__(self, j: int | slice) -> Unit | list[Unit]:
+        if isinstance(j, slice):
+            return [self[i] for i in range(*j.indices(self._n))]
+        if j < 0:
+            j += self._n
+        if not 0 <= j < self._n:
+            raise IndexError(j)
+        i = self._start + j
+        units = self._units
+        got = units._replaced.get(i) if units._replaced else None
+        return got if got is not None else self._field.unit(i - self._first, units._occurrences[i])
 
 
 _Memo = TypeVar("_Memo")

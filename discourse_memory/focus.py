@@ -200,7 +200,9 @@ def relevance(cols: Columns, focus: Focus, policy: Policy = DEFAULT_POLICY) -> n
     u_doc = doc[u_msg]
     msg_tokens = np.bincount(doc, weights=cols.msg_cost.view.astype(np.float64), minlength=n_msgs)
     own = doc == np.arange(n_msgs)
-    msg_norm = k1 * (1.0 - b + b * msg_tokens / max(float(msg_tokens[own].mean()), 1.0))
+    # (a message's norm and score are read at its units only: past a memory's horizon most
+    # messages have none, and a pass over all of them was milliseconds a view)
+    msg_norm = k1 * (1.0 - b + b * msg_tokens[u_doc] / max(float(msg_tokens[own].mean()), 1.0))
     unit_score = np.zeros(n)
     msg_score = np.zeros(n_msgs)
     best = 0.0
@@ -230,8 +232,8 @@ def relevance(cols: Columns, focus: Focus, policy: Policy = DEFAULT_POLICY) -> n
     if best <= 0:
         return np.zeros(n)
     unit_rel = np.minimum(unit_score * (k1 + 1.0) / (unit_norm + 1.0) / best, 1.0)
-    msg_rel = np.minimum(msg_score * (k1 + 1.0) / (msg_norm + 1.0) / best, 1.0)
-    rel = np.maximum(unit_rel, msg_rel[u_doc] * np.where(unit_score > 0, 1.0, 0.5))
+    msg_rel = np.minimum(msg_score[u_doc] * (k1 + 1.0) / (msg_norm + 1.0) / best, 1.0)  # (per unit)
+    rel = np.maximum(unit_rel, msg_rel * np.where(unit_score > 0, 1.0, 0.5))
     if focus.kinds and policy.answer_kind and len(cols.lit_kind_names):
         wanted = np.isin(np.array(cols.lit_kind_names), focus.kinds)
         states = cols.per_unit_sum(wanted[cols.lit_kind.view].astype(np.float64)) > 0

@@ -27,9 +27,8 @@ from . import lang
 from .doc_tokens import DocTokens
 from .lang import marks
 
-__all__ = ["COMMA_LANGUAGES", "PATTERN_KINDS", "Literal", "Spans", "names_win", "find_literals", "find_names",
-           "find_names_by_pattern", "find_token_names", "first_kinds",
-           "patterns"]
+__all__ = ["COMMA_LANGUAGES", "PATTERN_KINDS", "SHAPE_MAX_CHARS", "Literal", "Spans", "digit_shape", "names_win", "find_literals",
+           "find_names", "find_names_by_pattern", "find_token_names", "first_kinds", "patterns"]
 
 
 class Spans:
@@ -358,15 +357,44 @@ _LIST_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+|[ \t]*#{1,6}[ \t]"
 _NOT_IDENTIFIER = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s", "mr", "mrs", "dr"})
 
 
+# A short text is scanned once per shape: its text with the digits 1-9 read as 1. No
+# pattern and no check below tells 1 from 9 (only 0 is written in one: a phone's leading
+# "0"), so a text's literals are at the spans of its shape's; a generated list ("- item 7
+# value 21", 100,000 of them) or a run of similar messages costs a scan per shape and a
+# slice per literal (``tests/test_literals.py`` checks the two agree).
+_SHAPE_DIGITS = str.maketrans("23456789", "11111111")
+SHAPE_MAX_CHARS = 200
+"""Texts up to this long are scanned once per :func:`digit_shape`."""
+
+
+def digit_shape(text: str) -> str:
+    """``text`` with the digits 1-9 read as 1: what the patterns, and the names found by
+    pattern, see of it (the spans of its literals are those of its shape's)."""
+    return text.translate(_SHAPE_DIGITS)
+
+
 def find_literals(text: str, language: str = "en") -> list[Literal]:
     """Pattern literals of ``text``, in order; list and heading markers are skipped. In a
     language of :data:`COMMA_LANGUAGES` a bare number may have a decimal comma."""
-    out: list[Literal] = []
+    comma = language in COMMA_LANGUAGES
+    if len(text) > SHAPE_MAX_CHARS:
+        return [Literal(text[s:e], kind, s, e) for kind, s, e in _scan(text, comma)]
+    return [Literal(text[s:e], kind, s, e) for kind, s, e in _shape_spans(digit_shape(text), comma)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _shape_spans(shape: str, comma: bool) -> tuple[tuple[str, int, int], ...]:
+    return tuple(_scan(shape, comma))
+
+
+def _scan(text: str, comma: bool) -> list[tuple[str, int, int]]:
+    """``(kind, start, end)`` of each pattern literal of ``text``."""
+    out: list[tuple[str, int, int]] = []
     skip = 0
     marker = _LIST_MARKER.match(text)
     if marker:
         skip = marker.end()
-    combined = comma_pattern() if language in COMMA_LANGUAGES else combined_pattern()
+    combined = comma_pattern() if comma else combined_pattern()
     for m in combined.finditer(text, skip):
         kind = m.lastgroup or "number"
         start, end = m.span()
@@ -389,7 +417,7 @@ def find_literals(text: str, language: str = "en") -> list[Literal]:
                 and all(len(p) <= 1 for p in value.split(".")):
             continue
         if end > start:
-            out.append(Literal(value, kind, start, end))
+            out.append((kind, start, end))
     return out
 
 

@@ -8,6 +8,7 @@ message whose speaker label ("Caroline: ...") was in an omitted unit keeps the l
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -46,7 +47,7 @@ class RenderCache:
         self.note_lines.clear()
 
 
-def render_field(text: str, units: list[Unit], decisions: list[int], heads: dict[int, int],
+def render_field(text: str, units: Sequence[Unit], decisions: list[int], heads: dict[int, int],
                  ref: str = "", speaker: str | None = None) -> str:
     """One text field of a message with only its shown units (``heads``: a later cut for
     some clipped units, by position in ``units``); ``ref`` follows the first mark (the
@@ -66,13 +67,15 @@ def render_field(text: str, units: list[Unit], decisions: list[int], heads: dict
     omitted_run = False
     marked = False  # the last shown piece already ends with the mark (a clip)
     label: str | None = None
-    for j, (u, d) in enumerate(zip(units, decisions)):
+    for j, d in enumerate(decisions):
+        # (an omitted unit is looked at only where it can matter: units are built on demand)
         if d != KEPT and d != CLIPPED:
-            if not parts and label is None and speaker and u.text.startswith(speaker + ":"):
+            if not parts and label is None and speaker and units[j].text.startswith(speaker + ":"):
                 label = speaker + ": "
             omitted_run = True
-            gap_lines = gap_lines or ("\n" in u.gap and bool(parts))
+            gap_lines = gap_lines or (bool(parts) and "\n" in units[j].gap)
             continue
+        u = units[j]
         body = u.text if d == KEPT else clipped_text(u, heads.get(j, u.head_end))
         if d == CLIPPED and first_mark[0] and u.kind != "code" and body.endswith(PLACEHOLDER):
             body = body[:-len(PLACEHOLDER)] + mark()
@@ -172,15 +175,21 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache |
 
 def _render_message(cols: Columns, m: Any, raw: Any, decisions: list[int], s: int, heads: dict[int, int],
                     calls_kept: bool, is_result: bool, ref: str) -> tuple[dict[str, Any] | None, list[str]]:
-    units = cols.units[s:s + len(decisions)]
-    by_field: dict[str, tuple[list[Unit], list[int], dict[int, int]]] = {}
-    for j, (u, d) in enumerate(zip(units, decisions)):
-        if u.kind != "tool_call":
-            us, ds, hs = by_field.setdefault(u.field, ([], [], {}))
-            if s + j in heads:
-                hs[len(us)] = heads[s + j]
-            us.append(u)
-            ds.append(d)
+    # (each field's units are built only where its rendering looks at them: the shown ones,
+    # and an omitted one's gap or label where it matters)
+    by_field: dict[str, tuple[Sequence[Unit], list[int], dict[int, int]]] = {}
+    at = s
+    for name, units in cols.units.by_field(s, s + len(decisions)):
+        first, at = at, at + len(units)
+        if not units or units[0].kind == "tool_call":
+            continue
+        hs = {k - first: h for k, h in heads.items() if first <= k < at}
+        ds = decisions[first - s:at - s]
+        if name in by_field:  # (a field in two runs: one list)
+            us0, ds0, hs0 = by_field[name]
+            hs0.update((len(us0) + j, h) for j, h in hs.items())
+            units, ds, hs = [*us0, *units], ds0 + ds, hs0
+        by_field[name] = (units, ds, hs)
     rendered = {}
     for tf in m.texts:
         text = render_field(tf.text, *by_field.get(tf.field, ([], [], {})), ref=ref, speaker=cols.speaker(m.index))

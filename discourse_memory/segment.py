@@ -28,8 +28,10 @@ from .language import CJK, CJK_CHAR, detect_language, normalise_language
 from . import lang as packs
 from .lang import find_names as pack_names, marks
 from .literals import (
+    SHAPE_MAX_CHARS,
     Literal,
     Spans,
+    digit_shape,
     names_win,
     find_literals,
     find_names_by_pattern,
@@ -197,35 +199,54 @@ def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | No
     memo_key = (kind, body, language, True if own_names else None if names is None else tuple(names))
     done = memo.get(memo_key) if memo is not None else None
     if done is None:
-        found = find_literals(body, language)
-        if language in CJK:
-            # A name holds the numbers and Latin words in it (a Chinese hotel's name may hold
-            # a number and a Latin brand): its span wins over the pattern's literals inside it.
-            if names is None:
-                names = pack_names(body, language)
-            if kind == "field":
-                colon = body.find(":")
-                names = [n for n in names if n.start > colon]
-            if names:
-                found = names_win(found, names)
+        # A generated list ("- item 7 value 21", "- item 8 value 24", ...) repeats a shape:
+        # its literals and names by pattern, and its content words, are the shape's (see
+        # literals.digit_shape), found once.
+        shape_key = shape = None
+        if names is None and memo is not None and language not in CJK and len(body) <= SHAPE_MAX_CHARS:
+            shape_key = (kind, digit_shape(body), language)
+            shape = memo.get(shape_key)
+        if shape is not None:
+            found = [Literal(body[s:e], k, s, e) for k, s, e in shape[0]]
+            words = shape[1]
         else:
-            taken = [(lit.start, lit.end) for lit in found]
-            if names is None:
-                names = find_names_by_pattern(body, taken, language)
-            if kind == "field":  # the key is a label, not a name
-                colon = body.find(":")
-                names = [n for n in names if n.start > colon]
-            if names:  # (the pattern's literals come in order, without overlaps)
-                free = Spans(taken).free
-                found.extend(n for n in names if free(n.start, n.end))
-                found.sort(key=lambda lit: (lit.start, lit.end))
-        words = _words(body, language)
+            found, words = _analysed(body, kind, names, language)
+            if shape_key is not None:
+                memo[shape_key] = (tuple((lit.kind, lit.start, lit.end) for lit in found), words)
         kinds = first_kinds(found)
         done = (content_key(body), tuple(found), len(words) + len(found), words, tuple(kinds), tuple(kinds.values()))
         if memo is not None:
             memo[memo_key] = done
     key, literals, info, words, texts, kinds = done
     return Piece(kind, start, end, key, literals, depth, info, words, texts, kinds)
+
+
+def _analysed(body: str, kind: str, names: list[Literal] | None, language: str,
+              ) -> tuple[list[Literal], tuple[str, ...]]:
+    """A piece's literals (names among them) and content words."""
+    found = find_literals(body, language)
+    if language in CJK:
+        # A name holds the numbers and Latin words in it (a Chinese hotel's name may hold
+        # a number and a Latin brand): its span wins over the pattern's literals inside it.
+        if names is None:
+            names = pack_names(body, language)
+        if kind == "field":
+            colon = body.find(":")
+            names = [n for n in names if n.start > colon]
+        if names:
+            found = names_win(found, names)
+    else:
+        taken = [(lit.start, lit.end) for lit in found]
+        if names is None:
+            names = find_names_by_pattern(body, taken, language)
+        if kind == "field":  # the key is a label, not a name
+            colon = body.find(":")
+            names = [n for n in names if n.start > colon]
+        if names:  # (the pattern's literals come in order, without overlaps)
+            free = Spans(taken).free
+            found.extend(n for n in names if free(n.start, n.end))
+            found.sort(key=lambda lit: (lit.start, lit.end))
+    return found, _words(body, language)
 
 
 def _pipeline_name(language: str) -> str:

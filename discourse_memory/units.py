@@ -194,7 +194,8 @@ class Analyzer:
         prev = np.where(new_text, 0, np.roll(end, 1))
         tokens = table.counts(owner, prev, end)
         size = stop - start
-        wide = [kind in _WIDE or _wide_script(texts[o][a:b]) for kind, o, a, b in
+        plain = [t.isascii() for t in texts]  # (no Han, kana or Hangul in it: no piece of it is wide)
+        wide = [kind in _WIDE or not plain[o] and _wide_script(texts[o][a:b]) for kind, o, a, b in
                 zip(kinds, owner_list, start.tolist(), stop.tolist())]
         limit = self.clip_tokens * np.where(np.fromiter(wide, bool, len(flat)), 2, 1)
         head = size.copy()

@@ -72,6 +72,26 @@ def test_units_on_demand_equal_units_built_at_once(cut: int) -> None:
         units[len(eager)]
 
 
+@pytest.mark.parametrize("cut", [0, 3])
+def test_units_by_field_are_the_units_of_each_field_in_order(cut: int) -> None:
+    # The renderer reads a message's units field by field, each built when looked at.
+    messages = _conversation()
+    eager = _eager(messages)
+    cols = _columns(messages, cut)
+    units = cols.units.replaced({1: eager[1]._replace(head_end=3)})
+    starts = cols.msg_start.view.tolist()
+    for m in range(len(messages)):
+        s, e = starts[m], starts[m + 1]
+        got = [(name, list(us), us[-1] if len(us) else None, len(us[1:]))
+               for name, us in units.by_field(s, e)]
+        assert [u for _, us, _, _ in got for u in us] == list(units[s:e])
+        assert all(u.field == name for name, us, _, _ in got for u in us)
+        assert all(last == us[-1] and n == len(us) - 1 for _, us, last, n in got if us)
+    assert units[1].head_end == 3
+    with pytest.raises(IndexError):
+        next(iter(units.by_field(0, 2)))[1][5]
+
+
 def test_a_view_keeps_its_length_and_replacements_as_the_conversation_grows() -> None:
     messages = _conversation()
     validated = validate_messages(messages)

@@ -165,3 +165,27 @@ def test_an_escaped_line_break_in_json_text_is_no_identifier():
     assert ("nReservation", "identifier") not in found and ("tTotal", "identifier") not in found
     assert ("59XX6W", "identifier") in found and ("XEHM4B", "identifier") in found
     assert ("nGrid", "identifier") in found
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_a_short_text_has_the_literals_of_its_shape(language):
+    # A short text is scanned once per shape (its digits 1-9 read as 1): its literals must be exactly those a
+    # scan of the text itself finds, whatever its digits (a pattern that told 1 from 9 would break this).
+    import random
+
+    from discourse_memory import literals
+
+    parts = ["7", "42", "2024-05-01", "12/31/2023", "3.5.2026", "10:30 AM", "9am", "$1,299.50", "49,90 €", "3,5 %",
+             "+33 1 42 68 53 00", "010-84580888", "(555) 123-4567", "v2.3.1", "1.2.3", "OPS-4412", "gw-01", "HAT136",
+             "/etc/app9.yaml", "src/a1.py", "x_9", "12ms", "3.5GB", "4.5分", "3天", "1,500 USD", "99%", "1st", "May",
+             "8 (495) 234-56-78", "0", "06 12 34 56 78", "item", "value", "- ", "1. ", "# ", "Step", ":", " ", "\n",
+             "a@b9.com", "https://x.io/a/7", "\"say 12 now\"", "周一至周日 08:00-22:00", "14h30", "7:15 Uhr"]
+    rng = random.Random(11)
+    comma = language in literals.COMMA_LANGUAGES
+    literals._shape_spans.cache_clear()
+    for _ in range(20_000):
+        text = "".join(rng.choice(parts) + rng.choice(["", " "]) for _ in range(rng.randint(1, 10)))
+        text = "".join(rng.choice("123456789") if c in "123456789" else c for c in text)
+        direct = [(text[s:e], kind, s, e) for kind, s, e in literals._scan(text, comma)]
+        assert [tuple(lit) for lit in find_literals(text, language)] == direct, text
+    assert literals._shape_spans.cache_info().hits > 0

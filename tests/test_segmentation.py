@@ -107,3 +107,26 @@ def test_a_dotted_name_ends_no_sentence():
     units = [text[p.start:p.end] for p in segment_texts([text], get_pipeline())[0]]
     assert "app.Stock: (models.E015) 'ordering' refers to the nonexistent field." in units, units
     assert "Then it failed." in units, units
+
+
+def test_pieces_of_one_shape_are_analysed_as_each_alone(monkeypatch):
+    # A generated list's items share their shape (digits 1-9 read as 1) and are analysed once per shape: each
+    # piece must be what analysing its own text gives (literals, names, words), whatever its digits.
+    import random
+
+    from discourse_memory import segment
+
+    rng = random.Random(5)
+    words = ["item", "value", "Alice Smith", "v2.3.1", "$12.50", "2024-05-01", "OPS-12", "at", "10:30", "Paris",
+             "/etc/app.yaml", "x_1", "3.5GB", "is", "Step", ":", "99%", "gw-01", "# Note", "call 030 1234567"]
+    lines = []
+    for i in range(1000):  # each line, the line with other digits 1-9, and with its zeros made 1-9 (another shape)
+        line = f"- {' '.join(rng.choice(words) for _ in range(rng.randint(1, 6)))} {rng.randint(0, 10 ** rng.randint(1, 6))}"
+        lines += [line, "".join(rng.choice("123456789") if c in "123456789" else c for c in line),
+                  "".join(rng.choice("123456789") if c == "0" else c for c in line)]
+    texts = ["\n".join(lines), "\n".join(lines[:50]).replace("- ", "")]
+    nlp = get_pipeline()
+    shared = segment_texts(texts, nlp)
+    monkeypatch.setattr(segment, "digit_shape", lambda body: body)  # each shape is its own text
+    alone = segment_texts(texts, nlp)
+    assert shared == alone
