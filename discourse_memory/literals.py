@@ -377,14 +377,28 @@ def find_literals(text: str, language: str = "en") -> list[Literal]:
     """Pattern literals of ``text``, in order; list and heading markers are skipped. In a
     language of :data:`COMMA_LANGUAGES` a bare number may have a decimal comma."""
     comma = language in COMMA_LANGUAGES
-    if len(text) > SHAPE_MAX_CHARS:
+    generation = lang.generation()
+    if len(text) > SHAPE_MAX_CHARS or not _shape_blind(generation):
         return [Literal(text[s:e], kind, s, e) for kind, s, e in _scan(text, comma)]
-    return [Literal(text[s:e], kind, s, e) for kind, s, e in _shape_spans(digit_shape(text), comma)]
+    return [Literal(text[s:e], kind, s, e) for kind, s, e in _shape_spans(digit_shape(text), comma, generation)]
 
 
 @functools.lru_cache(maxsize=4096)
-def _shape_spans(shape: str, comma: bool) -> tuple[tuple[str, int, int], ...]:
+def _shape_spans(shape: str, comma: bool, _generation: int) -> tuple[tuple[str, int, int], ...]:
+    # (keyed by the packs' generation: a pack registered later changes what a shape holds)
     return tuple(_scan(shape, comma))
+
+
+@functools.lru_cache(maxsize=2)
+def _shape_blind(generation: int) -> bool:
+    """Whether the patterns of the packs of ``generation`` cannot tell a digit 1-9 from
+    another (none is written in them outside a repeat count, an escape or a range), so a
+    text's literals stand where its shape's do. A user's pack that writes one ("20[12]\\d")
+    turns the shape path off."""
+    built, start = _built(generation)
+    source = start + "".join(p for _, p in built) + _COMMA_NUMBER + _COMMA_PERCENT
+    source = re.sub(r"\{\d+(?:,\d*)?\}|\\[xX][0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|[0-9]-[0-9]", "", source)
+    return re.search(r"[1-9]", source) is None
 
 
 def _scan(text: str, comma: bool) -> list[tuple[str, int, int]]:

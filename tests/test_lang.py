@@ -170,3 +170,12 @@ def test_a_bracketed_date_line_opens_a_turn(text, speaker):
 ])
 def test_brackets_without_a_date_line_open_no_turn(text):
     assert date_prefix(text) == -1
+
+
+def test_a_pack_that_writes_a_digit_is_read_on_the_text_not_its_shape(registry):
+    # A short text is scanned once per digit shape (1-9 read as 1): right only while no
+    # pattern tells one digit from another. A pack that writes one turns that off.
+    assert [(x.text, x.kind) for x in find_literals("in the year B.E. 1567 then")] == [("1567", "number")]
+    register(LanguagePack(code="th", dates=(r"B\.E\. 25\d\d",)))
+    assert [(x.text, x.kind) for x in find_literals("in the year B.E. 2567 then")] == [("B.E. 2567", "date")]
+    assert [(x.text, x.kind) for x in find_literals("in the year B.E. 1567 then")] == [("1567", "number")]
