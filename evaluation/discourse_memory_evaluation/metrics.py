@@ -62,6 +62,7 @@ __all__ = [
     "sentence_survival",
     "share_found",
     "view_text",
+    "with_context_share",
 ]
 
 _RUN = re.compile(f"[^\\W{CJK}]+|[{CJK}]")  # a run of word characters; each CJK character alone
@@ -341,6 +342,26 @@ def entry_lines(view: Iterable[dict], note: dict | None = None) -> str:
     )
 
 
+def _with_context_counts(
+    literals: Sequence[str], words: dict[str, set[str]], index: LineIndex
+) -> tuple[int, int, int]:
+    """Of ``literals``: how many some history sentence states with a content word (keyed),
+    how many of those stand in some line of ``index``, and how many stand in a line
+    together with a content word of a sentence that stated them."""
+    keyed = held = with_context = 0
+    for literal in literals:
+        mine = words.get(literal)
+        if not mine:
+            continue
+        keyed += 1
+        lines = list(index.lines(literal))
+        if lines:
+            held += 1
+            if any(mine & index.words(line) for line in lines):
+                with_context += 1
+    return keyed, held, with_context
+
+
 def literal_recall_with_context(
     literals: Sequence[str], words: dict[str, set[str]], index: LineIndex
 ) -> float | None:
@@ -356,15 +377,23 @@ def literal_recall_with_context(
     no view could show it with one; on the shared data these are 49% of LoCoMo's
     distinct literals, 44% of SWE-bench's, 10% of tau-bench's, 1% of CrossWOZ's.
     ``None`` when there is none."""
-    keyed = [literal for literal in literals if words.get(literal)]
-    if not keyed:
-        return None
-    found = 0
-    for literal in keyed:
-        mine = words[literal]
-        if any(mine & index.words(line) for line in index.lines(literal)):
-            found += 1
-    return found / len(keyed)
+    keyed, _, with_context = _with_context_counts(literals, words, index)
+    return with_context / keyed if keyed else None
+
+
+def with_context_share(
+    literals: Sequence[str], words: dict[str, set[str]], index: LineIndex
+) -> float | None:
+    """Of the values the view holds, the share that stand with their context: among
+    ``literals`` that some history sentence states with a content word
+    (:func:`literal_recall_with_context`'s) and that stand in some line of the view
+    (``index``, as there), the share standing in a line together with a content word
+    of a sentence that stated them. A view that keeps values bare (a list of values,
+    a clause cut before its value's words) scores low however many it keeps; a view
+    that keeps few values, each in its sentence, scores high: read it beside the
+    recall. ``None`` when the view holds none of them."""
+    _, held, with_context = _with_context_counts(literals, words, index)
+    return with_context / held if held else None
 
 
 # -- noise in the record ------------------------------------------------------------------

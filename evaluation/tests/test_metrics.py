@@ -308,6 +308,38 @@ def test_with_context_literal_recall_by_hand(view_lines, expected):
     assert literal_recall_with_context(literals, words, index) == pytest.approx(expected)
 
 
+@pytest.mark.parametrize(
+    ("view_lines", "expected"),
+    [
+        # every value held stands with a word of its sentence
+        (["Caroline: I booked flight HAT136 to Seattle.", "Order 1Z999AA1 shipped."], 3 / 3),
+        # one value held, with its word: all of what the view holds (the recall is 1/3)
+        (["Order 1Z999AA1 shipped."], 1.0),
+        # a record of bare values: all three held, none with a word
+        (["Values from parts not shown: HAT136; Seattle; 1Z999AA1"], 0.0),
+        # two held, one with its word ("flight" on HAT136's line; Seattle alone)
+        (["- flight: HAT136", "Seattle"], 1 / 2),
+        # the date line's values are held but never stated with a word: not counted
+        (["2:32 29 January, 2023", "shipped 1Z999AA1", "HAT136"], 1 / 2),
+    ],
+)
+def test_with_context_share_of_held_values_by_hand(view_lines, expected):
+    from discourse_memory_evaluation.metrics import LineIndex, context_words, with_context_share
+
+    literals = history_literals(CONTEXT_HISTORY)
+    words = context_words(CONTEXT_HISTORY, literals)
+    assert with_context_share(literals, words, LineIndex("\n".join(view_lines))) == pytest.approx(expected)
+
+
+def test_with_context_share_is_none_when_the_view_holds_no_keyed_value():
+    from discourse_memory_evaluation.metrics import LineIndex, context_words, with_context_share
+
+    literals = history_literals(CONTEXT_HISTORY)
+    words = context_words(CONTEXT_HISTORY, literals)
+    assert with_context_share(literals, words, LineIndex("nothing here; 2:32")) is None
+    assert with_context_share(literals, words, LineIndex(view_text(CONTEXT_HISTORY))) == 1.0
+
+
 def test_with_context_is_none_without_keyed_literals():
     from discourse_memory_evaluation.metrics import LineIndex, literal_recall_with_context
 
