@@ -425,7 +425,11 @@ _SPEAKER_OPENING = re.compile(r"\s*(?:\[[^\[\]\n]{1,60}\]\s*)?([A-Z][\w'\-]{0,20
 # A note line listing values: "#12 Audrey: ..." (not its frame, a date group's line or "(N more ...)").
 _NOTE_ENTRY_LINE = re.compile(r"#\d+ [^\n]*?: ")
 _QUOTED = re.compile(r"\"[^\"\n]{2,}[\"…]|“[^”\n]{2,}[”…]|`[^`\n]{2,}`|(?<!\w)'[^'\n]{2,60}'(?!\w)|‘[^’\n]{2,60}’")  # a quoted string (its quote cut at …)
-_LEADING_BRACKET = re.compile(r"\s*\[[^\[\]\n]{1,60}\]")
+# A session's date line opening an entry, with what follows it ("[1:10 pm on 27 March, 2023] Audrey"):
+# a bracket holding a time of day or a month's name, then more text. (Any other bracket is part of
+# the value: "[GCC 7.3.0]", "['numerical_column'])", an array's row.)
+_LEADING_BRACKET = re.compile(r"\s*\[(?=[^\[\]\n]{0,60}?(?:\d:\d\d|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b))"
+                              r"[^\[\]\n]{1,60}\](?=\s*\S)")
 
 
 def note_entries(note_text: str) -> list[str]:

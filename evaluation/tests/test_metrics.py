@@ -435,3 +435,18 @@ def test_an_entry_states_a_value_or_it_is_counted_as_none():
                                   "Tahoe", "Ticket OPS-4100", "3 years"]
     assert valueless_share(note, noise) == 3 / 7
     assert valueless_share("[discourse-memory record 1: 4 parts omitted]\n[end of record 1]", noise) is None
+
+
+def test_a_bracket_is_set_aside_only_as_a_date_line_before_the_entry():
+    """Only a session's date line that an entry opens with is no value of it; a bracket of
+    code or output is the value itself (the SWE-bench note listed "[GCC 7.3.0]" and an
+    array's row "[1.59620704e+30 1.11164821e+30]", counted as stating nothing)."""
+    from discourse_memory_evaluation.metrics import RecordNoise, states_value
+
+    noise = RecordNoise([{"role": "user", "content": "Audrey: hi"}, {"role": "user", "content": "Audrey: ok"}])
+    assert not states_value("[1:10 pm on 27 March, 2023] Audrey", noise)
+    assert not states_value("[6 May, 2023] Audrey", noise)
+    assert states_value("[1:10 pm on 27 March, 2023]", noise)  # the date alone is the value
+    assert states_value("[GCC 7.3.0]", noise)
+    assert states_value("[1.59620704e+30 1.11164821e+30]", noise)
+    assert states_value("['numerical_column'])", noise)
