@@ -428,6 +428,9 @@ _QUOTED = re.compile(r"\"[^\"\n]{2,}[\"…]|“[^”\n]{2,}[”…]|`[^`\n]{2,}`
 # A session's date line opening an entry, with what follows it ("[1:10 pm on 27 March, 2023] Audrey"):
 # a bracket holding a time of day or a month's name, then more text. (Any other bracket is part of
 # the value: "[GCC 7.3.0]", "['numerical_column'])", an array's row.)
+# An error's or a warning's name ("ImportError", "DeprecationWarning"): the issue counts an error
+# message of code and tool output as a value, though it opens its line wherever it stands.
+_ERROR_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Warning)\b")
 _LEADING_BRACKET = re.compile(r"\s*\[(?=[^\[\]\n]{0,60}?(?:\d:\d\d|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b))"
                               r"[^\[\]\n]{1,60}\](?=\s*\S)")
 
@@ -445,13 +448,13 @@ def note_entries(note_text: str) -> list[str]:
 
 def states_value(entry: str, noise: "RecordNoise") -> bool:
     """Whether a record entry states a value a reader could use: a number, a quoted string
-    (in double or single quotes or backticks), or a grader literal of the history (an id, date, amount, name, quoted string, a code identifier)
+    (in double or single quotes or backticks), an error's name (``ImportError``), or a grader literal of the history (an id, date, amount, name, quoted string, a code identifier)
     standing in it, that is not a sentence opener (``Woohoo``, ``Bye``), not a speaker's
     name (``Audrey``), and not the date of a session's date line the entry opens with
     (``[1:10 pm on 27 March, 2023] Audrey``: a date line listed for a name after it)."""
     bracket = _LEADING_BRACKET.match(entry)
     rest = entry[bracket.end():] if bracket else entry
-    if any(c.isdigit() for c in rest) or _QUOTED.search(rest):
+    if any(c.isdigit() for c in rest) or _QUOTED.search(rest) or _ERROR_NAME.search(rest):
         return True
     index = TextIndex(rest)
     found = {x for run in index._runs for x in noise.literals_from(run) if x in index}

@@ -450,3 +450,7 @@ def test_a_bracket_is_set_aside_only_as_a_date_line_before_the_entry():
     assert states_value("[GCC 7.3.0]", noise)
     assert states_value("[1.59620704e+30 1.11164821e+30]", noise)
     assert states_value("['numerical_column'])", noise)
+    # an error's name is a value, though it opens its line in the output
+    out = RecordNoise([{"role": "user", "content": "ImportError: no module named foo\nImportError: again"}])
+    assert states_value("ImportError", out) and states_value("raised DeprecationWarning", out)
+    assert not states_value("Error", out)
