@@ -46,6 +46,8 @@ def main() -> None:
              for name in ("ticket", "service")}
     print(f"p99 values on one line with their result's ticket: {named['ticket']} of {len(results)}; "
           f"with its service: {named['service']} of {len(results)}")
+    print(f"tickets anywhere in the view: {sum(any(_names(line, s['ticket']) for line in lines) for s in results)} "
+          f"of {len(results)}")
     top_held = f"p99_latency_ms: {top['p99_latency_ms']}" in text
     print(f"highest p99 ({top['p99_latency_ms']} ms, {top['service']}) held: {top_held}; its database "
           f"{top['db']}: {top['db'] in text}; its service named: {top['service'] in text}; its ticket "
