@@ -57,6 +57,15 @@ def newest(msgs: list[dict], budget: int) -> list[dict]:
     return out
 
 
+def bare_calls(view: list[dict]) -> list[dict]:
+    """The view's tool calls with no text whose result it shows as the placeholder ``…``,
+    and those placeholders: a call kept for the shape of the exchange, its result left out."""
+    elided = {m.get("tool_call_id") for m in view if m.get("role") == "tool" and m.get("content") == "…"}
+    return [m for m in view if m.get("role") == "tool" and m.get("tool_call_id") in elided
+            or m.get("tool_calls") and not m.get("content")
+            and all(c.get("id") in elided for c in m["tool_calls"])]
+
+
 def held(literals: list[str], view: list[dict]) -> int:
     index = TextIndex("\n\n".join(message_text(m) for m in view))
     return sum(1 for x in literals if x in index)
@@ -83,6 +92,9 @@ def main() -> None:
             print(f"  budget {budget}: view {len(view.messages)} messages, {view.tokens_after} tokens; note {note} "
                   f"tokens ({note / max(view.tokens_after, 1):.1%} of the view); values held {mine} "
                   f"(newest messages: {theirs}); {seconds:.1f} s")
+            bare = bare_calls(view.messages)
+            print(f"    tool calls shown without their result, with the '…' standing for it: {len(bare)} messages, "
+                  f"{count_messages(bare) if bare else 0} tokens")
 
 
 if __name__ == "__main__":

@@ -2158,3 +2158,21 @@ def test_a_lines_banner_is_no_part_of_its_record_item(line, value, listed):
     text = "collected 12 items\n" + line + "\n</output>"
     start = text.index(value, len("collected 12 items\n"))
     assert line_text(text, code_line(text, start, start + len(value))) == listed
+
+
+def test_a_method_of_a_one_letter_name_is_no_value():
+    # An agent's own script (`lines = f.readlines()`, `f.writelines(lines)`, `s.strip()`)
+    # names its local variables: no value a reader could use (SWE-bench notes at 10% listed
+    # `lines = f.readlines()` in 23 views). The file it edits and the names it defines stay.
+    msgs = [{"role": "system", "content": "You run one bash command per turn."},
+            {"role": "user", "content": "Fix the off-by-one in the pager."}]
+    for i in range(10):
+        script = (f"python3 - <<'EOF'\nwith open('src/pager_{i}.py') as f:\n    lines = f.readlines()\n"
+                  f"lines[{i + 3}] = '    last_page_{i} = total // size\\n'\nwith open('src/pager_{i}.py', 'w') as f:\n"
+                  f"    f.writelines(lines)\nstripped = [s.strip() for s in lines]\nEOF")
+        msgs += _shell_step(f"patch line {i + 3}.", script, f"patched src/pager_{i}.py: last_page_{i}")
+    msgs.append({"role": "user", "content": "Which files did you patch?"})
+    r = compact(msgs, view_tokens(msgs) // 5)
+    listed = set(r.report.record)
+    assert any("pager_" in v or "last_page_" in v for v in listed), listed  # the record lists this run's values
+    assert not [v for v in listed if re.search(r"\b[a-z]\.(?:readlines|writelines|strip)\b", v)], sorted(listed)

@@ -1,5 +1,6 @@
 """Which literals are no values worth listing: a name-like word only ever opening its
-sentence, emphasis in capitals, encoded data (base64, memory addresses), the code between
+sentence, emphasis in capitals, encoded data (base64, memory addresses), a method of a
+one-letter local name (``f.readlines()``), the code between
 two string literals, a speaker's name cut short, a test runner's progress line.
 """
 
@@ -82,7 +83,8 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
             caps[i] = (text[:-1].lower(), text.lower())
     memo.capitals_seen = n
     for i in range(memo.encoded_seen, n):
-        if _encoded(cols.lit_text[i]) or _ADDRESS.fullmatch(cols.lit_text[i]):
+        if _encoded(cols.lit_text[i]) or _ADDRESS.fullmatch(cols.lit_text[i]) or (
+                kinds[i] == identifier and _LOCAL_CALL.fullmatch(cols.lit_text[i])):
             memo.encoded.append(i)
     memo.encoded_seen = n
     out[memo.encoded] = True
@@ -152,6 +154,12 @@ _ADDRESS = re.compile(r"0x[0-9a-f]{9,16}")
 """A memory address (``<Query object at 0x7d9b3d66ef98>``): another in every run, no value
 for the model, a mark of the process that printed it (a hexadecimal constant of code,
 ``0xFFFF``, ``0x7fffffff``, is shorter or in capitals)."""
+
+_LOCAL_CALL = re.compile(r"[a-z]\.[a-z_]\w*(?:\(\))?")
+"""A method or attribute of a one-letter local name (``f.readlines()``, ``s.strip()``,
+``f.writelines``): a line of the agent's own script, no value a reader could use (SWE-bench
+notes at 10% listed ``lines = f.readlines()`` in 23 of 75 views)."""
+
 
 def _encoded_line(line: str) -> bool:
     """Whether a line of code or output is base64 (a ``git diff`` of a binary file)."""

@@ -16,7 +16,8 @@ Besides the scores of :mod:`.metrics`, ``literal_recall_context`` is the literal
 recall of the view without its record note (for methods that mark one): what the
 model gets as context rather than as a list of values; ``literal_recall_with_context``
 counts a literal only where a line of the view holds it with a content word of a
-sentence that stated it; ``record_openers``, ``record_system_only`` and
+sentence that stated it, and ``with_context_share`` is the share of those the view holds
+that stand so (:func:`~.metrics.with_context_share`); ``record_openers``, ``record_system_only`` and
 ``record_bare_numbers`` are the shares of the record's entries (``report.record``;
 methods without a record have none) that are sentence openers, values only the
 system prompt states (while the view keeps it), and bare numbers
@@ -63,6 +64,7 @@ from .metrics import (
     share_found,
     valueless_share,
     view_text,
+    with_context_share,
 )
 
 __all__ = ["BenchConfig", "HALVES", "Row", "check_bars", "half_of", "markdown", "run_bench", "summarize", "to_csv"]
@@ -77,6 +79,7 @@ METRICS = (
 )
 RECORD_METRICS = (
     "literal_recall_with_context",
+    "with_context_share",
     "record_openers",
     "record_system_only",
     "record_bare_numbers",
@@ -91,6 +94,7 @@ METRIC_LABELS = {
     "answer_containment": "QA answers contained",
     "gold_arg_recall": "gold-argument recall",
     "literal_recall_with_context": "with-context literal recall",
+    "with_context_share": "held values with context",
     "record_openers": "opener noise",
     "record_system_only": "system-only entries",
     "record_bare_numbers": "bare-number entries",
@@ -205,10 +209,10 @@ def score(view: Sequence[dict], t: _Targets, examples: int = 0) -> tuple[dict[st
         "evidence_retention": evidence_retention(t.evidence, index),
         "answer_containment": answer_containment(t.answers, index),
         "gold_arg_recall": gold_arg_recall(t.gold, index),
-        "literal_recall_with_context": literal_recall_with_context(
-            t.literals, t.context, LineIndex(entry_lines(view, note) if note is not None else text)
-        ),
     }
+    lines = LineIndex(entry_lines(view, note) if note is not None else text)
+    scores["literal_recall_with_context"] = literal_recall_with_context(t.literals, t.context, lines)
+    scores["with_context_share"] = with_context_share(t.literals, t.context, lines)
     record = getattr(view, "record", None)
     if record is not None and t.noise is not None:  # a method with a record (else: none to judge)
         contents = [message_text(m) for m in view if m is not note]
@@ -534,8 +538,11 @@ def _blind_tables(records: Sequence[dict], dataset: str) -> list[str]:
         lines.append(cells)
     parts += _table(header, lines)
     parts += ["", f"Record and context, {dataset} (opener, system-only and bare-number shares: of the record's "
-                  "values; entries stating no value: of the note's entries, metrics.states_value; '-' for methods without a record):\n"]
-    header = ["budget", "method", "literal recall %", "with-context literal recall %", "note share %",
+                  "values; entries stating no value: of the note's entries, metrics.states_value; held values with context: "
+                  "of the values the view holds that a history sentence states with a content word, the share standing "
+                  "in a line with one, metrics.with_context_share; '-' for methods without a record):\n"]
+    header = ["budget", "method", "literal recall %", "with-context literal recall %",
+              "held values with context %", "note share %",
               "record entries", "opener noise %", "system-only entries %", "bare-number entries %",
               "entries stating no value %"]
     lines = []
@@ -543,7 +550,8 @@ def _blind_tables(records: Sequence[dict], dataset: str) -> list[str]:
         entries = record["record_entries_mean"]
         lines.append([
             f"{record['budget']:g}", record["method"], _pct(record["literal_recall"]),
-            _pct(record["literal_recall_with_context"]), _pct(record["note_share_mean"]),
+            _pct(record["literal_recall_with_context"]), _pct(record["with_context_share"]),
+            _pct(record["note_share_mean"]),
             "-" if entries is None else f"{entries:.1f}", _pct(record["record_openers"]),
             _pct(record["record_system_only"]), _pct(record["record_bare_numbers"]),
             _pct(record["record_valueless"]),
@@ -637,6 +645,11 @@ MODE_BARS = (  # (mode, data kinds, budget, lead asked, only against this baseli
 OPENER_NOISE_MAX = 0.02  # every data set and budget
 WITH_CONTEXT_MIN = {("qa-dialogue", 0.25): 0.85, ("shell-agent", 0.25): 0.75}
 NOTE_SHARE_MAX = {(kind, 0.25): 0.20 for kind in modes.AGENT_KINDS}
+# Issue 50: of the values the view holds, the share standing with a word of their sentence
+# (with_context_share), and the note's entries stating no value (record_valueless).
+HELD_WITH_CONTEXT_MIN = {("qa-dialogue", 0.1): 0.90, ("qa-dialogue", 0.25): 0.90,
+                         ("shell-agent", 0.1): 0.85, ("shell-agent", 0.25): 0.85}
+VALUELESS_MAX = {(kind, fraction): 0.02 for kind in ("qa-dialogue", "shell-agent") for fraction in (0.1, 0.25)}
 
 
 def _drops_system(method: str) -> bool:
@@ -695,8 +708,9 @@ def check_bars(summary: Sequence[dict]) -> list[str]:
     (:data:`KIND_MARGINS` on CrossWOZ-like data); :data:`LOW_BUDGET_BARS` (LoCoMo-like
     data at 10%: evidence turns and sentence openings not below); opener noise at most
     :data:`OPENER_NOISE_MAX` of the record's entries at every budget;
-    with-context literal recall at least :data:`WITH_CONTEXT_MIN`; note share at
-    most :data:`NOTE_SHARE_MAX`. Mode rows: the :data:`MODE_BARS` leads."""
+    with-context literal recall at least :data:`WITH_CONTEXT_MIN`; held values with
+    context at least :data:`HELD_WITH_CONTEXT_MIN`; entries stating no value at most
+    :data:`VALUELESS_MAX`; note share at most :data:`NOTE_SHARE_MAX`. Mode rows: the :data:`MODE_BARS` leads."""
     lines = []
     keyed = {(r.get("mode", "blind"), place(r), r["method"], r["budget"]): r for r in summary}
     kinds = {place(r): r.get("kind", "") for r in summary}
@@ -748,6 +762,20 @@ def check_bars(summary: Sequence[dict]) -> list[str]:
                         f"{'PASS' if ok else 'FAIL'} {where}: {method} with-context literal recall "
                         f"{_pct(row['literal_recall_with_context'])} (literal recall {_pct(row['literal_recall'])}) "
                         f"(bar: at least {100 * least:g})"
+                    )
+                least = HELD_WITH_CONTEXT_MIN.get((kind, fraction))
+                if least is not None and row["with_context_share"] is not None:
+                    ok = row["with_context_share"] >= least - 1e-12
+                    lines.append(
+                        f"{'PASS' if ok else 'FAIL'} {where}: {method} held values with context "
+                        f"{_pct(row['with_context_share'])}% (bar: at least {100 * least:g}%)"
+                    )
+                most = VALUELESS_MAX.get((kind, fraction))
+                if most is not None and row["record_valueless"] is not None:
+                    ok = row["record_valueless"] <= most + 1e-12
+                    lines.append(
+                        f"{'PASS' if ok else 'FAIL'} {where}: {method} entries stating no value "
+                        f"{100 * row['record_valueless']:.2f}% of the note's entries (bar: at most {100 * most:g}%)"
                     )
                 most = NOTE_SHARE_MAX.get((kind, fraction))
                 if most is not None and row["note_share_mean"] is not None:

@@ -56,6 +56,16 @@ def _target(text: str) -> float:
     return value
 
 
+def _reduction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--reduction must be a fraction, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"--reduction must be between 0 and 1 (0.7: cut by 70%), got {text!r}")
+    return value
+
+
 # -- bench ---------------------------------------------------------------------------
 
 
@@ -187,6 +197,11 @@ def _replay_arguments(parser: argparse.ArgumentParser) -> None:
         "(default 0.25: compact to a quarter of the window, leaving the rest for the next turns)",
     )
     parser.add_argument(
+        "--reduction", type=_reduction,
+        help="instead of --target: at each compaction point, a view of (1 - REDUCTION) x the history's tokens "
+        "(0.7: the history cut by 70%%), the same share whatever the history's length",
+    )
+    parser.add_argument(
         "--methods", type=_names, default=REPLAY_METHODS,
         help=f"comma-separated, from: {', '.join(METHODS)} (default: {','.join(REPLAY_METHODS)})",
     )
@@ -209,7 +224,8 @@ def _run_replay(args: argparse.Namespace) -> int:
 
     target = int(args.target * args.context_limit) if args.target <= 1 else int(args.target)
     config = replay.ReplayConfig(
-        context_limit=args.context_limit, target=target, methods=args.methods, at=args.at, encoding=args.encoding
+        context_limit=args.context_limit, target=target, methods=args.methods, at=args.at, encoding=args.encoding,
+        reduction=args.reduction,
     )
     try:
         ready, skipped = baselines.resolve_methods(args.methods)

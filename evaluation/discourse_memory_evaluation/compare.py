@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 POINT = 0.01  # scores are fractions: one percentage point
-LOWER_IS_BETTER = frozenset({"record_openers", "record_system_only", "record_bare_numbers"})
+LOWER_IS_BETTER = frozenset({"record_openers", "record_system_only", "record_bare_numbers", "record_valueless"})
 COUNTS = ("budget_violations", "failures")  # any rise is a drop
 MEASURES = METRICS + RECORD_METRICS + MODE_METRICS + COUNTS
 _LABELS = {**METRIC_LABELS, "budget_violations": "over budget", "failures": "failed"}

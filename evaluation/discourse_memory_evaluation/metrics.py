@@ -62,6 +62,7 @@ __all__ = [
     "sentence_survival",
     "share_found",
     "view_text",
+    "with_context_share",
 ]
 
 _RUN = re.compile(f"[^\\W{CJK}]+|[{CJK}]")  # a run of word characters; each CJK character alone
@@ -341,6 +342,26 @@ def entry_lines(view: Iterable[dict], note: dict | None = None) -> str:
     )
 
 
+def _with_context_counts(
+    literals: Sequence[str], words: dict[str, set[str]], index: LineIndex
+) -> tuple[int, int, int]:
+    """Of ``literals``: how many some history sentence states with a content word (keyed),
+    how many of those stand in some line of ``index``, and how many stand in a line
+    together with a content word of a sentence that stated them."""
+    keyed = held = with_context = 0
+    for literal in literals:
+        mine = words.get(literal)
+        if not mine:
+            continue
+        keyed += 1
+        lines = list(index.lines(literal))
+        if lines:
+            held += 1
+            if any(mine & index.words(line) for line in lines):
+                with_context += 1
+    return keyed, held, with_context
+
+
 def literal_recall_with_context(
     literals: Sequence[str], words: dict[str, set[str]], index: LineIndex
 ) -> float | None:
@@ -356,15 +377,23 @@ def literal_recall_with_context(
     no view could show it with one; on the shared data these are 49% of LoCoMo's
     distinct literals, 44% of SWE-bench's, 10% of tau-bench's, 1% of CrossWOZ's.
     ``None`` when there is none."""
-    keyed = [literal for literal in literals if words.get(literal)]
-    if not keyed:
-        return None
-    found = 0
-    for literal in keyed:
-        mine = words[literal]
-        if any(mine & index.words(line) for line in index.lines(literal)):
-            found += 1
-    return found / len(keyed)
+    keyed, _, with_context = _with_context_counts(literals, words, index)
+    return with_context / keyed if keyed else None
+
+
+def with_context_share(
+    literals: Sequence[str], words: dict[str, set[str]], index: LineIndex
+) -> float | None:
+    """Of the values the view holds, the share that stand with their context: among
+    ``literals`` that some history sentence states with a content word
+    (:func:`literal_recall_with_context`'s) and that stand in some line of the view
+    (``index``, as there), the share standing in a line together with a content word
+    of a sentence that stated them. A view that keeps values bare (a list of values,
+    a clause cut before its value's words) scores low however many it keeps; a view
+    that keeps few values, each in its sentence, scores high: read it beside the
+    recall. ``None`` when the view holds none of them."""
+    _, held, with_context = _with_context_counts(literals, words, index)
+    return with_context / held if held else None
 
 
 # -- noise in the record ------------------------------------------------------------------
@@ -396,7 +425,14 @@ _SPEAKER_OPENING = re.compile(r"\s*(?:\[[^\[\]\n]{1,60}\]\s*)?([A-Z][\w'\-]{0,20
 # A note line listing values: "#12 Audrey: ..." (not its frame, a date group's line or "(N more ...)").
 _NOTE_ENTRY_LINE = re.compile(r"#\d+ [^\n]*?: ")
 _QUOTED = re.compile(r"\"[^\"\n]{2,}[\"…]|“[^”\n]{2,}[”…]|`[^`\n]{2,}`|(?<!\w)'[^'\n]{2,60}'(?!\w)|‘[^’\n]{2,60}’")  # a quoted string (its quote cut at …)
-_LEADING_BRACKET = re.compile(r"\s*\[[^\[\]\n]{1,60}\]")
+# A session's date line opening an entry, with what follows it ("[1:10 pm on 27 March, 2023] Audrey"):
+# a bracket holding a time of day or a month's name, then more text. (Any other bracket is part of
+# the value: "[GCC 7.3.0]", "['numerical_column'])", an array's row.)
+# An error's or a warning's name ("ImportError", "DeprecationWarning"): the issue counts an error
+# message of code and tool output as a value, though it opens its line wherever it stands.
+_ERROR_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Warning)\b")
+_LEADING_BRACKET = re.compile(r"\s*\[(?=[^\[\]\n]{0,60}?(?:\d:\d\d|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b))"
+                              r"[^\[\]\n]{1,60}\](?=\s*\S)")
 
 
 def note_entries(note_text: str) -> list[str]:
@@ -412,13 +448,13 @@ def note_entries(note_text: str) -> list[str]:
 
 def states_value(entry: str, noise: "RecordNoise") -> bool:
     """Whether a record entry states a value a reader could use: a number, a quoted string
-    (in double or single quotes or backticks), or a grader literal of the history (an id, date, amount, name, quoted string, a code identifier)
+    (in double or single quotes or backticks), an error's name (``ImportError``), or a grader literal of the history (an id, date, amount, name, quoted string, a code identifier)
     standing in it, that is not a sentence opener (``Woohoo``, ``Bye``), not a speaker's
     name (``Audrey``), and not the date of a session's date line the entry opens with
     (``[1:10 pm on 27 March, 2023] Audrey``: a date line listed for a name after it)."""
     bracket = _LEADING_BRACKET.match(entry)
     rest = entry[bracket.end():] if bracket else entry
-    if any(c.isdigit() for c in rest) or _QUOTED.search(rest):
+    if any(c.isdigit() for c in rest) or _QUOTED.search(rest) or _ERROR_NAME.search(rest):
         return True
     index = TextIndex(rest)
     found = {x for run in index._runs for x in noise.literals_from(run) if x in index}

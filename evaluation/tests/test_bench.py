@@ -191,6 +191,26 @@ def test_check_bars_record_context_note_and_crosswoz():
     assert not any("with-context" in line and "zh" in line for line in lines)  # no bar on CrossWOZ
 
 
+def test_check_bars_held_values_with_context_and_valueless_entries():
+    """Issue 50: of the values the view holds, at least 90% (LoCoMo-like) / 85% (SWE-bench-like)
+    with a word of their sentence, and at most 2% of the note's entries stating no value,
+    at 10% and 25%; no such bar on tau-bench-like data nor at 50%."""
+    rows = []
+    for kind, dataset, share, valueless in (("qa-dialogue", "lo", 0.91, 0.03), ("shell-agent", "swe", 0.84, 0.02),
+                                            ("tool-calls", "tau", 0.5, 0.5)):
+        for fraction in (0.1, 0.25, 0.5):
+            r = blind_row("discourse-memory", fraction, kind=kind, dataset=dataset, openers=0.0)
+            r.scores.update(with_context_share=share, record_valueless=valueless)
+            rows.append(r)
+    lines = check_bars(summarize(rows))
+    assert "PASS lo @ 0.1: discourse-memory held values with context 91.0% (bar: at least 90%)" in lines
+    assert "FAIL lo @ 0.25: discourse-memory entries stating no value 3.00% of the note's entries (bar: at most 2%)" in lines
+    assert "FAIL swe @ 0.1: discourse-memory held values with context 84.0% (bar: at least 85%)" in lines
+    assert "PASS swe @ 0.25: discourse-memory entries stating no value 2.00% of the note's entries (bar: at most 2%)" in lines
+    assert not any(("held values" in line or "stating no value" in line) and ("tau" in line or "0.5" in line)
+                   for line in lines)
+
+
 def test_check_bars_low_budget_dialogue_openings_and_evidence():
     """Issue 16: at 10% on LoCoMo-like data, the note must not crowd out the text: sentence
     openings and evidence turns not below the best baseline (other kinds: no such check)."""

@@ -187,3 +187,43 @@ def test_replay_at_every_message(runs_file, tmp_path):
     assert [p["index"] for p in points if p["conversation"] == "run-0"] == [3, 4, 5, 6, 7]
     assert len(points) == 15
     assert all(p["tokens_after"] <= 150 for p in points)
+
+
+def test_replay_at_a_reduction_sizes_each_view_by_its_history(runs_file, tmp_path, capsys):
+    """--reduction 0.7: each point's view is at most 30% of the history's tokens at that
+    point, and each point scores the sentence openings of the history so far."""
+    out = tmp_path / "replay.json"
+    assert main_replay([str(runs_file), "--context-limit", "200", "--reduction", "0.7", "--json", str(out),
+                        "--quiet"]) == 0
+    data = json.loads(out.read_text())
+    assert data["config"]["reduction"] == 0.7
+    points = data["points"]
+    assert len(points) == 2 * 3 * 2
+    for p in points:
+        assert p["target"] == int(0.3 * p["tokens_before"])
+        assert p["tokens_after"] <= p["target"] and not p["violation"]
+        assert 0.0 <= p["sentence_survival"] <= 1.0
+    # the later point has a longer history, hence a larger view
+    run0 = [p for p in points if p["conversation"] == "run-0" and p["method"] == "head-tail"]
+    assert run0[0]["target"] < run0[1]["target"]
+    summary = {s["method"]: s for s in data["summary"]}
+    assert summary["head-tail"]["sentence_survival_mean"] is not None
+    assert "30% of the history's tokens (70% reduction)" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main_replay([str(runs_file), "--reduction", "1.5"])
+
+
+def test_replay_sentence_openings_by_hand(tmp_path):
+    """A point's openings are those of the history before it: the full history as its
+    own view keeps them all."""
+    from discourse_memory_evaluation.datasets import Conversation
+    from discourse_memory_evaluation.replay import ReplayConfig, replay
+
+    messages = [{"role": "user", "content": "Fix the parser bug. It fails on empty input."},
+                {"role": "assistant", "content": "Reading parser.py now."},
+                {"role": "user", "content": "Also check the tests."},
+                {"role": "assistant", "content": "Done."}]
+    config = ReplayConfig(context_limit=1, target=10_000, methods=("full-history",))
+    points = replay(Conversation(id="c", messages=messages), config)
+    assert [p.index for p in points] == [1, 3]
+    assert all(p.sentence_survival == 1.0 and p.literal_recall in (1.0, None) for p in points)

@@ -64,6 +64,11 @@ def test_noise_shares_and_counts_are_better_lower():
     new = run(0.03, 0.02, 0.04, measure="record_openers")
     assert one(compare(old, new), "record_openers").helps
     assert one(compare(new, old), "record_openers").flags == ("drop",)  # +2 points of noise on each half
+    # entries stating no value are noise too: fewer is a gain, more a drop
+    old = run(0.05, 0.04, 0.06, measure="record_valueless")
+    new = run(0.03, 0.02, 0.04, measure="record_valueless")
+    assert one(compare(old, new), "record_valueless").helps
+    assert one(compare(new, old), "record_valueless").flags == ("drop",)
     # one more view over budget on one half: a drop, however small
     old, new = run(0.5, 0.5, 0.5), run(0.5, 0.5, 0.5)
     new[2]["budget_violations"] = new[0]["budget_violations"] = 1

@@ -308,6 +308,38 @@ def test_with_context_literal_recall_by_hand(view_lines, expected):
     assert literal_recall_with_context(literals, words, index) == pytest.approx(expected)
 
 
+@pytest.mark.parametrize(
+    ("view_lines", "expected"),
+    [
+        # every value held stands with a word of its sentence
+        (["Caroline: I booked flight HAT136 to Seattle.", "Order 1Z999AA1 shipped."], 3 / 3),
+        # one value held, with its word: all of what the view holds (the recall is 1/3)
+        (["Order 1Z999AA1 shipped."], 1.0),
+        # a record of bare values: all three held, none with a word
+        (["Values from parts not shown: HAT136; Seattle; 1Z999AA1"], 0.0),
+        # two held, one with its word ("flight" on HAT136's line; Seattle alone)
+        (["- flight: HAT136", "Seattle"], 1 / 2),
+        # the date line's values are held but never stated with a word: not counted
+        (["2:32 29 January, 2023", "shipped 1Z999AA1", "HAT136"], 1 / 2),
+    ],
+)
+def test_with_context_share_of_held_values_by_hand(view_lines, expected):
+    from discourse_memory_evaluation.metrics import LineIndex, context_words, with_context_share
+
+    literals = history_literals(CONTEXT_HISTORY)
+    words = context_words(CONTEXT_HISTORY, literals)
+    assert with_context_share(literals, words, LineIndex("\n".join(view_lines))) == pytest.approx(expected)
+
+
+def test_with_context_share_is_none_when_the_view_holds_no_keyed_value():
+    from discourse_memory_evaluation.metrics import LineIndex, context_words, with_context_share
+
+    literals = history_literals(CONTEXT_HISTORY)
+    words = context_words(CONTEXT_HISTORY, literals)
+    assert with_context_share(literals, words, LineIndex("nothing here; 2:32")) is None
+    assert with_context_share(literals, words, LineIndex(view_text(CONTEXT_HISTORY))) == 1.0
+
+
 def test_with_context_is_none_without_keyed_literals():
     from discourse_memory_evaluation.metrics import LineIndex, literal_recall_with_context
 
@@ -403,3 +435,22 @@ def test_an_entry_states_a_value_or_it_is_counted_as_none():
                                   "Tahoe", "Ticket OPS-4100", "3 years"]
     assert valueless_share(note, noise) == 3 / 7
     assert valueless_share("[discourse-memory record 1: 4 parts omitted]\n[end of record 1]", noise) is None
+
+
+def test_a_bracket_is_set_aside_only_as_a_date_line_before_the_entry():
+    """Only a session's date line that an entry opens with is no value of it; a bracket of
+    code or output is the value itself (the SWE-bench note listed "[GCC 7.3.0]" and an
+    array's row "[1.59620704e+30 1.11164821e+30]", counted as stating nothing)."""
+    from discourse_memory_evaluation.metrics import RecordNoise, states_value
+
+    noise = RecordNoise([{"role": "user", "content": "Audrey: hi"}, {"role": "user", "content": "Audrey: ok"}])
+    assert not states_value("[1:10 pm on 27 March, 2023] Audrey", noise)
+    assert not states_value("[6 May, 2023] Audrey", noise)
+    assert states_value("[1:10 pm on 27 March, 2023]", noise)  # the date alone is the value
+    assert states_value("[GCC 7.3.0]", noise)
+    assert states_value("[1.59620704e+30 1.11164821e+30]", noise)
+    assert states_value("['numerical_column'])", noise)
+    # an error's name is a value, though it opens its line in the output
+    out = RecordNoise([{"role": "user", "content": "ImportError: no module named foo\nImportError: again"}])
+    assert states_value("ImportError", out) and states_value("raised DeprecationWarning", out)
+    assert not states_value("Error", out)
