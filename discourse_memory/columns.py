@@ -102,7 +102,11 @@ class Units(Sequence[Unit]):
             i += self._n
         if not 0 <= i < self._n:
             raise IndexError(i)
-        return next(self._range(i, i + 1, 1))
+        got = self._replaced.get(i) if self._replaced else None
+        if got is not None:
+            return got
+        k = bisect_right(self._firsts, i) - 1  # (one unit: no generator to set up)
+        return self._fields[k].unit(i - self._firsts[k], self._occurrences[i])
 
     def __iter__(self) -> Iterator[Unit]:
         return self._range(0, self._n, 1)
