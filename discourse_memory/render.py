@@ -32,6 +32,9 @@ class RenderCache:
         self._data: dict[tuple[Any, ...], tuple[dict[str, Any] | None, int]] = {}
         self.note_lines: dict[Any, Any] = {}
         """The note's entry lines (see ``record.render_note``)."""
+        self.units: dict[int, list[Unit]] = {}
+        """A message's units, built once: the messages a view renders anew are mostly the
+        same few from one plan to the next (a unit never changes once analysed)."""
 
     def get(self, key: tuple[Any, ...]) -> tuple[dict[str, Any] | None, int] | None:
         return self._data.get(key)
@@ -41,9 +44,18 @@ class RenderCache:
             self._data.clear()
         self._data[key] = (message, tokens)
 
+    def units_of(self, cols: Columns, message: int, start: int, end: int) -> list[Unit]:
+        units = self.units.get(message)
+        if units is None or len(units) != end - start:
+            if len(self.units) > self.LIMIT:
+                self.units.clear()
+            units = self.units[message] = cols.units[start:end]
+        return units
+
     def clear(self) -> None:
         self._data.clear()
         self.note_lines.clear()
+        self.units.clear()
 
 
 def render_field(text: str, units: list[Unit], decisions: list[int], heads: dict[int, int],
@@ -161,8 +173,9 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, count: Callable[[str
                 sources.append(i)
                 counted.append(hit[1])
             continue
-        new, texts = _render_message(cols, m, inputs[i], decision[s:e].tolist(), s, dict(my_heads), calls_kept, is_result,
-                                     f"#{i}" if recall else "")
+        units = cache.units_of(cols, i, s, e) if cache is not None else cols.units[s:e]
+        new, texts = _render_message(cols, m, inputs[i], units, decision[s:e].tolist(), s, dict(my_heads), calls_kept,
+                                     is_result, f"#{i}" if recall else "")
         tokens = sum(count(t) for t in texts)
         if cache is not None:
             cache.put(key, new, tokens)
@@ -173,9 +186,9 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, count: Callable[[str
     return out, sources, counted
 
 
-def _render_message(cols: Columns, m: Any, raw: Any, decisions: list[int], s: int, heads: dict[int, int],
-                    calls_kept: bool, is_result: bool, ref: str) -> tuple[dict[str, Any] | None, list[str]]:
-    units = cols.units[s:s + len(decisions)]
+def _render_message(cols: Columns, m: Any, raw: Any, units: list[Unit], decisions: list[int], s: int,
+                    heads: dict[int, int], calls_kept: bool, is_result: bool,
+                    ref: str) -> tuple[dict[str, Any] | None, list[str]]:
     by_field: dict[str, tuple[list[Unit], list[int], dict[int, int]]] = {}
     for j, (u, d) in enumerate(zip(units, decisions)):
         if u.kind != "tool_call":
