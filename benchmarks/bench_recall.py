@@ -26,7 +26,7 @@ DEFAULT_DATA = [ROOT.parent / "shared" / "data" / "locomo" / "locomo_dev.json",
                 ROOT.parent / "shared" / "data" / "agents" / "swe_dev.jsonl"]
 # A reference as the note writes it, and the clause telling the model how to recall.
 _REF = re.compile(r"#\d+(?:-#\d+)?")
-from discourse_memory.record import RECALL_HINT  # noqa: E402 - the clause the note adds
+from discourse_memory.record.note import RECALL_HINT  # noqa: E402 - the clause the note adds
 
 _CLAUSE = re.compile(re.escape(RECALL_HINT))
 

@@ -155,23 +155,29 @@ def fmt_size(n: int) -> str:
 # start of the text; "nline" = match at each newline (units: a table's separator row);
 # "fullline" = fullmatch of each line (a line that is one file name).
 USAGE = {"blocks._MULTI_SENTENCE": "search", "blocks._FILE_NAME": "fullline", "literals._LIST_MARKER": "match",
-         "units._TABLE_SEP_LINE": "nline", "fit._DEFINES": "match", "actions._READER": "match",
-         "fit._TAG_LINE": "fullline",
-         # record.py reads these at one place each (after a value, at a line's start), never by a search
-         "record._CODE_AFTER": "match", "record._GREP_LINE": "match", "record._ITEM_MARK": "match",
-         "record._JSON_START": "match", "record._LINE_NUMBER": "match", "record._OBJECT": "match",
-         "record._PROGRESS": "fullline", "record._BANNER": "match"}
+         "units._TABLE_SEP_LINE": "nline", "fit.signals._DEFINES": "match", "actions._READER": "match",
+         "fit.signals._TAG_LINE": "fullline",
+         # the record reads these at one place each (after a value, at a line's start), never by a search
+         "record.keys._CODE_AFTER": "match", "record.lines._GREP_LINE": "match", "record.items._ITEM_MARK": "match",
+         "record.json_keys._JSON_START": "match", "record.lines._LINE_NUMBER": "match",
+         "record.context._OBJECT": "match", "record.noise._PROGRESS": "fullline", "record.lines._BANNER": "match"}
 
 
 def regexes() -> list[tuple[str, re.Pattern[str], str]]:
     """(name, pattern, how the library applies it; see ``USAGE``)."""
-    from discourse_memory import actions, blocks, fit, keys, literals, record, segment, tokens, units
+    from discourse_memory import actions, blocks, keys, literals, segment, tokens, units
+    from discourse_memory.fit import candidates, signals
+    from discourse_memory.record import clauses, context, examples, items, json_keys, labels, lines, noise, note, text
+    from discourse_memory.record import keys as record_keys
 
     out: list[tuple[str, re.Pattern[str], str]] = []
-    for mod in (blocks, literals, segment, keys, tokens, units, actions, fit, record):
+    seen: set[int] = set()  # a pattern once, under the module that makes it (the record's modules share theirs)
+    for mod in (blocks, literals, segment, keys, tokens, units, actions, signals, candidates, text, noise, examples,
+                labels, lines, json_keys, record_keys, clauses, context, items, note):
         for name, value in sorted(vars(mod).items()):
-            if isinstance(value, re.Pattern):
-                full = f"{mod.__name__.split('.')[-1]}.{name}"
+            if isinstance(value, re.Pattern) and id(value) not in seen:
+                seen.add(id(value))
+                full = f"{mod.__name__.removeprefix('discourse_memory.')}.{name}"
                 out.append((full, value, USAGE.get(full, "line" if mod is blocks else "search")))
     out.append(("literals.combined_pattern()", literals.combined_pattern(), "search"))
     out.append(("literals.comma_pattern()", literals.comma_pattern(), "search"))

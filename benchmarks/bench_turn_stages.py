@@ -30,16 +30,16 @@ os.environ.setdefault("RAYON_NUM_THREADS", "1")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-STAGES = [  # (module, owner attribute or None, function, label)
+STAGES = [  # (the modules that call it, owner attribute or None, function, label)
     ("compaction", "Compactor", "_columns", "analyse the new message (columns)"),
     ("compaction", "Compactor", "_relevance", "focus of the newest turn"),
-    ("fit", None, "_rank", "rank every option, with the record's items"),
-    ("fit", None, "_items", "  of which: the record's items"),
-    ("fit", None, "_take", "take options in rank order (each pass)"),
-    ("fit", None, "_plan", "plan and its record (each pass)"),
+    ("fit.fitting", None, "_rank", "rank every option, with the record's items"),
+    ("fit.rank", None, "_items", "  of which: the record's items"),
+    ("fit.fitting", None, "_take", "take options in rank order (each pass)"),
+    ("fit.fitting fit.lengthen", None, "_plan", "plan and its record (each pass)"),
     ("compaction", None, "render_messages", "render the view (each pass)"),
     ("compaction", None, "_note", "render the note (each pass)"),
-    ("fit", None, "_lengthen", "lengthen clipped heads"),
+    ("fit.fitting", None, "_lengthen", "lengthen clipped heads"),
 ]
 
 
@@ -84,10 +84,11 @@ def main() -> None:
         where = f"{len(msgs)} messages of {args.history}"
     get_pipeline()("Warm up.")
     stats: dict[str, list[float]] = {}
-    for module, owner, name, label in STAGES:
-        mod = importlib.import_module(f"discourse_memory.{module}")
-        holder = getattr(mod, owner) if owner else mod
-        setattr(holder, name, _timed(stats, label, getattr(holder, name)))
+    for modules, owner, name, label in STAGES:
+        for module in modules.split():  # (a function is looked up in the module that calls it)
+            mod = importlib.import_module(f"discourse_memory.{module}")
+            holder = getattr(mod, owner) if owner else mod
+            setattr(holder, name, _timed(stats, label, getattr(holder, name)))
     mem = DiscourseMemory(msgs)
     mem.view(budget)
     for i in range(3):

@@ -2,7 +2,7 @@
 returns its output (mini-SWE-agent, SWE-agent and other ReAct-style loops that do not use
 tool calls).
 
-The policy treats such an output like a tool result (:func:`fit.is_tool_output`), the
+The policy treats such an output like a tool result (:func:`.fit.signals.is_tool_output`), the
 focus takes a command and its output as one step, and the record keys the values of an
 output by the command that printed them (:func:`record.command_label`).
 """

@@ -32,7 +32,7 @@ from .plan import CLIPPED, DECISION_NAMES, DEDUPLICATED, KEPT, Plan
 from .policy import Policy
 from .recall import Recalled, check_max_tokens, recall
 from .result import Compaction, _snapshot, json_copy
-from .record import render_note
+from .record.note import render_note
 from .render import RenderCache, render_messages
 from .report import Report, RecordEntry, UnitReport
 from .tokens import TokenCounter, TokenCounterLike, get_token_counter, head_of

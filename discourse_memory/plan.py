@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .record import Record
+from .record.entries import Record
 
 __all__ = ["CLIPPED", "DECISION_NAMES", "DEDUPLICATED", "KEPT", "OMITTED", "PLACEHOLDER", "Plan"]
 

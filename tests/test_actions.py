@@ -7,7 +7,7 @@ import pytest
 from discourse_memory import compact
 from discourse_memory.actions import is_action, last_command
 from discourse_memory.messages import validate_messages
-from discourse_memory.record import LABEL_CHARS, command_label
+from discourse_memory.record.labels import LABEL_CHARS, command_label
 
 from .conftest import view_tokens
 

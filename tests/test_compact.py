@@ -441,7 +441,7 @@ def test_a_failed_call_and_its_error_stay_for_the_retry():
 
 
 def test_every_value_left_out_is_listed_or_counted_however_many_there_are():
-    # More values than the record could ever list (fit.CANDIDATES_MIN, the budget): only the
+    # More values than the record could ever list (fit.candidates.CANDIDATES_MIN, the budget): only the
     # best are made items, and every other one is still counted as dropped, none lost.
     words = " ".join(f"ID-{i:06d} on 2024-05-{i % 28 + 1:02d}" for i in range(3_000))
     view = compact([{"role": "user", "content": words}, {"role": "user", "content": "Which ids?"}], 200)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from discourse_memory import Options, Policy, compact
-import discourse_memory.fit as fit
+import discourse_memory.fit.candidates as candidates
 
 from .conftest import SHARED_DATA, view_tokens
 
@@ -121,7 +121,7 @@ def _working_through(ids: list[str], done: int) -> list[dict]:
 
 def test_the_ids_an_agent_has_not_yet_looked_up_are_its_next_arguments():
     from discourse_memory import Compactor
-    from discourse_memory.fit import pending_ids
+    from discourse_memory.fit.signals import pending_ids
 
     ids = ["8C8K4E", "UDMOP1", "XAZ3C0", "LU15PA", "MSJ4OA", "4XGCCM"]
     msgs = _working_through(ids, 3)
@@ -269,12 +269,12 @@ def test_a_value_whose_key_the_question_names_is_listed_first(monkeypatch: pytes
     # the question asks for by its key (`address1`), not the short ones beside it. A named
     # key's values are listed first (94% of answers); with no key named, 24%.
     assert _ask_rate("agents/tau_airline_dev.jsonl", 0.1) >= 0.8
-    monkeypatch.setattr(fit, "_names_key", lambda key, terms: False)
+    monkeypatch.setattr(candidates, "_names_key", lambda key, terms: False)
     assert _ask_rate("agents/tau_airline_dev.jsonl", 0.1) < 0.45
 
 
 def test_a_key_a_question_names_is_matched_by_its_last_part_or_all_its_words():
-    from discourse_memory.fit import _names_key
+    from discourse_memory.fit.candidates import _names_key
 
     terms = frozenset({"address1", "last", "four", "digits", "price"})
     assert _names_key("address.address1", terms) and _names_key("flights[1].price", terms)
@@ -321,5 +321,5 @@ def test_a_question_naming_a_key_gets_its_value_from_each_tool_result():
     ("owner", {"order"}, False),
 ])
 def test_a_question_names_a_key_by_its_words(key, terms, named):
-    from discourse_memory.fit import _names_key
+    from discourse_memory.fit.candidates import _names_key
     assert _names_key(key, frozenset(terms)) is named

@@ -327,7 +327,7 @@ def test_a_cjk_clip_keeps_as_many_words_as_an_english_one(table):
     ("这里的门票价格是40元。", "40元", "门票价格是40元"),
 ])
 def test_a_cjk_value_is_keyed_by_what_follows_a_possessive(text, value, context):
-    from discourse_memory.record import _in_context
+    from discourse_memory.record.context import _in_context
     start = text.index(value)
     lo, hi = _in_context(text, start, start + len(value))
     assert text[lo:hi] == context

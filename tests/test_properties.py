@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from discourse_memory import BudgetTooSmallError, compact
-from discourse_memory import record as record_module
+from discourse_memory.record.text import _quoted
 from discourse_memory.json_units import unescaped
 
 from .conftest import assert_tool_pairs, view_text, view_tokens
@@ -107,7 +107,7 @@ def test_every_literal_is_shown_recorded_or_counted_dropped(msgs, share):
     if r.note is not None:
         for lit in r.report.record:
             # (a quoted string of more than QUOTED_WORDS words is listed capped, as data)
-            assert lit in r.note or record_module._quoted(lit) in r.note, lit
+            assert lit in r.note or _quoted(lit) in r.note, lit
         if dropped:
             assert f"({len(dropped)} more values dropped to fit)" in r.note
 

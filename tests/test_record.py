@@ -9,7 +9,14 @@ import types
 
 import pytest
 
-from discourse_memory import compact, record
+from discourse_memory import compact
+from discourse_memory.record.examples import _markdown_examples, system_only_literals
+from discourse_memory.record.items import short_item_span
+from discourse_memory.record.json_keys import _element_head
+from discourse_memory.record.keys import _in_label, _key
+from discourse_memory.record.labels import asked_about
+from discourse_memory.record.noise import _encoded, not_values
+from discourse_memory.record.note import _nested, _unkeyed
 
 from .conftest import view_tokens
 
@@ -146,7 +153,7 @@ def test_a_memory_address_is_no_value():
     ("aarav_garcia_1177", False),
 ])
 def test_what_counts_as_encoded_data(text, encoded):
-    assert record._encoded(text) is encoded
+    assert _encoded(text) is encoded
 
 
 def test_a_nested_value_is_keyed_by_what_holds_it():
@@ -189,7 +196,7 @@ def test_a_nested_value_is_keyed_by_what_holds_it():
 def test_an_objects_own_name_is_keyed_by_what_holds_it(doc, value, key):
     at = doc.rindex(value)
     u = types.SimpleNamespace(text=doc, kind="field")  # (a JSON key is read off the text alone)
-    assert record._key(u, at, at + len(value)) == key  # type: ignore[arg-type]
+    assert _key(u, at, at + len(value)) == key  # type: ignore[arg-type]
 
 
 def test_the_fields_of_one_object_of_an_array_stand_together():
@@ -222,22 +229,22 @@ def test_the_fields_of_one_object_of_an_array_stand_together():
 def test_an_objects_naming_field_is_a_scalar():
     # '{"legs": [1, 2], "price": 105}' was named "legs: " (a list's key, no value).
     text = '{"flights": [{"legs": [1, 2], "price": 105}, {"flight_number": "HAT1", "price": 102}]}'
-    assert record._element_head(text, text.find('{"legs"'), text.find('"price"')) is None
+    assert _element_head(text, text.find('{"legs"'), text.find('"price"')) is None
     second = text.find('{"flight_number"')
-    assert record._element_head(text, second, text.find('"price"', second)) == ("flight_number", "HAT1")
+    assert _element_head(text, second, text.find('"price"', second)) == ("flight_number", "HAT1")
 
 
 def test_only_one_value_per_key_stands_in_a_holders_braces():
-    assert record._nested(["a.x: 1", "b: 3", "a.y: 2"]) == ["a: {x: 1, y: 2}", "b: 3"]
+    assert _nested(["a.x: 1", "b: 3", "a.y: 2"]) == ["a: {x: 1, y: 2}", "b: 3"]
     # the objects of an array: one pair of braces each, not "passengers.first_name: Chen, Noah"
-    assert record._nested(["passengers[0].first_name: Chen", "passengers[0].dob: 1967-12-12", "b: 3",
+    assert _nested(["passengers[0].first_name: Chen", "passengers[0].dob: 1967-12-12", "b: 3",
                            "passengers[1].first_name: Noah"]) == [
         "passengers: {first_name: Chen, dob: 1967-12-12}, {first_name: Noah}", "b: 3"]
     # an object's naming field heads its braces: "{flight_number: HAT271, price: 105}", not "{price: 105}"
-    assert record._nested(["flights[0; flight_number: HAT271].price: 105", "flights[1; flight_number: HAT197].price: 102"]) \
+    assert _nested(["flights[0; flight_number: HAT271].price: 105", "flights[1; flight_number: HAT197].price: 102"]) \
         == ["flights: {flight_number: HAT271, price: 105}, {flight_number: HAT197, price: 102}"]
     several = ["flights.flight_number: HAT271, HAT197", "flights.date: 2024-05-10"]
-    assert record._nested(list(several)) == several  # not "{flight_number: HAT271, HAT197, date: …}"
+    assert _nested(list(several)) == several  # not "{flight_number: HAT271, HAT197, date: …}"
 
 
 def test_dialogue_entries_are_dated_by_their_session():
@@ -414,7 +421,7 @@ def test_a_chinese_reply_is_keyed_by_the_name_its_question_leaves_out(before, qu
     msgs = validate_messages(turns + ([{"role": "assistant", "content": reply}] if reply is not None else []))
     cols = Columns(counter.count)
     cols.extend(msgs, Analyzer(counter).fields(msgs))
-    assert record.asked_about(cols, cols.messages[-1]) == about
+    assert asked_about(cols, cols.messages[-1]) == about
 
 
 def _about(*texts: str) -> str | None:
@@ -430,7 +437,7 @@ def _about(*texts: str) -> str | None:
     counter = get_token_counter(None)
     cols = Columns(counter.count)
     cols.extend(msgs, Analyzer(counter).fields(msgs))
-    return record.asked_about(cols, cols.messages[-1])
+    return asked_about(cols, cols.messages[-1])
 
 
 def test_a_chinese_question_for_a_kind_of_place_is_about_the_place_of_that_kind():
@@ -555,7 +562,8 @@ def test_a_view_shows_a_chinese_reply_with_the_place_it_is_about():
      "On se retrouve à 20h00 devant le cinéma"),
 ])
 def test_a_value_near_its_sentences_start_is_listed_with_the_sentences_head(text, value, speaker, head):
-    from discourse_memory.record import _in_context, _own_stop_words, _sentence_head
+    from discourse_memory.record.clauses import _own_stop_words, _sentence_head
+    from discourse_memory.record.context import _in_context
     start = text.index(value)
     own = _own_stop_words(text)
     context = _in_context(text, start, start + len(value), own)
@@ -573,7 +581,7 @@ def test_a_value_near_its_sentences_start_is_listed_with_the_sentences_head(text
 def test_title_case_words_that_name_a_code_are_its_label(text, value, label):
     # "#22 assistant: changed to Flight Number" listed the label of a value the view shows.
     start = text.index(value)
-    assert record._in_label(text, start, start + len(value)) is label
+    assert _in_label(text, start, start + len(value)) is label
 
 
 @pytest.mark.parametrize("text, value, context", [
@@ -605,7 +613,7 @@ def test_title_case_words_that_name_a_code_are_its_label(text, value, label):
     ("Had a wild week, my car broke down last Fri on my way to work.", "Fri", "broke down last Fri"),
 ])
 def test_a_value_in_prose_stands_with_the_word_it_goes_with(text, value, context):
-    from discourse_memory.record import _in_context
+    from discourse_memory.record.context import _in_context
     start = text.index(value)
     lo, hi = _in_context(text, start, start + len(value))
     assert text[lo:hi] == context
@@ -693,7 +701,8 @@ def test_tool_text_enters_the_note_only_as_capped_quoted_data():
                 assert len(quoted.split()) <= 9  # cut to a few words
     # Listed, the quoted instruction is cut to a few words, inside its message's entry.
     from discourse_memory import Compactor
-    from discourse_memory.record import item_for, message_label
+    from discourse_memory.record.items import item_for
+    from discourse_memory.record.labels import message_label
 
     compactor = Compactor()
     cols, _ = compactor._columns(msgs)
@@ -809,7 +818,8 @@ def test_markdown_labels_key_their_values_and_are_no_names():
 
 
 def test_values_of_one_key_that_hold_commas_stay_apart():
-    from discourse_memory.record import Item, _merged
+    from discourse_memory.record.entries import Item
+    from discourse_memory.record.note import _merged
 
     dates = [Item(i, 0, 0, f"Date: {d}", None, (i,), False, "Date", d)
              for i, d in enumerate(("May 27, 2024", "May 10, 2024"))]
@@ -819,7 +829,8 @@ def test_values_of_one_key_that_hold_commas_stay_apart():
 
 
 def test_an_entry_names_what_it_is_about_once():
-    from discourse_memory.record import Entry, Item, Record, render_note
+    from discourse_memory.record.entries import Entry, Item, Record
+    from discourse_memory.record.note import render_note
 
     def line(text):
         entry = Entry(3, "#3 assistant re 柴锅居(昌平店)", (Item(0, 0, 3, text, None, (0,)),))
@@ -830,7 +841,8 @@ def test_an_entry_names_what_it_is_about_once():
 
 
 def test_the_frame_names_only_what_happened():
-    from discourse_memory.record import Record, render_note
+    from discourse_memory.record.entries import Record
+    from discourse_memory.record.note import render_note
 
     plain = render_note("0badf00d", 12, 0, 0, Record((), (), ()))
     assert plain == "[discourse-memory record 0badf00d: 12 parts omitted]\n[end of record 0badf00d]"
@@ -846,7 +858,6 @@ def test_the_frame_names_only_what_happened():
 
 def _values(msgs):
     from discourse_memory import Compactor
-    from discourse_memory.record import not_values, system_only_literals
 
     cols, _ = Compactor()._columns(msgs)
     noise = not_values(cols, system_only_literals(cols))
@@ -915,11 +926,11 @@ def test_a_line_number_under_its_files_label_says_it_is_a_line():
     # file key the label already names was dropped.
     label = "#81 `nl -ba django/db/models/deletion.py`"
     texts = ["django/db/models/deletion.py: 233", "django/db/models/deletion.py: get_del_batches", "owner: Dana"]
-    assert record._unkeyed(texts, label) == ["line 233", "get_del_batches", "owner: Dana"]
+    assert _unkeyed(texts, label) == ["line 233", "get_del_batches", "owner: Dana"]
 
 
 def test_a_long_code_line_is_cut_between_words_and_the_cut_is_marked():
-    from discourse_memory.record import LINE_CHARS, code_line, line_text
+    from discourse_memory.record.lines import LINE_CHARS, code_line, line_text
 
     line = "    view_report = Permission.objects.get(content_type=report_ct, codename='view_report')"
     text = "x = 1\n" + line + "\ny = 2"
@@ -998,10 +1009,10 @@ def test_values_under_a_heading_of_examples_are_not_listed_and_the_next_section_
              "sed -i 's/old_string/new_string/g' filename.py\n\n# Replace first occurrence on line 1\n"
              "sed -i '1s/old_string/new_string/' other_name.py\n```\n\n## Submission\n\nWhen done, run "
              "`echo SUBMIT_TOKEN_7781 && git diff --cached` and ticket OPS-7790 closes.")
-    assert [rules[a:b].split("\n", 1)[0] for a, b in record._markdown_examples(rules)] == ["## Useful Command Examples"]
-    (a, b), = record._markdown_examples(rules)
+    assert [rules[a:b].split("\n", 1)[0] for a, b in _markdown_examples(rules)] == ["## Useful Command Examples"]
+    (a, b), = _markdown_examples(rules)
     assert "other_name.py" in rules[a:b] and "SUBMIT_TOKEN_7781" not in rules[a:b]
-    assert record._markdown_examples("## Write to user@example.com\n\nor see example.org.") == []  # no examples
+    assert _markdown_examples("## Write to user@example.com\n\nor see example.org.") == []  # no examples
     words = "apple birch cedar delta ember frost grove heron iris juniper kelp lotus maple nectar olive pine".split()
 
     def prose(n: str) -> str:
@@ -1499,7 +1510,7 @@ def test_units_that_touch_in_the_source_touch_in_the_view():
 ])
 def test_a_number_in_prose_is_listed_with_what_it_counts_and_goes_with(text, value, entry):
     from discourse_memory import Compactor
-    from discourse_memory.record import item_for
+    from discourse_memory.record.items import item_for
 
     cols, _ = Compactor()._columns([{"role": "user", "content": text}])
     units = cols.units
@@ -1517,7 +1528,7 @@ def test_a_speakers_name_cut_short_is_who_is_spoken_to_not_a_value():
         msgs.append({"role": "assistant", "content": f"Melanie: Wow, Caro, that sounds lovely! Say hi to Joanna {i}."})
     msgs.append({"role": "user", "content": "Caroline: Thanks, Mell! See you."})
     cols, _ = Compactor()._columns(msgs)
-    noise = record.not_values(cols, record.system_only_literals(cols))
+    noise = not_values(cols, system_only_literals(cols))
     values = {cols.lit_text[i] for i in range(len(cols.lit_text)) if not noise[i]}
     assert "Joanna" in values and "Friday" in values
     assert not {"Caro", "Mell"} & values, values
@@ -1950,7 +1961,7 @@ def test_which_bold_list_items_are_listed_whole(line, whole):
 
     cols, _ = _compactor(Options())._columns([{"role": "user", "content": "Intro line.\n\n" + line + "\n"}])
     unit = next(u for u in cols.units if u.kind == "list_item")
-    assert (record.short_item_span(unit) is not None) == whole, [(x.text, x.kind) for x in unit.literals]
+    assert (short_item_span(unit) is not None) == whole, [(x.text, x.kind) for x in unit.literals]
 
 
 def test_a_test_runners_progress_is_no_value():
@@ -1975,7 +1986,8 @@ def test_a_test_runners_progress_is_no_value():
 
 def test_the_argument_a_call_is_named_by_is_not_listed_again():
     # "#7 get_reservation_details(NM1VX1): reservation_id: NM1VX1" said the id twice.
-    from discourse_memory.record import Entry, Item, Record, render_note
+    from discourse_memory.record.entries import Entry, Item, Record
+    from discourse_memory.record.note import render_note
 
     label = "#7 get_reservation_details(NM1VX1)"
     items = (Item(0, 0, 7, "reservation_id: NM1VX1", None, (0,), key="reservation_id", value="NM1VX1"),)
@@ -2140,7 +2152,7 @@ def test_the_items_a_message_opening_shows_stand_under_their_heads():
 ])
 def test_a_lines_banner_is_no_part_of_its_record_item(line, value, listed):
     # "…passed in 0.15s ========================…" cut the verdict's count off for the banner.
-    from discourse_memory.record import code_line, line_text
+    from discourse_memory.record.lines import code_line, line_text
 
     text = "collected 12 items\n" + line + "\n</output>"
     start = text.index(value, len("collected 12 items\n"))

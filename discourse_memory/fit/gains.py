@@ -1,0 +1,135 @@
+"""What the ranking weighs: per unit kind and value kind, the focus and its context, the
+record's share of the room, and diminishing returns within a group."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+import math
+
+import numpy as np
+
+from ..columns import UNIT_KINDS, Columns
+from ..policy import Policy
+from ..replies import asks
+from .types import Scene
+
+
+TYPED_KINDS = frozenset({"identifier", "email", "url", "path", "amount", "datetime", "date", "version", "phone"})
+"""The kinds of value worth ``Policy.typed_value``; a number is worth ``Policy.number_value``
+and every other kind (time, percent, quoted, name, quantity, a model's entities)
+``Policy.plain_value``."""
+
+
+def _unit_kind_weights(pol: Policy) -> np.ndarray:
+    """Per unit kind (``UNIT_KINDS``), what a unit of it weighs in the view."""
+    weights = {"tool_call": pol.call_weight, "field": pol.field_weight, "table_row": pol.row_weight}
+    return np.array([weights.get(k, 1.0) for k in UNIT_KINDS])
+
+
+def _kind_values(pol: Policy, kind_names: Sequence[str]) -> np.ndarray:
+    """Per kind of value (``kind_names``), what a listed value of it is worth."""
+    return np.array([pol.typed_value if k in TYPED_KINDS else pol.number_value if k == "number" else pol.plain_value
+                     for k in kind_names])
+
+
+def _rank_within(group: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Per element, its place by ``score`` among the elements of its ``group`` (0: the
+    highest; ties in order): the k of a diminishing return ``1 / (1 + k / K)``."""
+    order = np.lexsort((-score, group))
+    starts = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1]])
+    rank = np.empty(len(group))
+    rank[order] = np.arange(len(group)) - np.repeat(starts, np.diff(np.r_[starts, len(group)]))
+    return rank
+
+
+def _note_cap(scene: Scene) -> float:
+    """The most of the room the record may take (a share): Policy.note_cap while the budget holds
+    at most Policy.note_cap_held of the history, growing (in log scale of what it holds) to the
+    whole room at Policy.record_fraction."""
+    pol = scene.options.policy
+    history = float(scene.cols.msg_cost.view.sum())
+    held = scene.budget / history if history > 0 else 1.0
+    if held >= pol.record_fraction:
+        return 1.0
+    if held <= pol.note_cap_held:
+        return pol.note_cap
+    ramp = math.log(held / pol.note_cap_held) / math.log(pol.record_fraction / pol.note_cap_held)
+    return pol.note_cap + (1.0 - pol.note_cap) * ramp
+
+
+def _record_share(scene: Scene, outputs: np.ndarray) -> float:
+    """The record's first claim on the room (a share of it). In an agent's history, less as
+    the budget holds more of the history: more of the values stand in the text itself, a
+    tool can be asked again, and a note a quarter of the view crowds out the text it stands
+    in for. A chat's values can be asked for nowhere else: its claim stays."""
+    pol = scene.options.policy
+    if not outputs.any():
+        return pol.record_share
+    history = float(scene.cols.msg_cost.view.sum())
+    held = scene.budget / history if history > 0 else 1.0
+    return max(pol.agent_record_share,
+               pol.record_share * min(1.0, pol.record_fraction / max(held, 1e-9)) ** pol.record_decay)
+
+
+def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool, pol: Policy,
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Per unit, how many times its own value what it shares with the focus adds, and
+    what being context to a match adds: the rest of its message, the messages before
+    and after it, its date line. ``focus`` is the focus's weight, ``asks`` whether it is
+    a question (see ``Policy.question`` and ``Policy.answer``)."""
+    n_msgs = len(cols)
+    starts = cols.msg_start.view
+    u_msg = cols.u_msg.view
+    if pol.focus_matches > 0:
+        # Diminishing returns over the matches, best first: a view needs the few units
+        # that answer, not forty that repeat a word of the newest turn ("make a difference").
+        rank = np.empty(len(rel))
+        rank[np.argsort(-rel, kind="stable")] = np.arange(len(rel))
+        rel = rel / (1.0 + rank / pol.focus_matches)
+    focus_gain = focus * rel
+    msg_rel = np.zeros(n_msgs)
+    np.maximum.at(msg_rel, u_msg, rel)
+    context = pol.context_turn * focus * msg_rel[u_msg]
+    # The question a match answers (the message before it, from another role) and the
+    # answer a match got (the message after it): most of the share to the unit next to
+    # the match (the end of the question, the start of the answer), the rest to all.
+    roles = _role_codes(cols)
+    other = np.zeros(n_msgs, dtype=bool)
+    other[:-1] = roles[:-1] != roles[1:]
+    before = np.zeros(n_msgs)
+    before[:-1] = np.where(other[:-1], msg_rel[1:], 0.0)
+    after = np.zeros(n_msgs)
+    after[1:] = np.where(other[:-1], msg_rel[:-1], 0.0)
+    if asks:
+        after[1:] *= np.where(_questions(cols)[:-1], pol.answer, 1.0)
+    nonempty = starts[1:] > starts[:-1]
+    share = pol.context_neighbour * focus * np.maximum(before, after) * nonempty
+    context += 0.3 * share[u_msg]
+    target = np.where(before >= after, starts[1:] - 1, starts[:-1])
+    hit = np.flatnonzero(share > 0)
+    np.add.at(context, target[hit], 0.7 * share[hit])
+    # A session's date line dates every match in it.
+    session = cols.msg_session.view
+    dated = np.flatnonzero(session >= 0)
+    if len(dated):
+        best = np.zeros(n_msgs)
+        np.maximum.at(best, session[dated], msg_rel[dated])
+        heads = np.flatnonzero(best > 0)
+        np.add.at(context, starts[heads], pol.context_date * focus * best[heads])
+    return focus_gain, context
+
+
+def _role_codes(cols: Columns) -> np.ndarray:
+    """Per message, a code of its role (equal codes: the same role). Extended by the new
+    messages only: rebuilt, it was an array of every message of a long history a turn."""
+    known = cols.derived.setdefault("role_hashes", [])
+    known.extend(hash(m.role) for m in cols.messages[len(known):])
+    return cols.grown("role_hashes", known, np.int64)[:len(cols)]
+
+
+def _questions(cols: Columns) -> np.ndarray:
+    """Per message, whether its text asks a question (grown with the conversation)."""
+    memo: list[bool] = cols.derived.setdefault("questions", {}).setdefault(-1, [])  # type: ignore[assignment]
+    for m in cols.messages[len(memo):]:
+        memo.append(any(asks(tf.text) for tf in m.texts))
+    return cols.grown("_questions", memo, bool)[:len(cols)]

@@ -1,0 +1,87 @@
+"""The plan of a take's choices, with its record."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import MappingProxyType
+
+import numpy as np
+
+from ..columns import Columns
+from ..plan import CLIPPED, KEPT, Plan
+from ..record import Entry, Item, Record, as_read, line_text, message_label, sanitize
+from ..units import Unit, head_literal_texts
+from .candidates import _covering
+from .types import _LINE_KIND, Chosen, Ranked, Scene
+
+
+def _plan(scene: Scene, r: Ranked, chosen: Chosen, protection: str,
+          heads: dict[int, int] | None = None) -> Plan:
+    heads = {**chosen.heads, **(heads or {})}
+    """The immutable plan of these choices, with its record: the listed items grouped by
+    message in conversation order, and every value left out of both counted as dropped."""
+    cols = scene.cols
+    decision = chosen.decision
+    shown = cols.literal_counts(decision == KEPT, head_mask=decision == CLIPPED) > 0
+    if heads:
+        units = cols.units
+        for k, h in heads.items():
+            for text in head_literal_texts(units[k], h):
+                shown[cols.lit_ids[text]] = True
+    present = cols.literal_counts(np.ones(len(decision), dtype=bool)) > 0
+    by_message: dict[int, list[Item]] = {}
+    for item in chosen.items:
+        if not item.header and not all(shown[c] for c in item.covers):
+            if len(item.covers) > 1:  # a line's values the view shows elsewhere are not listed by it
+                covers = tuple(c for c in item.covers if not shown[c])
+                item = _covering(item, covers[0], covers)
+            by_message.setdefault(item.message, []).append(item)
+    headers = {it.text: it for it in chosen.items if it.header}
+    for it in headers.values():  # a date line alone still dates its session
+        if not any(r.header_of[m] == it.text for m in by_message):
+            by_message.setdefault(it.message, []).append(it)
+    units = cols.units
+    entries = []
+    for m in sorted(by_message):
+        listed = _joined(cols, units, sorted(by_message[m], key=lambda it: (it.unit, it.span or (0, 0))))
+        header = r.header_of[m]
+        entries.append(Entry(m, _label(r, m), tuple(listed), header))
+    listed = np.zeros(len(shown), dtype=bool)
+    listed[[c for e in entries for it in e.items for c in it.covers]] = True
+    listed[[c for e in entries if e.header in headers for c in headers[e.header].covers]] = True
+    missing = present & ~shown & ~listed
+    dropped = tuple(np.flatnonzero(missing & r.candidate_lits).tolist())
+    unlisted = tuple(np.flatnonzero(missing & ~r.candidate_lits).tolist())
+    return Plan(decision.copy(), r.winner.copy(), frozenset(chosen.calls_present), r.protected,
+                MappingProxyType(dict(heads or {})), Record(tuple(entries), dropped, unlisted), protection)
+
+
+def _joined(cols: Columns, units: Sequence[Unit], items: list[Item]) -> list[Item]:
+    """Items of one message with the spans of each unit that touch or overlap joined into
+    one span of the unit's text (``loved "Becoming Nicole" by Amy Ellis Nutt``)."""
+    out: list[Item] = []
+    for it in items:
+        prev = out[-1] if out else None
+        if prev is None or prev.span is None or it.span is None or prev.unit != it.unit:
+            out.append(it)
+            continue
+        lines = bool(_LINE_KIND[cols.u_kind.view[it.unit]])
+        # Lines of code join where they overlap (one line), words where they touch.
+        if it.span[0] < prev.span[1] if lines else it.span[0] <= prev.span[1] + 1:
+            span = (prev.span[0], max(prev.span[1], it.span[1]))
+            unit_text = as_read(cols, units[it.unit]).text  # (a unit is built from its columns only to join)
+            text = line_text(unit_text, span) if lines else sanitize(unit_text[span[0]:span[1]])
+            out[-1] = Item(prev.literal, prev.unit, prev.message, text, span, prev.covers + it.covers,
+                           row=prev.row, group=prev.group)
+        else:
+            out.append(it)
+    return out
+
+
+def _label(r: Ranked, m: int) -> str:
+    """Message ``m``'s label in the record (each plan of a view lists mostly the same
+    messages: read once per view)."""
+    label = r.labels.get(m)
+    if label is None:
+        label = r.labels[m] = message_label(r.cols, r.cols.messages[m])
+    return label

@@ -1,0 +1,354 @@
+"""Ranking: every option of a view (calls, a short message's opening, a clip, the rest of
+a clip, a unit whole, a record item, a longer head) by value per token."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..columns import Columns
+from ..literals import PATTERN_KINDS
+from ..outline import head_text, list_heads
+from ..plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED, PLACEHOLDER
+from ..record import VALUES_LINE, comment_units, date_headers, is_date_header, not_values, system_messages, \
+    system_only_literals, title_case
+from ..replies import question_units
+from ..units import Unit, before_values, head_literal_texts
+from .candidates import _items
+from .gains import _focus_gains, _kind_values, _note_cap, _rank_within, _record_share, _unit_kind_weights
+from .signals import _outputs, failed_result, listing_messages, outcome_lines
+from .types import LONG_STEPS, _CALL, _CALLS, _CLIP, _FULL, _HEADING, _ITEM, _LINE_KIND, _LISTED, _LONG, _OPEN, \
+    _REST, Ranked, Scene
+
+
+# A short message opens whole: every unit's opening at once.
+SHORT_UNITS = 12
+SHORT_TOKENS = 400
+MARK_TOKENS = 1.5
+"""Estimated tokens of the gap mark a shown unit brings (``\n…\n``): an isolated fragment
+costs more than its own tokens."""
+LONG_SHARE = 0.2
+"""A long head's step: this share of the room (see ``types.LONG_STEPS``)."""
+
+
+def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
+    cols, options = scene.cols, scene.options
+    pol = options.policy
+    n_msgs = len(cols)
+    units = cols.units
+    n_units = len(units)
+    u_msg = cols.u_msg.view
+    kind = cols.u_kind.view
+    is_call = kind == _CALL
+    tokens = cols.u_tokens.view
+    results, orphans, unanswered = cols.tool_groups()
+    result_owner = cols.pairs.owner
+
+    prot_msg = np.zeros(n_msgs, dtype=bool)
+    prot_msg[list(protected)] = True
+    calls_forced = {result_owner[r] for r in protected if r in result_owner}
+    calls_forced |= {a for a in protected if a in results}
+    prot_u = prot_msg[u_msg]
+    decision = np.zeros(n_units, dtype=np.int8)
+    decision[prot_u] = KEPT
+    forced_msg = np.zeros(n_msgs, dtype=bool)
+    forced_msg[list(calls_forced)] = True
+    decision[is_call & forced_msg[u_msg]] = KEPT
+
+    winner = cols.key_newest.view[cols.u_key.view]
+    # A repeat, in a newer message or later in its own, leaves only its newest copy.
+    dedup = (~prot_u) & (~is_call) & (winner != np.arange(n_units)) & (tokens >= options.dedup_min_tokens)
+    if dedup.any():
+        # The same text read in another message may hold other values (a message's language
+        # and a paragraph decide a piece's names): a copy whose newest copy lacks one of its
+        # values is no repeat of it, or that value would be neither shown nor listed.
+        lit_idx = cols.lit_idx.view
+        owner = cols.unit_owner(cols.lit_ptr.view)
+        n_lits = max(len(cols.lit_text), 1)
+        winning = np.zeros(n_units, dtype=bool)
+        winning[winner[dedup]] = True
+        held = np.flatnonzero(winning[owner])  # (only the rows of units that won a repeat)
+        has = owner[held].astype(np.int64) * n_lits + lit_idx[held]
+        rows = np.flatnonzero(dedup[owner])
+        lacking = ~np.isin(winner[owner[rows]].astype(np.int64) * n_lits + lit_idx[rows], has)
+        dedup[owner[rows[lacking]]] = False
+    decision[dedup] = DEDUPLICATED
+
+    # What a unit says: its values, and its content words weighted by rarity.
+    system_only = system_only_literals(cols)
+    in_system = system_messages(cols)[u_msg]
+    not_said = not_values(cols, np.zeros_like(system_only))
+    noise = not_said | system_only
+    # A value only the system prompt states is no entry of the record (the caller wrote the
+    # prompt and has it), but where the prompt itself is cut to fit, it is what its sentence
+    # says: "Each extra baggage is 50 dollars." (An example's value in another message
+    # is still worth nothing: ``s/old_string/new_string/g``.)
+    if system_only.any():
+        not_said |= system_only & ~(cols.literal_counts(in_system) > 0)
+    kind_value = _kind_values(pol, cols.lit_kind_names)
+    value = np.where(not_said, 0.0, kind_value[cols.lit_kind.view] if len(kind_value) else 0.0)
+    # (A call's words are for the focus to find it by: what it is worth is its values.)
+    words = np.where(is_call, 0.0, cols.word_weights(pol.idf_power))
+    info = cols.per_unit_sum(value) + words
+    head_info = cols.per_unit_sum(value, head=True) + cols.u_head_share.view * words
+    age = np.arange(n_msgs)[::-1].astype(np.float64)
+    recency = 1.0 + pol.recency * np.arange(n_msgs) / max(n_msgs - 1, 1) + pol.recent * np.exp(-age / pol.recent_span)
+    first_user = next((m.index for m in cols.messages if m.role == "user"), None)
+    if first_user is not None:
+        recency[first_user] *= pol.task
+    outputs = _outputs(cols)
+    weight = recency[u_msg] * _unit_kind_weights(pol)[kind] * np.where(outputs, pol.output_weight, 1.0)[u_msg]
+    # A command's verdict: the last line of its output ("12 passed in 0.15s", the error it
+    # stopped at) says how it went, where the header above it ("IS_CRON: undefined") says little.
+    verdicts = outcome_lines(cols, outputs, info) if pol.outcome != 1.0 and outputs.any() else None
+    if verdicts is not None:
+        weight[verdicts] *= pol.outcome
+    # The lines of a listing: the agent can list them again, and a name picked here and
+    # there from a file tree ("setup.cfg … tox.ini … logger.py") tells nothing.
+    weight[listing_messages(cols, outputs)[u_msg] & _LINE_KIND[kind]] *= pol.listing_view
+    # What a template asks of its author, in HTML comments: no reader of the text sees it.
+    weight[comment_units(cols)] *= pol.boilerplate
+    if first_user is not None:  # the task's lead: where it says what is asked
+        first, end = int(cols.msg_start.view[first_user]), int(cols.msg_start.view[first_user + 1])
+        before = np.cumsum(tokens[first:end]) - tokens[first:end]
+        if len(before) and before[-1] > 3 * pol.task_lead_tokens:  # (a short task is all lead)
+            lead = before < pol.task_lead_tokens
+            weight[first:end][lead] *= pol.task_lead
+            weight[first:end][~lead] /= pol.task  # its body: instructions, worth what any text is
+    # A system prompt's date is the conversation's "now" ("The current time is 2024-05-15
+    # 15:00:00 EST.", "Today's date is 2025-08-19."): what a cancellation window, an age or
+    # "tomorrow" is reckoned from, and said once.
+    if pol.now != 1.0 and in_system.any():
+        when = np.isin(cols.lit_kind.view, [cols.kind_code(k) for k in ("date", "datetime")])
+        dated = cols.per_unit_sum(when.astype(np.float64)) > 0
+        weight[dated & in_system] *= pol.now
+    # A heading alone says little (its section says it): it opens like boilerplate.
+    opening = pol.opening * np.where((info > 0) & (kind != _HEADING), 1.0, pol.boilerplate)
+    full_gain = weight * (opening + info)
+    clip_gain = weight * (opening + np.minimum(head_info, info))
+    rel = scene.relevance
+    focus = pol.focus * (pol.question if scene.asks else pol.remark if scene.remark else 1.0)
+    if rel is not None and len(rel) == n_units and rel.any():
+        focus_factor, context = _focus_gains(cols, rel, focus, scene.asks, pol)
+        full_gain = full_gain * (1.0 + focus_factor + context)
+        clip_gain = clip_gain * (1.0 + focus_factor * np.maximum(cols.u_head_share.view, 0.5) + context)
+    else:
+        rel = None
+    # Diminishing returns in one message: its k-th best unit (for this turn) is worth
+    # 1 / (1 + k / K): fifty names out of a thousand-line listing do not tell fifty times
+    # more than one.
+    ratio = full_gain / np.maximum(tokens, 1.0)
+    damp = 1.0 / (1.0 + _rank_within(u_msg, ratio) / np.where(_LISTED[kind], pol.per_message, pol.per_message_prose))
+    full_gain *= damp
+    clip_gain *= damp
+
+    # Options: bring back an assistant's calls; a short message's opening; a unit's
+    # clip, the rest after a clip, or the unit whole.
+    blocked = np.zeros(n_msgs, dtype=bool)
+    blocked[list(orphans)] = True
+    for r, a in result_owner.items():
+        if a in unanswered and a not in calls_forced:
+            blocked[r] = True
+    candidate = (decision == OMITTED) & ~is_call & ~blocked[u_msg] & ~prot_u
+
+    call_msgs = [a for a in results if a not in calls_forced and a not in unanswered
+                 and a not in protected and a not in orphans]
+    call_rows = u_msg[is_call]
+    per_msg_cost = np.bincount(call_rows, weights=tokens[is_call], minlength=n_msgs)
+    call_gain = np.bincount(call_rows, weights=full_gain[is_call], minlength=n_msgs)
+    if rel is not None and call_msgs:  # a call is worth what its results share with the focus
+        msg_rel = np.zeros(n_msgs)
+        np.maximum.at(msg_rel, u_msg, rel)  # once per view, not a scan of every unit per call
+        of_call = np.fromiter((a for a in call_msgs for _ in results[a]), dtype=np.int64)
+        result_msgs = np.fromiter((r for a in call_msgs for r in results[a]), dtype=np.int64)
+        call_rel = np.zeros(n_msgs)
+        np.maximum.at(call_rel, of_call, msg_rel[result_msgs])
+        picked = np.array(call_msgs, dtype=np.int64)
+        call_gain[picked] *= 1.0 + focus * call_rel[picked]
+    # The agent's last actions are its working state: the next one often repeats, retries
+    # or continues them (same ids, same arguments).
+    for j, a in enumerate(sorted(call_msgs, reverse=True)[:8]):
+        call_gain[a] *= 1.0 + pol.last_actions * np.exp(-j / 2.0)
+        failed = [r for r in results[a] if failed_result(cols, r)]
+        if failed:  # the call, and what its result says went wrong
+            boost = 1.0 + pol.retry * np.exp(-j / 4.0)
+            call_gain[a] *= boost
+            in_failed = np.isin(u_msg, failed)
+            full_gain[in_failed] *= boost
+            clip_gain[in_failed] *= boost
+    placeholder = scene.count(PLACEHOLDER)
+    call_cost = {a: float(per_msg_cost[a]) + placeholder * len(results[a]) for a in call_msgs}
+    call_ratio = np.full(n_msgs, np.inf)
+    for a in call_msgs:
+        call_ratio[a] = call_gain[a] / max(call_cost[a], 0.5)
+
+    full_cost = tokens + MARK_TOKENS
+    clip_cost_u = cols.u_clip.view + MARK_TOKENS
+    rest_gain, rest_cost = full_gain - clip_gain, full_cost - clip_cost_u
+    clip_ratio = clip_gain / np.maximum(clip_cost_u, 0.5)
+    split = candidate & cols.u_clippable.view & (rest_gain / np.maximum(rest_cost, 0.5) < clip_ratio)
+    whole = candidate & ~split
+
+    # Short messages open whole: every unit's opening (a clip, or the unit itself if
+    # short) comes back at once, so a shown message never loses a sentence outright.
+    starts = cols.msg_start.view
+    n_units_msg = np.diff(starts)
+    short = (n_units_msg <= SHORT_UNITS) & (cols.msg_cost.view <= SHORT_TOKENS)
+    in_short = candidate & short[u_msg]
+    open_cost_u = np.where(split, clip_cost_u, full_cost)
+    open_gain_u = np.where(split, clip_gain, full_gain)
+    open_msgs = np.flatnonzero(np.bincount(u_msg[in_short], minlength=n_msgs) > 0)
+    open_cost = np.bincount(u_msg[in_short], weights=open_cost_u[in_short], minlength=n_msgs)
+    open_gain = np.bincount(u_msg[in_short], weights=open_gain_u[in_short], minlength=n_msgs)
+    open_ratio = np.full(n_msgs, np.inf)
+    open_ratio[open_msgs] = open_gain[open_msgs] / np.maximum(open_cost[open_msgs], 0.5)
+
+    # A result's text never comes before its call.
+    owner_of_msg = np.full(n_msgs, -1)
+    for r, a in result_owner.items():
+        owner_of_msg[r] = a
+    owner_u = owner_of_msg[u_msg]
+    cap_ratio = np.where(owner_u >= 0, call_ratio[np.maximum(owner_u, 0)], np.inf)
+    open_owner = owner_of_msg[open_msgs]
+    open_cap = np.where(open_owner >= 0, call_ratio[np.maximum(open_owner, 0)], np.inf)
+    # In short messages, the rest of a clipped unit never comes before the message opens.
+    cap_ratio = np.where(in_short, np.minimum(cap_ratio, open_ratio[u_msg]), cap_ratio)
+    # A heading alone says nothing ("## Important Boundaries\n…\n## Recommended Workflow"):
+    # it comes with what it heads (a list item or field under it, see outline), or with the
+    # opening of its short message, never as an option of its own.
+    alone = ~in_short & ((kind != _HEADING) | _stating_headings(cols, noise))
+    idx_clip = np.flatnonzero(split & alone)
+    idx_rest = np.flatnonzero(split & (alone | in_short))
+    idx_whole = np.flatnonzero(whole & alone)
+    room = max(scene.budget - sum(int(cols.msg_cost.view[i]) for i in protected), 0)
+    long_tokens = LONG_SHARE * room
+    # A long head comes in steps of LONG_SHARE of the room, each after the one before.
+    idx_long1 = np.flatnonzero(split & (rest_cost > long_tokens) & (long_tokens > 2 * clip_cost_u))
+    idx_long = np.concatenate([idx_long1 * LONG_STEPS + j for j in range(LONG_STEPS)])
+    step_cost = np.concatenate([long_tokens - clip_cost_u[idx_long1]] + [np.full(len(idx_long1), long_tokens)]
+                               * (LONG_STEPS - 1))
+    long_units = idx_long // LONG_STEPS
+    long_cost = step_cost
+    long_gain = rest_gain[long_units] * long_cost / np.maximum(rest_cost[long_units], 1.0)
+
+    # Record items: each value not shown by what is kept anyway, with its key.
+    base_shown = cols.literal_counts(decision == KEPT) > 0
+    header_of = date_headers(cols)
+    items, item_gain, item_cost, value_cost, entry_cost, header_cost, beyond, row_cost, key_named = _items(
+        scene, decision, base_shown, noise, rel, recency, header_of, units, verdicts)
+
+    # A reply is shown with its question (see _take).
+    question_unit = question_units(cols)
+    asked = question_unit >= 0
+    question_cost = np.zeros(n_msgs)
+    question_cost[asked] = open_cost_u[question_unit[asked]]
+    kinds = np.concatenate([np.full(len(call_msgs), _CALLS), np.full(len(open_msgs), _OPEN),
+                            np.full(len(idx_clip), _CLIP), np.full(len(idx_rest), _REST),
+                            np.full(len(idx_whole), _FULL), np.full(len(items), _ITEM),
+                            np.full(len(idx_long), _LONG)])
+    item_ids = np.arange(len(items), dtype=np.int64)
+    targets = np.concatenate([np.array(call_msgs, dtype=np.int64), open_msgs, idx_clip, idx_rest, idx_whole,
+                              item_ids, idx_long])
+    ratios = np.concatenate([
+        np.array([call_ratio[a] for a in call_msgs]),
+        np.minimum(open_ratio[open_msgs], open_cap),
+        np.minimum(clip_ratio[idx_clip], cap_ratio[idx_clip]),
+        np.minimum(rest_gain[idx_rest] / np.maximum(rest_cost[idx_rest], 0.5), cap_ratio[idx_rest]),
+        np.minimum(full_gain[idx_whole] / np.maximum(full_cost[idx_whole], 0.5), cap_ratio[idx_whole]),
+        item_gain / np.maximum(item_cost, 0.5),
+        np.minimum(long_gain / np.maximum(long_cost, 0.5), cap_ratio[long_units]) * (1 - 1e-6 * (idx_long % LONG_STEPS)),
+    ])
+    costs = np.concatenate([np.array([call_cost[a] for a in call_msgs]), open_cost[open_msgs],
+                            clip_cost_u[idx_clip], rest_cost[idx_rest], full_cost[idx_whole], item_cost, long_cost])
+    tier = (kinds != _CALLS).astype(np.int64) + (kinds == _OPEN) + 2 * (kinds == _REST)
+    order = np.lexsort((targets, kinds, tier, -ratios))
+    item_rows = np.flatnonzero(kinds == _ITEM)
+    # The values of a key the question names come first in the record, one per result it
+    # asks across ("the highest p99": each result's p99), and the record's first claim
+    # grows to hold them (KEY_SHARE).
+    item_order = item_rows[np.lexsort((-ratios[item_rows], ~key_named))] - (item_rows[0] if len(item_rows) else 0)
+    reserve = _record_share(scene, outputs) * room
+    if key_named.any():
+        named = np.flatnonzero(key_named)
+        wanted = float(item_cost[named].sum()) + sum(entry_cost.get(items[k].message, 0.0)
+                                                     for k in {items[k].message: k for k in named.tolist()}.values())
+        reserve = max(reserve, min(wanted, pol.key_share * room))
+    note_cap = _note_cap(scene) * room
+    reserve = min(reserve, note_cap)
+
+    date_unit = _date_units(cols, units)
+    dates = np.unique(date_unit[date_unit >= 0])
+    date_cost = dict(zip(dates.tolist(), (cols.u_tokens.view[dates] + MARK_TOKENS).tolist()))
+    overhead = cols.msg_label_cost.view.copy()
+    if options.recall:  # the reference a message's first mark carries (``…#12``)
+        overhead += np.array([scene.count(f"#{i}") for i in range(n_msgs)], dtype=np.float64)
+    if scene.frames is not None:
+        overhead += scene.frames
+    elif options.message_overhead:
+        overhead += np.array([options.overhead(m.raw) for m in cols.messages], dtype=np.float64)
+    call_units: dict[int, list[int]] = {}
+    for u in np.flatnonzero(is_call).tolist():
+        call_units.setdefault(int(u_msg[u]), []).append(u)
+    return Ranked(
+        base=decision, calls_forced=frozenset(calls_forced), protected=protected, winner=winner,
+        opening=np.where(split, CLIPPED, KEPT).astype(np.int8), in_short=in_short, kinds=kinds, targets=targets,
+        costs=costs, order=order, call_cost=call_cost, owner_of_msg=owner_of_msg, owner_u=owner_u,
+        msg_overhead=overhead, item_of=items, value_cost=value_cost, entry_cost=entry_cost, header_of=header_of,
+        header_cost=header_cost, header_items={it.text: k for k, it in enumerate(items) if it.header},
+        values_line=scene.count(VALUES_LINE) - scene.count("]"), shown_lits=base_shown, u_msg=u_msg,
+        lits=(cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
+        call_units=call_units, msg_start=starts, long_head=_long_head(scene, units, long_tokens),
+        item_order=item_order, reserve=reserve, note_cap=note_cap, beyond=beyond, row_cost=row_cost,
+        date_unit=date_unit, date_cost=date_cost, list_head=list_heads(cols), head_tokens=cols.u_tokens.view,
+        question_unit=question_unit, question_cost=question_cost, cols=cols)
+
+
+def _stating_headings(cols: Columns, noise: np.ndarray) -> np.ndarray:
+    """Per unit, a heading that states a value of its own: by its pattern ("### Reservation
+    4WQ150"), or a name in a heading that is not a title ("### Flight from New York to
+    Seattle"; "## Important Boundaries" is one)."""
+    heading = cols.u_kind.view == _HEADING
+    if not heading.any():
+        return heading
+    memo: list[bool] = cols.derived.setdefault("title_headings", {}).setdefault(-1, [])  # type: ignore[assignment]
+    units = cols.units
+    for u in range(len(memo), len(heading)):  # a unit's text never changes: found once
+        text = head_text(units[u]) if heading[u] else None
+        memo.append(text is not None and title_case(text))
+    title = np.asarray(memo[:len(heading)], dtype=bool)
+    patterned = np.array([k in PATTERN_KINDS for k in cols.lit_kind_names], dtype=bool)
+    by_pattern = patterned[cols.lit_kind.view] & ~noise if len(patterned) else np.zeros(len(noise), dtype=bool)
+    pattern_states = cols.per_unit_sum(by_pattern.astype(np.float64)) > 0
+    name_states = cols.per_unit_sum((~noise & ~by_pattern).astype(np.float64)) > 0
+    return heading & (pattern_states | name_states & ~title)
+
+
+def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[int, int], tuple[int, list[int]]]:
+    lit_ids = scene.cols.lit_ids
+
+    def head(k: int, step: int) -> tuple[int, list[int]]:
+        unit = units[k]
+        end = scene.head(unit.text, max(int(tokens * (step + 1)) - 4, 1))  # 4: the mark, seams
+        end = before_values(unit.literals, end, unit.text)  # (no half values: see units.before_values)
+        return end, [lit_ids[t] for t in head_literal_texts(unit, end)]
+
+    return head
+
+
+def _date_units(cols: Columns, units: Sequence[Unit]) -> np.ndarray:
+    """Per message, the unit of its session's date line (``[1:56 pm on 8 May, 2023]``, the
+    first unit of the message that opens the session), or -1 (grown with the conversation)."""
+    memo: list[int] = cols.derived.setdefault("date_units", {}).setdefault(-1, [])  # type: ignore[assignment]
+    sessions = cols.msg_session.view
+    starts = cols.msg_start.view
+    for m in range(len(memo), len(cols)):
+        s = int(sessions[m])
+        if s < 0 or int(starts[s]) >= int(starts[s + 1]):
+            memo.append(-1)
+        elif s < m:
+            memo.append(memo[s])
+        else:
+            first = int(starts[s])
+            memo.append(first if is_date_header(units[first]) else -1)
+    return cols.grown("_date_units", memo, np.int64)[:len(cols)]

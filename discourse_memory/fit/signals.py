@@ -1,0 +1,220 @@
+"""Agent-trace signals: what a tool's output is (a listing, a file read, a failure, a
+verdict line), lines that define code or list names, and the ids of a list the agent is
+working through."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..actions import answers_action, reads_code
+from ..columns import UNIT_KINDS, Columns
+from ..messages import SYSTEM_ROLES
+from ..record import output_command, result_call
+from .types import _CALL, _LINE_KIND
+
+
+OUTCOME_LINES = 3
+VERDICT_CHARS = 2_000
+"""A line is read as a verdict by its last this many characters (a minified line is long)."""
+
+
+_SENTINEL = re.compile(r"(?<![A-Z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}")
+"""A word in capitals joined by underscores, where a harness instructs: the sentinel it waits
+for (``echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`` submits a mini-swe-agent run), a value the
+agent's last step needs, not boilerplate."""
+
+
+def _outputs(cols: Columns) -> np.ndarray:
+    """Per message: a tool's output (see :func:`is_tool_output`), or a system message."""
+    memo = cols.derived.setdefault("tool_output", [])
+    memo.extend(is_tool_output(cols, i) or cols.messages[i].role in SYSTEM_ROLES for i in range(len(memo), len(cols)))
+    return cols.grown("_outputs", memo, bool)[:len(cols)]
+
+
+_VERDICT = re.compile(r"(?i:\b(?:passed|failed|failures?|errors?|succeeded|successful(?:ly)?|skipped|xfailed"
+                      r"|ran \d+ tests?|no such|not found|denied|refused|timed? ?out)\b)|\bOK\b"
+                      r"|[A-Za-z_][\w.]{0,80}(?:Error|Exception|Warning)\b")  # (bounded: linear)
+_TAG_LINE = re.compile(r"\s*(?:</?[A-Za-z_][\w-]*>\s*)+")  # "</output>", "<returncode>0</returncode>" is no tag alone
+
+
+def outcome_lines(cols: Columns, outputs: np.ndarray, info: np.ndarray) -> np.ndarray:
+    """Per unit: the last line of a tool's text output that says something (its verdict: see
+    ``Policy.outcome``); not a closing tag, not a field of structured output, not the last line of
+    a file printed or of a listing."""
+    u_msg = cols.u_msg.view
+    kind = cols.u_kind.view
+    line = UNIT_KINDS.index("line")
+    tags = cols.derived.setdefault("tag_lines", [])  # per unit: a line of markup tags alone (read once)
+    units = cols.units
+    tags.extend(kind[u] == line and _TAG_LINE.fullmatch(units[u].text) is not None for u in range(len(tags), len(u_msg)))
+    # (a file printed or a listing ends where the file or the tree does: no verdict)
+    ran = outputs & ~reading_messages(cols, outputs) & ~listing_messages(cols, outputs)
+    rows = np.flatnonzero(ran[u_msg] & (kind == line) & (info > 0) & ~cols.grown("tag_lines", tags, bool)[:len(u_msg)])
+    last = np.full(len(cols), -1, dtype=np.int64)
+    np.maximum.at(last, u_msg[rows], rows)
+    # (an output of a line or two is all verdict: "Transfer successful", "17645.0")
+    last[np.bincount(u_msg[rows], minlength=len(cols)) < OUTCOME_LINES] = -1
+    out = np.zeros(len(u_msg), dtype=bool)
+    said = cols.derived.setdefault("verdicts", {})  # unit -> whether it reads as a verdict (read once)
+    for u in last[last >= 0].tolist():  # (one line a message: read by its end)
+        hit = said.get(u)
+        if hit is None:
+            hit = said[u] = _VERDICT.search(units[u].text[-VERDICT_CHARS:]) is not None
+        out[u] = hit
+    return out
+
+
+LISTING_SAMPLE = 60
+"""How many units of a tool's output :func:`listing_messages` reads to tell a listing."""
+_ONE_NAME = re.compile(r"[\w.@+~%-]+:?")  # a line of one name ("docs", "CITATION", "./src:")
+
+
+def listing_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
+    """Per message: a tool's output that lists names (``ls -R``, ``find``): of its first
+    :data:`LISTING_SAMPLE` units, at least eight are lines and three in five of those
+    only list names (:func:`listing_line`, or one name: ``docs``, ``CITATION``; a
+    warning above the listing aside). ``outputs``: :func:`_outputs`. Read once per message,
+    a few units each."""
+    memo = cols.derived.setdefault("listing_messages", [])
+    if len(memo) < len(cols):
+        starts = cols.msg_start.view
+        kinds = cols.u_kind.view
+        for i in range(len(memo), len(cols)):
+            hit = False
+            if outputs[i] and cols.messages[i].role not in SYSTEM_ROLES:
+                s = int(starts[i])
+                lines = [u for u in range(s, min(int(starts[i + 1]), s + LISTING_SAMPLE)) if _LINE_KIND[kinds[u]]]
+                named = sum(_ONE_NAME.fullmatch(t) is not None or listing_line(t)
+                            for t in (cols.units[u].text.strip() for u in lines))
+                hit = len(lines) >= 8 and 5 * named >= 3 * len(lines)
+            memo.append(hit)
+    return cols.grown("listing_messages", memo, bool)[:len(cols)]
+
+
+def reading_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
+    """Per message: a tool's output of a command or call that prints a file of code
+    (:func:`.actions.reads_code`: ``cat a.py``, ``nl -ba a.py | sed -n 10,20p``, ``Read``).
+    ``outputs``: :func:`_outputs`. Read once per message."""
+    memo = cols.derived.setdefault("reading_messages", [])
+    for i in range(len(memo), len(cols)):
+        hit = False
+        m = cols.messages[i]
+        if outputs[i] and m.role == "tool":
+            call = result_call(cols, m)
+            hit = call is not None and reads_code(tool=call.name, arguments=call.arguments)
+        elif outputs[i]:
+            hit = reads_code(output_command(cols, m) or "")
+        memo.append(hit)
+    return cols.grown("reading_messages", memo, bool)[:len(cols)]
+
+
+_FAILURE = re.compile(r"\s{0,8}(?:[\w.]{0,40}(?:Error|Exception)\b|error\b|ERROR\b|FAILED\b|fatal:|failed\b"
+                      r"|Traceback \(most recent call last\))")
+
+
+def failed_result(cols: Columns, r: int) -> bool:
+    """A tool result that opens by reporting a failure (``Error: ...``, a traceback)."""
+    known = cols.derived.setdefault("failed", {})
+    hit = known.get(r)
+    if hit is None:
+        text = next((tf.text for tf in cols.messages[r].texts if tf.text.strip()), "")
+        hit = known[r] = _FAILURE.match(text[:200]) is not None
+    return hit
+
+
+def is_tool_output(cols: Columns, i: int) -> bool:
+    """A tool's output: a ``tool`` message, or (text agents) a user message right after
+    an assistant action in a code block."""
+    return cols.messages[i].role == "tool" or answers_action(cols.messages, i)
+
+
+_NAMES_ONLY = re.compile(r"[\w./@+~%-]+(?:[ \t]+[\w./@+~%-]+)*|[\w.@+~%-]*/[\w./@+~%-]*:")
+
+
+_DEFINES = re.compile(
+    r"(?:\d{1,7}(?:[:\t -]|\u2192)+)?(?:[\w./-]{1,200}:\d{1,7}[:-]\s*)?(?:@\w[\w.]*\s+)?"  # nl -ba, cat -n, grep -n
+    r"(?:(?:export|pub(?:\(\w+\))?|public|private|protected|static|abstract|final|async|default)\s+){0,4}"
+    r"(?:def|class|function|fn|func|interface|struct|enum|trait|impl|module|object)\s+[A-Za-z_$]")
+
+
+def defines(text: str) -> bool:
+    """A line of code that defines a function, class or type (``236 def output_field(self):``,
+    ``src/a.py:12:class Parser:``, ``export async function load(``)."""
+    return _DEFINES.match(text.lstrip("… ")) is not None
+
+
+def listing_line(text: str, strict: bool = False) -> bool:
+    """A line that only lists names (of ``ls``, ``find``, ``git status``): whitespace-separated
+    file names, or a ``./dir:`` header; not words ("Ran 42 tests in 0.521s" is a sentence),
+    nor a ``key: value`` line. Half its words must look like file names, or with ``strict``
+    (a piece of a unit that is no line: words around may be prose) every one of them."""
+    text = text.strip().strip("…").strip()  # (a long line's item is cut at …)
+    if not text or len(text) > 400 or not _NAMES_ONLY.fullmatch(text):
+        return False
+    names = text.split()
+    named = sum(any(c in w for c in "._/-") for w in names)
+    return named == len(names) if strict else 2 * named >= len(names)
+
+
+_ID_CHAR = re.compile(r"[A-Z0-9]")
+
+
+def _id_shape(text: str) -> str:
+    """``8C8K4E`` and ``UDMOP1`` are ``XXXXXX``; ``credit_card_4074252`` is not."""
+    return _ID_CHAR.sub("X", text)
+
+
+_LIST_KINDS = np.array([k in ("list_item", "line", "table_row") for k in UNIT_KINDS])
+
+
+def pending_ids(cols: Columns) -> np.ndarray:
+    """Per literal: an id of a list (one unit, or a message's consecutive list items, lines
+    or rows) that holds at least two ids of the same shape the agent has since passed to
+    tool calls, and that no later call has passed yet ("your reservations are 8C8K4E,
+    UDMOP1, ..., 4XGCCM", then a lookup of each in turn)."""
+    n_lits = len(cols.lit_text)
+    out = np.zeros(n_lits, dtype=bool)
+    ident = cols.kind_code("identifier")
+    kind = cols.u_kind.view
+    is_call = kind == _CALL
+    if ident < 0 or not is_call.any():
+        return out
+    lit_ptr, lit_idx = cols.lit_ptr.view, cols.lit_idx.view
+    u_msg = cols.u_msg.view
+    owners = cols.unit_owner(lit_ptr)
+    row_msg = u_msg[owners]
+    # The last message whose calls pass each literal (-1: none).
+    last_call = np.full(n_lits, -1, dtype=np.int64)
+    call_rows = is_call[owners]
+    np.maximum.at(last_call, lit_idx[call_rows], row_msg[call_rows])
+    # A list: a unit, or consecutive list items, lines or rows of one message.
+    listed = _LIST_KINDS[kind] & ~is_call
+    joins = np.zeros(len(kind), dtype=bool)
+    joins[1:] = listed[1:] & listed[:-1] & (u_msg[1:] == u_msg[:-1])
+    group = np.cumsum(~joins)[owners]
+    rows = np.flatnonzero(~call_rows & (cols.lit_kind.view[lit_idx] == ident))
+    if not len(rows):
+        return out
+    lits, groups = lit_idx[rows], group[rows]
+    done = last_call[lits] > row_msg[rows]
+    shapes = _shape_ids(cols)[lits]
+    # Lists with two distinct ids passed since, and the shapes of those.
+    pairs = np.unique(np.stack([groups[done], lits[done]]), axis=1) if done.any() else np.zeros((2, 0), np.int64)
+    counts = np.bincount(pairs[0], minlength=int(group.max()) + 1) if pairs.shape[1] else np.zeros(1, np.int64)
+    n_shapes = int(shapes.max()) + 1
+    ready = done & (counts[groups] >= 2) if pairs.shape[1] else done & False
+    keys = np.unique(groups[ready] * n_shapes + shapes[ready])
+    todo = ~done & np.isin(groups * n_shapes + shapes, keys)
+    out[lits[todo]] = True
+    return out
+
+
+def _shape_ids(cols: Columns) -> np.ndarray:
+    """Per literal, a number for its :func:`_id_shape` (kept up to date as literals come)."""
+    memo = cols.derived.setdefault("id_shapes", ([], {}))
+    ids, numbers = memo
+    for text in cols.lit_text[len(ids):]:
+        ids.append(numbers.setdefault(_id_shape(text), len(numbers)))
+    return np.asarray(ids, dtype=np.int64)

@@ -1,0 +1,155 @@
+"""The plain types the fitting stage passes between its steps: the scene a fit reads, every
+option of a view ranked (:class:`Ranked`), what a take chose (:class:`Chosen`), and the
+option kinds."""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..columns import UNIT_KINDS, Columns
+from ..options import Options
+from ..plan import Plan
+from ..record import LINE_KINDS
+
+if TYPE_CHECKING:
+    from ..record import Item
+
+
+LONG_STEPS = 4
+"""A clipped unit too long to show whole (a 1 MB log line, a minified JSON result) may
+get a longer head instead, in up to ``LONG_STEPS`` steps of ``rank.LONG_SHARE`` of the room,
+each ranked like any option (and taken only after the step before it)."""
+
+_CALLS, _OPEN, _CLIP, _REST, _FULL, _ITEM, _LONG = range(7)
+_LINE_KIND = np.array([k in LINE_KINDS for k in UNIT_KINDS])
+_LISTED = np.array([k in ("line", "list_item", "table_row", "field") for k in UNIT_KINDS])
+_HEADING = UNIT_KINDS.index("heading")
+_CALL = UNIT_KINDS.index("tool_call")
+
+
+@dataclass(frozen=True)
+class Scene:
+    """What one fit reads: a conversation's columns and the view asked of it."""
+
+    cols: Columns
+    budget: int
+    options: Options
+    relevance: np.ndarray | None
+    """Per unit, its relevance to the focus (None: no focus)."""
+    asks: bool
+    """The focus is a question (see ``Policy.question``)."""
+    remark: bool
+    """The focus is a chat message that asks nothing (see ``Policy.remark``)."""
+    tag: str
+    count: Callable[[str], int]
+    measure: Callable[[Plan], tuple[int, str]]
+    """The exact tokens of a plan's rendered view (messages, overheads and note) and its note."""
+    head: Callable[[str, int], int] = field(default=lambda text, n: len(text))
+    beyond: tuple[int, int] | None = None
+    """The messages before the view's horizon (see :mod:`.horizon`), named in the note."""
+    terms: frozenset[str] = frozenset()
+    """The words and literals of a focus that asks a question, lower case (the keys it names are listed first: ``Policy.key_share``)."""
+    frames: np.ndarray | None = None
+    """Per message, its framing tokens (``options.overhead`` of it), when known ahead."""
+
+    def frame(self, i: int) -> int:
+        """The framing tokens of message ``i`` (see ``Options.message_overhead``)."""
+        if self.frames is not None:
+            return int(self.frames[i])
+        return self.options.overhead(self.cols.messages[i].raw)
+
+
+@dataclass(kw_only=True)
+class Ranked:
+    """Every option of a view, ranked; and the state an option's taking reads."""
+
+    base: np.ndarray  # decisions before any option (protected kept, repeats dropped)
+    calls_forced: frozenset[int]
+    protected: frozenset[int]
+    winner: np.ndarray
+    opening: np.ndarray  # per unit, what a message's opening shows of it
+    in_short: np.ndarray  # units that open with their short message
+    kinds: np.ndarray
+    targets: np.ndarray
+    costs: np.ndarray
+    order: np.ndarray
+    call_cost: dict[int, float]
+    owner_of_msg: np.ndarray
+    owner_u: np.ndarray
+    msg_overhead: np.ndarray  # tokens a message's first shown piece pays (label, format)
+    item_of: list[Item]  # record items, by option target
+    value_cost: dict[int, float]  # a keyed item's cost after another value of its key in its entry
+    entry_cost: dict[int, float]  # tokens of a record entry's label, by message
+    header_of: list[str | None]
+    header_cost: dict[str, float]
+    header_items: dict[str, int]  # session date line -> its item
+    values_line: float  # tokens of the line that opens the record's entries
+    shown_lits: np.ndarray  # literals shown by the base decisions
+    u_msg: np.ndarray
+    lits: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # lit_ptr, lit_idx, head_ptr, head_idx
+    call_units: dict[int, list[int]]  # assistant message -> its tool-call units
+    msg_start: np.ndarray
+    long_head: Callable[[int, int], tuple[int, list[int]]]  # (unit, step) -> its head's end, literals shown
+    item_order: np.ndarray  # record items, best value per token first
+    reserve: float  # the record's first claim (see RECORD_SHARE)
+    note_cap: float  # the most the record's items may take (see Policy.note_cap)
+    beyond: frozenset[int]  # values the record could list but made no item of (see CANDIDATES_MIN)
+    row_cost: dict[int, float]  # tokens of a listed record's head and braces, by group
+    date_unit: np.ndarray  # per message, the date line unit of its session (-1: none)
+    date_cost: dict[int, float]  # tokens of showing a session's date line, by its unit
+    list_head: np.ndarray  # per unit, the list item or label it falls under (-1: none; see outline)
+    head_tokens: np.ndarray  # per unit, its tokens shown whole (a list head is shown so)
+    question_unit: np.ndarray  # per message, the unit of the question it answers (-1: none)
+    question_cost: np.ndarray  # per message, the tokens of showing that unit's opening
+    cols: Columns
+    labels: dict[int, str] = field(default_factory=dict)  # message -> its record label (see plan._label)
+
+    @cached_property
+    def lit_lists(self) -> tuple[list[int], list[int], list[int], list[int]]:
+        """``lits`` as lists, for the take's unit-at-a-time reads (shared by its passes)."""
+        return tuple(a.tolist() for a in self.lits)  # type: ignore[return-value]
+
+    @cached_property
+    def lists(self) -> tuple[list[Any], ...]:
+        """What the take reads option by option, as lists (the same for each of its passes):
+        per message its overhead, question unit and that unit's cost; the record's items best
+        first and their costs; the options' kinds, targets and costs in rank order, and the
+        least cost from each position on (the take stops when the room is below it)."""
+        costs = self.costs[self.order]
+        floor = np.minimum.accumulate(costs[::-1])[::-1].tolist() if len(costs) else []
+        return (_flat(self.msg_overhead), _flat(self.question_unit), _flat(self.question_cost),
+                self.item_order.tolist(), self.costs[self.kinds == _ITEM].tolist(), self.kinds[self.order].tolist(),
+                self.targets[self.order].tolist(), costs.tolist(), floor)
+
+    @cached_property
+    def candidate_lits(self) -> np.ndarray:
+        """Per literal, whether the record could list it (an item covers it, or it was a
+        candidate made no item: see ``beyond``)."""
+        mask = np.zeros(len(self.shown_lits), dtype=bool)
+        mask[[c for it in self.item_of for c in it.covers]] = True
+        mask[list(self.beyond)] = True
+        return mask
+
+
+def _flat(values: np.ndarray) -> array:
+    """A per-message array read value by value (as a list reads), made by one copy of its
+    bytes: a list of every message of a long history, alive through the take, was walked by
+    each young collection of the garbage collector (an array of numbers holds no objects)."""
+    if values.dtype.kind in "iub":
+        return array("q", values.astype(np.int64, copy=False).tobytes())
+    return array("d", values.astype(np.float64, copy=False).tobytes())
+
+
+@dataclass
+class Chosen:
+    decision: np.ndarray
+    calls_present: set[int]
+    items: list[Item]
+    heads: dict[int, int] = field(default_factory=dict)
+    spent: float = 0.0  # the room the options took, by the estimates

@@ -1,0 +1,71 @@
+"""The record's plain data: the items a note lists, their entries and the record.
+
+Plain frozen values with no machinery behind them, so that :mod:`..plan` (which carries a
+:class:`Record`) need not import how values are found and keyed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One listed value with its key: ``text`` is what the note shows."""
+
+    literal: int
+    """Literal id in the conversation's columns (the first of ``covers``)."""
+    unit: int
+    """The unit the key was read from."""
+    message: int
+    text: str
+    span: tuple[int, int] | None = None
+    """Where ``text`` stands in the unit's text, when it is a verbatim span of it (items of
+    one unit whose spans touch are shown as one span)."""
+    covers: tuple[int, ...] = ()
+    """Every literal id the item lists (a session's date line lists its date and time)."""
+    header: bool = False
+    """A session's date line: shown once above the entries it dates, not as an entry."""
+    key: str | None = None
+    """The structural key (``key: value`` items): values of one entry under the same key
+    are shown as one ``key: v1, v2``."""
+    value: str = ""
+    """The value as shown after its key (for items with a key)."""
+    row: str | None = None
+    """When the unit is one record of a list, what heads the record as shown: a JSON
+    object's first field (``flight_number: HAT110``), a nested list item's head (``Flight
+    HAT136 (JFK to ATL)``, :mod:`.outline`). The record's values are listed together under
+    it (``{flight_number: HAT110, price: 105}``), not merged by key with other records'
+    (``flight_number: HAT110, HAT206; price: 105, 102`` no longer says whose price is whose)."""
+    group: int = -1
+    """The unit that heads the record ``row`` names (the JSON object's own unit, a list
+    item's head): items of one group are listed together."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """The listed values of one message."""
+
+    message: int
+    label: str
+    """``#12 Melanie``, ``#9 tool get_reservation_details(M05KNL)``."""
+    items: tuple[Item, ...]
+    header: str | None = None
+    """The session date line this message falls under, if the conversation has them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """What the note lists, and what it could not."""
+
+    entries: tuple[Entry, ...]
+    dropped: tuple[int, ...]
+    """Literal ids of values left out of both the view and the note (the note was cut)."""
+    unlisted: tuple[int, ...]
+    """Literal ids not shown and not values (openers, system-only, code glue, keyless numbers)."""
+
+    @property
+    def listed(self) -> tuple[int, ...]:
+        """Literal ids the note lists, in its order (a session's date line counts once)."""
+        return tuple(dict.fromkeys(c for entry in self.entries for item in entry.items for c in item.covers))

@@ -1,0 +1,175 @@
+"""Which literals are no values worth listing: a name-like word only ever opening its
+sentence, emphasis in capitals, encoded data (base64, memory addresses), the code between
+two string literals, a speaker's name cut short, a test runner's progress line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import numpy as np
+
+from ..columns import CODE, Columns
+from ..literals import PATTERN_KINDS
+from .text import _COMMON_WORDS
+
+# A line of a test runner's progress: "tests/lint/unittest_lint.py ......F.. [ 80%]".
+_PROGRESS = re.compile(r"(?:\S+[ \t]+)?[.FEsxX]+[ \t]*\[[ \t]*\d{1,3}%\]")
+
+
+def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
+    """Per literal: True when it is not a value worth listing: a name-like word only ever
+    seen opening its sentence, a value stated only in system messages (``system_only``),
+    a quoted span that is code between two string literals, a word in capitals for
+    emphasis (``IMPORTANT`` where the conversation also writes "important"), encoded data
+    or a memory address."""
+    n = len(cols.lit_text)
+    out = np.zeros(n, dtype=bool)
+    kinds = cols.lit_kind.view
+    names = np.array([k not in PATTERN_KINDS for k in cols.lit_kind_names], dtype=bool)
+    if len(names):
+        out |= names[kinds] & ~cols.lit_mid.view
+    out |= system_only
+    glue = cols.derived.setdefault("code_glue", {})
+    quoted = cols.kind_code("quoted")
+    if quoted >= 0:
+        for i in np.flatnonzero(kinds == quoted).tolist():
+            hit = glue.get(i)
+            if hit is None:
+                hit = glue[i] = _code_glue(cols.lit_text[i])
+            out[i] = out[i] or bool(hit)
+    # Emphasis in capitals ("IMPORTANT", "MUST") and an abbreviation's plural ("IDs",
+    # "URLs") where the text also writes the word in lower case: a label or a common noun
+    # ("here are the reservation IDs"), not a value; "RPGs" in a chat about games stays.
+    identifier = cols.kind_code("identifier")
+    caps = cols.derived.setdefault("capitals", {})
+    seen = caps.setdefault(-1, 0)  # literals looked at so far (ids grow in order)
+    for i in range(seen, n):
+        text = cols.lit_text[i]
+        if kinds[i] == identifier and len(text) >= 2 and text.isalpha() and text.isupper():
+            # Longer than a code ("JFK", "NASA", "USD"): a word in capitals for emphasis or a
+            # heading ("IMPORTANT", "CRITICAL REQUIREMENTS", "FAILURE"); a code only ever
+            # opening its sentence is a chat's abbreviation ("BTW, I finished").
+            # (None: a code, read against ``lit_mid`` at each view: a later message may
+            # write it mid-sentence, and the memo must not keep what the first view saw)
+            caps[i] = None if CODE.fullmatch(text) else ()
+        elif names[kinds[i]] and _PLURAL_ABBREVIATION.fullmatch(text):
+            caps[i] = (text[:-1].lower(), text.lower())
+    caps[-1] = n
+    noise = cols.derived.setdefault("encoded", [0, []])  # literals looked at, the encoded ones and addresses
+    for i in range(noise[0], n):
+        if _encoded(cols.lit_text[i]) or _ADDRESS.fullmatch(cols.lit_text[i]):
+            noise[1].append(i)
+    noise[0] = n
+    out[noise[1]] = True
+    if len(caps) > 1:
+        # Written in lower case elsewhere (its own content word is its lower case: "jfk"
+        # of "JFK" says nothing about the text writing "jfk").
+        lower_words = lowercase_words(cols)
+        mid = cols.lit_mid.view
+        for i, forms in caps.items():
+            if forms is None:
+                forms = (cols.lit_text[i].lower(),) if mid[i] else ()
+            if i >= 0 and (not forms or any(f in _COMMON_WORDS or lower_words.get(f, 0) >= LOWER_USES
+                                             for f in forms)):
+                out[i] = True
+    out |= cols.lit_tags.view >= cols.lit_df.view  # only ever a tag's name (<pr_description>): markup
+    out[_short_speaker_names(cols)] = True
+    return out
+
+
+def _short_speaker_names(cols: Columns) -> list[int]:
+    """Literals that are a speaker's name cut short, as one calls the other (``Thanks,
+    Mell!``, ``Wow, Caro, that painting is amazing!`` to Melanie and Caroline): who is
+    spoken to, not a value (the entry read ``#112 Caroline: Thanks, Mell!``). One word,
+    its first three letters a speaker label's, no longer than that label. Read once per
+    message and literal as the conversation grows (again when a new speaker appears)."""
+    memo = cols.derived.setdefault("short_speaker_names", {"messages": 0, "heads": {}, "literals": 0, "found": []})
+    heads: dict[str, str] = memo["heads"]
+    grew = False
+    for m in range(memo["messages"], len(cols)):
+        label = cols.opening_label(m)
+        if label and label.isalpha() and len(label) >= 4 and heads.get(label[:3]) != label:
+            heads[label[:3]] = label
+            grew = True
+    memo["messages"] = len(cols)
+    if grew:
+        memo["literals"], memo["found"] = 0, []
+    n = len(cols.lit_text)
+    for i in range(memo["literals"], n):
+        text = cols.lit_text[i]
+        label = heads.get(text[:3]) if len(text) >= 3 and text.isalpha() else None
+        if label is not None and text != label and len(text) <= len(label):
+            memo["found"].append(i)
+    memo["literals"] = n
+    return memo["found"]
+
+
+_PLURAL_ABBREVIATION = re.compile(r"[A-Z]{2,12}s")
+_BASE64 = re.compile(r"[+/]?[A-Za-z0-9+/]{20,}={0,2}")
+_CLASS_CHANGE = re.compile(r"(?<=[a-z])[A-Z0-9+/]|(?<=[A-Z])[a-z0-9+/]|(?<=[0-9])[A-Za-z+/]|(?<=[+/])[A-Za-z0-9]")
+ENCODED_CHANGES = 0.4
+"""A run of base64 (``Hi3yYJ0wTsyEheIszx6e/jarM3c…``: a binary file in a ``git diff``, a
+key or a certificate) changes between upper case, lower case, digits and ``+/`` at this
+share of its characters at least; names and identifiers do far less (``ModelChoiceIteratorValue``
+0.17, ``EUCKR_TABLE_SIZE`` none, hexadecimal ids have no upper case)."""
+
+
+def _base64(text: str, changes: float) -> bool:
+    """``text`` is base64 of upper and lower case and digits, changing between them at
+    ``changes`` of its characters at least."""
+    if _BASE64.fullmatch(text) is None:
+        return False
+    if not (any(c.isupper() for c in text) and any(c.islower() for c in text) and any(c.isdigit() for c in text)):
+        return False
+    return len(_CLASS_CHANGE.findall(text)) >= changes * len(text)
+
+
+def _encoded(text: str) -> bool:
+    """Whether a literal is encoded data (base64 of mixed case and digits), no value a
+    model reads: it would fill the record with lines of random letters."""
+    return len(text) >= 20 and _base64(text, ENCODED_CHANGES)
+
+
+_ADDRESS = re.compile(r"0x[0-9a-f]{9,16}")
+"""A memory address (``<Query object at 0x7d9b3d66ef98>``): another in every run, no value
+for the model, a mark of the process that printed it (a hexadecimal constant of code,
+``0xFFFF``, ``0x7fffffff``, is shorter or in capitals)."""
+
+ENCODED_SCAN = 200
+"""How far around a value its line is read for base64 (a diff's lines are 76 characters)."""
+ENCODED_LINE_CHARS = 40
+"""A line of base64 at least this long, with half the case changes of
+:data:`ENCODED_CHANGES`, is encoded data (its pieces, split at ``+`` and ``/``, may read
+like words: ``p7JSeKdghDRUNGTETUua``)."""
+
+
+def _encoded_line(line: str) -> bool:
+    """Whether a line of code or output is base64 (a ``git diff`` of a binary file)."""
+    return len(line) >= ENCODED_LINE_CHARS and _base64(line, ENCODED_CHANGES / 2)
+
+
+_LOWER_WORD = re.compile(r"(?<![\w\-.@/])[a-z][a-z'’]+(?![\w\-@/]|\.\w)")  # not in an id, address or path
+LOWER_USES = 3
+"""How often a word must be written in lower case for its capitals (``ID`` where tool
+output writes ``"id"``) to be emphasis or a label, not an identifier."""
+
+
+def lowercase_words(cols: Columns) -> Counter[str]:
+    """The words the conversation writes in lower case, standing alone (``chen`` of
+    ``chen_lee_6825`` is not one), read once per message."""
+    state = cols.derived.setdefault("lowercase_words", [0, Counter()])
+    seen, words = state
+    for m in cols.messages[seen:]:
+        for tf in m.texts:
+            words.update(_LOWER_WORD.findall(tf.text))
+    state[0] = len(cols.messages)
+    return words
+
+
+def _code_glue(text: str) -> bool:
+    """A "quoted string" that is the code between two string literals: it opens or
+    closes on code punctuation, or holds escaped line breaks."""
+    inner = text[1:-1].strip()
+    return not inner or inner[0] in ")]},;.|&+=" or inner[-1] in "([{,=+&|" or "\\n" in inner or "\\t" in inner
