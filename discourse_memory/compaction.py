@@ -330,9 +330,9 @@ class Compactor:
             hit = rendered.get(id(plan))
             if hit is not None and hit[0] is plan:
                 return hit[1:]
-            out, sources, counted = render_messages(cols, plan, messages, self._render_cache, options.recall)
+            out, sources, counted = render_messages(cols, plan, messages, count, self._render_cache, options.recall)
             note = _note(tag, plan, recall_n, beyond, self._render_cache.note_lines)
-            total = sum(count(t) for ts in counted for t in ts) + count_note(note)
+            total = sum(counted) + count_note(note)
             if frames is not None:
                 # A shown message keeps its source's framing (role, name, ids) unless its calls went.
                 total += sum(int(frames[src]) if len(m.get("tool_calls") or ()) == len(msgs[src].tool_calls)

@@ -8,7 +8,7 @@ message whose speaker label ("Caroline: ...") was in an omitted unit keeps the l
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,7 +22,7 @@ __all__ = ["RenderCache", "render_messages"]
 
 
 class RenderCache:
-    """Rendered messages by their decisions (bounded): a view of a long history re-renders
+    """Rendered messages and their tokens by their decisions (bounded): a view of a long history re-renders
     only what changed. Valid for one conversation's columns (the compactor clears it when
     it starts over): a message of the same index is then the same message, down to every
     part its fingerprint covers, whatever dict object the caller passes."""
@@ -30,17 +30,17 @@ class RenderCache:
     LIMIT = 20_000
 
     def __init__(self) -> None:
-        self._data: dict[tuple[Any, ...], tuple[dict[str, Any] | None, list[str]]] = {}
+        self._data: dict[tuple[Any, ...], tuple[dict[str, Any] | None, int]] = {}
         self.note_lines: dict[Any, Any] = {}
         """The note's entry lines (see ``record.render_note``)."""
 
-    def get(self, key: tuple[Any, ...]) -> tuple[dict[str, Any] | None, list[str]] | None:
+    def get(self, key: tuple[Any, ...]) -> tuple[dict[str, Any] | None, int] | None:
         return self._data.get(key)
 
-    def put(self, key: tuple[Any, ...], message: dict[str, Any] | None, texts: list[str]) -> None:
+    def put(self, key: tuple[Any, ...], message: dict[str, Any] | None, tokens: int) -> None:
         if len(self._data) > self.LIMIT:
             self._data.clear()
-        self._data[key] = (message, texts)
+        self._data[key] = (message, tokens)
 
     def clear(self) -> None:
         self._data.clear()
@@ -115,12 +115,14 @@ def _indent(gap: str) -> str:
     return tail if not tail.strip(" \t") else ""
 
 
-def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache | None = None,
-                    recall: bool = False) -> tuple[list[dict[str, Any]], list[int], list[list[str]]]:
-    """Compacted messages, the input index of each, and the texts to count per message
-    (rendered text fields, tool-call names and arguments). Output messages are copies
-    of ``inputs`` (this call's messages) with their text replaced. ``recall``: the first
-    mark of a message that lost text names it (``…#12``)."""
+def render_messages(cols: Columns, plan: Plan, inputs: Any, count: Callable[[str], int],
+                    cache: RenderCache | None = None,
+                    recall: bool = False) -> tuple[list[dict[str, Any]], list[int], list[int]]:
+    """Compacted messages, the input index of each, and the tokens of each (``count`` of
+    its rendered text fields, tool-call names and arguments; no framing). Output messages
+    are copies of ``inputs`` (this call's messages) with their text replaced. ``recall``:
+    the first mark of a message that lost text names it (``…#12``). A message's count is
+    kept with its rendering: a view's plans re-count only the messages they render anew."""
     owner_of = cols.pairs.owner
     orphans = cols.pairs.orphans
     decision = plan.decision
@@ -129,7 +131,7 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache |
     starts = cols.msg_start.view
     out: list[dict[str, Any]] = []
     sources: list[int] = []
-    counted: list[list[str]] = []
+    counted: list[int] = []
     heads = plan.heads
     # Only messages that can show anything: protected, with a shown unit, with their calls
     # kept, or a result of a kept call (a view of a long history shows few of its messages).
@@ -142,7 +144,7 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache |
         if i in plan.protected:
             out.append(copy.copy(dict(inputs[i])))
             sources.append(i)
-            counted.append([tf.text for tf in m.texts] + [t for c in m.tool_calls for t in (c.name, c.arguments)])
+            counted.append(int(cols.msg_cost.view[i]))
             continue
         owner = owner_of.get(i)
         is_result = owner is not None
@@ -162,14 +164,15 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, cache: RenderCache |
                 sources.append(i)
                 counted.append(hit[1])
             continue
-        new, texts = _render_message(cols, m, inputs[i], decision[s:e].tolist(), s, dict(my_heads), calls_kept, is_result,
-                                     f"#{i}" if recall else "")
+        new, texts = _render_message(cols, m, inputs[i], decision[s:e].tolist(), s, dict(my_heads), calls_kept,
+                                     is_result, f"#{i}" if recall else "")
+        tokens = sum(count(t) for t in texts)
         if cache is not None:
-            cache.put(key, new, texts)
+            cache.put(key, new, tokens)
         if new is not None:
             out.append(dict(new))
             sources.append(i)
-            counted.append(texts)
+            counted.append(tokens)
     return out, sources, counted
 
 
