@@ -3,10 +3,12 @@ of the talk, in a sentence that asks.
 
 A reply shown alone often cannot be read: "It's on Main Street." is the address of what
 was asked, "I felt relieved and grateful" the answer to "How did you feel afterwards?".
-Languages that leave out the subject the talk is on (Chinese) need more: the words by
-which a reply names its topic are the language packs' (:class:`.lang.Topics`). The view shows a reply with its question, at least that question's head
+The view shows a reply with its question, at least that question's head
 (:func:`question_units`, used by :mod:`.fit`), and the record keys a left-out reply's
-values by the name its question asks about (:func:`.record.asked_about`).
+values by the name its question asks about (:func:`.record.asked_about`). Languages that
+leave out the subject the talk is on (Chinese) need more: the words by which a reply names
+its topic are the language packs' (:class:`.lang.Topics`); without a pack that has them,
+no topic is read.
 """
 
 from __future__ import annotations
@@ -67,6 +69,11 @@ def _restates(question: str, reply: str) -> bool:
 
 def _topics() -> Topics | None:
     """The registered packs' rules of a reply's topic (the first pack that has them)."""
+    return _first_topics(lang.generation())
+
+
+@functools.lru_cache(maxsize=2)
+def _first_topics(_generation: int) -> Topics | None:
     return next((p.topics for p in lang.packs() if p.topics is not None), None)
 
 
