@@ -241,9 +241,9 @@ class Columns:
         self.lit_tags = _Grow(np.float64)
         """How many units state the literal only as a markup tag's name (``<pr_description>``)."""
         self._memos: dict[type, object] = {}
-        self.derived: dict[str, dict[Any, object]] = {}
-        """Values derived from messages already appended (by message or unit index): they
-        never change as the conversation grows."""
+        """What modules derive from messages already appended (see :meth:`memo`)."""
+        self._grown: dict[str, _Grow] = {}
+        """The arrays of :meth:`grown`, by name."""
 
     def memo(self, kind: type[_Memo]) -> _Memo:
         """The conversation's instance of ``kind``, made on first use: a module keeps what
@@ -444,10 +444,9 @@ class Columns:
         """``values``, a memo that only grows (one item per message or unit, found once),
         as an array: its new items converted, not the whole list on every view (a list of
         200,000 messages was a few milliseconds a view, for each memo)."""
-        arrays = self.derived.setdefault("grown", {})
-        grow = arrays.get(name)
+        grow = self._grown.get(name)
         if grow is None:
-            grow = arrays[name] = _Grow(dtype)
+            grow = self._grown[name] = _Grow(dtype)
         if grow.n < len(values):
             grow.extend(values[grow.n:])
         out = grow.view
