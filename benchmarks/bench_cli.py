@@ -9,7 +9,7 @@ fresh processes, each way ``--runs`` times, alternating:
 
 - ``one call``: ``discourse-memory compact FILE --budget N`` with stderr a pipe (no line);
 - ``in steps``: the same with stderr a pseudo-terminal, so the progress line is drawn and
-  the analysis done in ``cli.ANALYSIS_STEPS`` steps.
+  the analysis done in ``cli.LIMITS.analysis_steps`` steps.
 
 Prints each run's wall time, the medians and their ratio, and whether stdout (the view)
 was the same both ways.

@@ -11,6 +11,8 @@ cache limit) to show the growth they prevent.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import argparse
 import time
 
@@ -30,7 +32,7 @@ def main() -> None:
     from discourse_memory import compact, nlp, units
 
     if args.unbounded:
-        nlp.MAX_VOCABULARY = 10**12
+        nlp.LIMITS = replace(nlp.LIMITS, vocabulary=10**12)
         units._PIECE_CACHE_LIMIT = 10**12
     compact([{"role": "user", "content": "Warm up."}], 100)
     print(f"{'round':>5} {'seconds':>8} {'vocabulary strings':>19} {'resident MB':>12}")

@@ -1,7 +1,7 @@
 """A progress line on stderr for the ``discourse-memory`` command.
 
 Shown only when the stream is a terminal (a pipe or a log file gets nothing) and only once
-the work has taken longer than ``DELAY`` seconds: a quick command prints no line at all.
+the work has taken longer than ``LIMITS.progress_delay`` seconds: a quick command prints no line at all.
 The line says what the command is doing, how far it is when that is known (a bar) and for
 how long it has run; it is erased when the work ends, so the command's own output is
 unchanged.
@@ -15,13 +15,11 @@ import time
 from types import TracebackType
 from typing import TextIO
 
-__all__ = ["DELAY", "Progress"]
+from .limits import LIMITS
 
-DELAY = 1.0
-"""Seconds of work before the line appears."""
-_INTERVAL = 0.1
+__all__ = ["Progress"]
+
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-_BAR = 24
 
 
 class Progress:
@@ -31,7 +29,7 @@ class Progress:
 
     def __init__(self, stream: TextIO | None = None, *, delay: float | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
-        self.delay = DELAY if delay is None else delay
+        self.delay = LIMITS.progress_delay if delay is None else delay
         self._stage = ""
         self._fraction: float | None = None
         self._stop = threading.Event()
@@ -58,12 +56,12 @@ class Progress:
     def line(self, now: float | None = None) -> str:
         """The line as it is drawn now."""
         elapsed = (time.monotonic() if now is None else now) - self._start
-        frame = _SPINNER[int(elapsed / _INTERVAL) % len(_SPINNER)]
+        frame = _SPINNER[int(elapsed / LIMITS.progress_interval) % len(_SPINNER)]
         fraction = self._fraction
         if fraction is None:
             return f"{frame} {self._stage} {elapsed:.0f}s"
-        filled = int(fraction * _BAR)
-        return f"{frame} {self._stage} [{'#' * filled}{'.' * (_BAR - filled)}] {fraction:4.0%} {elapsed:.0f}s"
+        filled = int(fraction * LIMITS.progress_bar)
+        return f"{frame} {self._stage} [{'#' * filled}{'.' * (LIMITS.progress_bar - filled)}] {fraction:4.0%} {elapsed:.0f}s"
 
     def __enter__(self) -> "Progress":
         self._start = time.monotonic()
@@ -92,7 +90,7 @@ class Progress:
             text = self.line()
             self._write("\r" + text.ljust(self._width))
             self._width = max(self._width, len(text))
-            self._stop.wait(_INTERVAL)
+            self._stop.wait(LIMITS.progress_interval)
 
     def _write(self, text: str) -> None:
         try:

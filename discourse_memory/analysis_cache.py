@@ -26,16 +26,13 @@ from typing import Any, Protocol, runtime_checkable
 from . import analysis_codec
 from .errors import InvalidOptionError
 from .units import MeasuredPiece
+from .limits import LIMITS
 
 __all__ = ["ANALYSIS_VERSION", "AnalysisCache", "RedisAnalysisCache", "SharedAnalyses"]
 
 ANALYSIS_VERSION = "1"
 """Raised whenever a change to the library changes what it analyses a text into (with the
 package's version, part of every key: an entry of another version is never read)."""
-DEFAULT_TTL = 7 * 24 * 3600
-MAX_ENTRY_BYTES = 1 << 20
-"""An analysis larger than this (of a text of roughly 1 MB or more) is not shared: each
-worker makes it. This and one entry per distinct text bound a conversation's share."""
 
 _log = logging.getLogger("discourse_memory")
 
@@ -66,7 +63,7 @@ class RedisAnalysisCache:
     them).
     """
 
-    def __init__(self, client: Any, *, ttl: int = DEFAULT_TTL, prefix: str = "dm:a:", secret: bytes = b"") -> None:
+    def __init__(self, client: Any, *, ttl: int = LIMITS.shared_ttl, prefix: str = "dm:a:", secret: bytes = b"") -> None:
         import inspect
 
         if not (hasattr(client, "mget") and hasattr(client, "pipeline")):
@@ -174,12 +171,12 @@ class SharedAnalyses:
         return out
 
     def save(self, analysed: Mapping[str, tuple[MeasuredPiece, ...]]) -> None:
-        """Write these analyses (one round trip; those over :data:`MAX_ENTRY_BYTES` are not)."""
+        """Write these analyses (one round trip; those over :data:`LIMITS.shared_entry_bytes` are not)."""
         items = {}
         for text, pieces in analysed.items():
             key = self.key(text)
             blob = analysis_codec.encode(key, text, pieces, self.secret, self.counter.count(text))
-            if len(blob) <= MAX_ENTRY_BYTES:
+            if len(blob) <= LIMITS.shared_entry_bytes:
                 items[key] = blob
         if not items:
             return

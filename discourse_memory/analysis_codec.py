@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .limits import LIMITS
 from .literals import Literal, first_kinds
 from .segment import Piece
 from .units import MeasuredPiece
@@ -37,7 +38,6 @@ FORMAT = 1
 _KINDS = ("heading", "list_item", "field", "table_row", "code", "sentence", "line", "tool_call")
 _KIND_CODE = {k: i for i, k in enumerate(_KINDS)}
 _DIGEST = 16
-_MAX_INFLATED = 64 * 1024 * 1024  # a body that inflates past this is a zip bomb, not an analysis
 
 
 def _digest(key: str, body: bytes, secret: bytes) -> bytes:
@@ -98,7 +98,7 @@ def decode(key: str, text: str, blob: Any, secret: bytes = b"") -> tuple[tuple[M
         return None
     try:
         inflate = zlib.decompressobj()
-        raw = inflate.decompress(body, _MAX_INFLATED)
+        raw = inflate.decompress(body, LIMITS.inflated_bytes)
         if inflate.unconsumed_tail or not inflate.eof or len(raw) < 4:
             return None
         (n_names,) = struct.unpack_from("<I", raw)

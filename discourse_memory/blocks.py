@@ -37,8 +37,9 @@ import re
 from typing import NamedTuple
 
 from .lang import marks
+from .limits import LIMITS
 
-__all__ = ["Block", "MAX_LIST_DEPTH", "is_prose_line", "split_blocks"]
+__all__ = ["Block", "is_prose_line", "split_blocks"]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
@@ -62,11 +63,6 @@ _DIFF_HEADER = (
     "diff ", "index ", "--- ", "+++ ", "new file mode", "deleted file mode", "old mode", "new mode",
     "similarity index", "dissimilarity index", "rename from", "rename to", "copy from", "copy to", "Binary files",
 )
-
-
-MAX_LIST_DEPTH = 32
-"""Deeper list items are items at this depth: a list nested 3,000 levels deep (generated,
-or pasted) is still a list, and its outline (see :mod:`.outline`) stays 32 heads tall."""
 
 
 class Block(NamedTuple):
@@ -237,7 +233,7 @@ def split_blocks(text: str) -> list[Block]:
                 if _indent(nxt.replace("\t", "    ")) <= base and not is_prose_line(nxt.lstrip()):
                     break
                 j += 1
-            blocks.append(Block("list_item", start, spans[j - 1][1], depth=min(base // 2, MAX_LIST_DEPTH)))
+            blocks.append(Block("list_item", start, spans[j - 1][1], depth=min(base // 2, LIMITS.list_depth)))
             i = j
             continue
         if stripped.startswith("|") or (

@@ -39,6 +39,7 @@ from . import __version__
 from ._progress import Progress
 from .errors import DiscourseMemoryError, InvalidOptionError
 from .options import NEWEST_TURN, NOTE_ROLES, Options
+from .limits import LIMITS
 
 __all__ = ["INPUT_FORMATS", "main", "read_input", "read_messages"]
 
@@ -199,8 +200,6 @@ def _unit_text(messages: list[dict[str, Any]], unit: Any) -> str:
     return content[unit.start:unit.end]
 
 
-
-
 def _warn(args: argparse.Namespace, text: str) -> None:
     print(f"discourse-memory {args.command}: warning: {text}", file=sys.stderr)
 
@@ -248,10 +247,6 @@ def _compact(args: argparse.Namespace, progress: Progress) -> tuple[Any, Any]:
     return data, compact(data, args.budget, format=fmt, **options)
 
 
-ANALYSIS_STEPS = 50
-"""The analysis of a long input is done in this many steps, for the progress line."""
-
-
 def _analyse(data: Any, fmt: str, budget: int, options: dict[str, Any], progress: Progress, name: str) -> None:
     """Analyse ``data``'s messages before ``compact()`` does, a slice more at a time, so the
     progress line can show how far the analysis (most of a long input's time) has come.
@@ -264,12 +259,12 @@ def _analyse(data: Any, fmt: str, budget: int, options: dict[str, Any], progress
     from .gc_pause import gc_paused
 
     n = len(data) if isinstance(data, list) else 0
-    if n < 2 * ANALYSIS_STEPS or not progress.enabled:
+    if n < 2 * LIMITS.analysis_steps or not progress.enabled:
         return  # (a short input, or nobody to show the line to: one call does it all)
     compactor = _compactor(Options(token_counter=options["token_counter"], pipeline=options["pipeline"],
                                    clip_tokens=options["clip_tokens"]))
     internal = to_internal(data, fmt, compactor.counter)
-    step = -(-len(internal) // ANALYSIS_STEPS)
+    step = -(-len(internal) // LIMITS.analysis_steps)
     if _fits(internal, budget, step, compactor.counter, progress):
         return  # (compact() returns an input that fits without analysing it)
     progress.stage(f"analysing {n:,} messages of {name}")

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .lang import marks
+from .limits import LIMITS
 
 __all__ = ["DocTokens", "doc_texts", "prime_cache"]
 
@@ -89,7 +90,7 @@ class DocTokens:
     @classmethod
     def of_texts(cls, tokenizer: Any, texts: list[str], per_doc: int | None = None) -> list["DocTokens"]:
         """``of_many`` of ``texts`` tokenized by a tokenizer alone, several texts per ``Doc``
-        (up to ``per_doc``, by default ``_PER_DOC``, texts and ``_DOC_CHARS`` characters; a
+        (up to ``per_doc``, by default ``LIMITS.per_doc``, texts and ``LIMITS.doc_chars`` characters; a
         longer text alone): spaCy's per-doc costs (creating it, reading its arrays)
         outweigh the tokens of a short text. The texts are joined by a blank line, which
         the tokenizer splits off as a whitespace token of its own (it tokenizes each run
@@ -126,12 +127,6 @@ class DocTokens:
 
 
 _SEPARATOR = "\n\n"
-# Words per priming doc: runs of plain words, then words that may hold a special case
-# (an apostrophe or a period: "don't", "e.g.") a few per doc, since one stops the caching
-# of the rest of its doc. Batches of fewer texts than _PRIME_MIN_TEXTS are not primed.
-_PRIME_PER_DOC = 64
-_SUSPECT_PER_DOC = 8
-_PRIME_MIN_TEXTS = 64
 
 
 def prime_cache(tokenizer: Any, texts: list[str]) -> None:
@@ -145,28 +140,22 @@ def prime_cache(tokenizer: Any, texts: list[str]) -> None:
     word alone gives, which is what it gets in any doc, so the tokens are unchanged
     (``tests/test_doc_tokens.py``). Whole special cases are left to the texts' docs."""
     rules = getattr(tokenizer, "rules", None)
-    if rules is None or len(texts) < _PRIME_MIN_TEXTS:
+    if rules is None or len(texts) < LIMITS.prime_min_texts:
         return  # a chat turn's few texts fill a doc or two: nothing to gain
     # A word met once is tokenized once either way: only repeated words gain.
     counts = Counter(chain.from_iterable(map(str.split, texts)))
     words = [w for w, n in counts.items() if n > 1 and w not in rules]
     plain = [w for w in words if "'" not in w and "’" not in w and "." not in w]
     suspects = [w for w in words if "'" in w or "’" in w or "." in w]
-    for group, size in ((plain, _PRIME_PER_DOC), (suspects, _SUSPECT_PER_DOC)):
+    for group, size in ((plain, LIMITS.prime_per_doc), (suspects, LIMITS.suspect_per_doc)):
         for i in range(0, len(group), size):
             tokenizer(" ".join(group[i:i + size]))
-
-# Measured on the list items, fields and table rows of the 10,000-message history: 8 per
-# doc tokenize 2.3x as fast as one per doc; 64 per doc, or docs of 4,000+ characters,
-# are slower again. With the cache primed, prose paragraphs gain from sharing docs too.
-_PER_DOC = 8
-_DOC_CHARS = 2_000
 
 
 def doc_texts(texts: list[str], per_doc: int | None = None) -> list[str]:
     """The texts :meth:`DocTokens.of_texts` hands the tokenizer: ``texts`` in order, up
-    to ``per_doc`` (``_PER_DOC``) of them and ``_DOC_CHARS`` characters joined per doc."""
-    per_doc = per_doc or _PER_DOC
+    to ``per_doc`` (``LIMITS.per_doc``) of them and ``LIMITS.doc_chars`` characters joined per doc."""
+    per_doc = per_doc or LIMITS.per_doc
     out: list[str] = []
     group: list[str] = []
     chars = 0
@@ -174,7 +163,7 @@ def doc_texts(texts: list[str], per_doc: int | None = None) -> list[str]:
         group.append(text)
         chars += len(text) + len(_SEPARATOR)
         nxt = len(texts[k + 1]) if k + 1 < len(texts) else -1
-        if nxt < 0 or len(group) >= per_doc or chars + nxt > _DOC_CHARS:
+        if nxt < 0 or len(group) >= per_doc or chars + nxt > LIMITS.doc_chars:
             out.append(_SEPARATOR.join(group))
             group, chars = [], 0
     return out

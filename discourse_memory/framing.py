@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
-__all__ = ["FRAMING_RULES", "Framing", "framing_of", "rule_for_format"]
+__all__ = ["FRAMING_RULES", "RULES", "Framing", "FramingRule", "framing_of", "rule_for_format"]
 
 FRAMING_RULES = ("auto", "openai", "anthropic", "none")
 """The names ``message_overhead`` accepts."""
@@ -27,20 +28,33 @@ _COUNTED = frozenset({"role", "content", "tool_calls", "tool_call_id", "name"})
 SENT_NAME = "_dm_name"
 """On an internal message read from another format: the ``name`` its message is sent with."""
 
-# OpenAI's cookbook (``num_tokens_from_messages``, "How to count tokens with tiktoken"):
-# every message is <|start|>{role/name}\n{content}<|end|>\n: 3 tokens plus the role's and
-# every other value's tokens, +1 for a name, and every reply is primed with
-# <|start|>assistant<|message|>: 3 tokens.
-OPENAI_PER_MESSAGE = 3
-OPENAI_PER_NAME = 1
-OPENAI_REPLY = 3
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FramingRule:
+    """A provider's published (or estimated) framing: the tokens a request adds to its
+    messages' text. A fact about the provider, not a weight: it is not tuned."""
 
-# Anthropic publishes no per-message rule: its token-counting endpoint is documented as an
-# estimate. A deliberately generous estimate, above OpenAI's: 5 per message plus the role,
-# 6 more per tool_use / tool_result block plus its id, 5 to prime the reply.
-ANTHROPIC_PER_MESSAGE = 5
-ANTHROPIC_PER_BLOCK = 6
-ANTHROPIC_REPLY = 5
+    per_message: int
+    """Tokens every message adds, beyond its role's and its values' tokens."""
+    per_name: int
+    """Tokens a message's ``name`` adds, beyond the name's own."""
+    per_block: int
+    """Tokens every tool call or tool result adds, beyond its id's and type's."""
+    reply: int
+    """Tokens that prime the reply: paid once per request."""
+
+
+RULES: Mapping[str, FramingRule] = MappingProxyType({
+    # OpenAI's cookbook (``num_tokens_from_messages``, "How to count tokens with tiktoken"):
+    # every message is <|start|>{role/name}\n{content}<|end|>\n: 3 tokens plus the role's and
+    # every other value's tokens, +1 for a name, and every reply is primed with
+    # <|start|>assistant<|message|>: 3 tokens.
+    "openai": FramingRule(per_message=3, per_name=1, per_block=0, reply=3),
+    # Anthropic publishes no per-message rule: its token-counting endpoint is documented as an
+    # estimate. A deliberately generous estimate, above OpenAI's: 5 per message plus the role,
+    # 6 more per tool_use / tool_result block plus its id, 5 to prime the reply.
+    "anthropic": FramingRule(per_message=5, per_name=1, per_block=6, reply=5),
+})
+"""The named rules (``FRAMING_RULES`` but ``"auto"`` and ``"none"``), by name."""
 
 
 @dataclass(frozen=True)
@@ -64,12 +78,13 @@ class _Rule:
     """A named rule bound to a counter: a function of a message dict. Short strings it
     meets again and again (roles, types) are counted once."""
 
-    __slots__ = ("count", "per_message", "per_block", "_memo")
+    __slots__ = ("count", "per_message", "per_name", "per_block", "_memo")
 
-    def __init__(self, count: Callable[[str], int], per_message: int, per_block: int) -> None:
+    def __init__(self, count: Callable[[str], int], rule: FramingRule) -> None:
         self.count = count
-        self.per_message = per_message
-        self.per_block = per_block
+        self.per_message = rule.per_message
+        self.per_name = rule.per_name
+        self.per_block = rule.per_block
         self._memo: dict[str, int] = {}
 
     def _tokens(self, text: str) -> int:
@@ -86,7 +101,7 @@ class _Rule:
         n = self.per_message + (tokens(role) if isinstance(role, str) else 0)
         name = message.get("name", message.get(SENT_NAME))
         if isinstance(name, str):
-            n += tokens(name) + OPENAI_PER_NAME
+            n += tokens(name) + self.per_name
         call_id = message.get("tool_call_id")
         if isinstance(call_id, str):
             n += tokens(call_id) + self.per_block
@@ -112,8 +127,7 @@ def framing_of(rule: Any, fmt: str, count: Callable[[str], int]) -> Framing:
     name = rule_for_format(fmt) if rule == "auto" else rule
     if name == "none":
         return Framing(0, 0)
-    if name == "openai":
-        return Framing(_Rule(count, OPENAI_PER_MESSAGE, 0), OPENAI_REPLY)
-    if name == "anthropic":
-        return Framing(_Rule(count, ANTHROPIC_PER_MESSAGE, ANTHROPIC_PER_BLOCK), ANTHROPIC_REPLY)
+    known = RULES.get(name)
+    if known is not None:
+        return Framing(_Rule(count, known), known.reply)
     raise ValueError(f"unknown framing rule {rule!r}")  # (Options checks the name first)

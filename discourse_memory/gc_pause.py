@@ -34,19 +34,17 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["BULK_CHARS", "BULK_TEXTS", "ENABLED", "gc_paused", "is_bulk"]
+from .limits import LIMITS
+
+__all__ = ["ENABLED", "gc_paused", "is_bulk"]
 
 ENABLED = True
 """Whether :func:`gc_paused` pauses the collector at all."""
 
-# A batch this large (new texts, or characters of new text) is analysed with the collector paused.
-BULK_TEXTS = 1_000
-BULK_CHARS = 500_000
-
 
 def is_bulk(texts: list[str]) -> bool:
     """Whether analysing ``texts`` at once is worth pausing the collector for."""
-    return len(texts) >= BULK_TEXTS or sum(map(len, texts)) >= BULK_CHARS
+    return len(texts) >= LIMITS.bulk_texts or sum(map(len, texts)) >= LIMITS.bulk_chars
 
 
 _lock = threading.Lock()

@@ -4,8 +4,8 @@ A view of 32,000 tokens shows well under a tenth of a history of a million token
 what it leaves out of the oldest hundreds of thousands it cannot list either: ranking
 them costs every turn (3 s at 200,000 messages) and the first view in a process must
 analyse them all (111 s). A :class:`~discourse_memory.DiscourseMemory` therefore makes
-each view of the messages within its horizon, ``max(HORIZON_BUDGETS * budget,
-HORIZON_MIN_TOKENS)`` tokens back from the newest (estimated at ``CHARS_PER_TOKEN``
+each view of the messages within its horizon, ``max(LIMITS.horizon_budgets * budget,
+LIMITS.horizon_min_tokens)`` tokens back from the newest (estimated at ``LIMITS.chars_per_token``
 characters a token: a Chinese text, denser, keeps more), from a user's or an assistant's
 message (no tool result loses its call), with its head: the leading system messages and the first
 user message (an agent's task, a chat's opening). The messages between are left out as a
@@ -13,7 +13,7 @@ whole, and the note says so (``messages #2-#4999 beyond the horizon``); they sta
 history: recalling one by reference returns it verbatim, and a query that matches nothing
 within the horizon searches their text (``DiscourseMemory.recall``).
 
-Histories of at most ``GROWN * HORIZON_MIN_TOKENS`` (500,000 tokens; every conversation of
+Histories of at most ``LIMITS.horizon_grown * LIMITS.horizon_min_tokens`` (500,000 tokens; every conversation of
 ``../shared/data``) have no horizon: their views are what they were. The window moves in
 steps, once per horizon of new text, so most views extend the last one's analysis and a
 step pays one analysis of the window. A window that fits the budget is still a view, with
@@ -28,16 +28,10 @@ import bisect
 from typing import Any, Sequence
 
 from .messages import SYSTEM_ROLES
+from .limits import LIMITS
 
-__all__ = ["CHARS_PER_TOKEN", "GROWN", "HORIZON_BUDGETS", "HORIZON_MIN_TOKENS", "Horizon", "STUB", "TARGET"]
+__all__ = ["Horizon", "STUB"]
 
-HORIZON_BUDGETS = 8
-HORIZON_MIN_TOKENS = 200_000
-CHARS_PER_TOKEN = 4
-TARGET = 1.5
-GROWN = 2.5
-"""A window holds TARGET to GROWN times the horizon (see :meth:`Horizon.window`); a history
-of at most GROWN times the horizon has none."""
 
 STUB: dict[str, Any] = {"role": "user", "content": ""}
 """What a message beyond the horizon is in a view's input: nothing to analyse or show, at
@@ -84,15 +78,15 @@ class Horizon:
         """The first message of the window for a view of ``budget`` tokens (0: the whole
         history). A function of the history and the budget alone (a memory restored from
         its state makes the same views): the window starts at a cut on a grid of the
-        horizon's size, so it holds ``TARGET`` to ``GROWN`` times the horizon and moves once
+        horizon's size, so it holds ``LIMITS.horizon_target`` to ``LIMITS.horizon_grown`` times the horizon and moves once
         per horizon of new text, then at the next user or assistant message."""
-        horizon = max(HORIZON_BUDGETS * budget, HORIZON_MIN_TOKENS) * CHARS_PER_TOKEN
+        horizon = max(LIMITS.horizon_budgets * budget, LIMITS.horizon_min_tokens) * LIMITS.chars_per_token
         ends = self._ends
         total = ends[-1]
-        if total <= GROWN * horizon:
+        if total <= LIMITS.horizon_grown * horizon:
             self.start = 0
             return 0
-        cut = int((total - TARGET * horizon) // horizon) * horizon
+        cut = int((total - LIMITS.horizon_target * horizon) // horizon) * horizon
         at = max(bisect.bisect_right(ends, cut) - 1, self._lead)
         # (from a turn of the talk: a tool's output never opens the window without its call,
         # and an agent's long run of calls has no user turn to wait for)

@@ -15,7 +15,7 @@ The page is one self-contained file: inline CSS, no JavaScript, no network. It h
   the others the page's commonest status, named by ``<main data-unmarked-literals>``.
   A decision is shown by a pattern and a glyph as well as a colour (colour-blind
   safe); a unit not kept has a ``title`` with its tokens before and after. A run of
-  left-out units longer than ``FOLD_CHARS`` characters is folded to its two ends and a
+  left-out units longer than ``LIMITS.fold_chars`` characters is folded to its two ends and a
   ``<span class=fold data-units data-chars>`` line between them;
 - each message's reference (``#12``, what ``Compaction.recall`` takes) in its header,
   ``<article data-ref="#12">``; the references the view hands out (``Compaction.references``)
@@ -45,6 +45,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from .keys import content_key
 from .messages import Message, validate_messages
+from .limits import LIMITS
 
 __all__ = ["render_html", "unit_anchor", "DECISIONS"]
 
@@ -187,16 +188,16 @@ def _locate_literals(body: str, groups: Sequence[tuple[str, Sequence[str]]]) -> 
 
 def _folded(body: str, a: int, b: int, spans: list[tuple[int, int, str]], default: str,
             out: list[str]) -> None:
-    """``_marked``, with the middle of a stretch longer than ``FOLD_CHARS`` folded (a 5 MB
+    """``_marked``, with the middle of a stretch longer than ``LIMITS.fold_chars`` folded (a 5 MB
     line without a break is one unit)."""
-    if b - a <= FOLD_CHARS:
+    if b - a <= LIMITS.fold_chars:
         _marked(body, a, b, spans, default, out)
         return
-    _marked(body, a, a + FOLD_KEEP, spans, default, out)
-    chars = b - a - 2 * FOLD_KEEP
+    _marked(body, a, a + LIMITS.fold_keep, spans, default, out)
+    chars = b - a - 2 * LIMITS.fold_keep
     out.append(f"<span class=fold data-chars={chars}>" + _t(f"⋯ {chars:,} characters folded on this page ⋯")
                + "</span>")
-    _marked(body, b - FOLD_KEEP, b, spans, default, out)
+    _marked(body, b - LIMITS.fold_keep, b, spans, default, out)
 
 
 def _marked(body: str, a: int, b: int, spans: list[tuple[int, int, str]], default: str,
@@ -286,14 +287,6 @@ def _field_text(m: Message, fld: str) -> str:
     return next(tf.text for tf in m.texts if tf.field == fld)
 
 
-FOLD_CHARS = 20_000
-"""A run of left-out units (omitted or deduplicated, one after another in one text) longer
-than this many characters is folded: its first and last ``FOLD_KEEP`` characters' worth of
-units are shown, the units between them as one line that counts them (a 5 MB log the view
-leaves out was a 16 MB page)."""
-FOLD_KEEP = 2_000
-
-
 def _field_html(text: str, units: list[Any], ctx: _Ctx, out: list[str]) -> None:
     cur = 0
     run: list[tuple[Any, int, str]] = []  # left-out units in a row, not yet written
@@ -307,11 +300,11 @@ def _field_html(text: str, units: list[Any], ctx: _Ctx, out: list[str]) -> None:
 
     def flush() -> None:
         nonlocal cur
-        if run and run[-1][1] + len(run[-1][2]) - run[0][1] > FOLD_CHARS:
+        if run and run[-1][1] + len(run[-1][2]) - run[0][1] > LIMITS.fold_chars:
             head = tail = 0
-            while head < len(run) - 1 and run[head][1] - run[0][1] < FOLD_KEEP:
+            while head < len(run) - 1 and run[head][1] - run[0][1] < LIMITS.fold_keep:
                 head += 1
-            while tail < len(run) - head - 1 and run[-1][1] + len(run[-1][2]) - run[-1 - tail][1] < FOLD_KEEP:
+            while tail < len(run) - head - 1 and run[-1][1] + len(run[-1][2]) - run[-1 - tail][1] < LIMITS.fold_keep:
                 tail += 1
             tail = max(tail, 1)
             folded = run[head:len(run) - tail]
@@ -375,21 +368,17 @@ def _counts_text(c: Counter[str]) -> str:
     return " · ".join(f"{c[d]} {d}" for d in DECISIONS if c[d])
 
 
-PAGES_SHOWN = 200
-"""The page lists at most this many pages of the references a view hands out: each is a
-recall (about 5-15 ms for a page of 1,000 tokens), and a view of a huge history hands out
-many. Past it, ``<p id="pages-more">`` says the list stops there."""
 _WHERE = re.compile(r"\[([^\]]*)\]:$")  # a page's header line ends with where the page is
 
 
 def _pages(compaction: Any) -> dict[str, list[tuple[str, str]]]:
     """Per reference the view hands out that a recall gives in more than one page: each page's
     reference and where it is, following each page's next reference as a model would. At most
-    :data:`PAGES_SHOWN` recalls; a reference whose pages would pass it is not listed, and the
+    :data:`LIMITS.pages_shown` recalls; a reference whose pages would pass it is not listed, and the
     key ``""`` says the list stopped."""
     recall = getattr(compaction, "recall", None)
     out: dict[str, list[tuple[str, str]]] = {}
-    budget = PAGES_SHOWN
+    budget = LIMITS.pages_shown
     for ref in getattr(compaction, "references", ()) if recall is not None else ():
         chain: list[tuple[str, str]] = []
         whole = False
@@ -586,12 +575,12 @@ def _record_pane(compaction: Any, report: Any, out: list[str], pages: Mapping[st
                        f'{len(chain)} pages: {items}</li>')
         out.append("</ul>")
     if stopped:
-        out.append(f'<p class="muted" id="pages-more">The list stops after {PAGES_SHOWN} pages: '
+        out.append(f'<p class="muted" id="pages-more">The list stops after {LIMITS.pages_shown} pages: '
                    'a recall of the references after these gives more.</p>')
     if report.dropped:
         shown, size = [], 0
         for lit in report.dropped:
-            if size + len(lit) > FOLD_CHARS and shown:
+            if size + len(lit) > LIMITS.fold_chars and shown:
                 break
             shown.append(lit)
             size += len(lit) + 2

@@ -16,17 +16,12 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["MAX_UNIT_CHARS", "json_members", "read_offset", "unescaped"]
+from .limits import LIMITS
 
-MAX_UNIT_CHARS = 400
-"""A JSON value this long or shorter stays one unit."""
-MIN_DOCUMENT_CHARS = 200
-"""Shorter JSON texts are not split at all."""
-MAX_DEPTH = 64
+__all__ = ["json_members", "read_offset", "unescaped"]
+
 LINE = -1
 """The depth of a unit that is one line of a long string value (see the module docstring)."""
-MIN_STRING_LINES = 3
-"""A long string is split into lines when it holds at least this many line breaks."""
 
 # Unrolled ("[^"\\]*" runs between escapes): a repeat per character kept one backtracking
 # state per character, ~100 bytes each (a 4.7 MB string of a shell's output peaked at 598 MB).
@@ -40,7 +35,7 @@ def json_members(text: str) -> list[tuple[int, int, int]] | None:
     """``(start, end, depth)`` of each unit of ``text`` if it is a JSON object or array
     long enough to split, else None. A unit of depth ``LINE`` is a line of a long string."""
     stripped = text.strip()
-    if len(stripped) < MIN_DOCUMENT_CHARS or stripped[0] not in "{[" or stripped[-1] not in "}]":
+    if len(stripped) < LIMITS.json_document_chars or stripped[0] not in "{[" or stripped[-1] not in "}]":
         return None
     try:
         json.loads(stripped)
@@ -63,7 +58,7 @@ class _NotJson(Exception):
 
 def _value(text: str, pos: int, depth: int, out: list[tuple[int, int, int]], ends: dict[int, int]) -> int:
     """Scan the value at ``pos``; returns where it ends. A value longer than
-    ``MAX_UNIT_CHARS`` is split into its members (appended to ``out``); otherwise the
+    ``LIMITS.json_unit_chars`` is split into its members (appended to ``out``); otherwise the
     caller emits it as one unit (from its key's quote, for a member). ``ends``: where each
     container ends (:func:`_container_ends`)."""
     ch = text[pos:pos + 1]
@@ -78,7 +73,7 @@ def _value(text: str, pos: int, depth: int, out: list[tuple[int, int, int]], end
             raise _NotJson
         return m.end()
     end = ends[pos]
-    if end - pos <= MAX_UNIT_CHARS or depth >= MAX_DEPTH:
+    if end - pos <= LIMITS.json_unit_chars or depth >= LIMITS.json_depth:
         return end
     close = "}" if ch == "{" else "]"
     pos = _SPACE.match(text, pos + 1).end()
@@ -96,7 +91,7 @@ def _value(text: str, pos: int, depth: int, out: list[tuple[int, int, int]], end
             pos = _SPACE.match(text, pos + 1).end()
         before = len(out)
         value_end = _value(text, pos, depth + 1, out, ends)
-        if len(out) == before and text[pos:pos + 1] == '"' and value_end - pos > MAX_UNIT_CHARS:
+        if len(out) == before and text[pos:pos + 1] == '"' and value_end - pos > LIMITS.json_unit_chars:
             _lines(text, member, pos, value_end, out)
         if len(out) == before:  # short enough: the member (or element) is one unit
             out.append((member, value_end, depth))
@@ -119,7 +114,7 @@ def _lines(text: str, member: int, start: int, end: int, out: list[tuple[int, in
     from ``member`` (its key); a break belongs to no line, as a line's end does not in a
     text. Nothing if it has few breaks."""
     breaks = [m.end() for m in _ESCAPE.finditer(text, start + 1, end - 1) if m.group() == "\\n"]
-    if len(breaks) < MIN_STRING_LINES:
+    if len(breaks) < LIMITS.json_string_lines:
         return
     at = member
     for b in breaks:

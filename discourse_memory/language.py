@@ -1,7 +1,7 @@
 """The language of a text: which rules segment it and read its names.
 
 ``detect_language(text)`` returns a code of :data:`LANGUAGES`, from a sample of the
-text (its first ``_SAMPLE`` characters):
+text (its first ``LIMITS.script_sample`` characters):
 
 1. **Script**: Han, kana, Hangul and Cyrillic letters are counted against Latin ones
    (a CJK character weighs as much as a Latin word of four letters). Kana make it
@@ -13,7 +13,7 @@ text (its first ``_SAMPLE`` characters):
    English does not use (``ä é ñ ł ş`` ...); only then is ``py3langid`` asked (its
    model ships inside the package; loaded on first use, 0.6 s), restricted to the
    Latin-script languages of :data:`LANGUAGES`, and its answer is taken when it is not
-   English, at least ``_MIN_PROBABILITY`` sure, and the sample reads as text (mostly
+   English, at least ``LIMITS.min_probability`` sure, and the sample reads as text (mostly
    letters). So English, and what is not prose (logs, code, JSON), stays English and is
    segmented as it always was; a history in English never loads the model.
 
@@ -29,6 +29,8 @@ import re
 import threading
 from typing import Any
 
+from .limits import LIMITS
+
 __all__ = ["CJK", "CJK_CHAR", "LANGUAGES", "LATIN", "detect_language", "normalise_language", "wide_script_share"]
 
 LATIN = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs", "sk", "sl", "hr",
@@ -41,8 +43,6 @@ CJK = frozenset({"zh", "ja"})
 CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 """A kana, Han or Hangul character: text the CJK reading of a reply applies to."""
 
-_SAMPLE = 600  # characters read for the script
-_VOTE_SAMPLE = 400  # and for the vote of Latin-script words
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _KANA = re.compile(r"[\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
@@ -110,7 +110,6 @@ _FOREIGN_WORDS = frozenset(
 # One foreign word asks the model of a short text only ("Die Bestellung kam.", "El pedido
 # llegó.", with the place-name words capitalised too): in longer English text a lone "os",
 # "da" or "se" is code or a name.
-_SHORT = 12
 _SHORT_WORDS = _FOREIGN_WORDS | {w[:1].upper() + w[1:] for w in _NOT_CAPITALISED}
 
 
@@ -125,9 +124,9 @@ def normalise_language(language: str) -> str:
 
 def detect_language(text: str) -> str:
     """The language of ``text`` (one of :data:`LANGUAGES`; see the module docstring)."""
-    sample = text[:_SAMPLE]
+    sample = text[:LIMITS.script_sample]
     if sample.isascii() or not _NOT_LATIN.search(sample):
-        return _latin(sample[:_VOTE_SAMPLE])
+        return _latin(sample[:LIMITS.vote_sample])
     han = len(_HAN.findall(sample))
     kana = len(_KANA.findall(sample))
     hangul = len(_HANGUL.findall(sample))
@@ -146,12 +145,12 @@ def detect_language(text: str) -> str:
         return "uk" if _UKRAINIAN.search(sample) else "ru"
     if other > latin:
         return "xx"
-    return _latin(sample[:_VOTE_SAMPLE])
+    return _latin(sample[:LIMITS.vote_sample])
 
 
 def _latin(sample: str) -> str:
     words = sample.translate(_BLANK_EDGES).split()
-    if len(words) > _SHORT:
+    if len(words) > LIMITS.short_words:
         if _FOREIGN_WORDS.isdisjoint(words) or sum(map(_FOREIGN_WORDS.__contains__, words)) < 2:
             return "en"  # most English text: nothing another language would say
     elif _SHORT_WORDS.isdisjoint(words):
@@ -159,7 +158,7 @@ def _latin(sample: str) -> str:
     if not _prose_like(sample, words):
         return "en"
     lang, probability = _identifier().classify(sample)
-    return lang if lang != "en" and probability >= _MIN_PROBABILITY else "en"
+    return lang if lang != "en" and probability >= LIMITS.min_probability else "en"
 
 
 def _prose_like(sample: str, words: list[str]) -> bool:
@@ -168,7 +167,6 @@ def _prose_like(sample: str, words: list[str]) -> bool:
     return letters >= 0.65 * len("".join(sample.split())) and len(words) >= 2
 
 
-_MIN_PROBABILITY = 0.6
 _IDENTIFIER: Any = None
 _LOCK = threading.Lock()
 

@@ -26,8 +26,9 @@ from typing import Any, Iterable, NamedTuple
 from . import lang
 from .doc_tokens import DocTokens
 from .lang import marks
+from .limits import LIMITS
 
-__all__ = ["COMMA_LANGUAGES", "PATTERN_KINDS", "SHAPE_MAX_CHARS", "Literal", "Spans", "digit_shape", "names_win", "find_literals",
+__all__ = ["COMMA_LANGUAGES", "PATTERN_KINDS", "Literal", "Spans", "digit_shape", "names_win", "find_literals",
            "find_names", "find_names_by_pattern", "find_token_names", "first_kinds", "patterns"]
 
 
@@ -363,8 +364,6 @@ _NOT_IDENTIFIER = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s", "mr
 # value 21", 100,000 of them) or a run of similar messages costs a scan per shape and a
 # slice per literal (``tests/test_literals.py`` checks the two agree).
 _SHAPE_DIGITS = str.maketrans("23456789", "11111111")
-SHAPE_MAX_CHARS = 200
-"""Texts up to this long are scanned once per :func:`digit_shape`."""
 
 
 def digit_shape(text: str) -> str:
@@ -378,7 +377,7 @@ def find_literals(text: str, language: str = "en") -> list[Literal]:
     language of :data:`COMMA_LANGUAGES` a bare number may have a decimal comma."""
     comma = language in COMMA_LANGUAGES
     generation = lang.generation()
-    if len(text) > SHAPE_MAX_CHARS or not _shape_blind(generation):
+    if len(text) > LIMITS.shape_chars or not _shape_blind(generation):
         return [Literal(text[s:e], kind, s, e) for kind, s, e in _scan(text, comma)]
     return [Literal(text[s:e], kind, s, e) for kind, s, e in _shape_spans(digit_shape(text), comma, generation)]
 

@@ -17,12 +17,13 @@ from .compaction import Compaction, Compactor, _Feed, json_copy
 from .formats import INTERNAL
 from .framing import FRAMING_RULES
 from .horizon import Horizon
+from .limits import LIMITS
 from .recall import Recalled, check_max_tokens, parse_reference, recall_messages, search_messages
 from .errors import InvalidMessageError, InvalidOptionError, StateError
 from .messages import validate_messages
 from .nlp import warm_up
 from .options import NEWEST_TURN, NOTE_ROLES, FocusLike, Options, pipeline_name_problem
-from .payload import MAX_VALUES, payload_problem
+from .payload import payload_problem
 from .policy import Policy
 from .tokens import TokenCounterLike
 
@@ -281,7 +282,7 @@ class DiscourseMemory:
         kwargs = _checked_settings(settings)
         for i, message in enumerate(messages):
             # Walked before anything copies or validates them (both recurse).
-            problem = payload_problem(message, max_values=MAX_VALUES, json_only=True)
+            problem = payload_problem(message, max_values=LIMITS.payload_values, json_only=True)
             if problem is not None:
                 raise StateError(f"invalid state: messages[{i}] {problem}")
         try:

@@ -9,7 +9,7 @@ entities are added to the literals.
 
 A spaCy vocabulary keeps every distinct word it has seen for the life of the
 pipeline, and chats are full of one-off numbers, ids and hashes: a pipeline whose
-vocabulary passes ``MAX_VOCABULARY`` strings is replaced by a fresh one, so memory
+vocabulary passes ``LIMITS.vocabulary`` strings is replaced by a fresh one, so memory
 stays bounded in a long-running process. (spaCy's ``memory_zone`` would bound it too,
 but it also turns off the tokenizer's cache, which made tokenizing ~5x slower here.)
 """
@@ -19,18 +19,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from .limits import LIMITS
+
 __all__ = ["DEFAULT_PIPELINE", "get_pipeline", "wait_for_warm_up", "warm_up"]
 
 DEFAULT_PIPELINE = "blank:en"
-# spaCy refuses texts over nlp.max_length; prose paragraphs longer than this are
-# split into lines before they reach the pipeline.
-MAX_PROSE_CHARS = 100_000
-
-# About 300 bytes per string (with its lexeme): ~60 MB at most per pipeline.
-MAX_VOCABULARY = 200_000
-
-# The longest a first analysis waits for a running warm-up (it takes 1-3 s; more on a busy machine).
-WARM_UP_WAIT = 60.0
+MAX_PROSE_CHARS = LIMITS.prose_chars  # (the name segment.py reads; see Limits.prose_chars)
 
 _PIPELINES: dict[str, Any] = {}
 _LOCK = threading.Lock()
@@ -40,12 +34,12 @@ _WARMING: dict[str, threading.Thread] = {}
 def get_pipeline(name: str | None = None) -> Any:
     """The spaCy ``Language`` for ``name`` (``"blank:en"`` or an installed model package).
 
-    Loaded once; reloaded when its vocabulary has grown past ``MAX_VOCABULARY``
+    Loaded once; reloaded when its vocabulary has grown past ``LIMITS.vocabulary``
     strings (callers still holding the old one can go on using it)."""
     name = name or DEFAULT_PIPELINE
     with _LOCK:
         nlp = _PIPELINES.get(name)
-        if nlp is None or len(nlp.vocab.strings) > MAX_VOCABULARY:
+        if nlp is None or len(nlp.vocab.strings) > LIMITS.vocabulary:
             nlp = _load(name)
             _PIPELINES[name] = nlp
         return nlp
@@ -93,7 +87,7 @@ def wait_for_warm_up(name: str | None = None) -> None:
     if thread is not None and thread is not threading.current_thread():
         # Bounded: were the warm-up ever to wait on this thread (say, on a module this thread is
         # importing), the analysis goes on beside it, as it did before it waited at all.
-        thread.join(WARM_UP_WAIT)
+        thread.join(LIMITS.warm_up_wait)
 
 
 def _warm(name: str) -> None:

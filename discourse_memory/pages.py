@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .limits import LIMITS
+
 __all__ = ["Found", "find_words", "line_of", "line_span", "lines_in", "page_end", "pages"]
 
 _SPACE = re.compile(r"\s")
@@ -132,14 +134,12 @@ class Found:
 
 
 _TERM = re.compile(r"\"([^\"]+)\"|(\S+)")
-CONTEXT_CHARS = 200
-"""A place found in a long line starts this many characters before the words, at a space."""
 
 
 def find_words(text: str, query: str) -> Found | None:
     """The places of ``text`` that hold the most of ``query``'s words (case-blind; a phrase
     in double quotes is one word), or None if it holds none. A place is a line's start, or
-    in a line longer than :data:`CONTEXT_CHARS` a space shortly before the first word."""
+    in a line longer than :data:`LIMITS.place_context_chars` a space shortly before the first word."""
     terms = {(a or b).strip(".,;:!?'\"()[]{}").lower() for a, b in _TERM.findall(query)} - {""}
     if not terms:
         return None
@@ -155,9 +155,9 @@ def find_words(text: str, query: str) -> Found | None:
         if score and score >= best:
             first = min(h for h in hits if h >= 0)
             place = start
-            if first > CONTEXT_CHARS:
-                space = lower.rfind(" ", start, start + first - CONTEXT_CHARS // 4)
-                place = space + 1 if space >= start + first - CONTEXT_CHARS else start + first - CONTEXT_CHARS
+            if first > LIMITS.place_context_chars:
+                space = lower.rfind(" ", start, start + first - LIMITS.place_context_chars // 4)
+                place = space + 1 if space >= start + first - LIMITS.place_context_chars else start + first - LIMITS.place_context_chars
             if score > best:
                 best, at = score, []
             at.append(place)

@@ -12,21 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "MAX_VALUES", "payload_problem"]
+from .limits import LIMITS
 
-MAX_DEPTH = 100
-"""Containers nested inside a message, at most. OpenAI chat messages nest about five deep
-(message, tool_calls, call, function, arguments as an object); tool arguments given as
-objects add their own depth, rarely past twenty."""
+__all__ = ["payload_problem"]
 
-MAX_VALUES = 1_000_000
-"""Values (containers and scalars) in one message, at most, when ``json_only``: a state file's
-message holds text in a few strings; a million values is a generated structure, not a chat."""
 
 _SCALARS = (str, int, float, bool, type(None))
 
 
-def payload_problem(value: Any, *, max_depth: int = MAX_DEPTH, max_values: int | None = None,
+def payload_problem(value: Any, *, max_depth: int = LIMITS.payload_depth, max_values: int | None = None,
                     json_only: bool = False) -> str | None:
     """What is wrong with ``value``'s shape, or None: nested more than ``max_depth``
     containers deep, more than ``max_values`` values, or (``json_only``) a value JSON

@@ -42,6 +42,7 @@ from .language import CJK_CHAR
 from .messages import Message
 from .pages import find_words, line_of, line_span, lines_in, page_end
 from .units import Unit
+from .limits import LIMITS
 
 __all__ = ["Recalled", "Reference", "check_max_tokens", "parse_reference", "recall", "recall_messages",
            "search_messages"]
@@ -51,12 +52,6 @@ _PART = re.compile(r"\s*(?:([0-9a-f]{8})\s*)?#(\d{1,9})(?:@(\d{1,12})(?:\s*-\s*(
 _LOOKS_LIKE = re.compile(r"\s*(?:[0-9a-f]{8}\s*)?#\d+\s*[@:-]")
 FORMS = "#12, #12-#15, #12@5120 (from a character), #12:L120-180 (lines) or #12:some words"
 """The reference forms, for the message that refuses a malformed one."""
-MIN_PAGE = 16
-"""Below this many tokens of room for a page, a recall is cut to fit instead of paged."""
-ALSO_NAMED = 5
-"""A search by words in a message names at most this many other places it found them."""
-MAX_MESSAGES = 20
-"""A range recalls at most this many messages at once."""
 
 
 @dataclass(frozen=True)
@@ -154,7 +149,7 @@ def recall(cols: Columns, ref: str, *, tags: Sequence[str], shown: np.ndarray | 
         if parsed.is_part:
             m = cols.messages[first]
             return _part(_header(cols, m), _message_text(m), parsed, count, max_tokens)
-        last = min(last, n - 1, first + MAX_MESSAGES - 1)
+        last = min(last, n - 1, first + LIMITS.recall_messages - 1)
         return _messages(cols, list(range(first, last + 1)), count, max_tokens, tag)
     words, literals = analyse(ref)
     focus = focus_of_text(cols, words, literals, min_strength=0.0)
@@ -203,7 +198,7 @@ def _verbatim(i: int, m: Message) -> tuple[str, str]:
 
 def recall_messages(messages: Sequence[Message], ref: Reference, count: Callable[[str], int],
                     max_tokens: int) -> Recalled:
-    """Messages ``ref.first`` to ``ref.last`` of ``messages`` (at most :data:`MAX_MESSAGES`),
+    """Messages ``ref.first`` to ``ref.last`` of ``messages`` (at most :data:`LIMITS.recall_messages`),
     or the part of one it names, verbatim, with no analysis: a memory's messages beyond its
     horizon (see :mod:`.horizon`)."""
     first = ref.first
@@ -211,20 +206,18 @@ def recall_messages(messages: Sequence[Message], ref: Reference, count: Callable
         return Recalled(f"no message #{first}: this conversation has messages #0-#{len(messages) - 1}.", (), False)
     if ref.is_part:
         return _part(*_verbatim(first, messages[first]), ref, count, max_tokens)
-    indices = list(range(first, min(ref.last, len(messages) - 1, first + MAX_MESSAGES - 1) + 1))
+    indices = list(range(first, min(ref.last, len(messages) - 1, first + LIMITS.recall_messages - 1) + 1))
     return _within([_verbatim(i, messages[i]) for i in indices], indices, count, max_tokens, ref.tag)
 
 
 _QUERY_WORD = re.compile(r"[^\W\d_]{3,}|" + CJK_CHAR.pattern + r"{2,}|\w*\d\w*")
 _CJK_RUN = re.compile(CJK_CHAR.pattern + "+")
-SEARCHED = 5
-"""A query searching messages beyond a horizon returns at most this many, best first."""
 
 
 def search_messages(messages: Sequence[Message], among: range, query: str, count: Callable[[str], int],
                     max_tokens: int) -> Recalled:
     """The messages of ``among`` that hold the most of ``query``'s words (a plain, case-blind
-    search of their text: they were never analysed), at most :data:`SEARCHED`, verbatim
+    search of their text: they were never analysed), at most :data:`LIMITS.searched`, verbatim
     in conversation order: what a memory finds beyond its horizon (see :mod:`.horizon`)."""
     words: set[str] = set()
     for w in _QUERY_WORD.findall(query):
@@ -238,7 +231,7 @@ def search_messages(messages: Sequence[Message], among: range, query: str, count
         hits = sum(1 for w in words if w in text)
         if hits:
             scores.append((-hits, i))
-    best = sorted(i for _, i in sorted(scores)[:SEARCHED])
+    best = sorted(i for _, i in sorted(scores)[:LIMITS.searched])
     if not best:
         return Recalled(f"nothing beyond the horizon matches {query.strip()!r}.", (), False)
     return _within([_verbatim(i, messages[i]) for i in best], best, count, max_tokens)
@@ -340,7 +333,7 @@ def _page(header: str, body: str, ref: Reference, start: int, stop: int, count: 
     (other places words were found), all within ``max_tokens``; None if no page fits."""
     lines = lines_in(body)
     p = ref.prefix
-    also_refs = tuple(f"{p}@{a}" for a in also[:ALSO_NAMED])
+    also_refs = tuple(f"{p}@{a}" for a in also[:LIMITS.also_named])
 
     def build(end: int) -> _Paged:
         at = (f"lines {line_of(body, start)}-{line_of(body, max(start, end - 1))} of {lines}" if lines > 1
@@ -357,7 +350,7 @@ def _page(header: str, body: str, ref: Reference, start: int, stop: int, count: 
     frame = count(build(start).text) + 4  # the header and trailer with an empty page
     room = max_tokens - frame
     for _ in range(4):  # a page's tokens can merge with its frame's: shrink until it fits
-        if room < MIN_PAGE:
+        if room < LIMITS.page_min_tokens:
             return None
         end = page_end(body, start, stop, room, count)
         got = build(end)

@@ -26,6 +26,7 @@ from .lang import Topics, marks
 from .language import CJK_CHAR
 from .messages import SYSTEM_ROLES, Message
 from .segment import han_words
+from .limits import LIMITS
 
 __all__ = ["asks", "cjk_names", "near_place", "own_names", "question_message", "question_places", "question_units",
            "reply_topic", "topic"]
@@ -147,18 +148,6 @@ def cjk_names(cols: Columns, message: int) -> set[str]:
             if lit.kind == "name" and CJK_CHAR.search(lit.text) and (t is None or not t.address.search(lit.text))}
 
 
-TOPIC_MESSAGES = 2
-"""How many messages before a CJK question ("how much is it?", which names nothing: Chinese
-and Japanese leave out the subject the talk is on) are read for the one name it is about."""
-
-
-CHAIN = 3
-"""How many questions and replies that name nothing before a question a topic carries
-through ("its rating?" "4.7." then "a phone number?" "yes, 010-61569200.": the phone of the
-place named in the reply before them). No topic carries through a request or reply that
-turns to a new subject (:attr:`.lang.Topics.new_subject`)."""
-
-
 def near_place(names: set[str], text: str) -> bool:
     """A request for a place near one it names ("find another sight near A")."""
     t = _topics()
@@ -172,20 +161,20 @@ def _text(cols: Columns, m: int) -> str:
 
 def topic(cols: Columns, question: int, depth: int = 0, carry: bool = True) -> tuple[int, str] | None:
     """The name a CJK question without one is about, for an assistant's reply that names
-    none: the one CJK name (no address) of the nearest of the :data:`TOPIC_MESSAGES`
+    none: the one CJK name (no address) of the nearest of the :data:`LIMITS.topic_messages`
     messages before it that names any ("I recommend the X Hotel."), or the one place
     it names before its values (a dish list aside), unless it names several (a choice the
     question does not say) and only one of the kind of place the question names (a hotel,
     a restaurant, a sight; a message naming only places of another kind is passed, and the window
-    reaches one message further, up to :data:`PASSED`). When those messages name nothing, a
-    reply among them carries its own question's topic (up to :data:`CHAIN` times back).
+    reaches one message further, up to :data:`LIMITS.topic_passed`). When those messages name nothing, a
+    reply among them carries its own question's topic (up to :data:`LIMITS.topic_chain` times back).
     Returns that message and the name."""
     t = _topics()
     if t is None:
         return None  # (a language without a pack's topic rules: no topic is read)
     kind = _asked_kind(_text(cols, question))
     reply = -1  # the nearest assistant reply before the question, if none of them names anything
-    stop = max(question - 1 - TOPIC_MESSAGES, -1)
+    stop = max(question - 1 - LIMITS.topic_messages, -1)
     m = question
     while m - 1 > stop:
         m -= 1
@@ -203,8 +192,8 @@ def topic(cols: Columns, question: int, depth: int = 0, carry: bool = True) -> t
             names = {n for n in names if kind.search(n)}
             if not names:
                 # ("the sight's phone, please" after the hotels around it were listed: the window
-                # reaches one message further for each it passes, up to PASSED)
-                stop = max(stop - 1, question - 1 - TOPIC_MESSAGES - PASSED, -1)
+                # reaches one message further for each it passes, up to LIMITS.topic_passed)
+                stop = max(stop - 1, question - 1 - LIMITS.topic_messages - LIMITS.topic_passed, -1)
                 continue
         if len(names) > 1:  # the one place it names before its values, if it names one
             first = own_names(cols, m, None, _text(cols, m))
@@ -213,7 +202,7 @@ def topic(cols: Columns, question: int, depth: int = 0, carry: bool = True) -> t
             names = set(first)
         if names:
             return m, names.pop()
-    if carry and reply >= 0 and depth < CHAIN and not t.new_subject.search(_text(cols, question)) \
+    if carry and reply >= 0 and depth < LIMITS.topic_chain and not t.new_subject.search(_text(cols, question)) \
             and not t.new_subject.search(_text(cols, reply)):
         q = question_message(cols, cols.messages[reply])
         if q is not None and not cjk_names(cols, q.index) and asks(_text(cols, q.index)):
@@ -221,10 +210,6 @@ def topic(cols: Columns, question: int, depth: int = 0, carry: bool = True) -> t
             if carried is not None and (kind is None or kind.search(carried[1])):
                 return carried
     return None
-
-
-PASSED = 2
-"""How many messages naming only places of another kind a question's window reaches past."""
 
 
 def _asked_kind(question: str) -> re.Pattern[str] | None:

@@ -27,8 +27,8 @@ from .keys import content_key
 from .language import CJK, CJK_CHAR, detect_language, normalise_language
 from . import lang as packs
 from .lang import find_names as pack_names, marks
+from .limits import LIMITS
 from .literals import (
-    SHAPE_MAX_CHARS,
     Literal,
     Spans,
     digit_shape,
@@ -203,7 +203,7 @@ def _piece(text: str, kind: str, start: int, end: int, names: list[Literal] | No
         # its literals and names by pattern, and its content words, are the shape's (see
         # literals.digit_shape), found once.
         shape_key = shape = None
-        if names is None and memo is not None and language not in CJK and len(body) <= SHAPE_MAX_CHARS:
+        if names is None and memo is not None and language not in CJK and len(body) <= LIMITS.shape_chars:
             shape_key = (kind, digit_shape(body), language)
             shape = memo.get(shape_key)
         if shape is not None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 
 from .errors import EncodingUnavailableError
+from .limits import LIMITS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,7 +46,6 @@ __all__ = [
 
 DEFAULT_ENCODING = "cl100k_base"
 _WORD_GAP = re.compile(r"\s+")
-_CACHE_LIMIT = 65_536
 
 
 @runtime_checkable
@@ -78,8 +78,6 @@ line that opens with neither white space nor "/": a text's tokens are then those
 split there, each with its line break (``tests/test_tokens.py`` checks). An encoding of any
 other pattern, or a counter that is not tiktoken's, counts every text whole."""
 
-_BY_LINES_MIN = 2_000  # (a shorter text costs less to count than to split)
-
 
 class _CountCache:
     """A bounded memo of text -> token count; cleared whole when full."""
@@ -93,7 +91,7 @@ class _CountCache:
 
     def put(self, text: str, n: int) -> None:
         with self._lock:
-            if len(self._data) >= _CACHE_LIMIT:
+            if len(self._data) >= LIMITS.count_cache:
                 self._data.clear()
             self._data[text] = n
 
@@ -203,7 +201,7 @@ class TiktokenCounter(_Shared):
         pieces never run from one line into the next (see :data:`_LINE_ADDITIVE`): a record
         note of thousands of tokens, rendered anew for each plan of each view, is mostly
         the lines of the last one, and they are counted once."""
-        if len(text) < _BY_LINES_MIN or getattr(self._enc, "_pat_str", None) not in _LINE_ADDITIVE:
+        if len(text) < LIMITS.by_lines_min or getattr(self._enc, "_pat_str", None) not in _LINE_ADDITIVE:
             return self.count(text)
         total = 0
         start = 0

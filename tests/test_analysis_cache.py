@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from discourse_memory import AnalysisCache, Compactor, DiscourseMemory, InvalidOptionError, RedisAnalysisCache
 from discourse_memory import analysis_codec
-from discourse_memory.analysis_cache import MAX_ENTRY_BYTES, bind
+from discourse_memory.analysis_cache import bind
+from discourse_memory.limits import LIMITS
 
 from .conftest import SHARED_DATA
 from .test_properties import conversations
@@ -208,11 +209,11 @@ def test_what_is_not_shared():
 def test_an_analysis_too_large_to_share_is_not_written():
     cache = DictCache()
     text = " ".join(f"line {i} has value v{i}.{i % 7}.{i % 5} and id OPS-{i}\n" for i in range(60_000))
-    assert len(text) > MAX_ENTRY_BYTES
+    assert len(text) > LIMITS.shared_entry_bytes
     memory = DiscourseMemory([{"role": "user", "content": text}, {"role": "assistant", "content": "ok"}],
                              cache=cache)
     memory.view(2000)
-    assert all(len(v) <= MAX_ENTRY_BYTES for v in cache.data.values())
+    assert all(len(v) <= LIMITS.shared_entry_bytes for v in cache.data.values())
     assert len(cache.data) == 1  # "ok" only
 
 

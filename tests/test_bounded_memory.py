@@ -3,6 +3,8 @@ word ever seen) and the analysis cache, and neither bound changes a result."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from discourse_memory import compact, nlp, units
 from discourse_memory.tokens import get_token_counter
 
@@ -19,7 +21,7 @@ def _conversation(run: int) -> list[dict[str, str]]:
 
 def test_the_vocabulary_is_replaced_when_it_grows_past_its_bound(monkeypatch) -> None:
     monkeypatch.setattr(nlp, "_PIPELINES", {})
-    monkeypatch.setattr(nlp, "MAX_VOCABULARY", 3_000)
+    monkeypatch.setattr(nlp, "LIMITS", replace(nlp.LIMITS, vocabulary=3_000))
     fresh = compact(_conversation(5), 300, token_counter=get_token_counter())
     sizes, pipelines = [], set()
     for run in range(8):

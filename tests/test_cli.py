@@ -1,5 +1,6 @@
 """The discourse-memory command."""
 
+from dataclasses import replace
 import json
 import subprocess
 import sys
@@ -266,8 +267,8 @@ def test_progress_line_on_a_terminal_only_and_the_view_unchanged(tmp_path, capsy
     plain, quiet = captured.out, captured.err
     assert quiet == ""  # not a terminal: no line
 
-    monkeypatch.setattr(_progress, "DELAY", 0.0)
-    monkeypatch.setattr(cli, "ANALYSIS_STEPS", 10)
+    monkeypatch.setattr(_progress, "LIMITS", replace(_progress.LIMITS, progress_delay=0.0))
+    monkeypatch.setattr(cli, "LIMITS", replace(cli.LIMITS, analysis_steps=10))
 
     import time as _time
 
@@ -324,8 +325,8 @@ def test_an_input_that_fits_is_not_analysed_for_the_bar(tmp_path, capsys, monkey
     msgs = sample_conversation(12)
     path = tmp_path / "long.json"
     path.write_text(json.dumps(msgs))
-    monkeypatch.setattr(_progress, "DELAY", 0.0)
-    monkeypatch.setattr(cli, "ANALYSIS_STEPS", 10)
+    monkeypatch.setattr(_progress, "LIMITS", replace(_progress.LIMITS, progress_delay=0.0))
+    monkeypatch.setattr(cli, "LIMITS", replace(cli.LIMITS, analysis_steps=10))
     stages = []
     real_stage = _progress.Progress.stage
     monkeypatch.setattr(_progress.Progress, "stage", lambda self, text: stages.append(text) or real_stage(self, text))

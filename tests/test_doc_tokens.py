@@ -3,6 +3,8 @@ a model's own sentence starts respected, and the same names as walking the Doc."
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from unittest.mock import patch
 
 import spacy
@@ -105,7 +107,7 @@ def test_priming_the_tokenizer_cache_changes_no_token(batch: list[str]) -> None:
     # the cache with each distinct word in docs of their own. A cached word must get what
     # tokenizing it in place gives, however the two caches were filled.
     batch = [t.strip() for t in batch if t.strip()]
-    with patch.object(doc_tokens, "_PRIME_MIN_TEXTS", 1):  # prime small batches too
+    with patch.object(doc_tokens, "LIMITS", replace(doc_tokens.LIMITS, prime_min_texts=1)):  # prime small batches too
         primed = DocTokens.of_texts(_PRIMED, batch)
     assert primed == [DocTokens.of(_ALONE(t), t) for t in batch]
 
@@ -113,7 +115,7 @@ def test_priming_the_tokenizer_cache_changes_no_token(batch: list[str]) -> None:
 def test_priming_changes_no_token_of_real_messages() -> None:
     texts = [m["content"].strip() for m in sample_conversation(60, seed=11)
              if isinstance(m.get("content"), str) and m["content"].strip()]
-    assert len(texts) >= doc_tokens._PRIME_MIN_TEXTS
+    assert len(texts) >= doc_tokens.LIMITS.prime_min_texts
     fresh_primed, fresh_alone = spacy.blank("en").tokenizer, spacy.blank("en").tokenizer
     assert DocTokens.of_texts(fresh_primed, texts) == [DocTokens.of(fresh_alone(t), t) for t in texts]
 

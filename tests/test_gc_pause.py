@@ -9,7 +9,8 @@ import threading
 import pytest
 
 from discourse_memory import Compactor
-from discourse_memory.gc_pause import BULK_TEXTS, gc_paused, is_bulk
+from discourse_memory.gc_pause import gc_paused, is_bulk
+from discourse_memory.limits import LIMITS
 
 
 @pytest.fixture(autouse=True)
@@ -21,7 +22,7 @@ def _restore_gc():
 
 def _bulk_history() -> list[dict]:
     msgs = [{"role": "system", "content": "You are terse."}]
-    for i in range(BULK_TEXTS + 10):
+    for i in range(LIMITS.bulk_texts + 10):
         msgs.append({"role": "user" if i % 2 else "assistant", "content": f"Step {i}: moved ticket OPS-{i} to done."})
     return msgs
 

@@ -2,6 +2,7 @@
 messages (see discourse_memory/horizon.py). The horizon is made small here, so that a
 history of a few hundred messages is "very long"."""
 
+from dataclasses import replace
 import pytest
 
 from discourse_memory import DiscourseMemory, compact, horizon
@@ -14,8 +15,7 @@ BUDGET = 1000
 
 @pytest.fixture
 def small_horizon(monkeypatch):
-    monkeypatch.setattr(horizon, "HORIZON_MIN_TOKENS", 1000)
-    monkeypatch.setattr(horizon, "HORIZON_BUDGETS", 1)
+    monkeypatch.setattr(horizon, "LIMITS", replace(horizon.LIMITS, horizon_min_tokens=1000, horizon_budgets=1))
 
 
 def _history() -> list[dict]:

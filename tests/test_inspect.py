@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import json
 import re
 import time
@@ -447,7 +449,7 @@ def test_the_pages_listed_stop_at_a_cap_and_say_so(monkeypatch):
 
     messages = agent_run(file_read(400))
     result = compact(messages, 800, recall=True)
-    monkeypatch.setattr(inspect, "PAGES_SHOWN", 3)  # fewer than #2's pages
+    monkeypatch.setattr(inspect, "LIMITS", replace(inspect.LIMITS, pages_shown=3))  # fewer than #2's pages
     root = parse(render_html(result, messages))
     assert root.by_id("pages-more") is not None and root.by_id("pages") is None  # no partial list
     assert root.by_id("pane-orig").by_id("m-2").attrs.get("data-pages") is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import json
 
 from hypothesis import HealthCheck, given, settings
@@ -162,8 +164,8 @@ def test_a_memory_beyond_its_horizon_keeps_every_invariant(msgs, share):
     # same for a memory grown message by message as for one given the history at once.
     from discourse_memory import DiscourseMemory, horizon
 
-    saved = horizon.HORIZON_MIN_TOKENS, horizon.HORIZON_BUDGETS
-    horizon.HORIZON_MIN_TOKENS, horizon.HORIZON_BUDGETS = 40, 0  # (one horizon at every budget)
+    saved = horizon.LIMITS
+    horizon.LIMITS = replace(saved, horizon_min_tokens=40, horizon_budgets=0)  # (one horizon at every budget)
     try:
         budget = max(1, int(view_tokens(msgs) * share))
         whole, grown = DiscourseMemory(msgs), DiscourseMemory(msgs[:3])
@@ -189,4 +191,4 @@ def test_a_memory_beyond_its_horizon_keeps_every_invariant(msgs, share):
             assert all(s is None or not beyond[0] <= s < beyond[1] for s in r.sources)
         assert json.dumps(grown.view(budget).messages, sort_keys=True) == json.dumps(r.messages, sort_keys=True)
     finally:
-        horizon.HORIZON_MIN_TOKENS, horizon.HORIZON_BUDGETS = saved
+        horizon.LIMITS = saved

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from discourse_memory import Compactor, DiscourseMemory, Options
 from discourse_memory.pages import _longest, find_words, line_span, lines_in, pages
-from discourse_memory.recall import ALSO_NAMED, MIN_PAGE, parse_reference
+from discourse_memory.limits import LIMITS
+from discourse_memory.recall import parse_reference
 
 COUNTER = Compactor().counter
 COUNT = COUNTER.count
@@ -77,7 +78,7 @@ def test_the_pages_of_a_text_are_the_text(text: str, room: int):
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(200, 3000), st.integers(MIN_PAGE + 60, 1500), st.booleans())
+@given(st.integers(200, 3000), st.integers(LIMITS.page_min_tokens + 60, 1500), st.booleans())
 def test_following_a_long_messages_pages_gives_it_back_byte_for_byte(lines: int, max_tokens: int, one_line: bool):
     output = file_read(lines // 10)
     output = output.replace("\n", " ") if one_line else output
@@ -89,7 +90,7 @@ def test_following_a_long_messages_pages_gives_it_back_byte_for_byte(lines: int,
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(alphabet=st.sampled_from(list("ab 1\n\r\t.é中🙂-_{}\"x9")), min_size=1, max_size=2500),
-       st.integers(MIN_PAGE + 40, 300))
+       st.integers(LIMITS.page_min_tokens + 40, 300))
 def test_a_random_messages_pages_are_it_byte_for_byte(text: str, max_tokens: int):
     msgs = agent_run(text)
     compactor = Compactor()
@@ -135,9 +136,9 @@ def test_words_found_in_several_places_name_the_others():
     output = file_read()
     msgs = agent_run(output)
     got = Compactor().recall(msgs, "#2:db-3.internal")
-    assert got.found and len(got.more) == 1 + ALSO_NAMED and all(r.startswith("#2@") for r in got.more)
+    assert got.found and len(got.more) == 1 + LIMITS.also_named and all(r.startswith("#2@") for r in got.more)
     places = output.count("db-3.internal")  # the first, five named, the rest counted
-    assert got.text.endswith(f"{', '.join(got.more[1:])} and {places - 1 - ALSO_NAMED} more places)")
+    assert got.text.endswith(f"{', '.join(got.more[1:])} and {places - 1 - LIMITS.also_named} more places)")
     others = [Compactor().recall(msgs, r, 60) for r in got.more[1:3]]
     assert all("db-3.internal" in o.text.split("\n")[1] for o in others)
 

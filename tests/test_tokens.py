@@ -1,5 +1,6 @@
 """Offline token counting."""
 
+from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -194,7 +195,7 @@ def test_a_long_text_counted_by_its_lines_counts_as_the_whole(name, lines):
     assert enc._pat_str in tokens._LINE_ADDITIVE  # (else the test below would count whole)
     text = "\n".join(lines)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(tokens, "_BY_LINES_MIN", 0)
+        mp.setattr(tokens, "LIMITS", replace(tokens.LIMITS, by_lines_min=0))
         assert tokens.TiktokenCounter(enc, name).count_by_lines(text) == len(enc.encode_ordinary(text))
 
 

@@ -30,25 +30,40 @@ import binascii
 import math
 import re
 import struct
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
-    "OPENAI_LOW", "OPENAI_UNKNOWN", "ANTHROPIC_MAX", "PDF_PAGE_TOKENS", "UNKNOWN_MEDIA",
+    "COSTS", "MediaCosts", "OPENAI_UNKNOWN", "PDF_PAGE_TOKENS", "UNKNOWN_MEDIA",
     "openai_image_tokens", "anthropic_image_tokens", "neutral_image_tokens", "image_size",
     "decode_base64", "pdf_tokens", "audio_tokens", "encrypted_tokens",
 ]
 
-OPENAI_LOW = 85
-OPENAI_UNKNOWN = 85 + 170 * 8  # 1445: the most a high-detail image costs (768 x 2048 px: 2 x 4 tiles)
-ANTHROPIC_MAX = 1600
-PDF_PAGE_TOKENS = 3000 + ANTHROPIC_MAX
-UNKNOWN_MEDIA = ANTHROPIC_MAX
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MediaCosts:
+    """The providers' documented media costs this module's estimates start from (facts
+    about the providers, not weights)."""
+
+    openai_low: int = 85
+    """An OpenAI image at low detail (and the base of every high-detail one)."""
+    anthropic_max: int = 1600
+    """The most an Anthropic image costs (its long side is scaled to 1568 px at most)."""
+    pdf_page_text: int = 3000
+    """A PDF page's text, at the most Anthropic documents (its image is counted on top)."""
+
+
+COSTS = MediaCosts()
+OPENAI_UNKNOWN = COSTS.openai_low + 170 * 8  # 1445: the most a high-detail image costs (768 x 2048 px: 2 x 4 tiles)
+PDF_PAGE_TOKENS = COSTS.pdf_page_text + COSTS.anthropic_max
+UNKNOWN_MEDIA = COSTS.anthropic_max
 
 
 def openai_image_tokens(width: int | None, height: int | None, detail: str | None = None) -> int:
     """OpenAI's documented image cost (GPT-4o family tiles)."""
     if detail == "low":
-        return OPENAI_LOW
+        return COSTS.openai_low
     if not width or not height:
         return OPENAI_UNKNOWN
     w, h = float(width), float(height)
@@ -64,12 +79,12 @@ def openai_image_tokens(width: int | None, height: int | None, detail: str | Non
 def anthropic_image_tokens(width: int | None, height: int | None) -> int:
     """Anthropic's documented image cost: ``width * height / 750`` after downscaling."""
     if not width or not height:
-        return ANTHROPIC_MAX
+        return COSTS.anthropic_max
     w, h = float(width), float(height)
     if max(w, h) > 1568:
         s = 1568 / max(w, h)
         w, h = w * s, h * s
-    return max(1, min(ANTHROPIC_MAX, math.ceil(w * h / 750)))
+    return max(1, min(COSTS.anthropic_max, math.ceil(w * h / 750)))
 
 
 def neutral_image_tokens(width: int | None, height: int | None, detail: str | None = None) -> int:

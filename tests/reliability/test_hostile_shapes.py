@@ -15,11 +15,12 @@ from typing import Any
 import pytest
 
 from discourse_memory import DiscourseMemory, InvalidMessageError, compact
-from discourse_memory.blocks import MAX_LIST_DEPTH, split_blocks
+from discourse_memory.blocks import split_blocks
 from discourse_memory.doc_tokens import DocTokens
 from discourse_memory.nlp import get_pipeline
 from discourse_memory.outline import list_heads
-from discourse_memory.payload import MAX_DEPTH, payload_problem
+from discourse_memory.limits import LIMITS
+from discourse_memory.payload import payload_problem
 from discourse_memory.segment import MAX_READ_ITEMS, _strip_span, segment_texts
 
 
@@ -73,7 +74,7 @@ def test_an_indented_items_names_are_where_they_are_in_the_source() -> None:
 def test_list_depth_is_bounded_and_the_outline_with_it(depth: int) -> None:
     text = deep_list(depth)
     depths = [b.depth for b in split_blocks(text)]
-    assert depths == [min(i, MAX_LIST_DEPTH) for i in range(depth)]
+    assert depths == [min(i, LIMITS.list_depth) for i in range(depth)]
     if depth > 1000:
         return  # (the view of the whole list: benchmarks/bench_hostile.py deep-list-3000)
     from discourse_memory import Compactor
@@ -87,7 +88,7 @@ def test_list_depth_is_bounded_and_the_outline_with_it(depth: int) -> None:
         while h >= 0:
             chain, h = chain + 1, int(heads[h])
         longest = max(longest, chain)
-    assert longest <= MAX_LIST_DEPTH + 1
+    assert longest <= LIMITS.list_depth + 1
 
 
 @pytest.mark.parametrize("count,read", [(MAX_READ_ITEMS, True), (MAX_READ_ITEMS + 1, False), (20_000, False)])
@@ -114,13 +115,13 @@ def test_strip_span_is_str_strip() -> None:
         assert text[s:e] == body and (not body or s == start + len(text[start:end]) - len(text[start:end].lstrip()))
 
 
-@pytest.mark.parametrize("depth", [MAX_DEPTH, MAX_DEPTH + 1, 100_000])
+@pytest.mark.parametrize("depth", [LIMITS.payload_depth, LIMITS.payload_depth + 1, 100_000])
 def test_the_payload_walk_is_iterative(depth: int) -> None:
     value: Any = "x"
     for _ in range(depth):
         value = [value] if depth % 2 else {"k": value}
     problem = payload_problem({"role": "user", "content": "hi", "meta": value})
-    assert (problem is None) == (depth + 1 <= MAX_DEPTH)  # (the message itself is one level)
+    assert (problem is None) == (depth + 1 <= LIMITS.payload_depth)  # (the message itself is one level)
     if problem is not None:
         with pytest.raises(InvalidMessageError, match="nests more than"):
             DiscourseMemory([{"role": "user", "content": "hi", "meta": value}])
