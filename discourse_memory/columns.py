@@ -126,6 +126,22 @@ class Units(Sequence[Unit]):
             start = last
             k += 1
 
+    def text(self, i: int) -> str:
+        """Unit ``i``'s text, without building the unit (a restored memory's first view
+        reads the text of thousands of lines to find tags, listings and verdicts)."""
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        got = self._replaced.get(i) if self._replaced else None
+        if got is not None:
+            return got.text
+        k = bisect_right(self._firsts, i) - 1
+        f = self._fields[k]
+        u = f.units[i - self._firsts[k]]
+        if isinstance(u, Unit):
+            return u.text
+        p = u[0]
+        return f.text[p[1]:p[2]]
+
     def _range(self, start: int, stop: int, step: int) -> Iterator[Unit]:
         if step != 1:
             yield from (self[i] for i in range(start, stop, step))
@@ -244,6 +260,7 @@ class Columns:
         """What modules derive from messages already appended (see :meth:`memo`)."""
         self._grown: dict[str, _Grow] = {}
         """The arrays of :meth:`grown`, by name."""
+        self._units: Units | None = None
 
     def memo(self, kind: type[_Memo]) -> _Memo:
         """The conversation's instance of ``kind``, made on first use: a module keeps what
@@ -279,7 +296,11 @@ class Columns:
     @property
     def units(self) -> Units:
         """The units so far (built when looked at)."""
-        return Units(self._fields, self._firsts, self._occurrences, len(self._occurrences))
+        n = len(self._occurrences)
+        got = self._units
+        if got is None or len(got) != n:  # (one per length: read thousands of times in a first view)
+            got = self._units = Units(self._fields, self._firsts, self._occurrences, n)
+        return got
 
     def extend(self, messages: list[Message], fields: list[list[Field]]) -> list[list[str]]:
         """Append messages (numbered from ``len(self)``) and their fields, in one batch;

@@ -92,6 +92,29 @@ def test_units_by_field_are_the_units_of_each_field_in_order(cut: int) -> None:
         next(iter(units.by_field(0, 2)))[1][5]
 
 
+@pytest.mark.parametrize("cut", range(8))
+def test_a_units_text_read_alone_is_its_built_units_text(cut: int) -> None:
+    units = _columns(_conversation(), cut).units
+    assert [units.text(i) for i in range(len(units))] == [u.text for u in units]
+    changed = units.replaced({1: units[1]._replace(text="other")})
+    assert changed.text(1) == "other" and changed.text(2) == units[2].text
+    for bad in (-1, len(units)):
+        with pytest.raises(IndexError):
+            units.text(bad)
+
+
+def test_the_units_of_one_length_are_read_once_and_a_longer_conversation_gets_its_own() -> None:
+    validated = validate_messages(_conversation())
+    analyzer = Analyzer(COUNTER)
+    cols = Columns(COUNTER.count)
+    cols.extend(validated[:4], analyzer.fields(validated[:4]))
+    before = cols.units
+    assert cols.units is before
+    cols.extend(validated[4:], analyzer.fields(validated[4:]))
+    after = cols.units
+    assert after is not before and len(after) > len(before) and list(after)[:len(before)] == list(before)
+
+
 def test_a_view_keeps_its_length_and_replacements_as_the_conversation_grows() -> None:
     messages = _conversation()
     validated = validate_messages(messages)

@@ -68,7 +68,7 @@ def outcome_lines(cols: Columns, outputs: np.ndarray, info: np.ndarray) -> np.nd
     line = UNIT_KINDS.index("line")
     tags = cols.memo(_Signals).tag_lines
     units = cols.units
-    tags.extend(kind[u] == line and _TAG_LINE.fullmatch(units[u].text) is not None for u in range(len(tags), len(u_msg)))
+    tags.extend(kind[u] == line and _TAG_LINE.fullmatch(units.text(u)) is not None for u in range(len(tags), len(u_msg)))
     # (a file printed or a listing ends where the file or the tree does: no verdict)
     ran = outputs & ~reading_messages(cols, outputs) & ~listing_messages(cols, outputs)
     rows = np.flatnonzero(ran[u_msg] & (kind == line) & (info > 0) & ~cols.grown("tag_lines", tags, bool)[:len(u_msg)])
@@ -81,7 +81,7 @@ def outcome_lines(cols: Columns, outputs: np.ndarray, info: np.ndarray) -> np.nd
     for u in last[last >= 0].tolist():  # (one line a message: read by its end)
         hit = said.get(u)
         if hit is None:
-            hit = said[u] = _VERDICT.search(units[u].text[-LIMITS.verdict_chars:]) is not None
+            hit = said[u] = _VERDICT.search(units.text(u)[-LIMITS.verdict_chars:]) is not None
         out[u] = hit
     return out
 
@@ -105,7 +105,7 @@ def listing_messages(cols: Columns, outputs: np.ndarray) -> np.ndarray:
                 s = int(starts[i])
                 lines = [u for u in range(s, min(int(starts[i + 1]), s + LIMITS.listing_sample)) if _LINE_KIND[kinds[u]]]
                 named = sum(_ONE_NAME.fullmatch(t) is not None or listing_line(t)
-                            for t in (cols.units[u].text.strip() for u in lines))
+                            for t in (cols.units.text(u).strip() for u in lines))
                 hit = len(lines) >= 8 and 5 * named >= 3 * len(lines)
             memo.append(hit)
     return cols.grown("listing_messages", memo, bool)[:len(cols)]

@@ -1,0 +1,136 @@
+"""Where a fresh worker's first view goes, with the shared analysis cache (issue 49).
+
+    python benchmarks/bench_first_view_stages.py [--tokens 65000] [--runs 3]
+
+The history of ``bench_workers.py`` (the first runs of ``swe_dev.jsonl`` up to ``--tokens``
+tokens, three turns on, budget a quarter of it), analysed by a warm memory into an
+in-process dict cache (the entries a shared Redis would hold; no server needed). Then, per
+run, a new process that has loaded its pipeline and viewed another conversation restores
+the history with ``DiscourseMemory.from_dict`` and takes its first view through the cache,
+with the functions named wrapped in timers; it then takes one warm turn. Printed per run:
+the first view, each stage's milliseconds (a stage's time includes the stages it calls),
+and the warm turn. Views are checked equal to the warm memory's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib
+import json
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("RAYON_NUM_THREADS", "1")
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+DATA = HERE.parent.parent / "shared" / "data" / "agents" / "swe_dev.jsonl"
+
+STAGES = [
+    ("discourse_memory.analysis_codec", "decode"),
+    ("discourse_memory.columns", "_mid_literals"),
+    ("discourse_memory.compaction", "fit"),
+    ("discourse_memory.fit.candidates", "_sources"),
+    ("discourse_memory.fit.candidates", "item_for"),
+    ("discourse_memory.fit.candidates", "_item_costs"),
+    ("discourse_memory.fit.rank", "outcome_lines"),
+]
+
+
+class DictCache:
+    """An analysis cache in a dict (what a shared store holds, without a server)."""
+
+    def __init__(self, data: dict[str, bytes] | None = None) -> None:
+        self.data = data if data is not None else {}
+
+    def get_many(self, keys):
+        return [self.data.get(k) for k in keys]
+
+    def set_many(self, items):
+        self.data.update(items)
+
+
+def make(path: str, tokens: int) -> None:
+    from bench_core_speed import new_message, real_history
+    from discourse_memory import DiscourseMemory, get_token_counter
+
+    msgs = real_history(str(DATA), tokens)
+    count = get_token_counter().count
+    budget = sum(count(m.get("content") or "") for m in msgs) // 4
+    cache = DictCache()
+    warm = DiscourseMemory(msgs, cache=cache)
+    warm.view(budget)
+    for i in range(3):
+        warm.append(new_message(i))
+        warm.view(budget)
+    warm.append(new_message(99))
+    state = warm.to_dict()
+    view = warm.view(budget)
+    # (the fresh worker analyses the newest message itself, as in bench_workers.py)
+    cache.data.pop(warm._compactor.analyzer.shared.key(new_message(99)["content"]), None)
+    with open(path, "wb") as f:
+        pickle.dump((state, budget, cache.data, view.messages, view.note), f)
+
+
+def fresh(path: str) -> None:
+    from bench_core_speed import new_message
+    from discourse_memory import DiscourseMemory
+    from discourse_memory.nlp import get_pipeline
+
+    with open(path, "rb") as f:
+        state, budget, data, messages, note = pickle.load(f)
+    get_pipeline()
+    other = [json.loads(line)["messages"] for line in DATA.open()][-1]
+    DiscourseMemory(other).view(4000)  # (a worker in service: its code paths are warm)
+    spent: dict[str, float] = {}
+
+    def timed(name, f):
+        @functools.wraps(f)
+        def g(*a, **k):
+            t = time.perf_counter()
+            try:
+                return f(*a, **k)
+            finally:
+                spent[name] = spent.get(name, 0.0) + (time.perf_counter() - t) * 1000
+        return g
+
+    for mod, name in STAGES:
+        m = importlib.import_module(mod)
+        setattr(m, name, timed(name, getattr(m, name)))
+    t = time.perf_counter()
+    memory = DiscourseMemory.from_dict(state, cache=DictCache(data))
+    view = memory.view(budget)
+    first = (time.perf_counter() - t) * 1000
+    assert view.messages == messages and view.note == note, "views differ"
+    stages = dict(spent)
+    memory.append(new_message(500))
+    t = time.perf_counter()
+    memory.view(budget)
+    warm = (time.perf_counter() - t) * 1000
+    print(f"first view {first:.0f} ms; " + ", ".join(f"{k} {v:.0f}" for k, v in stages.items())
+          + f"; then a warm turn {warm:.0f} ms ({first / warm:.1f}x)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tokens", type=int, default=65000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--fresh", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.fresh:
+        fresh(args.fresh)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "state.pkl")
+        make(path, args.tokens)
+        for _ in range(args.runs):
+            subprocess.run([sys.executable, __file__, "--fresh", path], check=True)
+
+
+if __name__ == "__main__":
+    main()
