@@ -126,7 +126,8 @@ def test_a_fresh_process_imports_spacy_off_the_loop_thread() -> None:
         "import asyncio; from discourse_memory import acompact, DiscourseMemory, warm_up;"
         "from discourse_memory.sample import sample_conversation\n"
         "warm_up(encoding='cl100k_base')\n"  # the documented start-up: the counter's tables now
-        "assert 'spacy' not in sys.modules\n"
+        # (whether spaCy is in sys.modules here is a race with warm_up's thread; where it was
+        # imported is what counts: `seen`, recorded by the import hook, says which thread)
         "v = asyncio.run(acompact(sample_conversation(6), 600))\n"
         "assert v.note and 'spacy' in sys.modules and seen['spacy'] is False, seen\n"
         "print('ok')")
