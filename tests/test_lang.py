@@ -28,8 +28,8 @@ def registry(monkeypatch: pytest.MonkeyPatch):
     """A registry the test may change: restored after it (patterns are cached per
     generation, and a generation is never reused)."""
     lang.packs()
-    monkeypatch.setattr(lang, "_packs", dict(lang._packs))
-    monkeypatch.setattr(lang, "_generation", lang._generation)
+    monkeypatch.setattr(lang._REGISTRY, "_entries", dict(lang._REGISTRY._entries))
+    monkeypatch.setattr(lang._REGISTRY, "_generation", lang.generation())
     return lang
 
 

@@ -16,8 +16,8 @@ def registry(monkeypatch: pytest.MonkeyPatch):
     """A registry the test may change, restored after it (patterns are cached per
     generation, and a generation is never reused)."""
     traces.readers()
-    monkeypatch.setattr(traces, "_readers", dict(traces._readers))
-    monkeypatch.setattr(traces, "_generation", traces._generation)
+    monkeypatch.setattr(traces._REGISTRY, "_entries", dict(traces._REGISTRY._entries))
+    monkeypatch.setattr(traces._REGISTRY, "_generation", traces.generation())
     return traces
 
 

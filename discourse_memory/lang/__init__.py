@@ -32,11 +32,11 @@ Register a pack of your own with :func:`register` (see ``docs/languages.md``)::
 from __future__ import annotations
 
 import importlib
-import itertools
 import re
-import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
+
+from ..registry import Registry
 
 if TYPE_CHECKING:
     from ..literals import Literal
@@ -136,24 +136,8 @@ GENERIC = LanguagePack(code="xx")
 """The pack of a language without one: it supplies nothing (the generic rules alone)."""
 
 _BUILTIN = ("zh", "ja", "ko")
-_packs: dict[str, LanguagePack] = {}
-_loaded = False
-_generation = 0
-_counter = itertools.count(1)  # (never reused: caches are keyed by it)
-_lock = threading.RLock()
-
-
-def _load() -> None:
-    global _loaded
-    if _loaded:  # (the fast path: read for every text)
-        return
-    with _lock:
-        if _loaded:
-            return
-        _loaded = True
-        for code in _BUILTIN:
-            built_in = importlib.import_module(f"{__name__}.{code}").PACK
-            _packs.setdefault(code, built_in)
+_REGISTRY: Registry[LanguagePack] = Registry(
+    lambda p: p.code, lambda: (importlib.import_module(f"{__name__}.{code}").PACK for code in _BUILTIN))
 
 
 def register(new: LanguagePack) -> None:
@@ -162,37 +146,29 @@ def register(new: LanguagePack) -> None:
     are not changed."""
     if not isinstance(new, LanguagePack):
         raise TypeError(f"register() takes a LanguagePack, not {type(new).__name__}")
-    global _generation
-    _load()
-    with _lock:
-        _packs[new.code] = new
-        _generation = next(_counter)
+    _REGISTRY.register(new)
 
 
 def pack(code: str) -> LanguagePack:
     """The pack of language ``code`` (``"zh-CN"`` reads as ``"zh"``), or :data:`GENERIC`
     for a language without one."""
-    _load()
-    return _packs.get(code.strip().lower().replace("_", "-").split("-")[0], GENERIC)
+    return _REGISTRY.get(code.strip().lower().replace("_", "-").split("-")[0]) or GENERIC
 
 
 def packs() -> tuple[LanguagePack, ...]:
     """Every registered pack: the built-in ones, then the user's, in order."""
-    _load()
-    return tuple(_packs.values())
+    return _REGISTRY.entries()
 
 
 def available() -> tuple[str, ...]:
     """The codes of the registered packs."""
-    return tuple(p.code for p in packs())
+    return tuple(_REGISTRY.names())
 
 
 def generation() -> int:
     """A number that changes whenever a pack is registered (patterns built from the packs
     are cached per generation)."""
-    if not _loaded:
-        _load()
-    return _generation
+    return _REGISTRY.generation()
 
 
 def find_names(text: str, language: str) -> list[Literal]:

@@ -22,10 +22,10 @@ Register a reader of your own with :func:`register` (see ``docs/traces.md``)::
 from __future__ import annotations
 
 import functools
-import itertools
 import re
-import threading
 from dataclasses import dataclass
+
+from ..registry import Registry
 
 __all__ = ["TraceReader", "available", "generation", "harness_block", "line_number", "progress_line", "reader",
            "readers", "register"]
@@ -53,25 +53,13 @@ class TraceReader:
             re.compile(pattern)  # (a bad pattern fails here, with the reader, not in a view)
 
 
-_readers: dict[str, TraceReader] = {}
-_loaded = False
-_generation = 0
-_counter = itertools.count(1)  # (never reused: patterns are cached by it)
-_lock = threading.RLock()
+def _built_in() -> tuple[TraceReader, ...]:
+    from .builtin import READERS
+
+    return READERS
 
 
-def _load() -> None:
-    global _loaded
-    if _loaded:  # (the fast path: read for every text)
-        return
-    with _lock:
-        if _loaded:
-            return
-        _loaded = True
-        from .builtin import READERS
-
-        for built_in in READERS:
-            _readers.setdefault(built_in.name, built_in)
+_REGISTRY: Registry[TraceReader] = Registry(lambda r: r.name, _built_in)
 
 
 def register(new: TraceReader) -> None:
@@ -79,38 +67,30 @@ def register(new: TraceReader) -> None:
     read from the next message read on."""
     if not isinstance(new, TraceReader):
         raise TypeError(f"register() takes a TraceReader, not {type(new).__name__}")
-    global _generation
-    _load()
-    with _lock:
-        _readers[new.name] = new
-        _generation = next(_counter)
+    _REGISTRY.register(new)
 
 
 def reader(name: str) -> TraceReader:
     """The registered reader ``name``; a ``KeyError`` lists the available names."""
-    _load()
-    try:
-        return _readers[name]
-    except KeyError:
-        raise KeyError(f"no trace reader {name!r}; available: {', '.join(sorted(_readers))}") from None
+    got = _REGISTRY.get(name)
+    if got is None:
+        raise KeyError(f"no trace reader {name!r}; available: {', '.join(sorted(_REGISTRY.names()))}")
+    return got
 
 
 def readers() -> tuple[TraceReader, ...]:
     """Every registered reader: the built-in ones, then the user's, in order."""
-    _load()
-    return tuple(_readers.values())
+    return _REGISTRY.entries()
 
 
 def available() -> tuple[str, ...]:
     """The names of the registered readers."""
-    return tuple(r.name for r in readers())
+    return tuple(_REGISTRY.names())
 
 
 def generation() -> int:
     """A number that changes whenever a reader is registered."""
-    if not _loaded:
-        _load()
-    return _generation
+    return _REGISTRY.generation()
 
 
 _NEVER = re.compile(r"(?!)")
