@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_shapes import build as build_slow, run_fresh as run_script  # noqa: E402
+from bench_shapes import _rss_kb, build as build_slow, run_fresh as run_script  # noqa: E402
 
 BUDGET = 4_000
 MB = 1_000_000
@@ -60,14 +60,6 @@ def build(shape: str) -> str | list[str]:
 
 SHAPES = ["prose", "deep-list-3000", "items-100k", "short-10k", "line-1mb", "regex-bait", "fence-5000",
           "table-10k", "fences-50k", "quoted-100k", "json-1mb", "log-5mb"]
-
-
-def _rss_kb() -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 def measure(shape: str) -> dict[str, Any]:
