@@ -135,12 +135,7 @@ class Units(Sequence[Unit]):
         if got is not None:
             return got.text
         k = bisect_right(self._firsts, i) - 1
-        f = self._fields[k]
-        u = f.units[i - self._firsts[k]]
-        if isinstance(u, Unit):
-            return u.text
-        p = u[0]
-        return f.text[p[1]:p[2]]
+        return self._fields[k].unit_text(i - self._firsts[k])
 
     def _range(self, start: int, stop: int, step: int) -> Iterator[Unit]:
         if step != 1:

@@ -360,6 +360,13 @@ class Field(NamedTuple):
                     occurrence, literals, depth, tokens, head_end, clip_tokens, gap, info, words, literal_texts,
                     head_literal_texts, suffix)
 
+    def unit_text(self, j: int) -> str:
+        """Unit ``j``'s text, without building the unit (:meth:`unit`)."""
+        u = self.units[j]
+        if isinstance(u, Unit):
+            return u.text
+        return self.text[u.piece.start:u.piece.end]
+
 
 def _clipped(body: str, head: int, kind: str) -> str:
     """The rendering of a clipped unit: its head, a mark, and a closed fence for code."""
