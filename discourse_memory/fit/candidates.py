@@ -7,6 +7,7 @@ import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 import re
+from typing import ClassVar
 
 import numpy as np
 
@@ -130,15 +131,17 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     at_row = _sources(memo, rows_sorted, first, ends, lambda r: item_of(int(owners[r]), int(lit_idx[r])),
                       lambda r, item: _has_context(cols, item, int(lit_idx[r])))
     row_items = memo.items
-    chosen: list[Item | None] = [row_items[r] if r >= 0 else None for r in at_row.tolist()]
+    count = scene.count
+    kept = cols.memo(_Candidates)
+    row_at = np.maximum(at_row, 0)
+    facts = _row_facts(cols, units, owners, kept, row_items, at_row[at_row >= 0], count)
     source = np.full(n_lits, -1, dtype=np.int64)
     source[candidates] = np.where(at_row >= 0, owners[np.maximum(at_row, 0)], occ[first])
     number = cols.kind_code("number")
     if number >= 0:
         # A number a capitalised noun names ("Certificate 4856383", record.item_for) is an id,
         # worth what one is, not what a count is.
-        named = [k for k in np.flatnonzero(cols.lit_kind.view[candidates] == number).tolist()
-                 if chosen[k] is not None and NAMED_NUMBER.fullmatch(chosen[k].text)]  # type: ignore[union-attr]
+        named = (cols.lit_kind.view[candidates] == number) & (at_row >= 0) & facts.named[row_at]
         gain[named] *= pol.typed_value / pol.number_value
     # Diminishing returns: the k-th best value of one unit is worth 1 / (1 + k / PER_UNIT)
     # (an entry of hundreds of values from one log line is read by nobody).
@@ -179,95 +182,227 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     # And of one message: an entry of six hundred values from one 150 KB diff (6,800 tokens of
     # fragments) reads worse than more of the diff's own text.
     gain /= 1.0 + np.maximum(_rank_within(u_msg[src], gain) - pol.record_per_message, 0.0) / pol.record_per_message
-    count = scene.count
-    items: list[Item] = []
-    keep_gain: list[float] = []
-    keep_cost: list[float] = []
-    keep_named: list[bool] = []  # per item, whether the focus (a question) names its key
-    entry_cost: dict[int, float] = {}
-    row_cost: dict[int, float] = {}
-    header_cost: dict[str, float] = {}
-    headers: dict[int, Item] = {}  # header unit -> its item
-    value_cost: dict[int, float] = {}  # keyed item -> its cost after another value of its key
-    spans_made: set[tuple[int, tuple[int, int]]] = set()
-    u_kind = cols.u_kind.view
-    list_item = UNIT_KINDS.index("list_item")
-    kept = cols.memo(_Candidates)
-    inner_cache = kept.inner
-    at_of = dict(zip(candidates.tolist(), range(len(candidates))))  # literal -> its place among the candidates
-    covering = kept.covering
-    gains = gain.tolist()
     have = at_row[at_row >= 0]
     for r in np.unique(have[memo.cost[have] < 0]).tolist():
         memo.cost[r], memo.value_cost[r] = _item_costs(row_items[r], count)
-    cost_of, value_cost_of = memo.cost[np.maximum(at_row, 0)].tolist(), memo.value_cost[np.maximum(at_row, 0)].tolist()
-    srcs = source[candidates]
-    # (per candidate, read once as lists: a value at a time, numpy's scalars cost more than the work)
-    in_line, in_list = _LINE_KIND[u_kind[srcs]].tolist(), (u_kind[srcs] == list_item).tolist()
-    # (what a message's label, a unit's short item and a record's head cost never change as the
-    # conversation grows, but a label's speaker may start to count: read once, not per view)
-    msg_label_cost = kept.label_costs
-    short_spans = kept.short_spans
-    row_costs = kept.row_costs
+    # Which candidates are made items, as the record reads them in literal order: not a value
+    # the cap or a comment dropped, not a row without an item, not a session's date line after
+    # its first value (it lists all of them), not a line of code or a short list item after
+    # its first value (one item lists the line's values).
+    n_c = len(candidates)
+    place = np.arange(n_c)
+    made = at_row >= 0
+    if hidden.any():
+        made &= ~hidden
+    header = made & facts.header[row_at]
+    if header.any():
+        first_header = np.full(len(units), n_c)
+        np.minimum.at(first_header, src[header], place[header])
+        made &= ~(first_header[src] < place)
+    span = np.where(made, facts.span[row_at], -1)
+    spanned = np.flatnonzero(span >= 0)
+    if len(spanned):
+        _, firsts = np.unique(span[spanned], return_index=True)  # (the first of each, in literal order)
+        made[np.setdiff1d(spanned, spanned[firsts], assume_unique=True)] = False
+        spanned = spanned[firsts]
+        spanned.sort()
+    picked = np.flatnonzero(made)
+    rows_of = at_row[picked]
+    items: list[Item] = [row_items[r] for r in rows_of.tolist()]  # type: ignore[misc]
+    item_gain = gain[picked].copy()
+    if len(spanned):
+        # One item lists every value its line of code (short list item, or head of a line's
+        # labels) shows: the line's tokens are paid once for all of them. (Not in prose: there it took
+        # LoCoMo's with-context recall at 25% from 90.2 to 87.5, one span keying two
+        # values by each other.)
+        _cover_lines(cols, kept.covering, facts, span[spanned], candidates, gain, src[spanned], spanned,
+                     np.searchsorted(picked, spanned), items, item_gain)
+    header_at = np.flatnonzero(facts.header[rows_of])
+    if len(header_at):  # a date line is worth each value it lists
+        item_gain[header_at] *= np.array([len(items[i].covers) for i in header_at.tolist()], dtype=np.float64)
+    keyed = np.flatnonzero(facts.keyed[rows_of])
+    value_cost = dict(zip(keyed.tolist(), memo.value_cost[rows_of[keyed]].tolist()))
+    # A record's head and braces, paid once per group: the cost of its first item's row.
+    groups = facts.group[rows_of]
+    in_row = np.flatnonzero(facts.in_row[rows_of])
+    first_of_group = np.unique(groups[in_row], return_index=True)[1]
+    row_cost = dict(zip(groups[in_row[first_of_group]].tolist(),
+                        facts.row_cost[rows_of[in_row[first_of_group]]].tolist()))
+    key_named = np.zeros(len(items), dtype=bool)
     terms = scene.terms
-    keys_named: dict[str, bool] = {}  # a key -> whether the focus names it
-    for k, (lit, u, m) in enumerate(zip(candidates.tolist(), srcs.tolist(), u_msg[srcs].tolist())):
-        if u in headers or lit in beyond:
-            continue  # the session's date line lists every value of it; a comment's are no values
-        item = chosen[k]
-        if item is None:
-            continue
-        if item.header:
-            headers[u] = item
-            header_cost[item.text] = count(item.text) + 1.0
-        elif m not in entry_cost:
-            speaker = cols.speaker(m)
-            known = msg_label_cost.get(m)
-            if known is None or known[0] != speaker:  # (a label changes only when its speaker starts to count)
-                label = message_label(cols, cols.messages[m])
-                known = msg_label_cost[m] = (speaker, count(label + ": ") + 1.0)
-            entry_cost[m] = known[1]
-            header = header_of[m]
-            if header is not None and header not in header_cost:
-                header_cost[header] = count(header) + 1.0
-        g = gains[k]
-        named = False
-        if item.key is not None and terms:
-            # (A named key's values are listed first, in the record's first claim; weighing
-            # them more as well moved no measure: docs/changes.md, "focus_key".)
-            named = keys_named.get(item.key)
+    if terms and len(keyed):
+        # (A named key's values are listed first, in the record's first claim; weighing
+        # them more as well moved no measure: docs/changes.md, "focus_key".)
+        keys_named: dict[str, bool] = {}  # a key -> whether the focus names it
+        for i in keyed.tolist():
+            key = items[i].key
+            named = keys_named.get(key)  # type: ignore[arg-type]
             if named is None:
-                named = keys_named[item.key] = _names_key(item.key, terms)
-        if item.key is None and item.span is not None and not item.header and (
-                in_line[k] or in_list[k] and (item.span == _short_span(short_spans, units, u) or item.row == item.text)):
-            # One item lists every value its line of code (short list item, or head of a line's
-            # labels) shows: the line's tokens are paid once for all of them. (Not in prose: there it took
-            # LoCoMo's with-context recall at 25% from 90.2 to 87.5, one span keying two
-            # values by each other.)
-            if (u, item.span) in spans_made:
-                continue
-            spans_made.add((u, item.span))
-            inner = tuple([c for c in _shown_in(cols, units, inner_cache, u, item.span) if c in at_of and c != lit])
-            if inner:
-                key = (u, item.span, inner)
-                wider = covering.get(key)
-                if wider is None:
-                    wider = covering[key] = _covering(item, item.literal, item.covers + inner)
-                item = wider
-                g += float(gain[[at_of[c] for c in inner]].sum())
-        if item.key is not None:
-            value_cost[len(items)] = value_cost_of[k]
-        if item.row is not None and item.group not in row_cost:
-            cost = row_costs.get(item.row)
+                named = keys_named[key] = _names_key(key, terms)  # type: ignore[index,arg-type]
+            key_named[i] = named
+    return (items, item_gain, memo.cost[rows_of], value_cost, _EntryCosts(cols, kept.label_costs, count),
+            _HeaderCosts(count), beyond, row_cost, key_named)
+
+
+
+@dataclass
+class _Facts:
+    """Per row of the literal index whose item a view has read, what making the record's
+    items reads of that item on every view, as arrays (the conversation's memo, see
+    ``Columns.memo``: a row's item never changes, see ``sources._RowMemo``). A loop over
+    every candidate of every view, reading its item's fields, was most of a turn's record
+    upkeep; now a view reads these arrays."""
+
+    UNREAD: ClassVar[int] = -2
+    span: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """The id of the (unit, span) its item shows when one item lists every value of that
+    span (a line of code, a short list item, a line's head: see :func:`_items`); -1 when it
+    does not, -2 while the row is not read."""
+    header: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Its item is a session's date line."""
+    keyed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Its item has a key."""
+    named: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Its item is a number a capitalised noun names (``NAMED_NUMBER``)."""
+    in_row: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Its item is one record of a list (``Item.row``)."""
+    group: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Its item's group (``Item.group``)."""
+    row_cost: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """The tokens of ``{row, }`` of its item's row."""
+    spans: dict[tuple[int, tuple[int, int]], int] = field(default_factory=dict)
+    """(unit, span) -> its id."""
+    span_ptr: list[int] = field(default_factory=lambda: [0])
+    span_lits: list[int] = field(default_factory=list)
+    """The literal ids span id ``s`` states: ``span_lits[span_ptr[s]:span_ptr[s + 1]]``
+    (:func:`_shown_in`)."""
+
+    def grow(self, n: int) -> None:
+        """Room for ``n`` rows, grown by doubling (as ``sources._RowMemo``)."""
+        have = len(self.span)
+        if n <= have:
+            return
+        more = max(n, 2 * have) - have
+        self.span = np.concatenate([self.span, np.full(more, self.UNREAD, dtype=np.int64)])
+        self.header = np.concatenate([self.header, np.zeros(more, dtype=bool)])
+        self.keyed = np.concatenate([self.keyed, np.zeros(more, dtype=bool)])
+        self.named = np.concatenate([self.named, np.zeros(more, dtype=bool)])
+        self.in_row = np.concatenate([self.in_row, np.zeros(more, dtype=bool)])
+        self.group = np.concatenate([self.group, np.zeros(more, dtype=np.int64)])
+        self.row_cost = np.concatenate([self.row_cost, np.zeros(more)])
+
+
+def _row_facts(cols: Columns, units: Sequence[Unit], owners: np.ndarray, kept: _Candidates,
+               row_items: list[Item | None], rows: np.ndarray, count: Callable[[str], int]) -> _Facts:
+    """The conversation's :class:`_Facts`, with ``rows`` (rows with an item) read."""
+    facts = cols.memo(_Facts)
+    facts.grow(len(row_items))
+    new = rows[facts.span[rows] == _Facts.UNREAD]
+    if not len(new):
+        return facts
+    u_kind = cols.u_kind.view
+    list_item = UNIT_KINDS.index("list_item")
+    for r in np.unique(new).tolist():
+        item = row_items[r]
+        assert item is not None
+        u = int(owners[r])
+        facts.header[r] = item.header
+        facts.keyed[r] = item.key is not None
+        facts.named[r] = NAMED_NUMBER.fullmatch(item.text) is not None
+        if item.row is not None:
+            facts.in_row[r] = True
+            facts.group[r] = item.group
+            cost = kept.row_costs.get(item.row)
             if cost is None:
-                cost = row_costs[item.row] = count("{" + item.row + ", }")
-            row_cost[item.group] = cost
-        items.append(item)
-        keep_gain.append(g * (len(item.covers) if item.header else 1.0))
-        keep_cost.append(cost_of[k])
-        keep_named.append(bool(named))
-    return (items, np.array(keep_gain), np.array(keep_cost), value_cost, entry_cost, header_cost, beyond, row_cost,
-            np.array(keep_named, dtype=bool))
+                cost = kept.row_costs[item.row] = count("{" + item.row + ", }")
+            facts.row_cost[r] = cost
+        kind = int(u_kind[u])
+        if item.key is None and item.span is not None and not item.header and (
+                _LINE_KIND[kind] or kind == list_item and (
+                    item.span == _short_span(kept.short_spans, units, u) or item.row == item.text)):
+            sid = facts.spans.get((u, item.span))
+            if sid is None:
+                sid = facts.spans[u, item.span] = len(facts.spans)
+                facts.span_lits.extend(_shown_in(cols, units, kept.inner, u, item.span))
+                facts.span_ptr.append(len(facts.span_lits))
+            facts.span[r] = sid
+        else:
+            facts.span[r] = -1
+    return facts
+
+
+def _cover_lines(cols: Columns, covering: dict[tuple, Item], facts: _Facts, sids: np.ndarray, candidates: np.ndarray,
+                 gain: np.ndarray, units: np.ndarray, spanned: np.ndarray, at: np.ndarray, items: list[Item],
+                 item_gain: np.ndarray) -> None:
+    """The items of candidates ``spanned`` (places among ``candidates``; ``at``: their places
+    among ``items``; ``sids``, ``units``: their spans and units) widened to list every other
+    candidate their span shows, each worth its own gain and theirs."""
+    ptr = cols.grown("_record_span_ptr", facts.span_ptr, np.int64)
+    flat = cols.grown("_record_span_lits", facts.span_lits, np.int64)
+    lo = ptr[sids]
+    lengths = ptr[sids + 1] - lo
+    seg = np.repeat(np.arange(len(sids)), lengths)
+    shown = flat[np.repeat(lo - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))]
+    own = candidates[spanned]
+    candidate = np.zeros(len(cols.lit_text), dtype=bool)
+    candidate[candidates] = True
+    inside = candidate[shown] & (shown != own[seg])
+    inner_lits, inner_seg = shown[inside], seg[inside]
+    n = np.bincount(inner_seg, minlength=len(sids))
+    if not n.any():
+        return
+    by_lit = np.zeros(len(cols.lit_text))
+    by_lit[candidates] = gain
+    weights = by_lit[inner_lits]
+    # Each span's added gain, summed value by value in order, as numpy sums an array of
+    # fewer than eight values; longer ones are summed by numpy itself (pairwise): the same
+    # sum, to the last bit, as the candidate's own (a ranking must not move with how it was
+    # computed).
+    starts = np.cumsum(n) - n
+    added = np.bincount(inner_seg, weights=weights, minlength=len(sids))
+    for j in np.flatnonzero(n >= 8).tolist():
+        added[j] = float(weights[starts[j]:starts[j] + n[j]].sum())
+    has = np.flatnonzero(n > 0)
+    item_gain[at[has]] += added[has]
+    listed = inner_lits.tolist()
+    for a, u, start, k in zip(at[has].tolist(), units[has].tolist(), starts[has].tolist(), n[has].tolist()):
+        item = items[a]
+        inner = tuple(listed[start:start + k])
+        key = (u, item.span, inner)
+        wider = covering.get(key)
+        if wider is None:
+            wider = covering[key] = _covering(item, item.literal, item.covers + inner)
+        items[a] = wider
+
+
+class _EntryCosts(dict):
+    """Message -> the tokens of its record entry's label, found when the take first asks
+    (a view lists a few hundred of the thousands of messages its candidates come from)."""
+
+    def __init__(self, cols: Columns, known: dict[int, tuple[str | None, float]], count: Callable[[str], int]) -> None:
+        super().__init__()
+        self._cols, self._known, self._count = cols, known, count
+
+    def __missing__(self, m: int) -> float:
+        speaker = self._cols.speaker(m)
+        known = self._known.get(m)
+        if known is None or known[0] != speaker:  # (a label changes only when its speaker starts to count)
+            label = message_label(self._cols, self._cols.messages[m])
+            known = self._known[m] = (speaker, self._count(label + ": ") + 1.0)
+        self[m] = known[1]
+        return known[1]
+
+
+class _HeaderCosts(dict):
+    """A session's date line -> its tokens in the record, found when the take first asks."""
+
+    def __init__(self, count: Callable[[str], int]) -> None:
+        super().__init__()
+        self._count = count
+
+    def __missing__(self, text: str) -> float:
+        cost = self[text] = self._count(text) + 1.0
+        return cost
 
 
 _KEY_PART = re.compile(r"[^.\[\]]+")

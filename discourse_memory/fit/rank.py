@@ -275,7 +275,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     reserve = _record_share(scene, outputs) * room
     if key_named.any():
         named = np.flatnonzero(key_named)
-        wanted = float(item_cost[named].sum()) + sum(entry_cost.get(items[k].message, 0.0)
+        wanted = float(item_cost[named].sum()) + sum(entry_cost[items[k].message]
                                                      for k in {items[k].message: k for k in named.tolist()}.values())
         reserve = max(reserve, min(wanted, pol.key_share * room))
     note_cap = _note_cap(scene) * room

@@ -69,7 +69,7 @@ def _take(r: Ranked, room: float) -> Chosen:
         entries[m] -= 1
         if not entries[m]:
             del entries[m]
-            freed += r.entry_cost.get(m, 0.0)
+            freed += r.entry_cost[m]
         used -= freed
         return freed
 
@@ -115,13 +115,13 @@ def _take(r: Ranked, room: float) -> Chosen:
         if item.row is not None and item.group not in rows and item.text != item.row:
             extra += r.row_cost.get(item.group, 0.0)  # (a record's first field alone is listed as any value)
         if not item.header and m not in entries:
-            extra += r.entry_cost.get(m, 0.0)
+            extra += r.entry_cost[m]
         if not taken:
             extra += r.values_line
         session = None
         if header is not None and header not in headers and not item.header:
             session = r.header_items.get(header)
-            extra += r.header_cost.get(header, 0.0)
+            extra += r.header_cost[header]
         if cost + extra > left or used + cost + extra > r.note_cap:
             return False
         left -= cost + extra
