@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
@@ -28,7 +29,7 @@ def _plan(scene: Scene, r: Ranked, chosen: Chosen, protection: str,
         for k, h in heads.items():
             for text in head_literal_texts(units[k], h):
                 shown[cols.lit_ids[text]] = True
-    present = cols.literal_counts(np.ones(len(decision), dtype=bool)) > 0
+    present = r.present
     by_message: dict[int, list[Item]] = {}
     for item in chosen.items:
         if not item.header and not all(shown[c] for c in item.covers):
@@ -56,10 +57,19 @@ def _plan(scene: Scene, r: Ranked, chosen: Chosen, protection: str,
                 MappingProxyType(dict(heads or {})), Record(tuple(entries), dropped, unlisted), protection)
 
 
+@dataclass
+class _Joins:
+    """The texts of joined spans (see :func:`_joined`), by (unit, span): the conversation's
+    memo (see ``Columns.memo``), as each plan of each view joins mostly the same spans."""
+
+    texts: dict[tuple[int, tuple[int, int]], str] = field(default_factory=dict)
+
+
 def _joined(cols: Columns, units: Sequence[Unit], items: list[Item]) -> list[Item]:
     """Items of one message with the spans of each unit that touch or overlap joined into
     one span of the unit's text (``loved "Becoming Nicole" by Amy Ellis Nutt``)."""
     out: list[Item] = []
+    joins = cols.memo(_Joins).texts
     for it in items:
         prev = out[-1] if out else None
         if prev is None or prev.span is None or it.span is None or prev.unit != it.unit:
@@ -69,8 +79,11 @@ def _joined(cols: Columns, units: Sequence[Unit], items: list[Item]) -> list[Ite
         # Lines of code join where they overlap (one line), words where they touch.
         if it.span[0] < prev.span[1] if lines else it.span[0] <= prev.span[1] + 1:
             span = (prev.span[0], max(prev.span[1], it.span[1]))
-            unit_text = as_read(cols, units[it.unit]).text  # (a unit is built from its columns only to join)
-            text = line_text(unit_text, span) if lines else sanitize(unit_text[span[0]:span[1]])
+            text = joins.get((it.unit, span))
+            if text is None:  # (a unit's text never changes: each joined span is read once)
+                unit_text = as_read(cols, units[it.unit]).text  # (a unit is built from its columns only to join)
+                text = joins[it.unit, span] = line_text(unit_text, span) if lines else \
+                    sanitize(unit_text[span[0]:span[1]])
             out[-1] = Item(prev.literal, prev.unit, prev.message, text, span, prev.covers + it.covers,
                            row=prev.row, group=prev.group)
         else:

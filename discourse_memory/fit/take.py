@@ -36,6 +36,7 @@ def _take(r: Ranked, room: float) -> Chosen:
     heads: dict[int, int] = {}  # clipped unit -> the end of its long head
     long_steps: dict[int, int] = {}  # clipped unit -> the long-head steps taken
     lit_ptr, lit_idx, head_ptr, head_idx = r.lit_lists
+    item_of = r.item_of
     u_msg = r.u_msg
     overhead, question_unit, question_cost, queue, item_costs, kinds, targets, costs, floor = r.lists
     left = room
@@ -49,11 +50,11 @@ def _take(r: Ranked, room: float) -> Chosen:
         k = by_literal.pop(lit, None)
         if k is None:
             return 0.0
-        if any(by_literal.get(c) == k for c in r.item_of[k].covers):
+        item = item_of[k]
+        if len(item.covers) > 1 and any(by_literal.get(c) == k for c in item.covers):
             return 0.0  # the item's line still lists a value the view does not show
         nonlocal used
         freed = taken.pop(k)
-        item = r.item_of[k]
         m = item.message
         if item.key is not None:
             scope = item.group if item.row is not None else -1
@@ -95,15 +96,18 @@ def _take(r: Ranked, room: float) -> Chosen:
 
     def take_item(k: int, cost: float) -> bool:
         nonlocal left, used
-        item = r.item_of[k]
+        item = item_of[k]
         if k in taken or (item.header and not LONE_DATES):
             return False  # (a date line is listed above an entry of its session, not alone)
-        if item.header or len(item.covers) == 1:
-            if any(shown_lits[c] or c in by_literal for c in item.covers):
+        fresh = item.covers
+        if len(fresh) == 1:  # (most items: one value, read without a generator)
+            if shown_lits[fresh[0]] or fresh[0] in by_literal:
                 return False
-            fresh = item.covers
+        elif item.header:
+            if any(shown_lits[c] or c in by_literal for c in fresh):
+                return False
         else:  # a code line's values: worth listing while one of them is neither shown nor listed
-            fresh = tuple(c for c in item.covers if not shown_lits[c] and c not in by_literal)
+            fresh = tuple(c for c in fresh if not shown_lits[c] and c not in by_literal)
             if not fresh:
                 return False
         m = item.message

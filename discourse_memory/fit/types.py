@@ -123,6 +123,11 @@ class Ranked:
                 self.targets[self.order].tolist(), costs.tolist(), floor)
 
     @cached_property
+    def present(self) -> np.ndarray:
+        """Per literal, whether some unit states it (the same for each plan of a view)."""
+        return self.cols.literal_counts(np.ones(len(self.base), dtype=bool)) > 0
+
+    @cached_property
     def candidate_lits(self) -> np.ndarray:
         """Per literal, whether the record could list it (an item covers it, or it was a
         candidate made no item: see ``beyond``)."""
