@@ -73,8 +73,11 @@ def _fixed_cost(cols: Columns, protected: frozenset[int], scene: Scene) -> int:
     costs = cols.msg_cost.view
     fixed = sum(int(costs[i]) + scene.frame(i) for i in protected)
     # Calls whose results are protected are shown too, with placeholders for other results.
-    for a, rs in cols.pairs.results.items():
-        if a not in protected and any(r in protected for r in rs):
+    # (Found from the protected results, not by a walk of every call of the history.)
+    owner = cols.pairs.owner
+    for a in sorted({owner[r] for r in protected if r in owner}):
+        rs = cols.pairs.results[a]
+        if a not in protected:
             fixed += int(costs[a]) + scene.frame(a)
             fixed += sum(scene.count(PLACEHOLDER) for r in rs if r not in protected)
     return fixed

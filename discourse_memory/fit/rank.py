@@ -33,6 +33,8 @@ class _Headings:
     """Per unit: a heading written as a title (:func:`_stating_headings`)."""
     date_units: list[int] = field(default_factory=list)
     """Per message: the unit of its session's date line, or -1 (:func:`_date_units`)."""
+    owners: list[int] = field(default_factory=list)
+    """Per message: the assistant message whose call it answers, or -1 (:func:`_owners`)."""
 
 
 def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
@@ -150,28 +152,34 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     # clip, the rest after a clip, or the unit whole.
     blocked = np.zeros(n_msgs, dtype=bool)
     blocked[list(orphans)] = True
-    for r, a in result_owner.items():
-        if a in unanswered and a not in calls_forced:
-            blocked[r] = True
+    for a in unanswered:
+        if a not in calls_forced:
+            blocked[results.get(a, [])] = True
     candidate = (decision == OMITTED) & ~is_call & ~blocked[u_msg] & ~prot_u
 
-    call_msgs = [a for a in results if a not in calls_forced and a not in unanswered
-                 and a not in protected and a not in orphans]
+    # (read from the conversation's per-message arrays, not by a walk of every call and
+    # result of the history on every view: 18,000 of them at 200,000 messages)
+    owner_of_msg = _owners(cols)
+    answered = owner_of_msg[owner_of_msg >= 0]
+    n_results = np.bincount(answered, minlength=n_msgs)
+    open_call = (n_results > 0) & ~forced_msg & ~prot_msg
+    open_call[[a for a in unanswered | orphans if a < n_msgs]] = False
+    picked = np.flatnonzero(open_call)
+    call_msgs = picked.tolist()
     call_rows = u_msg[is_call]
     per_msg_cost = np.bincount(call_rows, weights=tokens[is_call], minlength=n_msgs)
     call_gain = np.bincount(call_rows, weights=full_gain[is_call], minlength=n_msgs)
     if rel is not None and call_msgs:  # a call is worth what its results share with the focus
         msg_rel = np.zeros(n_msgs)
         np.maximum.at(msg_rel, u_msg, rel)  # once per view, not a scan of every unit per call
-        of_call = np.fromiter((a for a in call_msgs for _ in results[a]), dtype=np.int64)
-        result_msgs = np.fromiter((r for a in call_msgs for r in results[a]), dtype=np.int64)
+        result_msgs = np.flatnonzero(owner_of_msg >= 0)
+        result_msgs = result_msgs[open_call[owner_of_msg[result_msgs]]]
         call_rel = np.zeros(n_msgs)
-        np.maximum.at(call_rel, of_call, msg_rel[result_msgs])
-        picked = np.array(call_msgs, dtype=np.int64)
+        np.maximum.at(call_rel, owner_of_msg[result_msgs], msg_rel[result_msgs])
         call_gain[picked] *= 1.0 + focus * call_rel[picked]
     # The agent's last actions are its working state: the next one often repeats, retries
     # or continues them (same ids, same arguments).
-    for j, a in enumerate(sorted(call_msgs, reverse=True)[:8]):
+    for j, a in enumerate(call_msgs[::-1][:8]):
         call_gain[a] *= 1.0 + pol.last_actions * np.exp(-j / 2.0)
         failed = [r for r in results[a] if failed_result(cols, r)]
         if failed:  # the call, and what its result says went wrong
@@ -181,10 +189,10 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
             full_gain[in_failed] *= boost
             clip_gain[in_failed] *= boost
     placeholder = scene.count(PLACEHOLDER)
-    call_cost = {a: float(per_msg_cost[a]) + placeholder * len(results[a]) for a in call_msgs}
+    picked_cost = per_msg_cost[picked] + placeholder * n_results[picked]
+    call_cost = dict(zip(call_msgs, picked_cost.tolist()))
     call_ratio = np.full(n_msgs, np.inf)
-    for a in call_msgs:
-        call_ratio[a] = call_gain[a] / max(call_cost[a], 0.5)
+    call_ratio[picked] = call_gain[picked] / np.maximum(picked_cost, 0.5)
 
     full_cost = tokens + pol.mark_tokens
     clip_cost_u = cols.u_clip.view + pol.mark_tokens
@@ -208,9 +216,6 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     open_ratio[open_msgs] = open_gain[open_msgs] / np.maximum(open_cost[open_msgs], 0.5)
 
     # A result's text never comes before its call.
-    owner_of_msg = np.full(n_msgs, -1)
-    for r, a in result_owner.items():
-        owner_of_msg[r] = a
     owner_u = owner_of_msg[u_msg]
     cap_ratio = np.where(owner_u >= 0, call_ratio[np.maximum(owner_u, 0)], np.inf)
     open_owner = owner_of_msg[open_msgs]
@@ -247,15 +252,15 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     asked = question_unit >= 0
     question_cost = np.zeros(n_msgs)
     question_cost[asked] = open_cost_u[question_unit[asked]]
-    kinds = np.concatenate([np.full(len(call_msgs), _CALLS), np.full(len(open_msgs), _OPEN),
+    kinds = np.concatenate([np.full(len(picked), _CALLS), np.full(len(open_msgs), _OPEN),
                             np.full(len(idx_clip), _CLIP), np.full(len(idx_rest), _REST),
                             np.full(len(idx_whole), _FULL), np.full(len(items), _ITEM),
                             np.full(len(idx_long), _LONG)])
     item_ids = np.arange(len(items), dtype=np.int64)
-    targets = np.concatenate([np.array(call_msgs, dtype=np.int64), open_msgs, idx_clip, idx_rest, idx_whole,
+    targets = np.concatenate([picked, open_msgs, idx_clip, idx_rest, idx_whole,
                               item_ids, idx_long])
     ratios = np.concatenate([
-        np.array([call_ratio[a] for a in call_msgs]),
+        call_ratio[picked],
         np.minimum(open_ratio[open_msgs], open_cap),
         np.minimum(clip_ratio[idx_clip], cap_ratio[idx_clip]),
         np.minimum(rest_gain[idx_rest] / np.maximum(rest_cost[idx_rest], 0.5), cap_ratio[idx_rest]),
@@ -263,7 +268,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
         item_gain / np.maximum(item_cost, 0.5),
         np.minimum(long_gain / np.maximum(long_cost, 0.5), cap_ratio[long_units]) * (1 - 1e-6 * (idx_long % steps)),
     ])
-    costs = np.concatenate([np.array([call_cost[a] for a in call_msgs]), open_cost[open_msgs],
+    costs = np.concatenate([picked_cost, open_cost[open_msgs],
                             clip_cost_u[idx_clip], rest_cost[idx_rest], full_cost[idx_whole], item_cost, long_cost])
     tier = (kinds != _CALLS).astype(np.int64) + (kinds == _OPEN) + 2 * (kinds == _REST)
     order = np.lexsort((targets, kinds, tier, -ratios))
@@ -291,9 +296,6 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
         overhead += scene.frames
     elif options.message_overhead:
         overhead += np.array([options.overhead(m.raw) for m in cols.messages], dtype=np.float64)
-    call_units: dict[int, list[int]] = {}
-    for u in np.flatnonzero(is_call).tolist():
-        call_units.setdefault(int(u_msg[u]), []).append(u)
     return Ranked(
         base=decision, calls_forced=frozenset(calls_forced), protected=protected, winner=winner,
         opening=np.where(split, CLIPPED, KEPT).astype(np.int8), in_short=in_short, kinds=kinds, targets=targets,
@@ -302,7 +304,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
         header_cost=header_cost, header_items={it.text: k for k, it in enumerate(items) if it.header},
         values_line=scene.count(VALUES_LINE) - scene.count("]"), shown_lits=base_shown, u_msg=u_msg,
         lits=(cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
-        call_units=call_units, msg_start=starts, long_head=_long_head(scene, units, long_tokens),
+        call_units=_CallUnits(is_call, starts), msg_start=starts, long_head=_long_head(scene, units, long_tokens),
         item_order=item_order, reserve=reserve, note_cap=note_cap, beyond=beyond, row_cost=row_cost,
         date_unit=date_unit, date_cost=date_cost, list_head=list_heads(cols), head_tokens=cols.u_tokens.view,
         question_unit=question_unit, question_cost=question_cost, cols=cols)
@@ -356,3 +358,26 @@ def _date_units(cols: Columns, units: Sequence[Unit]) -> np.ndarray:
             first = int(starts[s])
             memo.append(first if is_date_header(units[first]) else -1)
     return cols.grown("_date_units", memo, np.int64)[:len(cols)]
+
+
+def _owners(cols: Columns) -> np.ndarray:
+    """Per message, the assistant message whose call it answers, or -1 (``ToolPairs.owner``,
+    which pairs a result once, when it is appended: grown with the conversation)."""
+    memo = cols.memo(_Headings).owners
+    owner = cols.pairs.owner
+    memo.extend(owner.get(m, -1) for m in range(len(memo), len(cols)))
+    return cols.grown("_owners", memo, np.int64)[:len(cols)]
+
+
+class _CallUnits(dict):
+    """Assistant message -> its tool-call units, found when the take first asks (it shows a
+    few of the thousands of calls a long agent history has)."""
+
+    def __init__(self, is_call: np.ndarray, starts: np.ndarray) -> None:
+        super().__init__()
+        self._is_call, self._starts = is_call, starts
+
+    def __missing__(self, m: int) -> list[int]:
+        first = int(self._starts[m])
+        units = self[m] = (np.flatnonzero(self._is_call[first:int(self._starts[m + 1])]) + first).tolist()
+        return units
