@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -38,7 +39,7 @@ def _take(r: Ranked, room: float) -> Chosen:
     lit_ptr, lit_idx, head_ptr, head_idx = r.lit_lists
     item_of = r.item_of
     u_msg = r.u_msg
-    overhead, question_unit, question_cost, queue, item_costs, kinds, targets, costs, floor = r.lists
+    overhead, question_unit, question_cost, queue, item_costs, kinds, targets, costs, floor, blocks = r.lists
     left = room
     used = 0.0  # tokens the record's items and entry labels take
     next_item = 0  # queue: record items, best first; queue[next_item] is the best not tried
@@ -157,12 +158,19 @@ def _take(r: Ranked, room: float) -> Chosen:
             decision[date] = KEPT
             left += show([date], False) - cost
     fill_reserve()
-    for pos, (kind, target, cost) in enumerate(zip(kinds, targets, costs)):
+    options = enumerate(zip(kinds, targets, costs))
+    for pos, (kind, target, cost) in options:
         if used < reserve and next_item < len(queue) and used + item_costs[queue[next_item]] <= reserve:
             fill_reserve()  # items it held were shown by units: the room goes to the next items
         if left < floor[pos]:
             break
         if cost > left:
+            # Nothing changes until an option fits the room: the options before it are passed
+            # over at once (the checks above, made at each, would read the same state and do
+            # nothing; a long history's take passed over thousands of calls each pass).
+            skip = _next_fitting(costs, blocks, pos + 1, left) - pos - 1
+            if skip:
+                next(islice(options, skip - 1, skip), None)
             continue
         if kind == _ITEM:
             take_item(target, cost)
@@ -267,6 +275,20 @@ def _take(r: Ranked, room: float) -> Chosen:
         dated = {r.header_of[it.message] for it in listed if not it.header}
         listed = [it for it in listed if not it.header or it.text in dated]
     return Chosen(decision, calls_present, listed, heads, room - left)
+
+
+def _next_fitting(costs: list[float], blocks: list[float], at: int, room: float) -> int:
+    """The first position from ``at`` on whose option costs at most ``room`` (the number of
+    options if none does), passing a block of sixteen whose least cost is above it at once."""
+    n = len(costs)
+    while at < n:
+        if not at % 16 and blocks[at // 16] > room:
+            at += 16
+            continue
+        if costs[at] <= room:
+            return at
+        at += 1
+    return n
 
 
 def _heads_to_show(r: Ranked, decision: np.ndarray, units: list[int], lit_ptr: list[int]) -> list[int]:

@@ -114,13 +114,16 @@ class Ranked:
     def lists(self) -> tuple[list[Any], ...]:
         """What the take reads option by option, as lists (the same for each of its passes):
         per message its overhead, question unit and that unit's cost; the record's items best
-        first and their costs; the options' kinds, targets and costs in rank order, and the
-        least cost from each position on (the take stops when the room is below it)."""
+        first and their costs; the options' kinds, targets and costs in rank order, the
+        least cost from each position on (the take stops when the room is below it), and the
+        least cost of each block of sixteen options in rank order (``take._next_fitting``)."""
         costs = self.costs[self.order]
         floor = np.minimum.accumulate(costs[::-1])[::-1].tolist() if len(costs) else []
+        padded = np.concatenate([costs, np.full(-len(costs) % 16, np.inf)])
+        blocks = padded.reshape(-1, 16).min(axis=1).tolist() if len(padded) else []
         return (_flat(self.msg_overhead), _flat(self.question_unit), _flat(self.question_cost),
                 self.item_order.tolist(), self.costs[self.kinds == _ITEM].tolist(), self.kinds[self.order].tolist(),
-                self.targets[self.order].tolist(), costs.tolist(), floor)
+                self.targets[self.order].tolist(), costs.tolist(), floor, blocks)
 
     @cached_property
     def present(self) -> np.ndarray:
