@@ -2,13 +2,13 @@
 
     python benchmarks/bench_turn_stages.py [--history ../shared/data/agents/swe_dev.jsonl]
                                            [--tokens 65000] [--turns 20]
-    python benchmarks/bench_turn_stages.py --messages 10000 [--turns 20] [--no-pause]
+    python benchmarks/bench_turn_stages.py --messages 10000 [--turns 20] [--no-pause] [--budget 8000]
 
 Stages: a ``DiscourseMemory`` holds the history (the first runs of ``--history`` up to
 ``--tokens``, or the built-in sample chained to ``--messages`` messages); after three warm
 turns, ``--turns`` turns of appending one ~500-token message and taking a view at 25% of the
-history's tokens (32,000 with ``--messages``). Each stage is timed by a wrapper around its
-function: milliseconds a turn, and calls a turn (the fitting stage's passes). The garbage
+history's tokens (32,000 with ``--messages``), or at ``--budget``. Each stage is timed by a
+wrapper around its function: milliseconds a turn, and calls a turn (the fitting stage's passes). The garbage
 collector's pauses are timed by its callbacks: young collections, and each full
 (generation 2) collection with its length. Views run with the collector paused (see
 ``discourse_memory/gc_pause.py``); ``--no-pause`` runs them with it running, to see what that
@@ -59,6 +59,8 @@ def main() -> None:
     ap.add_argument("--tokens", type=int, default=65000)
     ap.add_argument("--messages", type=int, help="the built-in sample chained to this many messages instead")
     ap.add_argument("--turns", type=int, default=20)
+    ap.add_argument("--budget", type=int, help="the view's budget (default: 25%% of the history's tokens, or 32,000 "
+                                                "with --messages)")
     ap.add_argument("--no-pause", action="store_true",
                     help="run views with the garbage collector running (see discourse_memory/gc_pause.py)")
     args = ap.parse_args()
@@ -73,14 +75,14 @@ def main() -> None:
     if args.messages:
         from bench_turn_scaling import history as chained, new_message
 
-        msgs, budget = chained(args.messages), 32000
+        msgs, budget = chained(args.messages), args.budget or 32000
         where = f"the built-in sample chained to {len(msgs)} messages"
     else:
         from bench_core_speed import new_message, real_history
 
         msgs = real_history(args.history, args.tokens)
         count = get_token_counter().count
-        budget = sum(count(m.get("content") or "") for m in msgs) // 4
+        budget = args.budget or sum(count(m.get("content") or "") for m in msgs) // 4
         where = f"{len(msgs)} messages of {args.history}"
     get_pipeline()("Warm up.")
     stats: dict[str, list[float]] = {}

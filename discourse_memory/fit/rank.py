@@ -322,7 +322,7 @@ def _stating_headings(cols: Columns, noise: np.ndarray) -> np.ndarray:
     for u in range(len(memo), len(heading)):  # a unit's text never changes: found once
         text = head_text(units[u]) if heading[u] else None
         memo.append(text is not None and title_case(text))
-    title = np.asarray(memo[:len(heading)], dtype=bool)
+    title = cols.grown("_titles", memo, bool)[:len(heading)]  # (the new ones converted, not the whole list)
     patterned = np.array([k in PATTERN_KINDS for k in cols.lit_kind_names], dtype=bool)
     by_pattern = patterned[cols.lit_kind.view] & ~noise if len(patterned) else np.zeros(len(noise), dtype=bool)
     pattern_states = cols.per_unit_sum(by_pattern.astype(np.float64)) > 0

@@ -235,4 +235,4 @@ def _shape_ids(cols: Columns) -> np.ndarray:
     ids, numbers = memo.id_shapes, memo.shape_numbers
     for text in cols.lit_text[len(ids):]:
         ids.append(numbers.setdefault(_id_shape(text), len(numbers)))
-    return np.asarray(ids, dtype=np.int64)
+    return cols.grown("_id_shapes", ids, np.int64)  # (the new ones converted, not the whole list a view)
