@@ -68,16 +68,8 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
         # The same text read in another message may hold other values (a message's language
         # and a paragraph decide a piece's names): a copy whose newest copy lacks one of its
         # values is no repeat of it, or that value would be neither shown nor listed.
-        lit_idx = cols.lit_idx.view
-        owner = cols.unit_owner(cols.lit_ptr.view)
-        n_lits = max(len(cols.lit_text), 1)
-        winning = np.zeros(n_units, dtype=bool)
-        winning[winner[dedup]] = True
-        held = np.flatnonzero(winning[owner])  # (only the rows of units that won a repeat)
-        has = owner[held].astype(np.int64) * n_lits + lit_idx[held]
-        rows = np.flatnonzero(dedup[owner])
-        lacking = ~np.isin(winner[owner[rows]].astype(np.int64) * n_lits + lit_idx[rows], has)
-        dedup[owner[rows[lacking]]] = False
+        repeats = _lacking(cols, np.flatnonzero(dedup), winner)
+        dedup[repeats] = False
     decision[dedup] = DEDUPLICATED
 
     # What a unit says: its values, and its content words weighted by rarity.
@@ -97,8 +89,13 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     words = np.where(is_call, 0.0, cols.word_weights(pol.idf_power))
     info = cols.per_unit_sum(value) + words
     head_info = cols.per_unit_sum(value, head=True) + cols.u_head_share.view * words
-    age = np.arange(n_msgs)[::-1].astype(np.float64)
-    recency = 1.0 + pol.recency * np.arange(n_msgs) / max(n_msgs - 1, 1) + pol.recent * np.exp(-age / pol.recent_span)
+    # (read at units only: from the first message with one, not over the messages past a
+    # memory's horizon, which have none)
+    lo = int(u_msg[0]) if n_units else n_msgs
+    index = np.arange(lo, n_msgs)
+    age = (n_msgs - 1 - index).astype(np.float64)
+    recency = np.ones(n_msgs)
+    recency[lo:] = 1.0 + pol.recency * index / max(n_msgs - 1, 1) + pol.recent * np.exp(-age / pol.recent_span)
     first_user = next((m.index for m in cols.messages if m.role == "user"), None)
     if first_user is not None:
         recency[first_user] *= pol.task
@@ -381,3 +378,42 @@ class _CallUnits(dict):
         first = int(self._starts[m])
         units = self[m] = (np.flatnonzero(self._is_call[first:int(self._starts[m + 1])]) + first).tolist()
         return units
+
+
+@dataclass
+class _Repeats:
+    """Per unit, whether its newest copy (``winner``) lacks one of its values, for the newest
+    copy it was read against (the conversation's memo, see ``Columns.memo``: a unit's values
+    never change, so the answer changes only when a newer copy appears)."""
+
+    against: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """The newest copy each unit was read against (-1: not read)."""
+    lacking: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+
+
+def _lacking(cols: Columns, units: np.ndarray, winner: np.ndarray) -> np.ndarray:
+    """Those of ``units`` (copies of a text with a newer copy, ``winner``) whose newest copy
+    lacks one of their values: read again only for units whose newest copy changed since."""
+    memo = cols.memo(_Repeats)
+    n_units = len(winner)
+    if len(memo.against) < n_units:  # (grown by doubling)
+        more = max(n_units, 2 * len(memo.against)) - len(memo.against)
+        memo.against = np.concatenate([memo.against, np.full(more, -1, dtype=np.int64)])
+        memo.lacking = np.concatenate([memo.lacking, np.zeros(more, dtype=bool)])
+    stale = units[memo.against[units] != winner[units]]
+    if len(stale):
+        lit_idx = cols.lit_idx.view
+        owner = cols.unit_owner(cols.lit_ptr.view)
+        n_lits = max(len(cols.lit_text), 1)
+        winning = np.zeros(n_units, dtype=bool)
+        winning[winner[stale]] = True
+        held = np.flatnonzero(winning[owner])  # (only the rows of units that won a repeat)
+        has = owner[held].astype(np.int64) * n_lits + lit_idx[held]
+        reading = np.zeros(n_units, dtype=bool)
+        reading[stale] = True
+        rows = np.flatnonzero(reading[owner])
+        lacks = ~np.isin(winner[owner[rows]].astype(np.int64) * n_lits + lit_idx[rows], has)
+        memo.lacking[stale] = False
+        memo.lacking[owner[rows[lacks]]] = True
+        memo.against[stale] = winner[stale]
+    return units[memo.lacking[units]]
