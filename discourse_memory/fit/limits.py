@@ -38,6 +38,8 @@ class Limits:
     """... and this share of the budget."""
     lengthen_max_units: int = 8
     """The most clipped units given longer heads once a view fits (:func:`.lengthen._lengthen`)."""
+    plan_items: int = 50_000
+    """The most items plans made of other items a conversation keeps (see ``plan._Made``)."""
     long_steps: int = 4
     """The most steps of a longer head for a unit too long to show whole (each
     ``Policy.long_share`` of the room, ranked like any option, taken after the one before)."""

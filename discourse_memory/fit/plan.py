@@ -13,6 +13,7 @@ from ..plan import CLIPPED, KEPT, Plan
 from ..record import Entry, Item, Record, as_read, line_text, message_label, sanitize
 from ..units import Unit, head_literal_texts
 from .candidates import _covering
+from .limits import LIMITS
 from .types import _LINE_KIND, Chosen, Ranked, Scene
 
 
@@ -30,12 +31,20 @@ def _plan(scene: Scene, r: Ranked, chosen: Chosen, protection: str,
             for text in head_literal_texts(units[k], h):
                 shown[cols.lit_ids[text]] = True
     present = r.present
+    made = _made(cols)
     by_message: dict[int, list[Item]] = {}
     for item in chosen.items:
         if not item.header and not all(shown[c] for c in item.covers):
             if len(item.covers) > 1:  # a line's values the view shows elsewhere are not listed by it
                 covers = tuple(c for c in item.covers if not shown[c])
-                item = _covering(item, covers[0], covers)
+                if covers != item.covers:
+                    # (the same item for the same values, from plan to plan: the note's lines are
+                    # kept by their items, see record.note._entry_line)
+                    key = (id(item), covers)
+                    hit = made.narrowed.get(key)
+                    if hit is None:
+                        hit = made.narrowed[key] = (item, _covering(item, covers[0], covers))
+                    item = hit[1]
             by_message.setdefault(item.message, []).append(item)
     headers = {it.text: it for it in chosen.items if it.header}
     for it in headers.values():  # a date line alone still dates its session
@@ -58,18 +67,32 @@ def _plan(scene: Scene, r: Ranked, chosen: Chosen, protection: str,
 
 
 @dataclass
-class _Joins:
-    """The texts of joined spans (see :func:`_joined`), by (unit, span): the conversation's
-    memo (see ``Columns.memo``), as each plan of each view joins mostly the same spans."""
+class _Made:
+    """The items plans made of other items, kept with them (the conversation's memo, see
+    ``Columns.memo``): each plan of each view makes mostly the same ones, and the note keeps
+    an entry's line by the identity of its items (``record.note._entry_line``), so a new
+    object for the same item was a line made and counted again."""
 
-    texts: dict[tuple[int, tuple[int, int]], str] = field(default_factory=dict)
+    narrowed: dict[tuple[int, tuple[int, ...]], tuple[Item, Item]] = field(default_factory=dict)
+    """(id of an item, the values of it the view does not show) -> (the item, it listing those)."""
+    joined: dict[tuple[int, int], tuple[Item, Item, Item]] = field(default_factory=dict)
+    """(ids of two items of a unit whose spans touch) -> (the two, the item joining them)."""
+
+
+def _made(cols: Columns) -> _Made:
+    """The conversation's :class:`_Made`, emptied when it holds ``Limits.plan_items``."""
+    made = cols.memo(_Made)
+    if len(made.narrowed) + len(made.joined) > LIMITS.plan_items:
+        made.narrowed.clear()
+        made.joined.clear()
+    return made
 
 
 def _joined(cols: Columns, units: Sequence[Unit], items: list[Item]) -> list[Item]:
     """Items of one message with the spans of each unit that touch or overlap joined into
     one span of the unit's text (``loved "Becoming Nicole" by Amy Ellis Nutt``)."""
     out: list[Item] = []
-    joins = cols.memo(_Joins).texts
+    made = _made(cols)
     for it in items:
         prev = out[-1] if out else None
         if prev is None or prev.span is None or it.span is None or prev.unit != it.unit:
@@ -79,13 +102,14 @@ def _joined(cols: Columns, units: Sequence[Unit], items: list[Item]) -> list[Ite
         # Lines of code join where they overlap (one line), words where they touch.
         if it.span[0] < prev.span[1] if lines else it.span[0] <= prev.span[1] + 1:
             span = (prev.span[0], max(prev.span[1], it.span[1]))
-            text = joins.get((it.unit, span))
-            if text is None:  # (a unit's text never changes: each joined span is read once)
+            key = (id(prev), id(it))
+            hit = made.joined.get(key)
+            if hit is None:  # (a unit's text never changes: each pair is joined once)
                 unit_text = as_read(cols, units[it.unit]).text  # (a unit is built from its columns only to join)
-                text = joins[it.unit, span] = line_text(unit_text, span) if lines else \
-                    sanitize(unit_text[span[0]:span[1]])
-            out[-1] = Item(prev.literal, prev.unit, prev.message, text, span, prev.covers + it.covers,
-                           row=prev.row, group=prev.group)
+                text = line_text(unit_text, span) if lines else sanitize(unit_text[span[0]:span[1]])
+                hit = made.joined[key] = (prev, it, Item(prev.literal, prev.unit, prev.message, text, span,
+                                                         prev.covers + it.covers, row=prev.row, group=prev.group))
+            out[-1] = hit[2]
         else:
             out.append(it)
     return out
