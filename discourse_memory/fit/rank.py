@@ -159,7 +159,12 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
                  and a not in protected and a not in orphans]
     call_rows = u_msg[is_call]
     per_msg_cost = np.bincount(call_rows, weights=tokens[is_call], minlength=n_msgs)
-    call_gain = np.bincount(call_rows, weights=full_gain[is_call], minlength=n_msgs)
+    # A call made again later with the same arguments states nothing its newest copy does
+    # not: shown, it costs its tokens and a placeholder for values the view already has (a
+    # long session reads the same four files hundreds of times). Only the newest copy is
+    # worth its values.
+    newest_copy = winner[is_call] == np.flatnonzero(is_call)
+    call_gain = np.bincount(call_rows, weights=np.where(newest_copy, full_gain[is_call], 0.0), minlength=n_msgs)
     if rel is not None and call_msgs:  # a call is worth what its results share with the focus
         msg_rel = np.zeros(n_msgs)
         np.maximum.at(msg_rel, u_msg, rel)  # once per view, not a scan of every unit per call
