@@ -20,6 +20,7 @@ from .gains import _kind_values, _rank_within
 from .signals import _SENTINEL, _outputs, defines, listing_line, pending_ids, reading_messages
 from .sources import _has_context, _row_memo, _sources
 from .limits import LIMITS
+from .names import result_name
 from .types import _LINE_KIND, Scene
 
 
@@ -211,6 +212,16 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     row_costs = kept.row_costs
     terms = scene.terms
     keys_named: dict[str, bool] = {}  # a key -> whether the focus names it
+
+    def names(key: str) -> bool:
+        hit = keys_named.get(key)
+        if hit is None:
+            hit = keys_named[key] = _names_key(key, terms)
+        return hit
+
+    result_rows: dict[int, str | None] = {}  # a tool result -> the field that names it (.names)
+    listed_keys: dict[int, set[str]] | None = None  # a message -> the keys of its values the record may list
+    n_units = len(units)
     for k, (lit, u, m) in enumerate(zip(candidates.tolist(), srcs.tolist(), u_msg[srcs].tolist())):
         if u in headers or lit in beyond:
             continue  # the session's date line lists every value of it; a comment's are no values
@@ -235,9 +246,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         if item.key is not None and terms:
             # (A named key's values are listed first, in the record's first claim; weighing
             # them more as well moved no measure: docs/changes.md, "focus_key".)
-            named = keys_named.get(item.key)
-            if named is None:
-                named = keys_named[item.key] = _names_key(item.key, terms)
+            named = names(item.key)
         if item.key is None and item.span is not None and not item.header and (
                 in_line[k] or in_list[k] and (item.span == _short_span(short_spans, units, u) or item.row == item.text)):
             # One item lists every value its line of code (short list item, or head of a line's
@@ -255,6 +264,22 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
                     wider = covering[key] = _covering(item, item.literal, item.covers + inner)
                 item = wider
                 g += float(gain[[at_of[c] for c in inner]].sum())
+        if named and item.row is None:
+            # A value the question asks for across many results is listed with what names
+            # its result ("{ticket: OPS-4000, p99_latency_ms: 955}": which ticket's p99?).
+            if m not in result_rows:
+                if listed_keys is None:
+                    listed_keys = {}
+                    for it in chosen:
+                        if it is not None and it.key is not None:
+                            listed_keys.setdefault(it.message, set()).add(it.key)
+                result_rows[m] = result_name(cols, m, listed_keys.get(m, set()), names)
+            row = result_rows[m]
+            if row is not None:
+                item = Item(item.literal, item.unit, item.message, item.text, item.span, item.covers, item.header,
+                            item.key, item.value, row, n_units + m)
+                if item.group not in row_cost:
+                    row_cost[item.group] = count("{" + row + ", }")
         if item.key is not None:
             value_cost[len(items)] = value_cost_of[k]
         if item.row is not None and item.group not in row_cost:

@@ -282,6 +282,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
         named = np.flatnonzero(key_named)
         wanted = float(item_cost[named].sum()) + sum(entry_cost.get(items[k].message, 0.0)
                                                      for k in {items[k].message: k for k in named.tolist()}.values())
+        wanted += sum(row_cost.get(g, 0.0) for g in {items[k].group for k in named.tolist()} if g >= 0)
         reserve = max(reserve, min(wanted, pol.key_share * room))
     note_cap = _note_cap(scene) * room
     reserve = min(reserve, note_cap)
