@@ -20,7 +20,7 @@ from .gains import _kind_values, _rank_within
 from .signals import _SENTINEL, _outputs, defines, listing_line, pending_ids, reading_messages
 from .sources import _has_context, _row_memo, _sources
 from .limits import LIMITS
-from .names import result_name
+from .names import name_group, result_name
 from .types import _LINE_KIND, Scene
 
 
@@ -277,7 +277,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             row = result_rows[m]
             if row is not None:
                 item = Item(item.literal, item.unit, item.message, item.text, item.span, item.covers, item.header,
-                            item.key, item.value, row, n_units + m)
+                            item.key, item.value, row, name_group(n_units, m))
                 if item.group not in row_cost:
                     row_cost[item.group] = count("{" + row + ", }")
         if item.key is not None:

@@ -25,7 +25,7 @@ from ..record import result_call, sanitize
 from ..record.json_keys import _NAMING_KEY
 from .limits import LIMITS
 
-__all__ = ["result_name"]
+__all__ = ["name_group", "names_result", "result_name"]
 
 
 @dataclass(slots=True)
@@ -42,6 +42,17 @@ class _NamesMemo:
     """A tool's name -> how many of its results state each ``(key, value)``."""
     results: Counter = field(default_factory=Counter)
     """A tool's name -> how many such results it gave."""
+
+
+def name_group(n_units: int, m: int) -> int:
+    """The group of the items listed under what names tool result ``m`` (``Item.group``):
+    past every unit's number, so that it is no list's head."""
+    return n_units + m
+
+
+def names_result(n_units: int, group: int) -> bool:
+    """Whether ``group`` is one of :func:`name_group`'s."""
+    return group >= n_units
 
 
 def _members(text: str) -> dict[str, str] | None:

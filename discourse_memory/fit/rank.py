@@ -18,6 +18,7 @@ from ..replies import question_units
 from ..units import Unit, before_values, head_literal_texts
 from .candidates import _items
 from .gains import _focus_gains, _kind_values, _note_cap, _rank_within, _record_share, _unit_kind_weights
+from .names import names_result
 from .limits import LIMITS
 from .signals import _outputs, failed_result, listing_messages, outcome_lines
 from .types import _CALL, _CALLS, _CLIP, _FULL, _HEADING, _ITEM, _LINE_KIND, _LISTED, _LONG, _OPEN, \
@@ -282,7 +283,9 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
         named = np.flatnonzero(key_named)
         wanted = float(item_cost[named].sum()) + sum(entry_cost.get(items[k].message, 0.0)
                                                      for k in {items[k].message: k for k in named.tolist()}.values())
-        wanted += sum(row_cost.get(g, 0.0) for g in {items[k].group for k in named.tolist()} if g >= 0)
+        # (and what names each result, where the record lists it beside the named values)
+        wanted += sum(row_cost.get(g, 0.0) for g in {items[k].group for k in named.tolist()}
+                      if names_result(len(units), g))
         reserve = max(reserve, min(wanted, pol.key_share * room))
     note_cap = _note_cap(scene) * room
     reserve = min(reserve, note_cap)
