@@ -101,7 +101,7 @@ class Policy:
     """Share of a match's gain given to the date line of its session."""
     focus_record: float = 2.0
     """Extra worth of a record item of a value the focus names."""
-    key_share: float = 0.75
+    key_share: float = 0.9
     """Most of the room the record's first claim grows to for the keys a question names."""
     # -- the record ------------------------------------------------------------------------
     typed_value: float = 1.5

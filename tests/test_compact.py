@@ -736,3 +736,36 @@ def test_the_note_keeps_its_cap_when_the_budget_holds_little_of_a_long_history()
         assert r.tokens_after <= budget
         assert note <= 0.25 * r.tokens_after, (budget, note, r.tokens_after)
         assert len(r.messages) > 8
+
+
+def test_a_call_made_again_is_not_shown_again_without_its_result():
+    # A long session reads the same few files again and again. Every copy of such a call
+    # was worth its path's value, so a small view showed dozens of copies, each with `…`
+    # for its result (288 of a 303-message view), and held fewer values than keeping the
+    # newest messages would have. Only a call's newest copy is worth its values.
+    from collections import Counter
+
+    from discourse_memory import count_messages
+    msgs = sample_conversation(3000 // 18 + 1)[:3000]
+    while msgs[-1].get("tool_calls") or msgs[-1]["role"] == "tool":
+        msgs.pop()
+    budget = 2000
+    r = compact(msgs, budget)
+    assert_tool_pairs(r.messages)
+    elided = {m["tool_call_id"] for m in r.messages if m["role"] == "tool" and m["content"] == "…"}
+    bare = Counter((c["function"]["name"], c["function"]["arguments"]) for m in r.messages
+                   if m.get("tool_calls") and not m.get("content") for c in m["tool_calls"] if c["id"] in elided)
+    assert bare and max(bare.values()) == 1, bare.most_common(3)
+    newest: list[dict] = []
+    for m in reversed(msgs):
+        if count_messages(newest + [m]) > budget:
+            break
+        newest.insert(0, m)
+    from discourse_memory_evaluation.metrics import TextIndex, history_literals, message_text
+    values = history_literals(msgs)
+
+    def held(view: list[dict]) -> int:
+        index = TextIndex("\n\n".join(message_text(m) for m in view))
+        return sum(x in index for x in values)
+
+    assert held(r.messages) >= held(newest), (held(r.messages), held(newest))

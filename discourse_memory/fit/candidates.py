@@ -21,6 +21,7 @@ from .gains import _kind_values, _rank_within
 from .signals import _SENTINEL, _outputs, defines, listing_line, pending_ids, reading_messages
 from .sources import _has_context, _row_memo, _sources
 from .limits import LIMITS
+from .names import name_group, result_name
 from .types import _LINE_KIND, Scene
 
 
@@ -240,9 +241,45 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             if named is None:
                 named = keys_named[key] = _names_key(key, terms)  # type: ignore[index,arg-type]
             key_named[i] = named
+        if key_named.any():
+            def names(key: str) -> bool:
+                hit = keys_named.get(key)
+                if hit is None:
+                    hit = keys_named[key] = _names_key(key, terms)
+                return hit
+
+            _name_results(cols, items, key_named, row_items, at_row, len(units), row_cost, count, names)
     return (items, item_gain, memo.cost[rows_of], value_cost, _EntryCosts(cols, kept.label_costs, count),
             _HeaderCosts(count), beyond, row_cost, key_named)
 
+
+def _name_results(cols: Columns, items: list[Item], key_named: np.ndarray, row_items: Sequence[Item | None],
+                  at_row: np.ndarray, n_units: int, row_cost: dict[int, float], count: Callable[[str], float],
+                  names: Callable[[str], bool]) -> None:
+    """A value the question asks for across many results is listed with what names its
+    result (``{ticket: OPS-4000, p99_latency_ms: 955}``: which ticket's p99?): rewrites, in
+    place, each named item not already in a row under the field :func:`.names.result_name`
+    finds for its result."""
+    listed_keys: dict[int, set[str]] = {}  # a message -> the keys of its values the record may list
+    for r in at_row[at_row >= 0].tolist():
+        it = row_items[r]
+        if it is not None and it.key is not None:
+            listed_keys.setdefault(it.message, set()).add(it.key)
+    result_rows: dict[int, str | None] = {}  # a tool result -> the field that names it
+    for i in np.flatnonzero(key_named).tolist():
+        item = items[i]
+        if item.row is not None:
+            continue
+        m = item.message
+        if m not in result_rows:
+            result_rows[m] = result_name(cols, m, listed_keys.get(m, set()), names)
+        row = result_rows[m]
+        if row is None:
+            continue
+        items[i] = item = Item(item.literal, item.unit, item.message, item.text, item.span, item.covers, item.header,
+                               item.key, item.value, row, name_group(n_units, m))
+        if item.group not in row_cost:
+            row_cost[item.group] = count("{" + row + ", }")
 
 
 @dataclass

@@ -43,6 +43,11 @@ class Limits:
     long_steps: int = 4
     """The most steps of a longer head for a unit too long to show whole (each
     ``Policy.long_share`` of the room, ranked like any option, taken after the one before)."""
+    result_chars: int = 20_000
+    """A tool result is read for the field that names it (:mod:`.names`) when it is one JSON
+    object of at most this many characters."""
+    result_name_chars: int = 60
+    """... and a member names it when its value is at most this long (an id, a name)."""
 
 
 LIMITS = Limits()

@@ -18,6 +18,7 @@ from ..replies import question_units
 from ..units import Unit, before_values, head_literal_texts
 from .candidates import _items
 from .gains import _focus_gains, _kind_values, _note_cap, _rank_within, _record_share, _unit_kind_weights
+from .names import names_result
 from .limits import LIMITS
 from .signals import _outputs, failed_result, listing_messages, outcome_lines
 from .types import _CALL, _CALLS, _CLIP, _FULL, _HEADING, _ITEM, _LINE_KIND, _LISTED, _LONG, _OPEN, \
@@ -165,7 +166,12 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     call_msgs = picked.tolist()
     call_rows = u_msg[is_call]
     per_msg_cost = np.bincount(call_rows, weights=tokens[is_call], minlength=n_msgs)
-    call_gain = np.bincount(call_rows, weights=full_gain[is_call], minlength=n_msgs)
+    # A call made again later with the same arguments states nothing its newest copy does
+    # not: shown, it costs its tokens and a placeholder for values the view already has (a
+    # long session reads the same four files hundreds of times). Only the newest copy is
+    # worth its values.
+    newest_copy = winner[is_call] == np.flatnonzero(is_call)
+    call_gain = np.bincount(call_rows, weights=np.where(newest_copy, full_gain[is_call], 0.0), minlength=n_msgs)
     if rel is not None and call_msgs:  # a call is worth what its results share with the focus
         msg_rel = np.zeros(n_msgs)
         np.maximum.at(msg_rel, u_msg, rel)  # once per view, not a scan of every unit per call
@@ -279,6 +285,9 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
         named = np.flatnonzero(key_named)
         wanted = float(item_cost[named].sum()) + sum(entry_cost[items[k].message]
                                                      for k in {items[k].message: k for k in named.tolist()}.values())
+        # (and what names each result, where the record lists it beside the named values)
+        wanted += sum(row_cost.get(g, 0.0) for g in {items[k].group for k in named.tolist()}
+                      if names_result(len(units), g))
         reserve = max(reserve, min(wanted, pol.key_share * room))
     note_cap = _note_cap(scene) * room
     reserve = min(reserve, note_cap)
