@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from discourse_memory import AnalysisCache, Compactor, DiscourseMemory, InvalidOptionError, RedisAnalysisCache
 from discourse_memory import analysis_codec
 from discourse_memory.analysis_cache import bind
+from discourse_memory.fit import shared_rows
 from discourse_memory.limits import LIMITS
 
 from .conftest import SHARED_DATA
@@ -55,10 +56,33 @@ def _resigned(key: str, blob: bytes, edit) -> bytes:  # type: ignore[no-untyped-
     return analysis_codec.MAGIC + analysis_codec._digest(key, body, SECRET) + body
 
 
+def _is_rows(key: str) -> bool:
+    return ":r" in key  # a conversation's row entry (fit/shared_rows.py), not a text's analysis
+
+
+def _resigned_rows(key: str, blob: bytes, edit) -> bytes:  # type: ignore[no-untyped-def]
+    """A row entry with its int columns edited by ``edit`` and signed again."""
+    raw = zlib.decompress(blob[20:])
+    (n,) = struct.unpack_from("<I", raw)
+    ints = np.frombuffer(raw[4 + n:], dtype="<i8").copy()
+    edit(ints)
+    body = zlib.compress(raw[:4 + n] + ints.tobytes())
+    return shared_rows.MAGIC + shared_rows._digest(key, body, SECRET) + body
+
+
 def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
     keys = sorted(cache.data)
     for i, key in enumerate(keys):
         blob = cache.data[key]
+        if _is_rows(key) and mode in ("forged", "resigned_out_of_range"):
+            if mode == "forged":
+                cache.data[key] = shared_rows.MAGIC + shared_rows._digest(key, blob[20:], b"") + blob[20:]
+            else:  # every number of every row past the header out of range, or one of them
+                at = data.draw(st.integers(3, max(3, len(zlib.decompress(blob[20:])) // 8)), label="row number")
+                value = data.draw(st.sampled_from([-3, 10**9]), label="value")
+                cache.data[key] = _resigned_rows(key, blob, lambda ints: ints.__setitem__(
+                    slice(min(at, len(ints) - 1), None if value < 0 else min(at, len(ints) - 1) + 1), value))
+            continue
         if mode == "flip":
             at = data.draw(st.integers(0, len(blob) - 1), label="flip at")
             cache.data[key] = blob[:at] + bytes([blob[at] ^ 0x40]) + blob[at + 1:]
@@ -81,7 +105,7 @@ def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
 MODES = ["cold", "warm", "flip", "truncate", "forged", "stale", "garbage", "missing", "resigned_out_of_range"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(msgs=conversations(), share=st.floats(0.05, 1.2), mode=st.sampled_from(MODES), data=st.data())
 def test_a_view_through_the_cache_is_the_view_without_it(msgs, share, mode, data):
     plain = DiscourseMemory(msgs)
@@ -91,19 +115,32 @@ def test_a_view_through_the_cache_is_the_view_without_it(msgs, share, mode, data
     except Exception as exc:  # (a budget below the protected part: the cached memory must raise the same)
         expected = (type(exc).__name__, str(exc), -1)
     cache = DictCache()
-    writer = DiscourseMemory(msgs, cache=cache)
-    if mode != "cold":
+    # The writer served the conversation up to some message (the reader has the rest as new
+    # messages: their rows are its own to compute), and wrote its row entry at every view.
+    cut = data.draw(st.integers(1, len(msgs)), label="writer's messages")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(shared_rows, "WRITE_ROWS", 1)
+        writer = DiscourseMemory(msgs[:cut], cache=cache)
+        if mode != "cold":
+            for n in sorted({cut, *data.draw(st.lists(st.integers(1, cut), max_size=2), label="earlier views")}):
+                try:
+                    writer.view(budget) if n == cut else DiscourseMemory(msgs[:n], cache=cache).view(budget)
+                except Exception:
+                    pass
+            _tamper(cache, mode, data)
+        reader = DiscourseMemory.from_dict(plain.to_dict(), cache=cache)
         try:
-            writer.view(budget)
-        except Exception:
-            pass
-        _tamper(cache, mode, data)
-    reader = DiscourseMemory.from_dict(plain.to_dict(), cache=cache)
-    try:
-        got = _bytes(reader.view(budget))
-    except Exception as exc:
-        got = (type(exc).__name__, str(exc), -1)
+            got = _bytes(reader.view(budget))
+        except Exception as exc:
+            got = (type(exc).__name__, str(exc), -1)
     assert got == expected
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(msgs=conversations(), share=st.floats(0.05, 0.5), mode=st.sampled_from(MODES[1:]), data=st.data())
+def test_a_view_through_a_row_entry_is_the_view_without_it(msgs, share, mode, data):
+    """As above, with budgets that compact (so that rows are read, and written)."""
+    test_a_view_through_the_cache_is_the_view_without_it.hypothesis.inner_test(msgs, share, mode, data)
 
 
 def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
@@ -116,16 +153,101 @@ def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
     expected = _bytes(DiscourseMemory(msgs).view(budget))
     assert _bytes(DiscourseMemory(msgs, cache=cache).view(budget)) == expected
     texts = {m["content"] for m in msgs if m.get("content")}
-    assert len(cache.data) == len(texts)  # every text written once
+    assert len([k for k in cache.data if not _is_rows(k)]) == len(texts)  # every text written once
+    assert len([k for k in cache.data if _is_rows(k)]) == 1  # and the conversation's rows
     cache.reads = 0
 
     def analysed_here(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise AssertionError("a text was analysed though the store holds it")
 
+    def row_read_here(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a row's item was made though the store holds it")
+
     monkeypatch.setattr("discourse_memory.units.segment_texts", analysed_here)
+    monkeypatch.setattr("discourse_memory.fit.candidates.item_for", row_read_here)
     warm = DiscourseMemory(msgs, cache=cache)
     assert _bytes(warm.view(budget)) == expected
-    assert cache.reads == 1  # one read for the whole conversation
+    assert cache.reads == 1  # one read for the whole conversation, its analyses and its rows
+
+
+def test_a_conversation_a_few_messages_on_reads_the_rows_of_its_start():
+    path = SHARED_DATA / "agents" / "swe_dev.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    msgs = json.loads(path.read_text().splitlines()[1])["messages"]
+    budget = Compactor().count_messages(msgs) // 4
+    cache = DictCache()
+    DiscourseMemory(msgs[:-6], cache=cache).view(budget)  # another worker, six messages ago
+    assert [k for k in cache.data if _is_rows(k)]
+    made = []
+    real = shared_rows.decode
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(shared_rows, "decode", spy)
+        got = _bytes(DiscourseMemory(msgs, cache=cache).view(budget))
+    assert got == _bytes(DiscourseMemory(msgs).view(budget))
+    assert made and made[-1] > 0  # the entry of the first messages was read
+    # A conversation that left the cached one before its end reads nothing of it.
+    other = [dict(m) for m in msgs]
+    other[2]["content"] = (other[2].get("content") or "") + " (edited)"
+    made.clear()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(shared_rows, "decode", spy)
+        assert _bytes(DiscourseMemory(other, cache=cache).view(budget)) == _bytes(DiscourseMemory(other).view(budget))
+    assert not made
+
+
+def test_a_warm_worker_writes_its_rows_seldom_and_bounded():
+    path = SHARED_DATA / "agents" / "tau_airline_dev.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    msgs = json.loads(path.read_text().splitlines()[0])["messages"]
+    cache = DictCache()
+    memory = DiscourseMemory(msgs[:10], cache=cache)
+    views = 0
+    for m in msgs[10:]:
+        memory.append(m)
+        try:
+            memory.view(600)
+        except Exception:
+            continue
+        views += 1
+    rows = {k: v for k, v in cache.data.items() if _is_rows(k)}
+    assert views > 5 and len(rows) < views  # (not one a turn)
+    assert all(len(v) <= LIMITS.shared_entry_bytes for v in rows.values())
+
+
+def test_a_resigned_row_entry_that_breaks_a_rule_is_refused():
+    path = SHARED_DATA / "agents" / "tau_airline_dev.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    msgs = json.loads(path.read_text().splitlines()[0])["messages"]
+    cache = DictCache()
+    memory = DiscourseMemory(msgs, cache=cache)
+    memory.view(500)
+    cols, tags = memory._compactor._cols, memory._compactor._tags
+    (key,) = [k for k in cache.data if _is_rows(k)]
+    n = int(key.split(":r")[1].split(":")[0])
+    blob = cache.data[key]
+    fresh = DiscourseMemory(msgs)._compactor
+    fresh._columns(msgs)
+    assert shared_rows.decode(key, blob, fresh._cols, n, SECRET) > 0
+    for edit in (lambda a: a.__setitem__(3, 10**9),  # a row past the conversation's
+                 lambda a: a.__setitem__(3 + 3, a[3 + 3] + 1),  # an item's unit not its row's
+                 lambda a: a.__setitem__(3 + 5, 10**6),  # a string index out of range
+                 lambda a: a.__setitem__(3 + 14, 9),  # a listing class that does not exist
+                 lambda a: a.__setitem__(0, n + 1),  # another prefix's
+                 lambda a: a.__setitem__(-1, 10**9)):  # a covered literal out of range
+        fresh = DiscourseMemory(msgs)._compactor
+        fresh._columns(msgs)
+        assert shared_rows.decode(key, _resigned_rows(key, blob, edit), fresh._cols, n, SECRET) == -1
+    assert shared_rows.decode(key, blob, cols, n, b"other secret") == -1
+    assert shared_rows.decode(key.replace(":r", ":r1"), blob, cols, n, SECRET) == -1
+    assert tags
 
 
 def test_every_analysis_of_the_data_round_trips():
@@ -214,7 +336,7 @@ def test_an_analysis_too_large_to_share_is_not_written():
                              cache=cache)
     memory.view(2000)
     assert all(len(v) <= LIMITS.shared_entry_bytes for v in cache.data.values())
-    assert len(cache.data) == 1  # "ok" only
+    assert len([k for k in cache.data if not _is_rows(k)]) == 1  # "ok" only (and the conversation's rows)
 
 
 def test_redis_cache_refuses_what_it_cannot_use():
