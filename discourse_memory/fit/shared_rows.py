@@ -5,22 +5,27 @@ listing class and its costs: most of a fresh worker's first view (issue 49), and
 function of one message (an item reads its unit's list heads, its JSON keys, its
 message's label), so not in the per-text analysis entry. It is a function of the
 conversation up to the row's message, though (the memo's own invariant: a row's item
-never changes as the conversation grows), so an entry keyed by the conversation's first
-``n`` messages serves any conversation that starts with them: a worker whose history is
-those messages and ``k`` more reads it and computes the rows of the ``k`` itself.
+never changes as the conversation grows), so the rows of messages ``a`` to ``b`` are
+shared under a key of the conversation's first ``b`` messages, and serve every
+conversation that starts with them.
 
-Key: ``<settings>:r<n>:<tag>``, the analysis settings' digest (see :mod:`..analysis_cache`)
-with this format's version, and the compactor's chained digest of the first ``n`` messages
-(every part of every message: :meth:`Compactor._columns`'s tags). A view reads the keys of
-the last :data:`PROBE` prefixes of its conversation in one round trip and takes the longest
-valid entry; a compactor writes one when it has computed :data:`WRITE_ROWS` rows or more
-itself since it last read or wrote one.
+Entries are per segment of :data:`SEGMENT` messages (messages 0-3, 4-7, ...), each holding
+the rows of its messages that views have read: a conversation's entries together are at
+most its row memo once (one key per segment, a later write replaces it), and a warm
+worker writes the segment its turns completed, not the whole memo. A view reads the
+entries of every complete segment of its conversation with its analyses, in their one
+round trip, and computes the rows past the last one (fewer than :data:`SEGMENT` messages')
+and those no view had read.
+
+Key: ``<settings>:r<b>:<tag>``, the analysis settings' digest (see :mod:`..analysis_cache`)
+with this format's version, the segment's end ``b`` and the compactor's chained digest of
+the first ``b`` messages (every part of every message: :meth:`Compactor._columns`'s tags).
 
 Value: as :mod:`..analysis_codec`'s: a magic, a BLAKE2b-128 digest of (key, body) (keyed by
 the store's ``secret``), a zlib body of a JSON list of strings then int64 columns, checked on
-read against the reader's columns (rows within the prefix, an item's unit, message and
-literal those of its row, every index in range). A row's context class is not stored but
-recomputed. Whatever fails is a miss: the rows are computed.
+read against the reader's columns (rows within the segment's messages, an item's unit,
+message and literal those of its row, every index in range). A row's context class is not
+stored but recomputed. Whatever fails is a miss: the rows are computed.
 """
 
 from __future__ import annotations
@@ -38,18 +43,16 @@ from ..limits import LIMITS
 from ..record import Item
 from .sources import _has_context, _row_memo
 
-__all__ = ["PROBE", "WRITE_ROWS", "SharedRows", "decode", "encode"]
+__all__ = ["SEGMENT", "SharedRows", "decode", "encode"]
 
 MAGIC = b"DMR\x01"
 ROWS_VERSION = "1"
 """Raised whenever what a row's item is (``record.item_for``, the listing classes, the costs)
 changes: part of every key."""
-PROBE = 16
-"""How many of a conversation's newest prefixes a view looks up: an entry written up to
-this many messages ago is read."""
-WRITE_ROWS = 64
-"""Rows a compactor computes itself before it writes an entry (a warm worker's turn reads
-a few rows: it writes every few turns, not every turn)."""
+SEGMENT = 4
+"""Messages per entry."""
+REWRITE_ROWS = 16
+"""Rows more than its entry holds that a view must have read in a segment to write it again."""
 _DIGEST = 16
 # per row: row, has item, literal, unit, message, text, span start, span end (-1: none),
 # covers, header, key (-1: none), value, row name (-1: none), group, listing, cost, value cost
@@ -64,11 +67,17 @@ def _digest(key: str, body: bytes, secret: bytes) -> bytes:
     return h.digest()
 
 
-def encode(key: str, cols: Columns, n_messages: int, secret: bytes = b"") -> bytes:
-    """The entry of the rows of ``cols``' first ``n_messages`` messages that a view has read."""
+def _row_range(cols: Columns, a: int, b: int) -> tuple[int, int]:
+    """The rows of messages ``a`` to ``b - 1``."""
+    starts, ptr = cols.msg_start.view, cols.lit_ptr.view
+    return int(ptr[int(starts[a])]), int(ptr[int(starts[b])])
+
+
+def encode(key: str, cols: Columns, a: int, b: int, secret: bytes = b"") -> bytes:
+    """The entry of the rows of ``cols``' messages ``a`` to ``b - 1`` that views have read."""
     memo = _row_memo(cols)
-    limit = int(cols.lit_ptr.view[int(cols.msg_start.view[n_messages])])
-    rows = np.flatnonzero(memo.state[:limit]).tolist()
+    lo, hi = _row_range(cols, a, b)
+    rows = (lo + np.flatnonzero(memo.state[lo:hi])).tolist()
     strings: dict[str, int] = {}
     s = strings.setdefault
     table: list[int] = []
@@ -87,15 +96,15 @@ def encode(key: str, cols: Columns, n_messages: int, secret: bytes = b"") -> byt
                       s(it.value, len(strings)), -1 if it.row is None else s(it.row, len(strings)), it.group,
                       listing[r], int(cost[r]), int(value_cost[r])))
     names = json.dumps(list(strings), ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-    ints = np.asarray([n_messages, len(rows), len(covers), *table, *covers], dtype="<i8")
+    ints = np.asarray([a, b, len(rows), len(covers), *table, *covers], dtype="<i8")
     body = zlib.compress(struct.pack("<I", len(names)) + names + ints.tobytes(), 1)
     return MAGIC + _digest(key, body, secret) + body
 
 
-def decode(key: str, blob: Any, cols: Columns, n_messages: int, secret: bytes = b"") -> int:
+def decode(key: str, blob: Any, cols: Columns, a: int, b: int, secret: bytes = b"") -> int:
     """Put the rows an entry holds into ``cols``' row memo; the rows put (-1: not a
-    well-formed entry of this format, for this key and these columns' first
-    ``n_messages`` messages: nothing put)."""
+    well-formed entry of this format, for this key and ``cols``' messages ``a`` to ``b - 1``:
+    nothing put)."""
     if not isinstance(blob, (bytes, bytearray, memoryview)):
         return -1
     blob = bytes(blob)
@@ -114,25 +123,25 @@ def decode(key: str, blob: Any, cols: Columns, n_messages: int, secret: bytes = 
         ints = raw[4 + n_names:]
         if len(ints) % 8 or type(strings) is not list or not all(type(x) is str for x in strings):
             return -1
-        return _put(cols, n_messages, strings, np.frombuffer(ints, dtype="<i8"))
+        return _put(cols, a, b, strings, np.frombuffer(ints, dtype="<i8"))
     except (ValueError, TypeError, IndexError, KeyError, RecursionError, struct.error, zlib.error, UnicodeError):
         return -1
 
 
-def _put(cols: Columns, n_messages: int, strings: list[str], ints: np.ndarray) -> int:
-    if len(ints) < 3 or not 0 < n_messages <= len(cols.messages):
+def _put(cols: Columns, a: int, b: int, strings: list[str], ints: np.ndarray) -> int:
+    if len(ints) < 4 or not 0 <= a < b <= len(cols.messages):
         return -1
-    n_msgs, n_rows, n_covers = ints[:3].tolist()
-    if n_msgs != n_messages or min(n_rows, n_covers) < 0 or len(ints) != 3 + _COLS * n_rows + n_covers:
+    got_a, got_b, n_rows, n_covers = ints[:4].tolist()
+    if (got_a, got_b) != (a, b) or min(n_rows, n_covers) < 0 or len(ints) != 4 + _COLS * n_rows + n_covers:
         return -1
-    table = ints[3:3 + _COLS * n_rows].reshape(n_rows, _COLS)
-    covers = ints[3 + _COLS * n_rows:]
-    n_units = int(cols.msg_start.view[n_messages])
-    limit = int(cols.lit_ptr.view[n_units])
+    table = ints[4:4 + _COLS * n_rows].reshape(n_rows, _COLS)
+    covers = ints[4 + _COLS * n_rows:]
+    n_units = int(cols.msg_start.view[b])
+    first, limit = _row_range(cols, a, b)
     n_lits, n_strings = len(cols.lit_text), len(strings)
     r, has, lit, unit, msg, text, a, b, n_cov, header, key, value, row, group, listing, cost, vcost = table.T
     if n_rows and not (
-            (r >= 0).all() and (r < limit).all() and (np.diff(r) > 0).all()
+            (r >= first).all() and (r < limit).all() and (np.diff(r) > 0).all()
             and ((has == 0) | (has == 1)).all() and (listing >= 0).all() and (listing <= 4).all()
             and (cost >= -1).all() and (vcost >= 0).all()):
         return -1
@@ -187,34 +196,33 @@ class SharedRows:
         self.shared = shared  # a SharedAnalyses: the store, its secret, settings and failure log
         self._settings = hashlib.blake2b(f"{shared.settings}:{ROWS_VERSION}".encode(), digest_size=8).hexdigest()
         self._cols: Columns | None = None
-        self._known = 0  # the longest prefix this compactor read or wrote an entry of
-        self._base = 0  # rows read when it did
+        self._known: dict[int, int] = {}  # segment end -> the rows its entry holds, as read or written here
 
-    def key(self, n: int, tag: str) -> str:
-        return f"{self._settings}:r{n}:{tag}"
+    def key(self, b: int, tag: str) -> str:
+        return f"{self._settings}:r{b}:{tag}"
 
-    def _probe(self, tags: list[str]) -> tuple[list[int], list[str]]:
-        """The prefix lengths a view of a conversation with ``tags`` looks up, longest first, and their keys."""
-        lengths = list(range(len(tags), max(0, len(tags) - PROBE), -1))
-        return lengths, [self.key(k, tags[k - 1]) for k in lengths]
+    def _keys(self, tags: list[str]) -> tuple[list[int], list[str]]:
+        """The ends of the complete segments of a conversation with ``tags``, and their keys."""
+        ends = list(range(SEGMENT, len(tags) + 1, SEGMENT))
+        return ends, [self.key(b, tags[b - 1]) for b in ends]
 
     def ride(self, tags: list[str]) -> None:
         """Ask for the entries of a conversation with ``tags`` (whose columns are about to be
         made) with its analyses, in their round trip (read by :meth:`seed`)."""
         self.shared.carried = {}
-        self.shared.riders = self._probe(tags)[1]
+        self.shared.riders = self._keys(tags)[1]
 
     def seed(self, cols: Columns, tags: list[str]) -> None:
         """On the first view of ``cols`` (a conversation this compactor has not viewed), its row
-        memo from the longest entry of its last :data:`PROBE` prefixes."""
+        memo from the entries of its complete segments."""
+        carried, self.shared.carried, self.shared.riders = self.shared.carried, {}, []
         if cols is self._cols:
             return
-        self._cols, self._known, self._base = cols, 0, 0
-        carried, self.shared.carried, self.shared.riders = self.shared.carried, {}, []
+        self._cols, self._known = cols, {}
         n = min(len(tags), len(cols.messages))
-        if not n or _row_memo(cols).state.any():
+        if n < SEGMENT or _row_memo(cols).state.any():
             return
-        lengths, keys = self._probe(tags[:n])
+        ends, keys = self._keys(tags[:n])
         if all(k in carried for k in keys):  # (read with the analyses)
             blobs = [carried[k] for k in keys]
         else:
@@ -226,27 +234,31 @@ class SharedRows:
             if len(blobs) != len(keys):
                 self.shared._warn("read", ValueError(f"get_many returned {len(blobs)} values for {len(keys)} keys"))
                 return
-        for k, key, blob in zip(lengths, keys, blobs):
+        for b, key, blob in zip(ends, keys, blobs):
             if blob is not None:
-                put = decode(key, blob, cols, k, self.shared.secret)
-                if put >= 0:
-                    self._known, self._base = k, put
-                    return
+                self._known[b] = max(0, decode(key, blob, cols, b - SEGMENT, b, self.shared.secret))
 
     def save(self, cols: Columns, tags: list[str]) -> None:
-        """Write the entry of ``cols`` as it is, if this compactor has computed enough rows itself."""
+        """Write the entries of the complete segments of ``cols`` whose rows views here have read
+        and the store lacks (as far as this compactor knows)."""
         n = min(len(tags), len(cols.messages))
-        if cols is not self._cols or n <= self._known:
+        if cols is not self._cols or n < SEGMENT:
             return
-        read = int(np.count_nonzero(_row_memo(cols).state))
-        if read - self._base < WRITE_ROWS:
-            return
-        key = self.key(n, tags[n - 1])
-        blob = encode(key, cols, n, self.shared.secret)
-        self._known, self._base = n, read
-        if len(blob) > LIMITS.shared_entry_bytes:
-            return
-        try:
-            self.shared.store.set_many({key: blob})
-        except Exception as exc:
-            self.shared._warn("write", exc)
+        ends = np.arange(SEGMENT, n + 1, SEGMENT)
+        bounds = cols.lit_ptr.view[cols.msg_start.view[np.r_[0, ends]]]
+        read = np.r_[0, np.cumsum(_row_memo(cols).state[:int(bounds[-1])] != 0)]
+        per = (read[bounds[1:]] - read[bounds[:-1]]).tolist()
+        items = {}
+        for b, got in zip(ends.tolist(), per):
+            known = self._known.get(b, 0)
+            if got > known and (known == 0 or got >= known + REWRITE_ROWS):
+                key = self.key(b, tags[b - 1])
+                blob = encode(key, cols, b - SEGMENT, b, self.shared.secret)
+                self._known[b] = got
+                if len(blob) <= LIMITS.shared_entry_bytes:
+                    items[key] = blob
+        if items:
+            try:
+                self.shared.store.set_many(items)
+            except Exception as exc:
+                self.shared._warn("write", exc)
