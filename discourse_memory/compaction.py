@@ -27,6 +27,7 @@ from .framing import Framing, _Rule, framing_of, rule_for_format
 from .focus import focus_of_text, focus_of_turn, focus_terms, relevance
 from .gc_pause import gc_paused, is_bulk
 from .keys import content_key, digest
+from .limits import LIMITS
 from .messages import SYSTEM_ROLES, Message, validate_messages
 from .nlp import wait_for_warm_up
 from .options import NEWEST_TURN, FocusLike, Options
@@ -182,6 +183,8 @@ class Compactor:
         """The unchanged view of ``messages`` if they fit ``budget`` and their calls are
         well formed, counted without analysing them (None: they need compacting)."""
         msgs = validate_messages(messages)
+        if sum(len(tf.text) for m in msgs for tf in m.texts) > LIMITS.as_is_chars_per_token * budget:
+            return None  # (it cannot fit: not counted twice, here and by its columns)
         count = self.counter.count
         before = 0
         for m in msgs:

@@ -3,6 +3,7 @@ made without it, byte for byte; a bad entry or a failing store is a miss, never 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import struct
@@ -119,7 +120,8 @@ def test_a_view_through_the_cache_is_the_view_without_it(msgs, share, mode, data
     # messages: their rows are its own to compute), and wrote its row entry at every view.
     cut = data.draw(st.integers(1, len(msgs)), label="writer's messages")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(shared_rows, "SEGMENT", data.draw(st.sampled_from([1, 2, shared_rows.SEGMENT]), label="segment"))
+        segment = data.draw(st.sampled_from([1, 2, LIMITS.shared_segment]), label="segment")
+        mp.setattr(shared_rows, "LIMITS", dataclasses.replace(LIMITS, shared_segment=segment))
         writer = DiscourseMemory(msgs[:cut], cache=cache)
         if mode != "cold":
             for n in sorted({cut, *data.draw(st.lists(st.integers(1, cut), max_size=2), label="earlier views")}):
@@ -155,7 +157,7 @@ def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
     texts = {m["content"] for m in msgs if m.get("content")}
     assert len([k for k in cache.data if not _is_rows(k)]) == len(texts)  # every text written once
     # and the rows of its segments of messages that the view read, one entry each
-    assert 1 <= len([k for k in cache.data if _is_rows(k)]) <= len(msgs) // shared_rows.SEGMENT
+    assert 1 <= len([k for k in cache.data if _is_rows(k)]) <= len(msgs) // LIMITS.shared_segment
     cache.reads = 0
 
     def analysed_here(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -163,7 +165,7 @@ def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
 
     from discourse_memory.fit import candidates
 
-    tail = len(msgs) // shared_rows.SEGMENT * shared_rows.SEGMENT  # (past the last whole segment: made here)
+    tail = len(msgs) // LIMITS.shared_segment * LIMITS.shared_segment  # (past the last whole segment: made here)
     item_for = candidates.item_for
 
     def row_read_here(cols, index, unit, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -186,24 +188,25 @@ def test_a_conversation_a_few_messages_on_reads_the_rows_of_its_start():
     cache = DictCache()
     DiscourseMemory(msgs[:-6], cache=cache).view(budget)  # another worker, six messages ago
     assert [k for k in cache.data if _is_rows(k)]
-    made = []
-    real = shared_rows.decode
+    made: list[int] = []
+    real = shared_rows.decode_many
 
     def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
-        made.append(real(*args, **kwargs))
-        return made[-1]
+        got = real(*args, **kwargs)
+        made.extend(got)
+        return got
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(shared_rows, "decode", spy)
+        mp.setattr(shared_rows, "decode_many", spy)
         got = _bytes(DiscourseMemory(msgs, cache=cache).view(budget))
     assert got == _bytes(DiscourseMemory(msgs).view(budget))
-    assert made and max(made) > 0  # the entries of the first messages were read
+    assert made and min(made) > 0  # the entries of the first messages were read, every one
     # A conversation that left the cached one before its end reads nothing of it.
     other = [dict(m) for m in msgs]
     other[2]["content"] = (other[2].get("content") or "") + " (edited)"
     made.clear()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(shared_rows, "decode", spy)
+        mp.setattr(shared_rows, "decode_many", spy)
         assert _bytes(DiscourseMemory(other, cache=cache).view(budget)) == _bytes(DiscourseMemory(other).view(budget))
     assert not made
 
@@ -233,7 +236,7 @@ def test_a_warm_worker_writes_its_rows_seldom_and_bounded():
         views += 1
     rows = {k: v for k, v in cache.data.items() if _is_rows(k)}
     assert views > 5 and cache.writes < views  # (not one a turn)
-    assert len(rows) <= len(msgs) // shared_rows.SEGMENT  # one entry per segment of messages, at most
+    assert len(rows) <= len(msgs) // LIMITS.shared_segment  # one entry per segment of messages, at most
     assert all(len(v) <= LIMITS.shared_entry_bytes for v in rows.values())
 
 
@@ -254,7 +257,7 @@ def test_a_resigned_row_entry_that_breaks_a_rule_is_refused():
 
     key, blob = max(((k, v) for k, v in cache.data.items() if _is_rows(k)), key=lambda kv: len(kv[1]))
     b = int(key.split(":r")[1].split(":")[0])
-    a = b - shared_rows.SEGMENT
+    a = b - LIMITS.shared_segment
     assert shared_rows.decode(key, blob, fresh_cols(), a, b, SECRET) > 0
     for edit in (lambda x: x.__setitem__(4, 10**9),  # a row past the segment's
                  lambda x: x.__setitem__(4, -1),  # a row before it
@@ -265,6 +268,17 @@ def test_a_resigned_row_entry_that_breaks_a_rule_is_refused():
                  lambda x: x.__setitem__(2, x[2] + 1),  # more rows than it has
                  lambda x: x.__setitem__(-1, 10**9)):  # a covered literal out of range
         assert shared_rows.decode(key, _resigned_rows(key, blob, edit), fresh_cols(), a, b, SECRET) == -1
+    # Checked together, a bad entry is refused alone: the others are read.
+    good = sorted(((int(k.split(":r")[1].split(":")[0]), k, v) for k, v in cache.data.items() if _is_rows(k)))
+    for edit in (lambda x: x.__setitem__(3, x[3] + 1), lambda x: x.__setitem__(-1, 10**9),
+                 lambda x: x.__setitem__(4 + 8, x[4 + 8] + 1)):  # covers: a count, a value, an item's count
+        batch = [(k, v, e - LIMITS.shared_segment, e) for e, k, v in good]
+        bad_at = len(batch) // 2
+        k0, v0, a0, b0 = batch[bad_at]
+        batch[bad_at] = (k0, _resigned_rows(k0, v0, edit), a0, b0)
+        got = shared_rows.decode_many(fresh_cols(), batch, SECRET)
+        alone = [shared_rows.decode(k, v, fresh_cols(), x, y, SECRET) for k, v, x, y in batch]
+        assert got == alone and got[bad_at] == -1 and sum(g > 0 for g in got) >= len(got) - 1
     assert shared_rows.decode(key, blob, cols, a, b, b"other secret") == -1
     assert shared_rows.decode(key.replace(":r", ":r1"), blob, cols, a, b, SECRET) == -1
     assert shared_rows.decode(key, blob, cols, a + 1, b, SECRET) == -1

@@ -9,12 +9,12 @@ never changes as the conversation grows), so the rows of messages ``a`` to ``b``
 shared under a key of the conversation's first ``b`` messages, and serve every
 conversation that starts with them.
 
-Entries are per segment of :data:`SEGMENT` messages (messages 0-3, 4-7, ...), each holding
-the rows of its messages that views have read: a conversation's entries together are at
+Entries are per segment of ``LIMITS.shared_segment`` messages (messages 0-3, 4-7, ...),
+each holding the rows of its messages that views have read: a conversation's entries together are at
 most its row memo once (one key per segment, a later write replaces it), and a warm
 worker writes the segment its turns completed, not the whole memo. A view reads the
 entries of every complete segment of its conversation with its analyses, in their one
-round trip, and computes the rows past the last one (fewer than :data:`SEGMENT` messages')
+round trip, and computes the rows past the last one (fewer than a segment's messages')
 and those no view had read.
 
 Key: ``<settings>:r<b>:<tag>``, the analysis settings' digest (see :mod:`..analysis_cache`)
@@ -43,16 +43,12 @@ from ..limits import LIMITS
 from ..record import Item
 from .sources import _has_context, _row_memo
 
-__all__ = ["SEGMENT", "SharedRows", "decode", "encode"]
+__all__ = ["SharedRows", "decode", "decode_many", "encode"]
 
 MAGIC = b"DMR\x01"
 ROWS_VERSION = "1"
 """Raised whenever what a row's item is (``record.item_for``, the listing classes, the costs)
 changes: part of every key."""
-SEGMENT = 4
-"""Messages per entry."""
-REWRITE_ROWS = 16
-"""Rows more than its entry holds that a view must have read in a segment to write it again."""
 _DIGEST = 16
 # per row: row, has item, literal, unit, message, text, span start, span end (-1: none),
 # covers, header, key (-1: none), value, row name (-1: none), group, listing, cost, value cost
@@ -105,88 +101,119 @@ def decode(key: str, blob: Any, cols: Columns, a: int, b: int, secret: bytes = b
     """Put the rows an entry holds into ``cols``' row memo; the rows put (-1: not a
     well-formed entry of this format, for this key and ``cols``' messages ``a`` to ``b - 1``:
     nothing put)."""
-    if not isinstance(blob, (bytes, bytearray, memoryview)):
-        return -1
-    blob = bytes(blob)
-    if len(blob) < len(MAGIC) + _DIGEST or blob[:len(MAGIC)] != MAGIC:
-        return -1
-    body = blob[len(MAGIC) + _DIGEST:]
-    if blob[len(MAGIC):len(MAGIC) + _DIGEST] != _digest(key, body, secret):
-        return -1
-    try:
-        inflate = zlib.decompressobj()
-        raw = inflate.decompress(body, LIMITS.inflated_bytes)
-        if inflate.unconsumed_tail or not inflate.eof or len(raw) < 4:
-            return -1
-        (n_names,) = struct.unpack_from("<I", raw)
-        strings = json.loads(raw[4:4 + n_names].decode("utf-8", "surrogatepass"))
-        ints = raw[4 + n_names:]
-        if len(ints) % 8 or type(strings) is not list or not all(type(x) is str for x in strings):
-            return -1
-        return _put(cols, a, b, strings, np.frombuffer(ints, dtype="<i8"))
-    except (ValueError, TypeError, IndexError, KeyError, RecursionError, struct.error, zlib.error, UnicodeError):
-        return -1
+    return decode_many(cols, [(key, blob, a, b)], secret)[0]
 
 
-def _put(cols: Columns, a: int, b: int, strings: list[str], ints: np.ndarray) -> int:
-    if len(ints) < 4 or not 0 <= a < b <= len(cols.messages):
-        return -1
-    got_a, got_b, n_rows, n_covers = ints[:4].tolist()
-    if (got_a, got_b) != (a, b) or min(n_rows, n_covers) < 0 or len(ints) != 4 + _COLS * n_rows + n_covers:
-        return -1
-    table = ints[4:4 + _COLS * n_rows].reshape(n_rows, _COLS)
-    covers = ints[4 + _COLS * n_rows:]
-    n_units = int(cols.msg_start.view[b])
-    first, limit = _row_range(cols, a, b)
-    n_lits, n_strings = len(cols.lit_text), len(strings)
-    r, has, lit, unit, msg, text, a, b, n_cov, header, key, value, row, group, listing, cost, vcost = table.T
-    if n_rows and not (
-            (r >= first).all() and (r < limit).all() and (np.diff(r) > 0).all()
-            and ((has == 0) | (has == 1)).all() and (listing >= 0).all() and (listing <= 4).all()
-            and (cost >= -1).all() and (vcost >= 0).all()):
-        return -1
-    hit = has == 1
-    if int(n_cov[hit].sum()) != n_covers or (~hit & (n_cov != 0)).any():
-        return -1
-    if hit.any():
-        ri, ui = r[hit], unit[hit]
-        owners = np.searchsorted(cols.lit_ptr.view[:n_units + 1], ri, side="right") - 1
-        heads = header[hit]
-        spans_ok = ((a[hit] == -1) & (b[hit] == -1)) | ((a[hit] >= 0) & (b[hit] >= a[hit]))
-        if not ((ui == owners).all() and (msg[hit] == cols.u_msg.view[ui]).all()
-                and ((heads == 0) | (heads == 1)).all()
-                and ((heads == 1) | (lit[hit] == cols.lit_idx.view[ri])).all()
-                and (lit[hit] >= 0).all() and (lit[hit] < n_lits).all() and (n_cov[hit] >= 1).all()
-                and spans_ok.all() and (text[hit] >= 0).all() and (text[hit] < n_strings).all()
-                and (value[hit] >= 0).all() and (value[hit] < n_strings).all()
-                and (key[hit] >= -1).all() and (key[hit] < n_strings).all()
-                and (row[hit] >= -1).all() and (row[hit] < n_strings).all()
-                and (group[hit] >= -1).all() and (group[hit] < n_units).all()):
-            return -1
-        if n_covers and not ((covers >= 0).all() and (covers < n_lits).all()):
-            return -1
-        firsts = np.cumsum(n_cov[hit]) - n_cov[hit]
-        if (covers[firsts] != lit[hit]).any():
-            return -1
+def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret: bytes = b"") -> list[int]:
+    """:func:`decode` of each ``(key, blob, a, b)``, their numbers checked together (a few
+    array operations for all the entries of a conversation, not for each)."""
+    opened: list[tuple[int, int, int, list[str], np.ndarray]] = []  # (entry, a, b, strings, ints)
+    out = [-1] * len(entries)
+    for e, (key, blob, a, b) in enumerate(entries):
+        got = _open(key, blob, secret)
+        if got is None or not 0 <= a < b <= len(cols.messages):
+            continue
+        strings, ints = got
+        if len(ints) < 4:
+            continue
+        got_a, got_b, n_rows, n_covers = ints[:4].tolist()
+        if (got_a, got_b) == (a, b) and min(n_rows, n_covers) >= 0 and len(ints) == 4 + _COLS * n_rows + n_covers:
+            opened.append((e, a, b, strings, ints))
+    if not opened:
+        return out
+    n_rows_of = np.array([int(x[4][2]) for x in opened], dtype=np.int64)
+    n_cov_of = np.array([int(x[4][3]) for x in opened], dtype=np.int64)
+    table = np.concatenate([x[4][4:4 + _COLS * int(x[4][2])] for x in opened]).reshape(-1, _COLS)
+    covers = np.concatenate([x[4][4 + _COLS * int(x[4][2]):] for x in opened])
+    eid = np.repeat(np.arange(len(opened)), n_rows_of)  # per row, its entry (of ``opened``)
+    n_str = np.array([len(x[3]) for x in opened], dtype=np.int64)
+    str_at = np.cumsum(n_str) - n_str  # each entry's strings in ``strings``
+    starts, ptr = cols.msg_start.view, cols.lit_ptr.view
+    ends_a = np.array([x[1] for x in opened], dtype=np.int64)
+    ends_b = np.array([x[2] for x in opened], dtype=np.int64)
+    first, limit = ptr[starts[ends_a]][eid], ptr[starts[ends_b]][eid]
+    n_units = starts[ends_b][eid]
+    n_lits, n_strings = len(cols.lit_text), n_str[eid]
+    r, has, lit, unit, msg, text, sa, sb, n_cov, header, key, value, row, group, listing, cost, vcost = table.T
+    bad = ((r < first) | (r >= limit) | ((has != 0) & (has != 1)) | (listing < 0) | (listing > 4)
+           | (cost < -1) | (vcost < 0) | ((has == 0) & (n_cov != 0)))
+    bad[1:] |= (np.diff(r) <= 0) & (eid[1:] == eid[:-1])
+    hit = (has == 1) & ~bad
+    safe_r = np.where(hit, r, 0)
+    safe_u = np.clip(unit, 0, max(len(cols.u_msg.view) - 1, 0))
+    owners = np.searchsorted(ptr, safe_r, side="right") - 1
+    bad |= (has == 1) & (
+        (unit != owners) | (msg != cols.u_msg.view[safe_u]) | ((header != 0) & (header != 1))
+        | ((header == 0) & (lit != cols.lit_idx.view[safe_r])) | (lit < 0) | (lit >= n_lits) | (n_cov < 1)
+        | ~(((sa == -1) & (sb == -1)) | ((sa >= 0) & (sb >= sa)))
+        | (text < 0) | (text >= n_strings) | (value < 0) | (value >= n_strings) | (key < -1) | (key >= n_strings)
+        | (row < -1) | (row >= n_strings) | (group < -1) | (group >= n_units))
+    refused = np.bincount(eid, weights=bad, minlength=len(opened)) > 0
+    counted = np.where(has == 1, n_cov, 0)
+    refused |= np.bincount(eid, weights=counted, minlength=len(opened)) != n_cov_of
+    # Where each item's covers start in ``covers``: its entry's, then the items before it there.
+    before = np.cumsum(counted) - counted
+    entry_row = np.cumsum(n_rows_of) - n_rows_of
+    at_cov = (np.cumsum(n_cov_of) - n_cov_of)[eid] + before - before[np.minimum(entry_row, len(before) - 1)][eid]
+    if len(covers):
+        cov_eid = np.repeat(np.arange(len(opened)), n_cov_of)
+        refused |= np.bincount(cov_eid, weights=(covers < 0) | (covers >= n_lits), minlength=len(opened)) > 0
+        if not refused.all():
+            # (an item's covers open with its literal: where the counts hold, the first of each)
+            ok_rows = (has == 1) & ~refused[eid]
+            wrong = covers[at_cov[ok_rows]] != lit[ok_rows]
+            refused |= np.bincount(eid[ok_rows], weights=wrong, minlength=len(opened)) > 0
     memo = _row_memo(cols)
-    state, items = memo.state, memo.items
-    lit_idx = cols.lit_idx.view
+    state, items, lit_idx = memo.state, memo.items, cols.lit_idx.view
+    strings = [t for x in opened for t in x[3]]
     cov = covers.tolist()
-    at = 0
-    for rr, h, li, u, m, t, sa, sb, nc, hd, k, v, rw, g, ls, c, vc in table.tolist():
+    take = ~refused[eid]
+    at_cov = at_cov.tolist()
+    offsets = str_at[eid].tolist()
+    for j in np.flatnonzero(take).tolist():
+        rr, h, li, u, m, t, a0, b0, nc, hd, k, v, rw, g, ls, c, vc = table[j].tolist()
         if not h:
             items[rr] = None
             state[rr] = 1
         else:
-            item = items[rr] = Item(li, u, m, strings[t], None if sa < 0 else (sa, sb), tuple(cov[at:at + nc]),
-                                    bool(hd), None if k < 0 else strings[k], strings[v],
-                                    None if rw < 0 else strings[rw], g)
-            at += nc
+            o, at = offsets[j], at_cov[j]
+            item = items[rr] = Item(li, u, m, strings[o + t], None if a0 < 0 else (a0, b0), tuple(cov[at:at + nc]),
+                                    bool(hd), None if k < 0 else strings[o + k], strings[o + v],
+                                    None if rw < 0 else strings[o + rw], g)
             state[rr] = 3 if _has_context(cols, item, int(lit_idx[rr])) else 2
         memo.listing[rr] = ls
         memo.cost[rr] = c
         memo.value_cost[rr] = vc
-    return n_rows
+    for i, x in enumerate(opened):
+        if not refused[i]:
+            out[x[0]] = int(n_rows_of[i])
+    return out
+
+
+def _open(key: str, blob: Any, secret: bytes) -> tuple[list[str], np.ndarray] | None:
+    """An entry's strings and int64 numbers, if its digest holds for ``key`` (None: not an
+    entry of this format written for this key)."""
+    if not isinstance(blob, (bytes, bytearray, memoryview)):
+        return None
+    blob = bytes(blob)
+    if len(blob) < len(MAGIC) + _DIGEST or blob[:len(MAGIC)] != MAGIC:
+        return None
+    body = blob[len(MAGIC) + _DIGEST:]
+    if blob[len(MAGIC):len(MAGIC) + _DIGEST] != _digest(key, body, secret):
+        return None
+    try:
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(body, LIMITS.inflated_bytes)
+        if inflate.unconsumed_tail or not inflate.eof or len(raw) < 4:
+            return None
+        (n_names,) = struct.unpack_from("<I", raw)
+        strings = json.loads(raw[4:4 + n_names].decode("utf-8", "surrogatepass"))
+        ints = raw[4 + n_names:]
+        if len(ints) % 8 or type(strings) is not list or not all(type(x) is str for x in strings):
+            return None
+        return strings, np.frombuffer(ints, dtype="<i8")
+    except (ValueError, TypeError, RecursionError, struct.error, zlib.error, UnicodeError):
+        return None
 
 
 class SharedRows:
@@ -203,7 +230,7 @@ class SharedRows:
 
     def _keys(self, tags: list[str]) -> tuple[list[int], list[str]]:
         """The ends of the complete segments of a conversation with ``tags``, and their keys."""
-        ends = list(range(SEGMENT, len(tags) + 1, SEGMENT))
+        ends = list(range(LIMITS.shared_segment, len(tags) + 1, LIMITS.shared_segment))
         return ends, [self.key(b, tags[b - 1]) for b in ends]
 
     def ride(self, tags: list[str]) -> None:
@@ -220,7 +247,7 @@ class SharedRows:
             return
         self._cols, self._known = cols, {}
         n = min(len(tags), len(cols.messages))
-        if n < SEGMENT or _row_memo(cols).state.any():
+        if n < LIMITS.shared_segment or _row_memo(cols).state.any():
             return
         ends, keys = self._keys(tags[:n])
         if all(k in carried for k in keys):  # (read with the analyses)
@@ -234,26 +261,27 @@ class SharedRows:
             if len(blobs) != len(keys):
                 self.shared._warn("read", ValueError(f"get_many returned {len(blobs)} values for {len(keys)} keys"))
                 return
-        for b, key, blob in zip(ends, keys, blobs):
-            if blob is not None:
-                self._known[b] = max(0, decode(key, blob, cols, b - SEGMENT, b, self.shared.secret))
+        step = LIMITS.shared_segment
+        present = [(key, blob, b - step, b) for b, key, blob in zip(ends, keys, blobs) if blob is not None]
+        for (_, _, _, b), put in zip(present, decode_many(cols, present, self.shared.secret)):
+            self._known[b] = max(0, put)
 
     def save(self, cols: Columns, tags: list[str]) -> None:
         """Write the entries of the complete segments of ``cols`` whose rows views here have read
         and the store lacks (as far as this compactor knows)."""
         n = min(len(tags), len(cols.messages))
-        if cols is not self._cols or n < SEGMENT:
+        if cols is not self._cols or n < LIMITS.shared_segment:
             return
-        ends = np.arange(SEGMENT, n + 1, SEGMENT)
+        ends = np.arange(LIMITS.shared_segment, n + 1, LIMITS.shared_segment)
         bounds = cols.lit_ptr.view[cols.msg_start.view[np.r_[0, ends]]]
         read = np.r_[0, np.cumsum(_row_memo(cols).state[:int(bounds[-1])] != 0)]
         per = (read[bounds[1:]] - read[bounds[:-1]]).tolist()
         items = {}
         for b, got in zip(ends.tolist(), per):
             known = self._known.get(b, 0)
-            if got > known and (known == 0 or got >= known + REWRITE_ROWS):
+            if got > known and (known == 0 or got >= known + LIMITS.shared_rewrite_rows):
                 key = self.key(b, tags[b - 1])
-                blob = encode(key, cols, b - SEGMENT, b, self.shared.secret)
+                blob = encode(key, cols, b - LIMITS.shared_segment, b, self.shared.secret)
                 self._known[b] = got
                 if len(blob) <= LIMITS.shared_entry_bytes:
                     items[key] = blob
