@@ -17,6 +17,7 @@ error, and a store that fails is a miss (logged once), never a failed view.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import threading
@@ -94,7 +95,10 @@ class RedisAnalysisCache:
         return f"RedisAnalysisCache({self.client!r}, ttl={self.ttl}, prefix={self.prefix!r})"
 
 
+@functools.lru_cache(maxsize=64)
 def _settings_digest(counter_id: str, pipeline: str | None, clip_tokens: int) -> str:
+    # (cached: the installed packages' versions were read from their metadata for every
+    # compactor, a few milliseconds of a fresh memory's first view)
     from importlib import metadata
 
     from . import __version__
