@@ -170,8 +170,9 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
     take = ~refused[eid]
     at_cov = at_cov.tolist()
     offsets = str_at[eid].tolist()
+    rows_l = table.tolist()
     for j in np.flatnonzero(take).tolist():
-        rr, h, li, u, m, t, a0, b0, nc, hd, k, v, rw, g, ls, c, vc = table[j].tolist()
+        rr, h, li, u, m, t, a0, b0, nc, hd, k, v, rw, g, ls, c, vc = rows_l[j]
         if not h:
             items[rr] = None
             state[rr] = 1
