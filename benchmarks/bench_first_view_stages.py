@@ -7,7 +7,8 @@ tokens, three turns on, budget a quarter of it), analysed by a warm memory into 
 in-process dict cache (the entries a shared Redis would hold; no server needed). Then, per
 run, a new process that has loaded its pipeline and viewed another conversation restores
 the history with ``DiscourseMemory.from_dict`` and takes its first view through the cache,
-with the functions named wrapped in timers; it then takes one warm turn. Printed per run:
+with the functions named wrapped in timers (``seed``: reading the conversation's row
+entries, ``fit/shared_rows.py``); it then takes one warm turn. Printed per run:
 the first view, each stage's milliseconds (a stage's time includes the stages it calls),
 and the warm turn. Views are checked equal to the warm memory's.
 """
@@ -33,7 +34,9 @@ DATA = HERE.parent.parent / "shared" / "data" / "agents" / "swe_dev.jsonl"
 
 STAGES = [
     ("discourse_memory.analysis_codec", "decode"),
+    ("discourse_memory.columns", "Columns.extend"),
     ("discourse_memory.columns", "_mid_literals"),
+    ("discourse_memory.fit.shared_rows", "SharedRows.seed"),
     ("discourse_memory.compaction", "fit"),
     ("discourse_memory.fit.candidates", "_sources"),
     ("discourse_memory.fit.candidates", "item_for"),
@@ -100,8 +103,11 @@ def fresh(path: str) -> None:
         return g
 
     for mod, name in STAGES:
-        m = importlib.import_module(mod)
-        setattr(m, name, timed(name, getattr(m, name)))
+        owner = importlib.import_module(mod)
+        *path, last = name.split(".")  # (a method: "Class.method")
+        for part in path:
+            owner = getattr(owner, part)
+        setattr(owner, last, timed(last, getattr(owner, last)))
     t = time.perf_counter()
     memory = DiscourseMemory.from_dict(state, cache=DictCache(data))
     view = memory.view(budget)

@@ -17,6 +17,7 @@ error, and a store that fails is a miss (logged once), never a failed view.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import threading
@@ -94,7 +95,10 @@ class RedisAnalysisCache:
         return f"RedisAnalysisCache({self.client!r}, ttl={self.ttl}, prefix={self.prefix!r})"
 
 
+@functools.lru_cache(maxsize=64)
 def _settings_digest(counter_id: str, pipeline: str | None, clip_tokens: int) -> str:
+    # (cached: the installed packages' versions were read from their metadata for every
+    # compactor, a few milliseconds of a fresh memory's first view)
     from importlib import metadata
 
     from . import __version__
@@ -135,9 +139,13 @@ class SharedAnalyses:
         self.store = store
         self.counter = counter
         self.secret: bytes = getattr(store, "secret", b"") or b""
-        self._settings = _settings_digest(counter_id, pipeline, clip_tokens)
+        self.settings = self._settings = _settings_digest(counter_id, pipeline, clip_tokens)
         self._warned = False
         self._lock = threading.Lock()
+        self.riders: list[str] = []
+        """Keys of other entries to read with the next :meth:`load` (a conversation's row entry:
+        see ``fit/shared_rows.py``), in the same round trip; what it read is in ``carried``."""
+        self.carried: dict[str, Any] = {}
 
     def key(self, text: str) -> str:
         h = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
@@ -149,14 +157,19 @@ class SharedAnalyses:
         if not texts:
             return {}
         keys = [self.key(t) for t in texts]
+        riders, self.riders = self.riders, []
         try:
-            blobs = list(self.store.get_many(keys))
+            blobs = list(self.store.get_many(keys + riders))
         except Exception as exc:  # (a store's failure is a miss: the view goes on without it)
             self._warn("read", exc)
+            self.carried = dict.fromkeys(riders)
             return {}
-        if len(blobs) != len(keys):
-            self._warn("read", ValueError(f"get_many returned {len(blobs)} values for {len(keys)} keys"))
+        if len(blobs) != len(keys) + len(riders):
+            self._warn("read", ValueError(f"get_many returned {len(blobs)} values for {len(keys) + len(riders)} keys"))
+            self.carried = dict.fromkeys(riders)
             return {}
+        self.carried = dict(zip(riders, blobs[len(keys):]))
+        del blobs[len(keys):]
         out = {}
         # A text's tokens as a whole (what a message costs shown whole) come with its analysis:
         # counted here, they were a tiktoken encoding of the whole history on a fresh worker.

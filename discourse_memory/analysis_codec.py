@@ -128,26 +128,27 @@ def _pieces(text: str, strings: list[str], ints: np.ndarray) -> tuple[tuple[Meas
     kind, start, end, key, depth, info, tokens, head, clip, suffix, w_n, l_n, h_n = rows.T
     n_strings = len(strings)
     size = end - start
-    if n_pieces and not (
-            (kind >= 0).all() and (kind < len(_KINDS)).all() and (start >= 0).all() and (size >= 0).all()
-            and (suffix >= 0).all() and (end + suffix <= n_chars).all() and (head >= 0).all() and (head <= size).all()
-            and (key >= 0).all() and (key < n_strings).all() and (depth >= 0).all() and (info >= 0).all()
-            and (tokens >= 0).all() and (clip >= 0).all() and (w_n >= 0).all() and (l_n >= 0).all()
-            and (h_n >= -1).all() and int(w_n.sum()) == n_words and int(l_n.sum()) == n_lits
-            and int(np.maximum(h_n, 0).sum()) == n_heads):
-        return None
+    if n_pieces:
+        # (each column's least and greatest in two calls, then the rules on those: a rule per
+        # column as an array each was most of an entry's checks)
+        lo, hi = rows.min(axis=0).tolist(), rows.max(axis=0).tolist()
+        if not (lo[0] >= 0 and hi[0] < len(_KINDS) and lo[1] >= 0 and min(lo[3:12]) >= 0 and lo[12] >= -1
+                and hi[3] < n_strings and hi[2] <= n_chars and hi[9] <= n_chars and int(size.min()) >= 0
+                and int((end + suffix).max()) <= n_chars
+                and int((head - size).max()) <= 0 and int(w_n.sum()) == n_words and int(l_n.sum()) == n_lits
+                and int(np.maximum(h_n, 0).sum()) == n_heads):
+            return None
     if n_pieces == 0 and n_words + n_lits + n_heads:
         return None
-    if n_words and not ((words >= 0).all() and (words < n_strings).all()):
+    if n_words and not (int(words.min()) >= 0 and int(words.max()) < n_strings):
         return None
     if n_lits:
-        owner_size = np.repeat(size, l_n)
         names, lkinds, lstart, lend = lits.T
-        if not ((names >= 0).all() and (names < n_strings).all() and (lkinds >= 0).all()
-                and (lkinds < n_strings).all() and (lstart >= 0).all() and (lend >= lstart).all()
-                and (lend <= owner_size).all()):
+        lo, hi = lits.min(axis=0).tolist(), lits.max(axis=0).tolist()
+        if not (min(lo) >= 0 and max(hi[0], hi[1]) < n_strings and int((lend - lstart).min()) >= 0
+                and int((lend - np.repeat(size, l_n)).max()) <= 0):
             return None
-    if n_heads and (heads < 0).any():
+    if n_heads and int(heads.min()) < 0:
         return None
     get = strings.__getitem__
     literals = list(map(Literal, map(get, lits[:, 0].tolist()), map(get, lits[:, 1].tolist()),
@@ -155,12 +156,20 @@ def _pieces(text: str, strings: list[str], ints: np.ndarray) -> tuple[tuple[Meas
     all_words = list(map(get, words.tolist()))
     heads_l = heads.tolist()
     out = []
+    append = out.append
     prev = w = li = h = 0
     for k, a, b, key_i, d, inf, t, hd, c, suf, nw, nl, nh in rows.tolist():
-        lit_t = tuple(literals[li:li + nl])
+        # (most pieces state no value or one: those need no dict of first kinds)
+        if nl == 0:
+            lit_t = texts = kind_t = ()
+        elif nl == 1:
+            lit = literals[li]
+            lit_t, texts, kind_t = (lit,), (lit.text,), (lit.kind,)
+        else:
+            lit_t = tuple(literals[li:li + nl])
+            kinds = first_kinds(lit_t)
+            texts, kind_t = tuple(kinds), tuple(kinds.values())
         li += nl
-        kinds = first_kinds(lit_t)
-        texts = tuple(kinds)
         if nh < 0:
             head_texts = texts
         else:
@@ -168,11 +177,11 @@ def _pieces(text: str, strings: list[str], ints: np.ndarray) -> tuple[tuple[Meas
             h += nh
             if at_heads and max(at_heads) >= len(texts):
                 return None
-            head_texts = tuple(texts[j] for j in at_heads)
-        piece = Piece(_KINDS[k], a, b, strings[key_i], lit_t, d, inf, tuple(all_words[w:w + nw]), texts,
-                      tuple(kinds.values()))
+            head_texts = tuple([texts[j] for j in at_heads])
+        piece = Piece(_KINDS[k], a, b, strings[key_i], lit_t, d, inf, tuple(all_words[w:w + nw]) if nw else (), texts,
+                      kind_t)
         w += nw
         # (the gap before a piece is the text from the last piece's end: empty if they overlap)
-        out.append(MeasuredPiece(piece, text[prev:a], t, hd, c, texts, head_texts, text[b:b + suf]))
+        append(MeasuredPiece(piece, text[prev:a], t, hd, c, texts, head_texts, text[b:b + suf]))
         prev = b + suf
     return tuple(out), n_tokens

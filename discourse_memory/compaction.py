@@ -22,10 +22,12 @@ from .analysis_cache import AnalysisCache, bind
 from .columns import Columns
 from .errors import BudgetTooSmallError, InvalidOptionError
 from .fit import Scene, fit
+from .fit.shared_rows import SharedRows
 from .framing import Framing, _Rule, framing_of, rule_for_format
 from .focus import focus_of_text, focus_of_turn, focus_terms, relevance
 from .gc_pause import gc_paused, is_bulk
 from .keys import content_key, digest
+from .limits import LIMITS
 from .messages import SYSTEM_ROLES, Message, validate_messages
 from .nlp import wait_for_warm_up
 from .options import NEWEST_TURN, FocusLike, Options
@@ -81,6 +83,8 @@ class Compactor:
         self.cache = cache
         self.analyzer = Analyzer(self.counter, pipeline=options.pipeline, clip_tokens=options.clip_tokens,
                                  shared=bind(cache, self.counter, options.pipeline, options.clip_tokens))
+        # (the fitting stage's row memo of a conversation, shared beside the analyses: fit/shared_rows.py)
+        self._rows = None if self.analyzer.shared is None else SharedRows(self.analyzer.shared)
         self._lock = threading.RLock()
         self._raw: list[tuple[Any, ...]] = []
         self._prints: list[tuple[Any, ...]] = []
@@ -179,6 +183,8 @@ class Compactor:
         """The unchanged view of ``messages`` if they fit ``budget`` and their calls are
         well formed, counted without analysing them (None: they need compacting)."""
         msgs = validate_messages(messages)
+        if sum(len(tf.text) for m in msgs for tf in m.texts) > LIMITS.as_is_chars_per_token * budget:
+            return None  # (it cannot fit: not counted twice, here and by its columns)
         count = self.counter.count
         before = 0
         for m in msgs:
@@ -264,14 +270,18 @@ class Compactor:
         new = [m for m in fresh if m.index >= j]
         if j + len(new) < len(messages):  # messages j..k-1 were reused objects, not revalidated
             new = validate_messages(messages[j:], start=j)
-        with gc_paused(is_bulk([tf.text for m in new for tf in m.texts])):
-            cols.extend(new, self.analyzer.fields(new))
         tag = self._tags[-1] if self._tags else ""
+        tags = []
         for m, p in zip(new, prints[j:]):
             # The tag covers every part of every message (roles, names, all content
             # parts, calls): text cannot predict the tag of a conversation holding it.
             tag = digest(tag + "\x00" + repr(p))
-            self._tags.append(tag)
+            tags.append(tag)
+        if self._rows is not None and not len(cols):  # (its row entry is read with the analyses: one round trip)
+            self._rows.ride(tags)
+        with gc_paused(is_bulk([tf.text for m in new for tf in m.texts])):
+            cols.extend(new, self.analyzer.fields(new))
+        self._tags.extend(tags)
         self._cols = cols
         if owned:
             # Only identities are compared next time; a later call that is not owned
@@ -349,7 +359,11 @@ class Compactor:
         rel, asks, remark, terms = self._relevance(cols, focus, options.policy)
         scene = Scene(cols, budget, options, rel, asks, remark, tag, count, measure,
                       lambda text, n: head_of(self.counter, text, n), beyond, terms, frames)
+        if self._rows is not None:
+            self._rows.seed(cols, self._tags)
         plan = fit(scene)
+        if self._rows is not None:
+            self._rows.save(cols, self._tags)
         out, sources, tokens, note = render(plan)
         out, sources = list(out), list(sources)
         rendered.clear()

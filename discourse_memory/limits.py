@@ -90,6 +90,17 @@ class Limits:
     inflated_bytes: int = 64 * 1024 * 1024
     """A shared analysis whose body inflates past this many bytes is a zip bomb, not an
     analysis, and is not read (:mod:`.analysis_codec`)."""
+    shared_segment: int = 4
+    """Messages per shared entry of the fitting stage's rows (:mod:`.fit.shared_rows`): a
+    worker computes the rows of fewer than this many messages past its conversation's last
+    entry itself."""
+    shared_rewrite_rows: int = 16
+    """Rows more than its shared entry holds that views must have read in a segment of
+    messages to write the entry again."""
+    as_is_chars_per_token: int = 10
+    """A history of more characters than this per token of the budget is not counted to see
+    whether it fits as it is (a token of text holds 3-5 characters) before its first view: its
+    columns count it (:mod:`.compaction`)."""
 
     # --- horizons (:mod:`.horizon`) ------------------------------------------------------
     horizon_budgets: int = 8

@@ -3,6 +3,7 @@ made without it, byte for byte; a bad entry or a failing store is a miss, never 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import struct
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from discourse_memory import AnalysisCache, Compactor, DiscourseMemory, InvalidOptionError, RedisAnalysisCache
 from discourse_memory import analysis_codec
 from discourse_memory.analysis_cache import bind
+from discourse_memory.fit import shared_rows
 from discourse_memory.limits import LIMITS
 
 from .conftest import SHARED_DATA
@@ -55,10 +57,33 @@ def _resigned(key: str, blob: bytes, edit) -> bytes:  # type: ignore[no-untyped-
     return analysis_codec.MAGIC + analysis_codec._digest(key, body, SECRET) + body
 
 
+def _is_rows(key: str) -> bool:
+    return ":r" in key  # a conversation's row entry (fit/shared_rows.py), not a text's analysis
+
+
+def _resigned_rows(key: str, blob: bytes, edit) -> bytes:  # type: ignore[no-untyped-def]
+    """A row entry with its int columns edited by ``edit`` and signed again."""
+    raw = zlib.decompress(blob[20:])
+    (n,) = struct.unpack_from("<I", raw)
+    ints = np.frombuffer(raw[4 + n:], dtype="<i8").copy()
+    edit(ints)
+    body = zlib.compress(raw[:4 + n] + ints.tobytes())
+    return shared_rows.MAGIC + shared_rows._digest(key, body, SECRET) + body
+
+
 def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
     keys = sorted(cache.data)
     for i, key in enumerate(keys):
         blob = cache.data[key]
+        if _is_rows(key) and mode in ("forged", "resigned_out_of_range"):
+            if mode == "forged":
+                cache.data[key] = shared_rows.MAGIC + shared_rows._digest(key, blob[20:], b"") + blob[20:]
+            else:  # every number of every row past the header out of range, or one of them
+                at = data.draw(st.integers(4, max(4, len(zlib.decompress(blob[20:])) // 8)), label="row number")
+                value = data.draw(st.sampled_from([-3, 10**9]), label="value")
+                cache.data[key] = _resigned_rows(key, blob, lambda ints: ints.__setitem__(
+                    slice(min(at, len(ints) - 1), None if value < 0 else min(at, len(ints) - 1) + 1), value))
+            continue
         if mode == "flip":
             at = data.draw(st.integers(0, len(blob) - 1), label="flip at")
             cache.data[key] = blob[:at] + bytes([blob[at] ^ 0x40]) + blob[at + 1:]
@@ -81,7 +106,7 @@ def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
 MODES = ["cold", "warm", "flip", "truncate", "forged", "stale", "garbage", "missing", "resigned_out_of_range"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(msgs=conversations(), share=st.floats(0.05, 1.2), mode=st.sampled_from(MODES), data=st.data())
 def test_a_view_through_the_cache_is_the_view_without_it(msgs, share, mode, data):
     plain = DiscourseMemory(msgs)
@@ -91,19 +116,33 @@ def test_a_view_through_the_cache_is_the_view_without_it(msgs, share, mode, data
     except Exception as exc:  # (a budget below the protected part: the cached memory must raise the same)
         expected = (type(exc).__name__, str(exc), -1)
     cache = DictCache()
-    writer = DiscourseMemory(msgs, cache=cache)
-    if mode != "cold":
+    # The writer served the conversation up to some message (the reader has the rest as new
+    # messages: their rows are its own to compute), and wrote its row entry at every view.
+    cut = data.draw(st.integers(1, len(msgs)), label="writer's messages")
+    with pytest.MonkeyPatch.context() as mp:
+        segment = data.draw(st.sampled_from([1, 2, LIMITS.shared_segment]), label="segment")
+        mp.setattr(shared_rows, "LIMITS", dataclasses.replace(LIMITS, shared_segment=segment))
+        writer = DiscourseMemory(msgs[:cut], cache=cache)
+        if mode != "cold":
+            for n in sorted({cut, *data.draw(st.lists(st.integers(1, cut), max_size=2), label="earlier views")}):
+                try:
+                    writer.view(budget) if n == cut else DiscourseMemory(msgs[:n], cache=cache).view(budget)
+                except Exception:
+                    pass
+            _tamper(cache, mode, data)
+        reader = DiscourseMemory.from_dict(plain.to_dict(), cache=cache)
         try:
-            writer.view(budget)
-        except Exception:
-            pass
-        _tamper(cache, mode, data)
-    reader = DiscourseMemory.from_dict(plain.to_dict(), cache=cache)
-    try:
-        got = _bytes(reader.view(budget))
-    except Exception as exc:
-        got = (type(exc).__name__, str(exc), -1)
+            got = _bytes(reader.view(budget))
+        except Exception as exc:
+            got = (type(exc).__name__, str(exc), -1)
     assert got == expected
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(msgs=conversations(), share=st.floats(0.05, 0.5), mode=st.sampled_from(MODES[1:]), data=st.data())
+def test_a_view_through_a_row_entry_is_the_view_without_it(msgs, share, mode, data):
+    """As above, with budgets that compact (so that rows are read, and written)."""
+    test_a_view_through_the_cache_is_the_view_without_it.hypothesis.inner_test(msgs, share, mode, data)
 
 
 def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
@@ -116,16 +155,133 @@ def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
     expected = _bytes(DiscourseMemory(msgs).view(budget))
     assert _bytes(DiscourseMemory(msgs, cache=cache).view(budget)) == expected
     texts = {m["content"] for m in msgs if m.get("content")}
-    assert len(cache.data) == len(texts)  # every text written once
+    assert len([k for k in cache.data if not _is_rows(k)]) == len(texts)  # every text written once
+    # and the rows of its segments of messages that the view read, one entry each
+    assert 1 <= len([k for k in cache.data if _is_rows(k)]) <= len(msgs) // LIMITS.shared_segment
     cache.reads = 0
 
     def analysed_here(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise AssertionError("a text was analysed though the store holds it")
 
+    from discourse_memory.fit import candidates
+
+    tail = len(msgs) // LIMITS.shared_segment * LIMITS.shared_segment  # (past the last whole segment: made here)
+    item_for = candidates.item_for
+
+    def row_read_here(cols, index, unit, *args, **kwargs):  # type: ignore[no-untyped-def]
+        assert unit.message >= tail, "a row's item was made though the store holds it"
+        return item_for(cols, index, unit, *args, **kwargs)
+
     monkeypatch.setattr("discourse_memory.units.segment_texts", analysed_here)
+    monkeypatch.setattr(candidates, "item_for", row_read_here)
     warm = DiscourseMemory(msgs, cache=cache)
     assert _bytes(warm.view(budget)) == expected
-    assert cache.reads == 1  # one read for the whole conversation
+    assert cache.reads == 1  # one read for the whole conversation, its analyses and its rows
+
+
+def test_a_conversation_a_few_messages_on_reads_the_rows_of_its_start():
+    path = SHARED_DATA / "agents" / "swe_dev.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    msgs = json.loads(path.read_text().splitlines()[1])["messages"]
+    budget = Compactor().count_messages(msgs) // 4
+    cache = DictCache()
+    DiscourseMemory(msgs[:-6], cache=cache).view(budget)  # another worker, six messages ago
+    assert [k for k in cache.data if _is_rows(k)]
+    made: list[int] = []
+    real = shared_rows.decode_many
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        got = real(*args, **kwargs)
+        made.extend(got)
+        return got
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(shared_rows, "decode_many", spy)
+        got = _bytes(DiscourseMemory(msgs, cache=cache).view(budget))
+    assert got == _bytes(DiscourseMemory(msgs).view(budget))
+    assert made and min(made) > 0  # the entries of the first messages were read, every one
+    # A conversation that left the cached one before its end reads nothing of it.
+    other = [dict(m) for m in msgs]
+    other[2]["content"] = (other[2].get("content") or "") + " (edited)"
+    made.clear()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(shared_rows, "decode_many", spy)
+        assert _bytes(DiscourseMemory(other, cache=cache).view(budget)) == _bytes(DiscourseMemory(other).view(budget))
+    assert not made
+
+
+def test_a_warm_worker_writes_its_rows_seldom_and_bounded():
+    path = SHARED_DATA / "agents" / "tau_airline_dev.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    msgs = json.loads(path.read_text().splitlines()[0])["messages"]
+
+    class Counting(DictCache):
+        writes = 0
+
+        def set_many(self, items):  # type: ignore[no-untyped-def]
+            self.writes += any(_is_rows(k) for k in items)
+            super().set_many(items)
+
+    cache = Counting()
+    memory = DiscourseMemory(msgs[:10], cache=cache)
+    views = 0
+    for m in msgs[10:]:
+        memory.append(m)
+        try:
+            memory.view(600)
+        except Exception:
+            continue
+        views += 1
+    rows = {k: v for k, v in cache.data.items() if _is_rows(k)}
+    assert views > 5 and cache.writes < views  # (not one a turn)
+    assert len(rows) <= len(msgs) // LIMITS.shared_segment  # one entry per segment of messages, at most
+    assert all(len(v) <= LIMITS.shared_entry_bytes for v in rows.values())
+
+
+def test_a_resigned_row_entry_that_breaks_a_rule_is_refused():
+    path = SHARED_DATA / "agents" / "tau_airline_dev.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    msgs = json.loads(path.read_text().splitlines()[0])["messages"]
+    cache = DictCache()
+    memory = DiscourseMemory(msgs, cache=cache)
+    memory.view(500)
+    cols = memory._compactor._cols
+
+    def fresh_cols():  # type: ignore[no-untyped-def]
+        compactor = DiscourseMemory(msgs)._compactor
+        compactor._columns(msgs)
+        return compactor._cols
+
+    key, blob = max(((k, v) for k, v in cache.data.items() if _is_rows(k)), key=lambda kv: len(kv[1]))
+    b = int(key.split(":r")[1].split(":")[0])
+    a = b - LIMITS.shared_segment
+    assert shared_rows.decode(key, blob, fresh_cols(), a, b, SECRET) > 0
+    for edit in (lambda x: x.__setitem__(4, 10**9),  # a row past the segment's
+                 lambda x: x.__setitem__(4, -1),  # a row before it
+                 lambda x: x.__setitem__(4 + 3, x[4 + 3] + 1),  # an item's unit not its row's
+                 lambda x: x.__setitem__(4 + 5, 10**6),  # a string index out of range
+                 lambda x: x.__setitem__(4 + 14, 9),  # a listing class that does not exist
+                 lambda x: x.__setitem__(1, b + 1),  # another segment's
+                 lambda x: x.__setitem__(2, x[2] + 1),  # more rows than it has
+                 lambda x: x.__setitem__(-1, 10**9)):  # a covered literal out of range
+        assert shared_rows.decode(key, _resigned_rows(key, blob, edit), fresh_cols(), a, b, SECRET) == -1
+    # Checked together, a bad entry is refused alone: the others are read.
+    good = sorted(((int(k.split(":r")[1].split(":")[0]), k, v) for k, v in cache.data.items() if _is_rows(k)))
+    for edit in (lambda x: x.__setitem__(3, x[3] + 1), lambda x: x.__setitem__(-1, 10**9),
+                 lambda x: x.__setitem__(4 + 8, x[4 + 8] + 1)):  # covers: a count, a value, an item's count
+        batch = [(k, v, e - LIMITS.shared_segment, e) for e, k, v in good]
+        bad_at = len(batch) // 2
+        k0, v0, a0, b0 = batch[bad_at]
+        batch[bad_at] = (k0, _resigned_rows(k0, v0, edit), a0, b0)
+        got = shared_rows.decode_many(fresh_cols(), batch, SECRET)
+        alone = [shared_rows.decode(k, v, fresh_cols(), x, y, SECRET) for k, v, x, y in batch]
+        assert got == alone and got[bad_at] == -1 and sum(g > 0 for g in got) >= len(got) - 1
+    assert shared_rows.decode(key, blob, cols, a, b, b"other secret") == -1
+    assert shared_rows.decode(key.replace(":r", ":r1"), blob, cols, a, b, SECRET) == -1
+    assert shared_rows.decode(key, blob, cols, a + 1, b, SECRET) == -1
 
 
 def test_every_analysis_of_the_data_round_trips():
@@ -214,7 +370,7 @@ def test_an_analysis_too_large_to_share_is_not_written():
                              cache=cache)
     memory.view(2000)
     assert all(len(v) <= LIMITS.shared_entry_bytes for v in cache.data.values())
-    assert len(cache.data) == 1  # "ok" only
+    assert len([k for k in cache.data if not _is_rows(k)]) == 1  # "ok" only (and the conversation's rows)
 
 
 def test_redis_cache_refuses_what_it_cannot_use():

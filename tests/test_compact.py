@@ -31,6 +31,22 @@ def test_fits_unchanged_when_under_budget():
     assert r.tokens_after == r.tokens_before == view_tokens(msgs)
 
 
+def test_fits_unchanged_when_its_characters_would_not_fit_any_text():
+    # A run of dashes is few tokens for its characters: more than LIMITS.as_is_chars_per_token a
+    # token of the budget, so its first view goes to the columns without the fits-as-is count,
+    # and is the same unchanged view.
+    from discourse_memory.limits import LIMITS
+
+    msgs = [{"role": "user", "content": "-" * 4000}, {"role": "assistant", "content": "=" * 4000}]
+    budget = view_tokens(msgs)
+    assert len(msgs[0]["content"]) + len(msgs[1]["content"]) > LIMITS.as_is_chars_per_token * budget
+    r = compact(msgs, budget)
+    assert r.messages == msgs and r.messages[0] is not msgs[0]
+    assert r.note is None and r.sources == (0, 1)
+    assert r.tokens_after == r.tokens_before == budget
+    assert [u.decision for u in r.report.units] == ["kept"] * len(r.report.units)
+
+
 def test_compacts_within_budget_and_keeps_protected_verbatim():
     msgs = _chat(30)
     total = view_tokens(msgs)

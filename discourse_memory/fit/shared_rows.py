@@ -1,0 +1,293 @@
+"""The fitting stage's row memo (:class:`.sources._RowMemo`), shared between workers.
+
+Per row of the literal index (a unit stating a value), the record item the row gives, its
+listing class and its costs: most of a fresh worker's first view (issue 49), and not a
+function of one message (an item reads its unit's list heads, its JSON keys, its
+message's label), so not in the per-text analysis entry. It is a function of the
+conversation up to the row's message, though (the memo's own invariant: a row's item
+never changes as the conversation grows), so the rows of messages ``a`` to ``b`` are
+shared under a key of the conversation's first ``b`` messages, and serve every
+conversation that starts with them.
+
+Entries are per segment of ``LIMITS.shared_segment`` messages (messages 0-3, 4-7, ...),
+each holding the rows of its messages that views have read: a conversation's entries together are at
+most its row memo once (one key per segment, a later write replaces it), and a warm
+worker writes the segment its turns completed, not the whole memo. A view reads the
+entries of every complete segment of its conversation with its analyses, in their one
+round trip, and computes the rows past the last one (fewer than a segment's messages')
+and those no view had read.
+
+Key: ``<settings>:r<b>:<tag>``, the analysis settings' digest (see :mod:`..analysis_cache`)
+with this format's version, the segment's end ``b`` and the compactor's chained digest of
+the first ``b`` messages (every part of every message: :meth:`Compactor._columns`'s tags).
+
+Value: as :mod:`..analysis_codec`'s: a magic, a BLAKE2b-128 digest of (key, body) (keyed by
+the store's ``secret``), a zlib body of a JSON list of strings then int64 columns, checked on
+read against the reader's columns (rows within the segment's messages, an item's unit,
+message and literal those of its row, every index in range). A row's context class is not
+stored but recomputed. Whatever fails is a miss: the rows are computed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+import zlib
+from typing import Any
+
+import numpy as np
+
+from ..columns import Columns
+from ..limits import LIMITS
+from ..record import Item
+from .sources import _has_context, _row_memo
+
+__all__ = ["SharedRows", "decode", "decode_many", "encode"]
+
+MAGIC = b"DMR\x01"
+ROWS_VERSION = "1"
+"""Raised whenever what a row's item is (``record.item_for``, the listing classes, the costs)
+changes: part of every key."""
+_DIGEST = 16
+# per row: row, has item, literal, unit, message, text, span start, span end (-1: none),
+# covers, header, key (-1: none), value, row name (-1: none), group, listing, cost, value cost
+_COLS = 17
+
+
+def _digest(key: str, body: bytes, secret: bytes) -> bytes:
+    h = hashlib.blake2b(digest_size=_DIGEST, key=secret, person=b"dm-rows")
+    h.update(key.encode("utf-8", "surrogatepass"))
+    h.update(b"\x00")
+    h.update(body)
+    return h.digest()
+
+
+def _row_range(cols: Columns, a: int, b: int) -> tuple[int, int]:
+    """The rows of messages ``a`` to ``b - 1``."""
+    starts, ptr = cols.msg_start.view, cols.lit_ptr.view
+    return int(ptr[int(starts[a])]), int(ptr[int(starts[b])])
+
+
+def encode(key: str, cols: Columns, a: int, b: int, secret: bytes = b"") -> bytes:
+    """The entry of the rows of ``cols``' messages ``a`` to ``b - 1`` that views have read."""
+    memo = _row_memo(cols)
+    lo, hi = _row_range(cols, a, b)
+    rows = (lo + np.flatnonzero(memo.state[lo:hi])).tolist()
+    strings: dict[str, int] = {}
+    s = strings.setdefault
+    table: list[int] = []
+    covers: list[int] = []
+    items, listing, cost, value_cost = memo.items, memo.listing.tolist(), memo.cost.tolist(), memo.value_cost.tolist()
+    for r in rows:
+        it = items[r]
+        if it is None:
+            table.extend((r, 0, -1, -1, -1, -1, -1, -1, 0, 0, -1, -1, -1, -1, listing[r], int(cost[r]),
+                          int(value_cost[r])))
+            continue
+        span = it.span or (-1, -1)
+        covers.extend(it.covers)
+        table.extend((r, 1, it.literal, it.unit, it.message, s(it.text, len(strings)), span[0], span[1],
+                      len(it.covers), int(it.header), -1 if it.key is None else s(it.key, len(strings)),
+                      s(it.value, len(strings)), -1 if it.row is None else s(it.row, len(strings)), it.group,
+                      listing[r], int(cost[r]), int(value_cost[r])))
+    names = json.dumps(list(strings), ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    ints = np.asarray([a, b, len(rows), len(covers), *table, *covers], dtype="<i8")
+    body = zlib.compress(struct.pack("<I", len(names)) + names + ints.tobytes(), 1)
+    return MAGIC + _digest(key, body, secret) + body
+
+
+def decode(key: str, blob: Any, cols: Columns, a: int, b: int, secret: bytes = b"") -> int:
+    """Put the rows an entry holds into ``cols``' row memo; the rows put (-1: not a
+    well-formed entry of this format, for this key and ``cols``' messages ``a`` to ``b - 1``:
+    nothing put)."""
+    return decode_many(cols, [(key, blob, a, b)], secret)[0]
+
+
+def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret: bytes = b"") -> list[int]:
+    """:func:`decode` of each ``(key, blob, a, b)``, their numbers checked together (a few
+    array operations for all the entries of a conversation, not for each)."""
+    opened: list[tuple[int, int, int, list[str], np.ndarray]] = []  # (entry, a, b, strings, ints)
+    out = [-1] * len(entries)
+    for e, (key, blob, a, b) in enumerate(entries):
+        got = _open(key, blob, secret)
+        if got is None or not 0 <= a < b <= len(cols.messages):
+            continue
+        strings, ints = got
+        if len(ints) < 4:
+            continue
+        got_a, got_b, n_rows, n_covers = ints[:4].tolist()
+        if (got_a, got_b) == (a, b) and min(n_rows, n_covers) >= 0 and len(ints) == 4 + _COLS * n_rows + n_covers:
+            opened.append((e, a, b, strings, ints))
+    if not opened:
+        return out
+    n_rows_of = np.array([int(x[4][2]) for x in opened], dtype=np.int64)
+    n_cov_of = np.array([int(x[4][3]) for x in opened], dtype=np.int64)
+    table = np.concatenate([x[4][4:4 + _COLS * int(x[4][2])] for x in opened]).reshape(-1, _COLS)
+    covers = np.concatenate([x[4][4 + _COLS * int(x[4][2]):] for x in opened])
+    eid = np.repeat(np.arange(len(opened)), n_rows_of)  # per row, its entry (of ``opened``)
+    n_str = np.array([len(x[3]) for x in opened], dtype=np.int64)
+    str_at = np.cumsum(n_str) - n_str  # each entry's strings in ``strings``
+    starts, ptr = cols.msg_start.view, cols.lit_ptr.view
+    ends_a = np.array([x[1] for x in opened], dtype=np.int64)
+    ends_b = np.array([x[2] for x in opened], dtype=np.int64)
+    first, limit = ptr[starts[ends_a]][eid], ptr[starts[ends_b]][eid]
+    n_units = starts[ends_b][eid]
+    n_lits, n_strings = len(cols.lit_text), n_str[eid]
+    r, has, lit, unit, msg, text, sa, sb, n_cov, header, key, value, row, group, listing, cost, vcost = table.T
+    bad = ((r < first) | (r >= limit) | ((has != 0) & (has != 1)) | (listing < 0) | (listing > 4)
+           | (cost < -1) | (vcost < 0) | ((has == 0) & (n_cov != 0)))
+    bad[1:] |= (np.diff(r) <= 0) & (eid[1:] == eid[:-1])
+    hit = (has == 1) & ~bad
+    safe_r = np.where(hit, r, 0)
+    safe_u = np.clip(unit, 0, max(len(cols.u_msg.view) - 1, 0))
+    owners = np.searchsorted(ptr, safe_r, side="right") - 1
+    bad |= (has == 1) & (
+        (unit != owners) | (msg != cols.u_msg.view[safe_u]) | ((header != 0) & (header != 1))
+        | ((header == 0) & (lit != cols.lit_idx.view[safe_r])) | (lit < 0) | (lit >= n_lits) | (n_cov < 1)
+        | ~(((sa == -1) & (sb == -1)) | ((sa >= 0) & (sb >= sa)))
+        | (text < 0) | (text >= n_strings) | (value < 0) | (value >= n_strings) | (key < -1) | (key >= n_strings)
+        | (row < -1) | (row >= n_strings) | (group < -1) | (group >= n_units))
+    refused = np.bincount(eid, weights=bad, minlength=len(opened)) > 0
+    counted = np.where(has == 1, n_cov, 0)
+    refused |= np.bincount(eid, weights=counted, minlength=len(opened)) != n_cov_of
+    # Where each item's covers start in ``covers``: its entry's, then the items before it there.
+    before = np.cumsum(counted) - counted
+    entry_row = np.cumsum(n_rows_of) - n_rows_of
+    at_cov = (np.cumsum(n_cov_of) - n_cov_of)[eid] + before - before[np.minimum(entry_row, len(before) - 1)][eid]
+    if len(covers):
+        cov_eid = np.repeat(np.arange(len(opened)), n_cov_of)
+        refused |= np.bincount(cov_eid, weights=(covers < 0) | (covers >= n_lits), minlength=len(opened)) > 0
+        if not refused.all():
+            # (an item's covers open with its literal: where the counts hold, the first of each)
+            ok_rows = (has == 1) & ~refused[eid]
+            wrong = covers[at_cov[ok_rows]] != lit[ok_rows]
+            refused |= np.bincount(eid[ok_rows], weights=wrong, minlength=len(opened)) > 0
+    memo = _row_memo(cols)
+    state, items, lit_idx = memo.state, memo.items, cols.lit_idx.view
+    strings = [t for x in opened for t in x[3]]
+    cov = covers.tolist()
+    take = ~refused[eid]
+    at_cov = at_cov.tolist()
+    offsets = str_at[eid].tolist()
+    rows_l = table.tolist()
+    for j in np.flatnonzero(take).tolist():
+        rr, h, li, u, m, t, a0, b0, nc, hd, k, v, rw, g, ls, c, vc = rows_l[j]
+        if not h:
+            items[rr] = None
+            state[rr] = 1
+        else:
+            o, at = offsets[j], at_cov[j]
+            item = items[rr] = Item(li, u, m, strings[o + t], None if a0 < 0 else (a0, b0), tuple(cov[at:at + nc]),
+                                    bool(hd), None if k < 0 else strings[o + k], strings[o + v],
+                                    None if rw < 0 else strings[o + rw], g)
+            state[rr] = 3 if _has_context(cols, item, int(lit_idx[rr])) else 2
+        memo.listing[rr] = ls
+        memo.cost[rr] = c
+        memo.value_cost[rr] = vc
+    for i, x in enumerate(opened):
+        if not refused[i]:
+            out[x[0]] = int(n_rows_of[i])
+    return out
+
+
+def _open(key: str, blob: Any, secret: bytes) -> tuple[list[str], np.ndarray] | None:
+    """An entry's strings and int64 numbers, if its digest holds for ``key`` (None: not an
+    entry of this format written for this key)."""
+    if not isinstance(blob, (bytes, bytearray, memoryview)):
+        return None
+    blob = bytes(blob)
+    if len(blob) < len(MAGIC) + _DIGEST or blob[:len(MAGIC)] != MAGIC:
+        return None
+    body = blob[len(MAGIC) + _DIGEST:]
+    if blob[len(MAGIC):len(MAGIC) + _DIGEST] != _digest(key, body, secret):
+        return None
+    try:
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(body, LIMITS.inflated_bytes)
+        if inflate.unconsumed_tail or not inflate.eof or len(raw) < 4:
+            return None
+        (n_names,) = struct.unpack_from("<I", raw)
+        strings = json.loads(raw[4:4 + n_names].decode("utf-8", "surrogatepass"))
+        ints = raw[4 + n_names:]
+        if len(ints) % 8 or type(strings) is not list or not all(type(x) is str for x in strings):
+            return None
+        return strings, np.frombuffer(ints, dtype="<i8")
+    except (ValueError, TypeError, RecursionError, struct.error, zlib.error, UnicodeError):
+        return None
+
+
+class SharedRows:
+    """A compactor's reads and writes of row entries (see the module docstring)."""
+
+    def __init__(self, shared: Any) -> None:
+        self.shared = shared  # a SharedAnalyses: the store, its secret, settings and failure log
+        self._settings = hashlib.blake2b(f"{shared.settings}:{ROWS_VERSION}".encode(), digest_size=8).hexdigest()
+        self._cols: Columns | None = None
+        self._known: dict[int, int] = {}  # segment end -> the rows its entry holds, as read or written here
+
+    def key(self, b: int, tag: str) -> str:
+        return f"{self._settings}:r{b}:{tag}"
+
+    def _keys(self, tags: list[str]) -> tuple[list[int], list[str]]:
+        """The ends of the complete segments of a conversation with ``tags``, and their keys."""
+        ends = list(range(LIMITS.shared_segment, len(tags) + 1, LIMITS.shared_segment))
+        return ends, [self.key(b, tags[b - 1]) for b in ends]
+
+    def ride(self, tags: list[str]) -> None:
+        """Ask for the entries of a conversation with ``tags`` (whose columns are about to be
+        made) with its analyses, in their round trip (read by :meth:`seed`)."""
+        self.shared.carried = {}
+        self.shared.riders = self._keys(tags)[1]
+
+    def seed(self, cols: Columns, tags: list[str]) -> None:
+        """On the first view of ``cols`` (a conversation this compactor has not viewed), its row
+        memo from the entries of its complete segments."""
+        carried, self.shared.carried, self.shared.riders = self.shared.carried, {}, []
+        if cols is self._cols:
+            return
+        self._cols, self._known = cols, {}
+        n = min(len(tags), len(cols.messages))
+        if n < LIMITS.shared_segment or _row_memo(cols).state.any():
+            return
+        ends, keys = self._keys(tags[:n])
+        if all(k in carried for k in keys):  # (read with the analyses)
+            blobs = [carried[k] for k in keys]
+        else:
+            try:
+                blobs = list(self.shared.store.get_many(keys))
+            except Exception as exc:  # (a store's failure is a miss)
+                self.shared._warn("read", exc)
+                return
+            if len(blobs) != len(keys):
+                self.shared._warn("read", ValueError(f"get_many returned {len(blobs)} values for {len(keys)} keys"))
+                return
+        step = LIMITS.shared_segment
+        present = [(key, blob, b - step, b) for b, key, blob in zip(ends, keys, blobs) if blob is not None]
+        for (_, _, _, b), put in zip(present, decode_many(cols, present, self.shared.secret)):
+            self._known[b] = max(0, put)
+
+    def save(self, cols: Columns, tags: list[str]) -> None:
+        """Write the entries of the complete segments of ``cols`` whose rows views here have read
+        and the store lacks (as far as this compactor knows)."""
+        n = min(len(tags), len(cols.messages))
+        if cols is not self._cols or n < LIMITS.shared_segment:
+            return
+        ends = np.arange(LIMITS.shared_segment, n + 1, LIMITS.shared_segment)
+        bounds = cols.lit_ptr.view[cols.msg_start.view[np.r_[0, ends]]]
+        read = np.r_[0, np.cumsum(_row_memo(cols).state[:int(bounds[-1])] != 0)]
+        per = (read[bounds[1:]] - read[bounds[:-1]]).tolist()
+        items = {}
+        for b, got in zip(ends.tolist(), per):
+            known = self._known.get(b, 0)
+            if got > known and (known == 0 or got >= known + LIMITS.shared_rewrite_rows):
+                key = self.key(b, tags[b - 1])
+                blob = encode(key, cols, b - LIMITS.shared_segment, b, self.shared.secret)
+                self._known[b] = got
+                if len(blob) <= LIMITS.shared_entry_bytes:
+                    items[key] = blob
+        if items:
+            try:
+                self.shared.store.set_many(items)
+            except Exception as exc:
+                self.shared._warn("write", exc)
