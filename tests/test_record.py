@@ -1549,10 +1549,10 @@ def test_a_turn_by_its_speaker_is_no_field_keyed_by_the_speakers_name():
 @pytest.mark.parametrize("text, value, entry", [
     # a name alone, or after words that say nothing of it, is listed with the nearest content
     # word of its clause
-    ("I went up to the Rocky Mountains, it was so refreshing!", "Rocky Mountains",
-     "went up to the Rocky Mountains"),
     ('"Brave" by Sara Bareilles has a lot of significance for me.', "Sara Bareilles",
      '"Brave" by Sara Bareilles has a lot'),
+    # beside another value it is listed with that value, not widened again
+    ("After a long and tiring week we saw Jenna and Tom, who painted the fence.", "Tom", "Jenna and Tom"),
     # not across a comma into the next clause ("Jasper, but it looks")
     ("I've never been to Jasper, but it looks amazing.", "Jasper", "I've never been to Jasper"),
     # a context with a content word is left as it was

@@ -246,8 +246,8 @@ def _content(word: str, own: frozenset[str]) -> bool:
 def _worded(text: str, span: tuple[int, int], start: int, end: int,
             own: frozenset[str] = frozenset()) -> tuple[int, int]:
     """``span`` (a value's context in a sentence ``text``, the value at ``start:end``) grown to
-    the nearest content word (:func:`_content`) of its clause when it holds none: "went up to
-    the Rocky Mountains", '"Brave" by Sara Bareilles has a lot', not a name alone or after words that say nothing of what it names ("It was",
+    the nearest content word (:func:`_content`) of its clause when it holds none: '"Brave" by Sara
+    Bareilles has a lot', not a name alone or after words that say nothing of what it names ("It was",
     "James:"). Within ``LIMITS.thin_words`` words either side, the nearer (before on a tie),
     not past a comma, the sentence's end or a label's colon (not "I've never been to Jasper,
     but it looks"), nor cutting a bracket or a quote; ``span`` itself when none is that near,
