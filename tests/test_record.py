@@ -1520,6 +1520,48 @@ def test_a_number_in_prose_is_listed_with_what_it_counts_and_goes_with(text, val
     assert item is not None and item.text == entry
 
 
+def _item_text(msgs: list[dict], value: str, message: int = -1) -> str | None:
+    from discourse_memory import Compactor
+    from discourse_memory.record.items import item_for
+
+    cols, _ = Compactor()._columns(msgs)
+    units = cols.units
+    at = message % len(msgs)
+    k = next(i for i, u in enumerate(units) if u.message == at and value in u.literal_texts)
+    item = item_for(cols, k, units[k], cols.lit_ids[value])
+    return None if item is None else item.text
+
+
+def test_a_turn_by_its_speaker_is_no_field_keyed_by_the_speakers_name():
+    # "#463 John: John: Ned" named the speaker twice and said nothing of what Ned is: a turn
+    # "John: That's right, his name is Ned" is read as a sentence, not as a field keyed "John".
+    msgs = [{"role": "user", "content": "John: Hey James, long time no see! How is the new pup?"},
+            {"role": "assistant", "content": "James: He is great, he already knows his name."},
+            {"role": "user", "content": "John: That's right, his name is Ned, how could I forget?!"}]
+    text = _item_text(msgs, "Ned")
+    assert text is not None and not text.startswith("John"), text
+    assert "name is Ned" in text
+    # a field keyed by a word that opens no other turn is still a field
+    fields = [{"role": "user", "content": "Owner: Dana Reyes"}, {"role": "assistant", "content": "Noted."}]
+    assert _item_text(fields, "Dana Reyes", 0) == "Owner: Dana Reyes"
+
+
+@pytest.mark.parametrize("text, value, entry", [
+    # a name alone, or after words that say nothing of it, is listed with the nearest content
+    # word of its clause
+    ('"Brave" by Sara Bareilles has a lot of significance for me.', "Sara Bareilles",
+     '"Brave" by Sara Bareilles has a lot'),
+    # beside another value it is listed with that value, not widened again
+    ("After a long and tiring week we saw Jenna and Tom, who painted the fence.", "Tom", "Jenna and Tom"),
+    # not across a comma into the next clause ("Jasper, but it looks")
+    ("I've never been to Jasper, but it looks amazing.", "Jasper", "I've never been to Jasper"),
+    # a context with a content word is left as it was
+    ("We spent a day at the shelter in Stamford last week.", "Stamford", "shelter in Stamford"),
+])
+def test_a_value_in_a_sentence_stands_with_a_content_word_of_its_clause(text, value, entry):
+    assert _item_text([{"role": "user", "content": text}], value) == entry
+
+
 def test_a_speakers_name_cut_short_is_who_is_spoken_to_not_a_value():
     from discourse_memory import Compactor
 

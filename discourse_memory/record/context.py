@@ -6,12 +6,14 @@ text (no spaces) keeps the few characters before the value that name it.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from typing import NamedTuple
 
 from .. import lang
 from ..lang import marks
 from ..language import CJK_CHAR
+from .clauses import _HANGING
 from .limits import LIMITS
 from .text import _BOUNDARY, _STOP, _WORD
 
@@ -229,3 +231,61 @@ def _context_after(text: str, start: int, end: int,
             return start, end + stop, not _LETTER.search(after[:m.start()]) and "," not in after[:m.start()]
         break
     return None
+
+
+_CLAUSE_END = re.compile(r"[.!?;:,…](?=\s|$)|\n")
+
+
+def _content(word: str, own: frozenset[str]) -> bool:
+    """A word that says what a value is: lower case (a capitalised word is a name, another
+    value, or a sentence's first word), not a function or filler word."""
+    bare = word.lower()
+    return word[:1].islower() and len(word) >= 3 and bare not in _STOP and bare not in _HANGING and bare not in own
+
+
+def _worded(text: str, span: tuple[int, int], start: int, end: int,
+            own: frozenset[str] = frozenset()) -> tuple[int, int]:
+    """``span`` (a value's context in a sentence ``text``, the value at ``start:end``) grown to
+    the nearest content word (:func:`_content`) of its clause when it holds none: '"Brave" by Sara
+    Bareilles has a lot', not a name alone or after words that say nothing of what it names ("It was",
+    "James:"). Within ``LIMITS.thin_words`` words either side, the nearer (before on a tie),
+    not past a comma, the sentence's end or a label's colon (not "I've never been to Jasper,
+    but it looks"), nor cutting a bracket or a quote; ``span`` itself when none is that near,
+    the entry would grow past ``LIMITS.item_chars``, or the text is CJK (no words to count)."""
+    lo, hi = span
+    if CJK_CHAR.search(text, lo, hi):
+        return span
+    if any(_content(m.group(), own) for m in _ANY_WORD.finditer(text, lo, start)) \
+            or any(_content(m.group(), own) for m in _ANY_WORD.finditer(text, end, hi)):
+        return span
+    reach = LIMITS.item_chars - (hi - lo)
+    if reach <= 0:
+        return span
+    floor = max(0, lo - reach)
+    for m in _CLAUSE_END.finditer(text, floor, lo):
+        floor = m.end()
+    before = [m for m in _ANY_WORD.finditer(text, floor, lo)][-LIMITS.thin_words:]
+    back = next((k for k, m in enumerate(reversed(before)) if _content(m.group(), own)), None)
+    stop = _CLAUSE_END.search(text, hi, hi + reach)
+    ceiling = stop.start() if stop is not None else min(len(text), hi + reach)
+    after = list(itertools.islice(_ANY_WORD.finditer(text, hi, ceiling), LIMITS.thin_words))
+    on = next((k for k, m in enumerate(after) if _content(m.group(), own)), None)
+    grown = []
+    if back is not None:
+        grown.append((back, 0, (before[-1 - back].start(), hi)))
+    if on is not None:
+        grown.append((on, 1, (lo, after[on].end())))
+    for _, _, (a, b) in sorted(grown):
+        if _whole(text, a, b, lo, hi):
+            return a, b
+    return span
+
+
+def _whole(text: str, a: int, b: int, lo: int, hi: int) -> bool:
+    """``text[a:b]`` grown from ``text[lo:hi]`` opens or closes no bracket or quote the
+    span did not."""
+    for opening, closing in (("(", ")"), ("[", "]"), ("“", "”")):
+        if text.count(opening, a, b) - text.count(closing, a, b) != text.count(opening, lo, hi) - text.count(closing, lo, hi):
+            return False
+    return all(text.count(q, a, b) % 2 == text.count(q, lo, hi) % 2 for q in ('"', "`"))
+

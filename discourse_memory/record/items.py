@@ -14,7 +14,7 @@ from ..labels import LIST_MARK
 from ..literals import PATTERN_KINDS, Literal
 from ..units import Unit
 from .clauses import _own_stop_words, _sentence_head
-from .context import _context_before, _in_context
+from .context import _context_before, _in_context, _worded
 from .entries import Item
 from .json_keys import as_read, row_key
 from .keys import _INLINE_KEY, _LABEL_BEFORE, _in_label, _key, inline_key, line_head, line_row, list_row, title_case
@@ -69,6 +69,13 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     key = _key(u, lit.start, lit.end)
     if key is not None and key.rsplit(".", 1)[-1].strip("\"'").lower() == value.strip("\"'").lower():
         key = None  # '"can_change": can_change,' in code: a key that names its value says nothing of it
+    # "John: That's right, his name is Ned" is a turn by its speaker, not a field keyed
+    # "John": the entry's label names the speaker ("#463 John"), and "John: Ned" said it twice
+    # and nothing of the value. Its value is listed as a sentence's is.
+    spoken = u.kind == "field" and key is not None and key == cols.speaker(u.message) \
+        and u.text.startswith(key + ":")
+    if spoken:
+        key = None
     json_row = row_key(u)
     row, group = (json_row, index) if json_row is not None else list_row(cols, index, u)
     inline = key is not None and u.kind in _PROSE_KINDS and inline_key(u.text, lit.start) == key
@@ -118,6 +125,8 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         before = _context_before(u.text, lit.start, lit.end, _own_stop_words(u.text))
         if before is not None:  # "family for 10 years", not "10 years"
             span = (before[0], after.end())
+        if u.kind == "sentence" or spoken:
+            span = _worded(u.text, span, lit.start, lit.end, _own_stop_words(u.text))
         shown = u.text[span[0]:span[1]]
     elif u.kind in LINE_KINDS and text == value:
         span = code_line(u.text, lit.start, lit.end)
@@ -125,8 +134,12 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     else:
         own = _own_stop_words(u.text)
         span = _in_context(u.text, lit.start, lit.end, own)
-        if u.kind == "sentence" and text == value:
+        if (u.kind == "sentence" or spoken) and text == value:
             span = _sentence_head(u.text, span, cols.opening_label(u.message), own)
+            if not any(x.text != value and x.start < span[1] and x.end > span[0] for x in u.literals):
+                # (a value beside another, "Max, Daisy", is listed in one span with it, its
+                # context the other's: widened too, the two would take two contexts' words)
+                span = _worded(u.text, span, lit.start, lit.end, own)
         shown = u.text[span[0]:span[1]] if text == value else text
     shown = sanitize(shown)
     if len(shown) > LIMITS.item_chars:
