@@ -1,6 +1,6 @@
 """Where a fresh worker's first view goes, with the shared analysis cache (issue 49).
 
-    python benchmarks/bench_first_view_stages.py [--tokens 65000] [--runs 3]
+    python benchmarks/bench_first_view_stages.py [--tokens 65000] [--runs 3] [--bare]
 
 The history of ``bench_workers.py`` (the first runs of ``swe_dev.jsonl`` up to ``--tokens``
 tokens, three turns on, budget a quarter of it), analysed by a warm memory into an
@@ -8,9 +8,11 @@ in-process dict cache (the entries a shared Redis would hold; no server needed).
 run, a new process that has loaded its pipeline and viewed another conversation restores
 the history with ``DiscourseMemory.from_dict`` and takes its first view through the cache,
 with the functions named wrapped in timers (``seed``: reading the conversation's row
-entries, ``fit/shared_rows.py``); it then takes one warm turn. Printed per run:
-the first view, each stage's milliseconds (a stage's time includes the stages it calls),
-and the warm turn. Views are checked equal to the warm memory's.
+entries, ``fit/shared_rows.py``); it then takes one warm turn. Printed per run: the first
+view (wall clock and the process's CPU time), each stage's milliseconds (a stage's time
+includes the stages it calls), and the warm turn. Views are checked equal to the warm memory's.
+``--bare``: no timers (whose calls add to the stages they time), for comparing two versions
+of the code: run it in turn with each, alternating, and compare the CPU times.
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ def make(path: str, tokens: int) -> None:
         pickle.dump((state, budget, cache.data, view.messages, view.note), f)
 
 
-def fresh(path: str) -> None:
+def fresh(path: str, bare: bool = False) -> None:
     from bench_core_speed import new_message
     from discourse_memory import DiscourseMemory
     from discourse_memory.nlp import get_pipeline
@@ -102,40 +104,42 @@ def fresh(path: str) -> None:
                 spent[name] = spent.get(name, 0.0) + (time.perf_counter() - t) * 1000
         return g
 
-    for mod, name in STAGES:
+    for mod, name in ([] if bare else STAGES):
         owner = importlib.import_module(mod)
         *path, last = name.split(".")  # (a method: "Class.method")
         for part in path:
             owner = getattr(owner, part)
         setattr(owner, last, timed(last, getattr(owner, last)))
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     memory = DiscourseMemory.from_dict(state, cache=DictCache(data))
     view = memory.view(budget)
     first = (time.perf_counter() - t) * 1000
+    cpu = (time.process_time() - c) * 1000  # (under other jobs' load, steadier than the wall clock)
     assert view.messages == messages and view.note == note, "views differ"
     stages = dict(spent)
     memory.append(new_message(500))
     t = time.perf_counter()
     memory.view(budget)
     warm = (time.perf_counter() - t) * 1000
-    print(f"first view {first:.0f} ms; " + ", ".join(f"{k} {v:.0f}" for k, v in stages.items())
-          + f"; then a warm turn {warm:.0f} ms ({first / warm:.1f}x)")
+    print(f"first view {first:.0f} ms ({cpu:.0f} ms CPU); " + "".join(f"{k} {v:.0f}, " for k, v in stages.items())
+          + f"then a warm turn {warm:.0f} ms ({first / warm:.1f}x)")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tokens", type=int, default=65000)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--bare", action="store_true", help="no stage timers: the first view's times only")
     ap.add_argument("--fresh", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.fresh:
-        fresh(args.fresh)
+        fresh(args.fresh, args.bare)
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "state.pkl")
         make(path, args.tokens)
         for _ in range(args.runs):
-            subprocess.run([sys.executable, __file__, "--fresh", path], check=True)
+            subprocess.run([sys.executable, __file__, "--fresh", path, *(["--bare"] if args.bare else [])], check=True)
 
 
 if __name__ == "__main__":

@@ -338,6 +338,9 @@ class Analyzer:
         return out
 
 
+_new = tuple.__new__
+
+
 class Field(NamedTuple):
     """One field of one message with its analysed units, numbered later: each unit is
     built (:meth:`unit`) only when it is looked at, since a long history has tens of
@@ -356,9 +359,11 @@ class Field(NamedTuple):
             return u._replace(id=f"{u.key}#{occurrence}", occurrence=occurrence)
         (kind, start, end, key, literals, depth, info, words, _, _), gap, tokens, head_end, clip_tokens, \
             literal_texts, head_literal_texts, suffix = u
-        return Unit(f"{key}#{occurrence}", kind, self.message, self.field, start, end, self.text[start:end], key,
-                    occurrence, literals, depth, tokens, head_end, clip_tokens, gap, info, words, literal_texts,
-                    head_literal_texts, suffix)
+        # (tuple.__new__, not Unit(...): the generated __new__ is one more Python call per unit,
+        # and a restored memory's first view builds thousands)
+        return _new(Unit, (f"{key}#{occurrence}", kind, self.message, self.field, start, end, self.text[start:end],
+                           key, occurrence, literals, depth, tokens, head_end, clip_tokens, gap, info, words,
+                           literal_texts, head_literal_texts, suffix))
 
     def unit_text(self, j: int) -> str:
         """Unit ``j``'s text, without building the unit (:meth:`unit`)."""

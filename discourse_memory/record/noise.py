@@ -166,7 +166,11 @@ def _encoded_line(line: str) -> bool:
     return len(line) >= LIMITS.encoded_line_chars and _base64(line, LIMITS.encoded_changes / 2)
 
 
-_LOWER_WORD = re.compile(r"(?<![\w\-.@/])[a-z][a-z'’]+(?![\w\-@/]|\.\w)")  # not in an id, address or path
+_LOWER_WORD = re.compile(r"[a-z](?<![\w\-.@/][a-z])[a-z'’]+(?![\w\-@/]|\.\w)")  # not in an id, address or path
+# (the letter first, then a look-behind over it and the character before: the same matches as
+# the look-behind first, as the letter is one, but the search skips to a lower-case letter before
+# trying: a quarter faster on SWE-bench output, and a first view reads every message with it;
+# tests/test_noise_words.py holds the two equal)
 def lowercase_words(cols: Columns) -> Counter[str]:
     """The words the conversation writes in lower case, standing alone (``chen`` of
     ``chen_lee_6825`` is not one), read once per message."""
