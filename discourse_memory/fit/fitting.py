@@ -22,7 +22,7 @@ def _minimum(scene: Scene, step: Protection, frame: int) -> int:
     be over half of it, and so be protected: the minimum is one that holds there too."""
     cols = scene.cols
     budget = scene.budget
-    for _ in range(8):
+    for _ in range(LIMITS.minimum_rounds):
         protected, _large = _protected(cols, step, budget, scene.options.policy)
         ranked = _rank(scene, protected)
         need = max(_fixed_cost(cols, protected, scene) + frame,

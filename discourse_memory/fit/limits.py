@@ -30,6 +30,9 @@ class Limits:
     """A shown list item brings at most this many heads above it (see :mod:`..outline`)."""
     passes: int = 5
     """The most passes of take and plan that fit the view to its exact count."""
+    minimum_rounds: int = 8
+    """The most budgets tried when finding the smallest one the last protection step fits
+    (each larger budget may protect one more large output: :func:`.fitting._minimum`)."""
     margin_share: float = 0.005
     """Room held back from the estimates: this share of the budget (2 tokens at least)."""
     enough_tokens: int = 16
