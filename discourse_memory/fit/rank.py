@@ -90,13 +90,13 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     words = np.where(is_call, 0.0, cols.word_weights(pol.idf_power))
     info = cols.per_unit_sum(value) + words
     head_info = cols.per_unit_sum(value, head=True) + cols.u_head_share.view * words
-    # (read at units only: from the first message with one, not over the messages past a
-    # memory's horizon, which have none)
-    lo = int(u_msg[0]) if n_units else n_msgs
-    index = np.arange(lo, n_msgs)
+    # (read at units only: computed at the messages with one, not over the messages past a
+    # memory's horizon, which have none; units are in message order)
+    index = u_msg[np.flatnonzero(np.r_[True, u_msg[1:] != u_msg[:-1]])].astype(np.int64) if n_units \
+        else np.zeros(0, dtype=np.int64)
     age = (n_msgs - 1 - index).astype(np.float64)
     recency = np.ones(n_msgs)
-    recency[lo:] = 1.0 + pol.recency * index / max(n_msgs - 1, 1) + pol.recent * np.exp(-age / pol.recent_span)
+    recency[index] = 1.0 + pol.recency * index / max(n_msgs - 1, 1) + pol.recent * np.exp(-age / pol.recent_span)
     first_user = next((m.index for m in cols.messages if m.role == "user"), None)
     if first_user is not None:
         recency[first_user] *= pol.task
