@@ -387,7 +387,7 @@ class Compactor:
         # A clipped unit is shown, but its tail is not: its message is handed out too.
         handed = np.bincount(cols.u_msg.view[plan.decision != KEPT], minlength=n_msgs) > 0
         handed[[e.message for e in plan.record.entries]] = True
-        references = tuple(f"#{i}" for i in np.flatnonzero(handed).tolist())
+        references = tuple(map("#{}".format, np.flatnonzero(handed).tolist()))
 
         def report() -> Report:  # (the messages left out are listed only if the report is read)
             dropped = tuple(i for i in range(n_msgs) if i not in shown and i not in orphans)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 import re
 from typing import ClassVar
 
@@ -87,7 +88,10 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         return item_for(cols, u, unit, lit, first=bool(starts[u_msg[u]] == u), stated=stated)
 
     lits, occ = lit_idx[rows], owners[rows]
-    order = np.lexsort((-occ, lits))
+    # (by value, then newest first, ties in row order: one stable sort of a code of both, not
+    # a lexsort's two)
+    span = int(occ.max()) + 1
+    order = np.argsort(lits.astype(np.int64) * span + (span - 1 - occ.astype(np.int64)), kind="stable")
     lits, occ = lits[order], occ[order]
     first = np.flatnonzero(np.r_[True, lits[1:] != lits[:-1]])  # a value's occurrences: first[j]:ends[j]
     ends = np.r_[first[1:], len(lits)]
@@ -209,7 +213,9 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         spanned.sort()
     picked = np.flatnonzero(made)
     rows_of = at_row[picked]
-    items: list[Item] = [row_items[r] for r in rows_of.tolist()]  # type: ignore[misc]
+    item_rows = rows_of.tolist()  # (thousands a view: one itemgetter call, not a loop)
+    items: list[Item] = list(itemgetter(*item_rows)(row_items)) if len(item_rows) > 1 \
+        else [row_items[r] for r in item_rows]  # type: ignore[misc]
     item_gain = gain[picked].copy()
     if len(spanned):
         # One item lists every value its line of code (short list item, or head of a line's

@@ -47,10 +47,19 @@ def _kind_values(pol: Policy, kind_names: Sequence[str]) -> np.ndarray:
 def _rank_within(group: np.ndarray, score: np.ndarray) -> np.ndarray:
     """Per element, its place by ``score`` among the elements of its ``group`` (0: the
     highest; ties in order): the k of a diminishing return ``1 / (1 + k / K)``."""
+    rank = np.zeros(len(group))
+    if not len(group):
+        return rank
+    # An element alone in its group is first in it: only the groups of two or more are
+    # sorted (most messages of a long chat have one unit; a sort of every unit was most of
+    # this). A subset keeps the elements' order, so ties fall as they did.
+    idx = np.flatnonzero(np.bincount(group)[group] > 1)
+    if not len(idx):
+        return rank
+    group, score = group[idx], score[idx]
     order = np.lexsort((-score, group))
     starts = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1]])
-    rank = np.empty(len(group))
-    rank[order] = np.arange(len(group)) - np.repeat(starts, np.diff(np.r_[starts, len(group)]))
+    rank[idx[order]] = np.arange(len(group)) - np.repeat(starts, np.diff(np.r_[starts, len(group)]))
     return rank
 
 
@@ -95,8 +104,15 @@ def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool, pol: 
     if pol.focus_matches > 0:
         # Diminishing returns over the matches, best first: a view needs the few units
         # that answer, not forty that repeat a word of the newest turn ("make a difference").
-        rank = np.empty(len(rel))
-        rank[np.argsort(-rel, kind="stable")] = np.arange(len(rel))
+        rank = np.zeros(len(rel))
+        # A unit without a match (0) stays 0 whatever its place, and every match comes
+        # before it: only the matches are sorted (a few hundred of the ~36,000 units in a
+        # long history's horizon). Any other value (negative, NaN) takes the full sort.
+        matched = np.flatnonzero(rel > 0)
+        if len(matched) + int(np.count_nonzero(rel == 0)) == len(rel):
+            rank[matched[np.argsort(-rel[matched], kind="stable")]] = np.arange(len(matched))
+        else:
+            rank[np.argsort(-rel, kind="stable")] = np.arange(len(rel))
         rel = rel / (1.0 + rank / pol.focus_matches)
     focus_gain = focus * rel
     msg_rel = np.zeros(n_msgs)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import compress, count
+from operator import attrgetter
 
 import numpy as np
 
@@ -90,13 +92,13 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     words = np.where(is_call, 0.0, cols.word_weights(pol.idf_power))
     info = cols.per_unit_sum(value) + words
     head_info = cols.per_unit_sum(value, head=True) + cols.u_head_share.view * words
-    # (read at units only: from the first message with one, not over the messages past a
-    # memory's horizon, which have none)
-    lo = int(u_msg[0]) if n_units else n_msgs
-    index = np.arange(lo, n_msgs)
+    # (read at units only: computed at the messages with one, not over the messages past a
+    # memory's horizon, which have none; units are in message order)
+    index = u_msg[np.flatnonzero(np.r_[True, u_msg[1:] != u_msg[:-1]])].astype(np.int64) if n_units \
+        else np.zeros(0, dtype=np.int64)
     age = (n_msgs - 1 - index).astype(np.float64)
     recency = np.ones(n_msgs)
-    recency[lo:] = 1.0 + pol.recency * index / max(n_msgs - 1, 1) + pol.recent * np.exp(-age / pol.recent_span)
+    recency[index] = 1.0 + pol.recency * index / max(n_msgs - 1, 1) + pol.recent * np.exp(-age / pol.recent_span)
     first_user = next((m.index for m in cols.messages if m.role == "user"), None)
     if first_user is not None:
         recency[first_user] *= pol.task
@@ -302,12 +304,14 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
         overhead += scene.frames
     elif options.message_overhead:
         overhead += np.array([options.overhead(m.raw) for m in cols.messages], dtype=np.float64)
+    # (a session's date line -> its item; the items' flags read by C-level loops, not one by one)
+    header_items = {items[k].text: k for k in compress(count(), map(attrgetter("header"), items))}
     return Ranked(
         base=decision, calls_forced=frozenset(calls_forced), protected=protected, winner=winner,
         opening=np.where(split, CLIPPED, KEPT).astype(np.int8), in_short=in_short, kinds=kinds, targets=targets,
         costs=costs, order=order, call_cost=call_cost, owner_of_msg=owner_of_msg, owner_u=owner_u,
         msg_overhead=overhead, item_of=items, value_cost=value_cost, entry_cost=entry_cost, header_of=header_of,
-        header_cost=header_cost, header_items={it.text: k for k, it in enumerate(items) if it.header},
+        header_cost=header_cost, header_items=header_items,
         values_line=scene.count(VALUES_LINE) - scene.count("]"), shown_lits=base_shown, u_msg=u_msg,
         lits=(cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
         call_units=_CallUnits(is_call, starts), msg_start=starts, long_head=_long_head(scene, units, long_tokens),

@@ -219,10 +219,11 @@ def pending_ids(cols: Columns) -> np.ndarray:
     done = last_call[lits] > row_msg[rows]
     shapes = _shape_ids(cols)[lits]
     # Lists with two distinct ids passed since, and the shapes of those.
-    pairs = np.unique(np.stack([groups[done], lits[done]]), axis=1) if done.any() else np.zeros((2, 0), np.int64)
-    counts = np.bincount(pairs[0], minlength=int(group.max()) + 1) if pairs.shape[1] else np.zeros(1, np.int64)
+    # (one code per (list, id) pair: a unique of a flat array, not of a 2-row array's columns)
+    pairs = np.unique(groups[done].astype(np.int64) * n_lits + lits[done])
+    counts = np.bincount(pairs // n_lits, minlength=int(group.max()) + 1) if len(pairs) else np.zeros(1, np.int64)
     n_shapes = int(shapes.max()) + 1
-    ready = done & (counts[groups] >= 2) if pairs.shape[1] else done & False
+    ready = done & (counts[groups] >= 2) if len(pairs) else done & False
     keys = np.unique(groups[ready] * n_shapes + shapes[ready])
     todo = ~done & np.isin(groups * n_shapes + shapes, keys)
     out[lits[todo]] = True
