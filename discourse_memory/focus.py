@@ -198,8 +198,7 @@ def relevance(cols: Columns, focus: Focus, policy: Policy = DEFAULT_POLICY) -> n
     # is one text, the call naming what the output is about.
     doc = _documents(cols)
     u_doc = doc[u_msg]
-    msg_tokens = np.bincount(doc, weights=cols.msg_cost.view.astype(np.float64), minlength=n_msgs)
-    own = doc == np.arange(n_msgs)
+    msg_tokens, own = _document_tokens(cols, doc)
     # (a message's norm and score are read at its units only: past a memory's horizon most
     # messages have none, and a pass over all of them was milliseconds a view)
     msg_norm = k1 * (1.0 - b + b * msg_tokens[u_doc] / max(float(msg_tokens[own].mean()), 1.0))
@@ -227,7 +226,7 @@ def relevance(cols: Columns, focus: Focus, policy: Policy = DEFAULT_POLICY) -> n
         owner = np.searchsorted(ptr, hit, side="right") - 1
         unit_score += np.bincount(owner, weights=term_weight[idx[hit]], minlength=n)
         # Each term once per message (a call with its outputs).
-        pairs = np.unique(u_doc[owner] * len(df) + idx[hit])
+        pairs = _sorted_unique(u_doc[owner] * len(df) + idx[hit])
         msg_score += np.bincount(pairs // len(df), weights=term_weight[pairs % len(df)], minlength=n_msgs)
     if best <= 0:
         return np.zeros(n)
@@ -244,6 +243,41 @@ def relevance(cols: Columns, focus: Focus, policy: Policy = DEFAULT_POLICY) -> n
         mine = own[u_msg]
         rel = np.where(mine > 0, mine, rel)
     return rel
+
+
+def _sorted_unique(keys: np.ndarray) -> np.ndarray:
+    """``np.unique(keys)``: the same sorted values, by a stable sort (keys of postings in
+    unit order come nearly sorted, which it runs through; ``np.unique`` hashed them first,
+    over a millisecond a view for the 15,000 postings of a common term)."""
+    if not len(keys):
+        return keys
+    ordered = np.sort(keys, kind="stable")
+    first = np.empty(len(ordered), dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    return ordered[first]
+
+
+def _document_tokens(cols: Columns, doc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per message, the tokens of the document it belongs to (the costs of the messages
+    scored with it, added in message order as ``np.bincount`` adds them: the same floats);
+    and whether it is its own document. Grown by the new messages only (a message's cost
+    and document never change): a count over all 200,000 messages of a long history was a
+    millisecond a view."""
+    memo = cols.memo(_FocusMemo)
+    n, done = len(doc), memo.tokens_n
+    if done > n:  # (columns only grow; counted afresh rather than trusted)
+        memo.tokens, memo.own, done = np.zeros(0), np.zeros(0, dtype=bool), 0
+    if done < n:
+        if len(memo.tokens) < n:  # (room for more, doubled: a turn appends a message or two)
+            size = max(n, 2 * len(memo.tokens))
+            memo.tokens = np.concatenate([memo.tokens[:done], np.zeros(size - done)])
+            memo.own = np.concatenate([memo.own[:done], np.zeros(size - done, dtype=bool)])
+        new = doc[done:n]
+        np.add.at(memo.tokens, new, cols.msg_cost.view[done:n].astype(np.float64))  # (in order)
+        memo.own[done:n] = new == np.arange(done, n)
+        memo.tokens_n = n
+    return memo.tokens[:n], memo.own[:n]
 
 
 def focus_terms(cols: Columns, focus: Focus) -> frozenset[str]:
@@ -266,6 +300,12 @@ class _FocusMemo:
     """A stem -> its id (:func:`_stems`)."""
     word_stems: list[int] = field(default_factory=list)
     """Per word id, its stem's id."""
+    tokens: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    """Per message, its document's tokens so far (:func:`_document_tokens`), with room to grow."""
+    own: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Per message, whether it is its own document (as ``tokens``)."""
+    tokens_n: int = 0
+    """The messages counted in ``tokens`` and ``own``."""
 
 
 def _documents(cols: Columns) -> np.ndarray:

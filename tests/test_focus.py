@@ -362,3 +362,35 @@ def test_the_field_that_names_a_tool_result_is_one_no_other_result_states():
     one = _results(rows[:1])
     cols, _ = Compactor()._columns(one)
     assert result_name(cols, 3, set(), named) is None  # one result: nothing to tell apart
+
+
+def test_relevance_on_columns_grown_turn_by_turn_is_relevance_on_columns_made_at_once():
+    # The focus keeps per-message sums from turn to turn (focus._document_tokens): they must
+    # be the floats a count over every message gives, or a view would depend on the turns
+    # that came before it.
+    from discourse_memory import focus
+    from discourse_memory.compaction import Compactor
+
+    msgs = _agent_steps() + _chat()[:30] + _agent_steps()[1:] + [{"role": "user", "content": "Which cabin in Oslo?"}]
+    grown = Compactor()
+    for end in range(2, len(msgs) + 1, 3):
+        cols, _ = grown._columns(msgs[:end])
+        fresh, _ = Compactor()._columns(msgs[:end])
+        assert len(cols) == end
+        doc = focus._documents(cols)
+        tokens, own = focus._document_tokens(cols, doc)
+        expected = np.bincount(doc, weights=cols.msg_cost.view.astype(np.float64), minlength=end)
+        assert tokens.tobytes() == expected.tobytes()
+        assert own.tolist() == (doc == np.arange(end)).tolist()
+        f_grown, f_fresh = focus.focus_of_turn(cols), focus.focus_of_turn(fresh)
+        assert (f_grown is None) == (f_fresh is None)
+        if f_grown is not None:
+            assert focus.relevance(cols, f_grown).tobytes() == focus.relevance(fresh, f_fresh).tobytes()
+
+
+@pytest.mark.parametrize("keys", [[], [5], [3, 1, 3, 2, 1, 9, 9, 0], list(range(50, 0, -1)) * 3])
+def test_sorted_unique_is_numpys_unique(keys):
+    from discourse_memory.focus import _sorted_unique
+
+    a = np.array(keys, dtype=np.int64)
+    assert _sorted_unique(a).tolist() == np.unique(a).tolist()
