@@ -44,6 +44,7 @@ def _take(r: Ranked, room: float) -> Chosen:
     used = 0.0  # tokens the record's items and entry labels take
     next_item = 0  # queue: record items, best first; queue[next_item] is the best not tried
     reserve = min(r.reserve, room)
+    value_cost, note_cap = r.value_cost, r.note_cap
 
     def show_literal(lit: int) -> float:
         """Mark a literal shown; returns the room freed by the record item it makes redundant."""
@@ -173,7 +174,13 @@ def _take(r: Ranked, room: float) -> Chosen:
                 next(islice(options, skip - 1, skip), None)
             continue
         if kind == _ITEM:
-            take_item(target, cost)
+            # Once the record is near its cap, most items are passed over for it: a bound on
+            # what taking one adds (its cost, less what its key's earlier value saves) passes
+            # them without working out their entry, key and session (take_item's checks
+            # would refuse them the same way; a long history's take tried thousands a pass).
+            saved = value_cost.get(target)
+            if used + cost + (0.0 if saved is None or saved >= cost else saved - cost) <= note_cap:
+                take_item(target, cost)
             continue
         if kind == _CALLS:
             if target in calls_present:
