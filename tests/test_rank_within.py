@@ -48,3 +48,33 @@ def test_runs_of_every_width_and_ties() -> None:
     # the places within a run of five, ties in order
     got = _rank_within(np.zeros(5, dtype=np.int64), np.array([1.0, 3.0, 1.0, 3.0, 2.0]))
     assert got.tolist() == [3.0, 0.0, 4.0, 1.0, 2.0]
+
+
+def _two_distinct_reference(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    if not len(groups):
+        return np.zeros(n_groups, dtype=bool)
+    span = int(values.max()) + 1
+    pairs = np.unique(groups.astype(np.int64) * span + values)
+    return np.bincount(pairs // span, minlength=n_groups) >= 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 5)), max_size=60), st.booleans())
+def test_two_distinct_ids_per_list(pairs: list[tuple[int, int]], in_order: bool) -> None:
+    """``signals._two_distinct`` (the lists with two ids passed to calls since: pending ids)
+    reads each run's least and greatest value; the same as counting distinct pairs."""
+    from discourse_memory.fit.signals import _two_distinct
+
+    if in_order:
+        pairs = sorted(pairs, key=lambda p: p[0])
+    groups = np.array([g for g, _ in pairs], dtype=np.int64)
+    values = np.array([v for _, v in pairs], dtype=np.int64)
+    assert np.array_equal(_two_distinct(groups, values, 10), _two_distinct_reference(groups, values, 10))
+
+
+def test_two_distinct_cases() -> None:
+    from discourse_memory.fit.signals import _two_distinct
+
+    groups, values = np.array([0, 0, 1, 1, 3]), np.array([3, 4, 2, 2, 5])
+    assert _two_distinct(groups, values, 4).tolist() == [True, False, False, False]
+    assert _two_distinct(groups[::-1], values[::-1], 4).tolist() == [True, False, False, False]
