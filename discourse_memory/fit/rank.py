@@ -276,7 +276,10 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     costs = np.concatenate([picked_cost, open_cost[open_msgs],
                             clip_cost_u[idx_clip], rest_cost[idx_rest], full_cost[idx_whole], item_cost, long_cost])
     tier = (kinds != _CALLS).astype(np.int64) + (kinds == _OPEN) + 2 * (kinds == _REST)
-    order = np.lexsort((targets, kinds, tier, -ratios))
+    # (by ratio, then tier, kind and target as one code: a lexsort of two keys, not four;
+    # the same order, ties in place)
+    span = int(targets.max()) + 1 if len(targets) else 1
+    order = np.lexsort(((tier * (_LONG + 1) + kinds) * span + targets, -ratios))
     item_rows = np.flatnonzero(kinds == _ITEM)
     # The values of a key the question names come first in the record, one per result it
     # asks across ("the highest p99": each result's p99), and the record's first claim

@@ -219,14 +219,26 @@ def pending_ids(cols: Columns) -> np.ndarray:
     done = last_call[lits] > row_msg[rows]
     shapes = _shape_ids(cols)[lits]
     # Lists with two distinct ids passed since, and the shapes of those.
-    # (one code per (list, id) pair: a unique of a flat array, not of a 2-row array's columns)
-    pairs = np.unique(groups[done].astype(np.int64) * n_lits + lits[done])
-    counts = np.bincount(pairs // n_lits, minlength=int(group.max()) + 1) if len(pairs) else np.zeros(1, np.int64)
     n_shapes = int(shapes.max()) + 1
-    ready = done & (counts[groups] >= 2) if len(pairs) else done & False
+    ready = done & _two_distinct(groups[done], lits[done], int(group.max()) + 1)[groups]
     keys = np.unique(groups[ready] * n_shapes + shapes[ready])
     todo = ~done & np.isin(groups * n_shapes + shapes, keys)
     out[lits[todo]] = True
+    return out
+
+
+def _two_distinct(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group (of ``n_groups``), whether ``values`` holds two distinct values in it. The
+    rows come in list order (``groups`` non-decreasing): a group's least and greatest value
+    differ, read run by run, not a unique of every (list, id) pair of a long history."""
+    out = np.zeros(n_groups, dtype=bool)
+    if not len(groups):
+        return out
+    if np.any(groups[1:] < groups[:-1]):  # (rows out of order: one code per (list, id) pair)
+        pairs = np.unique(groups.astype(np.int64) * (int(values.max()) + 1) + values)
+        return np.bincount(pairs // (int(values.max()) + 1), minlength=n_groups) >= 2
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+    out[groups[starts]] = np.minimum.reduceat(values, starts) != np.maximum.reduceat(values, starts)
     return out
 
 

@@ -1,0 +1,80 @@
+"""The ranking's place-within-a-group (``fit.gains._rank_within``) against the plain
+definition it replaced: a ``lexsort`` by group, then score high to low, ties in order. The
+fast path sorts a message's units as the rows of a padded matrix; these cases cover the
+runs of every width, ties, signed zeros, infinities and NaN (which take the plain path)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from discourse_memory.fit.gains import _rank_within
+
+
+def _reference(group: np.ndarray, score: np.ndarray) -> np.ndarray:
+    rank = np.zeros(len(group))
+    if not len(group):
+        return rank
+    order = np.lexsort((-score, group))
+    starts = np.flatnonzero(np.r_[True, group[order][1:] != group[order][:-1]])
+    rank[order] = np.arange(len(group)) - np.repeat(starts, np.diff(np.r_[starts, len(group)]))
+    return rank
+
+
+_SCORES = st.one_of(st.sampled_from([0.0, -0.0, 1.0, 2.0, 0.5, np.inf, -np.inf]),
+                    st.floats(min_value=-10, max_value=10, allow_nan=False))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 12), _SCORES), max_size=120), st.booleans(), st.booleans())
+def test_places_match_a_lexsort(pairs: list[tuple[int, float]], in_order: bool, with_nan: bool) -> None:
+    if in_order:
+        pairs = sorted(pairs, key=lambda p: p[0])  # (the units of messages in order: the fast path)
+    group = np.array([g for g, _ in pairs], dtype=np.int64)
+    score = np.array([s for _, s in pairs], dtype=np.float64)
+    if with_nan and len(score):
+        score[len(score) // 2] = np.nan
+    assert np.array_equal(_rank_within(group, score), _reference(group, score))
+
+
+def test_runs_of_every_width_and_ties() -> None:
+    rng = np.random.default_rng(7)
+    lengths = [1, 2, 3, 4, 5, 8, 9, 16, 17, 33, 100, 1000]
+    group = np.repeat(np.arange(len(lengths)), lengths)
+    for score in (rng.random(len(group)), rng.integers(0, 3, len(group)).astype(np.float64),
+                  np.zeros(len(group))):
+        assert np.array_equal(_rank_within(group, score), _reference(group, score))
+    # the places within a run of five, ties in order
+    got = _rank_within(np.zeros(5, dtype=np.int64), np.array([1.0, 3.0, 1.0, 3.0, 2.0]))
+    assert got.tolist() == [3.0, 0.0, 4.0, 1.0, 2.0]
+
+
+def _two_distinct_reference(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    if not len(groups):
+        return np.zeros(n_groups, dtype=bool)
+    span = int(values.max()) + 1
+    pairs = np.unique(groups.astype(np.int64) * span + values)
+    return np.bincount(pairs // span, minlength=n_groups) >= 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 5)), max_size=60), st.booleans())
+def test_two_distinct_ids_per_list(pairs: list[tuple[int, int]], in_order: bool) -> None:
+    """``signals._two_distinct`` (the lists with two ids passed to calls since: pending ids)
+    reads each run's least and greatest value; the same as counting distinct pairs."""
+    from discourse_memory.fit.signals import _two_distinct
+
+    if in_order:
+        pairs = sorted(pairs, key=lambda p: p[0])
+    groups = np.array([g for g, _ in pairs], dtype=np.int64)
+    values = np.array([v for _, v in pairs], dtype=np.int64)
+    assert np.array_equal(_two_distinct(groups, values, 10), _two_distinct_reference(groups, values, 10))
+
+
+def test_two_distinct_cases() -> None:
+    from discourse_memory.fit.signals import _two_distinct
+
+    groups, values = np.array([0, 0, 1, 1, 3]), np.array([3, 4, 2, 2, 5])
+    assert _two_distinct(groups, values, 4).tolist() == [True, False, False, False]
+    assert _two_distinct(groups[::-1], values[::-1], 4).tolist() == [True, False, False, False]
