@@ -6,26 +6,22 @@ key it was written under (an entry copied to another key, a truncated or bit-fli
 fails it), and a decoder that checks every field's type and range against the text it
 is the analysis of. Whatever fails comes back as ``None`` (recomputed), never an error.
 
-Layout: ``MAGIC`` (4 bytes, the format's version) + BLAKE2b-128 digest of (cache key,
-body) + body, the body zlib-compressed: a 4-byte length, a JSON array of the entry's
+Layout: the envelope of :mod:`.cache_entry` (``MAGIC``, the format's version; a BLAKE2b-128
+digest of (cache key, body); the body zlib-compressed: a 4-byte length, a JSON array of the entry's
 strings (content keys, words, literal texts and kinds, each once), then little-endian
 int64 columns (pieces as rows of numbers indexing the strings; checked with a few array
-operations, not a Python statement per number). What follows from the text and a row (a
+operations, not a Python statement per number)). What follows from the text and a row (a
 piece's gap, suffix, literal texts in order and their kinds) is not stored but rebuilt,
 so it cannot disagree.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import struct
-import zlib
 from typing import Any
 
 import numpy as np
 
-from .limits import LIMITS
+from .cache_entry import seal, unseal
 from .literals import Literal, first_kinds
 from .segment import Piece
 from .units import MeasuredPiece
@@ -37,15 +33,8 @@ FORMAT = 1
 """The layout's version (in ``MAGIC``): a reader of another version sees a miss."""
 _KINDS = ("heading", "list_item", "field", "table_row", "code", "sentence", "line", "tool_call")
 _KIND_CODE = {k: i for i, k in enumerate(_KINDS)}
-_DIGEST = 16
-
-
-def _digest(key: str, body: bytes, secret: bytes) -> bytes:
-    h = hashlib.blake2b(digest_size=_DIGEST, key=secret, person=b"dm-analysis")
-    h.update(key.encode("utf-8", "surrogatepass"))
-    h.update(b"\x00")
-    h.update(body)
-    return h.digest()
+PERSON = b"dm-analysis"
+"""The digest's personalisation (:mod:`.cache_entry`): an entry of another format never passes."""
 
 
 _HEAD = 6  # chars, pieces, words, literals, heads, tokens of the whole text (-1: not given)
@@ -76,39 +65,22 @@ def encode(key: str, text: str, pieces: tuple[MeasuredPiece, ...], secret: bytes
             heads.extend(texts.index(t) for t in mp.head_literal_texts)
         rows.extend((_KIND_CODE[p.kind], p.start, p.end, s(p.key, len(strings)), p.depth, p.info, mp.tokens,
                      mp.head_end, mp.clip_tokens, len(mp.suffix), len(p.words), len(p.literals), n_heads))
-    names = json.dumps(list(strings), ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
     ints = np.asarray([len(text), len(pieces), len(words), len(lits) // 4, len(heads), tokens,
                        *rows, *words, *lits, *heads],
                       dtype="<i8")
-    body = zlib.compress(struct.pack("<I", len(names)) + names + ints.tobytes(), 6)
-    return MAGIC + _digest(key, body, secret) + body
+    return seal(MAGIC, PERSON, key, strings, ints, secret, 6)
 
 
 def decode(key: str, text: str, blob: Any, secret: bytes = b"") -> tuple[tuple[MeasuredPiece, ...], int] | None:
     """The pieces an entry holds for ``text`` under ``key``, and the text's tokens (-1: not
     given); None for anything that is not a well-formed entry of this format written for this
     key (and ``secret``)."""
-    if not isinstance(blob, (bytes, bytearray, memoryview)):
-        return None
-    blob = bytes(blob)
-    if len(blob) < len(MAGIC) + _DIGEST or blob[:len(MAGIC)] != MAGIC:
-        return None
-    body = blob[len(MAGIC) + _DIGEST:]
-    if blob[len(MAGIC):len(MAGIC) + _DIGEST] != _digest(key, body, secret):
+    opened = unseal(MAGIC, PERSON, key, blob, secret)
+    if opened is None:
         return None
     try:
-        inflate = zlib.decompressobj()
-        raw = inflate.decompress(body, LIMITS.inflated_bytes)
-        if inflate.unconsumed_tail or not inflate.eof or len(raw) < 4:
-            return None
-        (n_names,) = struct.unpack_from("<I", raw)
-        strings = json.loads(raw[4:4 + n_names].decode("utf-8", "surrogatepass"))
-        ints = raw[4 + n_names:]
-        # (the strings' types in one pass in C: a generator per string was a fifth of a decode)
-        if len(ints) % 8 or type(strings) is not list or not set(map(type, strings)) <= {str}:
-            return None
-        return _pieces(text, strings, np.frombuffer(ints, dtype="<i8"))
-    except (ValueError, TypeError, IndexError, KeyError, RecursionError, struct.error, zlib.error, UnicodeError):
+        return _pieces(text, *opened)
+    except (ValueError, TypeError, IndexError, KeyError, RecursionError):
         return None
 
 

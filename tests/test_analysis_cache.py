@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import struct
 import zlib
 from collections.abc import Mapping, Sequence
 
@@ -16,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from discourse_memory import AnalysisCache, Compactor, DiscourseMemory, InvalidOptionError, RedisAnalysisCache
-from discourse_memory import analysis_codec
+from discourse_memory import analysis_codec, cache_entry
 from discourse_memory.analysis_cache import bind
 from discourse_memory.fit import shared_rows
 from discourse_memory.limits import LIMITS
@@ -47,28 +46,23 @@ def _bytes(view) -> tuple[str, str, int]:  # type: ignore[no-untyped-def]
     return json.dumps(view.messages, sort_keys=True, ensure_ascii=False), view.note or "", view.tokens_after
 
 
-def _resigned(key: str, blob: bytes, edit) -> bytes:  # type: ignore[no-untyped-def]
-    """``blob`` with its int columns edited by ``edit`` and signed again (a writer that knows the secret)."""
-    raw = zlib.decompress(blob[20:])
-    (n,) = struct.unpack_from("<I", raw)
-    ints = np.frombuffer(raw[4 + n:], dtype="<i8").copy()
+def _resigned(fmt, key: str, blob: bytes, edit) -> bytes:  # type: ignore[no-untyped-def]
+    """``blob``, an entry of format ``fmt`` (``analysis_codec`` or ``shared_rows``), with its int
+    columns edited by ``edit`` and signed again (a writer that knows the secret)."""
+    strings, ints = cache_entry.unseal(fmt.MAGIC, fmt.PERSON, key, blob, SECRET)  # type: ignore[misc]
+    ints = ints.copy()
     edit(ints)
-    body = zlib.compress(raw[:4 + n] + ints.tobytes())
-    return analysis_codec.MAGIC + analysis_codec._digest(key, body, SECRET) + body
+    return cache_entry.seal(fmt.MAGIC, fmt.PERSON, key, strings, ints, SECRET)
+
+
+def _forged(fmt, key: str, blob: bytes) -> bytes:  # type: ignore[no-untyped-def]
+    """``blob`` signed by a writer without the secret."""
+    body = blob[len(fmt.MAGIC) + cache_entry.DIGEST:]
+    return fmt.MAGIC + cache_entry.digest(fmt.PERSON, key, body, b"") + body
 
 
 def _is_rows(key: str) -> bool:
     return ":r" in key  # a conversation's row entry (fit/shared_rows.py), not a text's analysis
-
-
-def _resigned_rows(key: str, blob: bytes, edit) -> bytes:  # type: ignore[no-untyped-def]
-    """A row entry with its int columns edited by ``edit`` and signed again."""
-    raw = zlib.decompress(blob[20:])
-    (n,) = struct.unpack_from("<I", raw)
-    ints = np.frombuffer(raw[4 + n:], dtype="<i8").copy()
-    edit(ints)
-    body = zlib.compress(raw[:4 + n] + ints.tobytes())
-    return shared_rows.MAGIC + shared_rows._digest(key, body, SECRET) + body
 
 
 def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
@@ -77,11 +71,11 @@ def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
         blob = cache.data[key]
         if _is_rows(key) and mode in ("forged", "resigned_out_of_range"):
             if mode == "forged":
-                cache.data[key] = shared_rows.MAGIC + shared_rows._digest(key, blob[20:], b"") + blob[20:]
+                cache.data[key] = _forged(shared_rows, key, blob)
             else:  # every number of every row past the header out of range, or one of them
                 at = data.draw(st.integers(4, max(4, len(zlib.decompress(blob[20:])) // 8)), label="row number")
                 value = data.draw(st.sampled_from([-3, 10**9]), label="value")
-                cache.data[key] = _resigned_rows(key, blob, lambda ints: ints.__setitem__(
+                cache.data[key] = _resigned(shared_rows, key, blob, lambda ints: ints.__setitem__(
                     slice(min(at, len(ints) - 1), None if value < 0 else min(at, len(ints) - 1) + 1), value))
             continue
         if mode == "flip":
@@ -90,7 +84,7 @@ def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
         elif mode == "truncate":
             cache.data[key] = blob[:data.draw(st.integers(0, len(blob) - 1), label="cut at")]
         elif mode == "forged":  # written by someone without the secret
-            cache.data[key] = analysis_codec.MAGIC + analysis_codec._digest(key, blob[20:], b"") + blob[20:]
+            cache.data[key] = _forged(analysis_codec, key, blob)
         elif mode == "stale":  # another text's (or another setting's) entry under this key
             cache.data[key] = cache.data[keys[(i + 1) % len(keys)]] if len(keys) > 1 else b""
         elif mode == "garbage":
@@ -100,7 +94,7 @@ def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
             if i % 2:
                 del cache.data[key]
         elif mode == "resigned_out_of_range":
-            cache.data[key] = _resigned(key, blob, lambda ints: ints.__setitem__(slice(6, None), -3))
+            cache.data[key] = _resigned(analysis_codec, key, blob, lambda ints: ints.__setitem__(slice(6, None), -3))
 
 
 MODES = ["cold", "warm", "flip", "truncate", "forged", "stale", "garbage", "missing", "resigned_out_of_range"]
@@ -267,7 +261,7 @@ def test_a_resigned_row_entry_that_breaks_a_rule_is_refused():
                  lambda x: x.__setitem__(1, b + 1),  # another segment's
                  lambda x: x.__setitem__(2, x[2] + 1),  # more rows than it has
                  lambda x: x.__setitem__(-1, 10**9)):  # a covered literal out of range
-        assert shared_rows.decode(key, _resigned_rows(key, blob, edit), fresh_cols(), a, b, SECRET) == -1
+        assert shared_rows.decode(key, _resigned(shared_rows, key, blob, edit), fresh_cols(), a, b, SECRET) == -1
     # Checked together, a bad entry is refused alone: the others are read.
     good = sorted(((int(k.split(":r")[1].split(":")[0]), k, v) for k, v in cache.data.items() if _is_rows(k)))
     for edit in (lambda x: x.__setitem__(3, x[3] + 1), lambda x: x.__setitem__(-1, 10**9),
@@ -275,7 +269,7 @@ def test_a_resigned_row_entry_that_breaks_a_rule_is_refused():
         batch = [(k, v, e - LIMITS.shared_segment, e) for e, k, v in good]
         bad_at = len(batch) // 2
         k0, v0, a0, b0 = batch[bad_at]
-        batch[bad_at] = (k0, _resigned_rows(k0, v0, edit), a0, b0)
+        batch[bad_at] = (k0, _resigned(shared_rows, k0, v0, edit), a0, b0)
         got = shared_rows.decode_many(fresh_cols(), batch, SECRET)
         alone = [shared_rows.decode(k, v, fresh_cols(), x, y, SECRET) for k, v, x, y in batch]
         assert got == alone and got[bad_at] == -1 and sum(g > 0 for g in got) >= len(got) - 1
@@ -309,7 +303,7 @@ def test_a_resigned_entry_that_breaks_a_rule_is_refused():
                  lambda a: a.__setitem__(1, a[1] + 1),  # more pieces than rows
                  lambda a: a.__setitem__(9, -1),  # a negative string index
                  lambda a: a.__setitem__(-1, 10**9)):  # the last number (a literal's end or a head) out of range
-        assert analysis_codec.decode("k", text, _resigned("k", blob, edit), SECRET) is None
+        assert analysis_codec.decode("k", text, _resigned(analysis_codec, "k", blob, edit), SECRET) is None
 
 
 class _Broken:

@@ -21,7 +21,7 @@ Key: ``<settings>:r<b>:<tag>``, the analysis settings' digest (see :mod:`..analy
 with this format's version, the segment's end ``b`` and the compactor's chained digest of
 the first ``b`` messages (every part of every message: :meth:`Compactor._columns`'s tags).
 
-Value: as :mod:`..analysis_codec`'s: a magic, a BLAKE2b-128 digest of (key, body) (keyed by
+Value: the envelope of :mod:`..cache_entry`, as :mod:`..analysis_codec`'s: a magic, a BLAKE2b-128 digest of (key, body) (keyed by
 the store's ``secret``), a zlib body of a JSON list of strings then int64 columns, checked on
 read against the reader's columns (rows within the segment's messages, an item's unit,
 message and literal those of its row, every index in range). A row's context class is not
@@ -31,13 +31,11 @@ stored but recomputed. Whatever fails is a miss: the rows are computed.
 from __future__ import annotations
 
 import hashlib
-import json
-import struct
-import zlib
 from typing import Any
 
 import numpy as np
 
+from ..cache_entry import seal, unseal
 from ..columns import Columns
 from ..limits import LIMITS
 from ..record import Item
@@ -49,18 +47,11 @@ MAGIC = b"DMR\x01"
 ROWS_VERSION = "2"
 """Raised whenever what a row's item is (``record.item_for``, the listing classes, the costs)
 changes: part of every key."""
-_DIGEST = 16
+PERSON = b"dm-rows"
+"""The digest's personalisation (:mod:`..cache_entry`): an entry of another format never passes."""
 # per row: row, has item, literal, unit, message, text, span start, span end (-1: none),
 # covers, header, key (-1: none), value, row name (-1: none), group, listing, cost, value cost
 _COLS = 17
-
-
-def _digest(key: str, body: bytes, secret: bytes) -> bytes:
-    h = hashlib.blake2b(digest_size=_DIGEST, key=secret, person=b"dm-rows")
-    h.update(key.encode("utf-8", "surrogatepass"))
-    h.update(b"\x00")
-    h.update(body)
-    return h.digest()
 
 
 def _row_range(cols: Columns, a: int, b: int) -> tuple[int, int]:
@@ -91,10 +82,8 @@ def encode(key: str, cols: Columns, a: int, b: int, secret: bytes = b"") -> byte
                       len(it.covers), int(it.header), -1 if it.key is None else s(it.key, len(strings)),
                       s(it.value, len(strings)), -1 if it.row is None else s(it.row, len(strings)), it.group,
                       listing[r], int(cost[r]), int(value_cost[r])))
-    names = json.dumps(list(strings), ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
     ints = np.asarray([a, b, len(rows), len(covers), *table, *covers], dtype="<i8")
-    body = zlib.compress(struct.pack("<I", len(names)) + names + ints.tobytes(), 1)
-    return MAGIC + _digest(key, body, secret) + body
+    return seal(MAGIC, PERSON, key, strings, ints, secret, 1)
 
 
 def decode(key: str, blob: Any, cols: Columns, a: int, b: int, secret: bytes = b"") -> int:
@@ -110,7 +99,7 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
     opened: list[tuple[int, int, int, list[str], np.ndarray]] = []  # (entry, a, b, strings, ints)
     out = [-1] * len(entries)
     for e, (key, blob, a, b) in enumerate(entries):
-        got = _open(key, blob, secret)
+        got = unseal(MAGIC, PERSON, key, blob, secret)
         if got is None or not 0 <= a < b <= len(cols.messages):
             continue
         strings, ints = got
@@ -189,32 +178,6 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
         if not refused[i]:
             out[x[0]] = int(n_rows_of[i])
     return out
-
-
-def _open(key: str, blob: Any, secret: bytes) -> tuple[list[str], np.ndarray] | None:
-    """An entry's strings and int64 numbers, if its digest holds for ``key`` (None: not an
-    entry of this format written for this key)."""
-    if not isinstance(blob, (bytes, bytearray, memoryview)):
-        return None
-    blob = bytes(blob)
-    if len(blob) < len(MAGIC) + _DIGEST or blob[:len(MAGIC)] != MAGIC:
-        return None
-    body = blob[len(MAGIC) + _DIGEST:]
-    if blob[len(MAGIC):len(MAGIC) + _DIGEST] != _digest(key, body, secret):
-        return None
-    try:
-        inflate = zlib.decompressobj()
-        raw = inflate.decompress(body, LIMITS.inflated_bytes)
-        if inflate.unconsumed_tail or not inflate.eof or len(raw) < 4:
-            return None
-        (n_names,) = struct.unpack_from("<I", raw)
-        strings = json.loads(raw[4:4 + n_names].decode("utf-8", "surrogatepass"))
-        ints = raw[4 + n_names:]
-        if len(ints) % 8 or type(strings) is not list or not all(type(x) is str for x in strings):
-            return None
-        return strings, np.frombuffer(ints, dtype="<i8")
-    except (ValueError, TypeError, RecursionError, struct.error, zlib.error, UnicodeError):
-        return None
 
 
 class SharedRows:

@@ -1,0 +1,73 @@
+"""The envelope of every shared-cache entry: a text's analysis (:mod:`.analysis_codec`) and a
+conversation's record rows (:mod:`.fit.shared_rows`).
+
+An entry comes from a store other processes write, so opening it trusts nothing: ``magic``
+(4 bytes naming the format and its version), a BLAKE2b-128 digest of (cache key, body) keyed
+by the store's ``secret`` and personalised per format (an entry copied to another key or
+format, truncated or bit-flipped, fails it), then the body, zlib-compressed: a 4-byte length,
+a JSON array of strings, then little-endian int64 numbers. :func:`unseal` checks the envelope
+only; what the strings and numbers mean is each format's to check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+import zlib
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from .limits import LIMITS
+
+__all__ = ["DIGEST", "digest", "seal", "unseal"]
+
+DIGEST = 16
+"""Bytes of the digest after the magic."""
+
+
+def digest(person: bytes, key: str, body: bytes, secret: bytes) -> bytes:
+    """The digest binding ``body`` to cache ``key`` (under ``secret``) for the format ``person`` names."""
+    h = hashlib.blake2b(digest_size=DIGEST, key=secret, person=person)
+    h.update(key.encode("utf-8", "surrogatepass"))
+    h.update(b"\x00")
+    h.update(body)
+    return h.digest()
+
+
+def seal(magic: bytes, person: bytes, key: str, strings: Iterable[str], ints: np.ndarray, secret: bytes = b"",
+         level: int = 6) -> bytes:
+    """The entry holding ``strings`` and the int64 numbers ``ints`` under cache ``key``."""
+    names = json.dumps(list(strings), ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    body = zlib.compress(struct.pack("<I", len(names)) + names + np.asarray(ints, dtype="<i8").tobytes(), level)
+    return magic + digest(person, key, body, secret) + body
+
+
+def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = b"") -> tuple[list[str], np.ndarray] | None:
+    """An entry's strings and int64 numbers (read-only), if it is one of ``magic``'s format
+    written for ``key`` under ``secret``; None for anything else."""
+    if not isinstance(blob, (bytes, bytearray, memoryview)):
+        return None
+    blob = bytes(blob)
+    head = len(magic) + DIGEST
+    if len(blob) < head or blob[:len(magic)] != magic:
+        return None
+    body = blob[head:]
+    if blob[len(magic):head] != digest(person, key, body, secret):
+        return None
+    try:
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(body, LIMITS.inflated_bytes)
+        if inflate.unconsumed_tail or not inflate.eof or len(raw) < 4:
+            return None
+        (n_names,) = struct.unpack_from("<I", raw)
+        strings = json.loads(raw[4:4 + n_names].decode("utf-8", "surrogatepass"))
+        ints = raw[4 + n_names:]
+        # (the strings' types in one pass in C: a generator per string was a fifth of a decode)
+        if len(ints) % 8 or type(strings) is not list or not set(map(type, strings)) <= {str}:
+            return None
+        return strings, np.frombuffer(ints, dtype="<i8")
+    except (ValueError, TypeError, RecursionError, struct.error, zlib.error, UnicodeError):
+        return None
