@@ -241,19 +241,16 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         # (A named key's values are listed first, in the record's first claim; weighing
         # them more as well moved no measure: docs/changes.md, "focus_key".)
         keys_named: dict[str, bool] = {}  # a key -> whether the focus names it
-        for i in keyed.tolist():
-            key = items[i].key
-            named = keys_named.get(key)  # type: ignore[arg-type]
-            if named is None:
-                named = keys_named[key] = _names_key(key, terms)  # type: ignore[index,arg-type]
-            key_named[i] = named
-        if key_named.any():
-            def names(key: str) -> bool:
-                hit = keys_named.get(key)
-                if hit is None:
-                    hit = keys_named[key] = _names_key(key, terms)
-                return hit
 
+        def names(key: str) -> bool:
+            hit = keys_named.get(key)
+            if hit is None:
+                hit = keys_named[key] = _names_key(key, terms)
+            return hit
+
+        for i in keyed.tolist():
+            key_named[i] = names(items[i].key)  # type: ignore[arg-type]
+        if key_named.any():
             _name_results(cols, items, key_named, row_items, at_row, len(units), row_cost, count, names)
     return (items, item_gain, memo.cost[rows_of], value_cost, _EntryCosts(cols, kept.label_costs, count),
             _HeaderCosts(count), beyond, row_cost, key_named)
