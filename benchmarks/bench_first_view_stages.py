@@ -37,7 +37,7 @@ DATA = HERE.parent.parent / "shared" / "data" / "agents" / "swe_dev.jsonl"
 STAGES = [
     ("discourse_memory.analysis_codec", "decode"),
     ("discourse_memory.columns", "Columns.extend"),
-    ("discourse_memory.columns", "_mid_literals"),
+    ("discourse_memory.text_marks", "marks_of"),
     ("discourse_memory.fit.shared_rows", "SharedRows.seed"),
     ("discourse_memory.compaction", "fit"),
     ("discourse_memory.fit.candidates", "_sources"),

@@ -156,7 +156,6 @@ def fmt_size(n: int) -> str:
 # "fullline" = fullmatch of each line (a line that is one file name).
 USAGE = {"blocks._MULTI_SENTENCE": "search", "blocks._FILE_NAME": "fullline", "literals._LIST_MARKER": "match",
          "units._TABLE_SEP_LINE": "nline", "fit.signals._DEFINES": "match", "actions._READER": "match",
-         "fit.signals._TAG_LINE": "fullline",
          # the record reads these at one place each (after a value, at a line's start), never by a search
          "record.keys._CODE_AFTER": "match", "record.lines._GREP_LINE": "match", "record.items._ITEM_MARK": "match",
          "record.json_keys._JSON_START": "match",
@@ -165,7 +164,7 @@ USAGE = {"blocks._MULTI_SENTENCE": "search", "blocks._FILE_NAME": "fullline", "l
 
 def regexes() -> list[tuple[str, re.Pattern[str], str]]:
     """(name, pattern, how the library applies it; see ``USAGE``)."""
-    from discourse_memory import actions, blocks, keys, literals, segment, tokens, units
+    from discourse_memory import actions, blocks, keys, literals, segment, text_marks, tokens, units
     from discourse_memory.fit import candidates, signals
     from discourse_memory.record import clauses, context, examples, items, json_keys, labels, lines, noise, note, text
     from discourse_memory.record import keys as record_keys
@@ -181,6 +180,8 @@ def regexes() -> list[tuple[str, re.Pattern[str], str]]:
                 seen.add(id(value))
                 full = f"{mod.__name__.removeprefix('discourse_memory.')}.{name}"
                 out.append((full, value, USAGE.get(full, "line" if mod is blocks else "search")))
+    # (text_marks' other patterns run at a place, or in a window of a few characters: as columns.py's did)
+    out.append(("text_marks._TAG_LINE", text_marks._TAG_LINE, "fullline"))
     # The packs' and readers' patterns the core builds or reads (not module attributes).
     for field, value in vars(zh.TOPICS).items():
         for k, pattern in enumerate(value if isinstance(value, tuple) else (value,)):

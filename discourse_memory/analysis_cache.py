@@ -26,6 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from . import analysis_codec
 from .errors import InvalidOptionError
+from .text_marks import TextMarks
 from .units import MeasuredPiece
 from .limits import LIMITS
 
@@ -151,11 +152,11 @@ class SharedAnalyses:
         h = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
         return f"{self._settings}:{h}"
 
-    def load(self, texts: list[str]) -> dict[str, tuple[MeasuredPiece, ...]]:
-        """The analyses the store holds for ``texts`` (one round trip); those it lacks, or
-        holds in a form that fails its checks, are left out."""
+    def load(self, texts: list[str]) -> tuple[dict[str, tuple[MeasuredPiece, ...]], dict[str, TextMarks]]:
+        """The analyses the store holds for ``texts`` (one round trip), and their marks;
+        those it lacks, or holds in a form that fails its checks, are left out."""
         if not texts:
-            return {}
+            return {}, {}
         keys = [self.key(t) for t in texts]
         riders, self.riders = self.riders, []
         try:
@@ -163,14 +164,15 @@ class SharedAnalyses:
         except Exception as exc:  # (a store's failure is a miss: the view goes on without it)
             self._warn("read", exc)
             self.carried = dict.fromkeys(riders)
-            return {}
+            return {}, {}
         if len(blobs) != len(keys) + len(riders):
             self._warn("read", ValueError(f"get_many returned {len(blobs)} values for {len(keys) + len(riders)} keys"))
             self.carried = dict.fromkeys(riders)
-            return {}
+            return {}, {}
         self.carried = dict(zip(riders, blobs[len(keys):]))
         del blobs[len(keys):]
         out = {}
+        marked = {}
         # A text's tokens as a whole (what a message costs shown whole) come with its analysis:
         # counted here, they were a tiktoken encoding of the whole history on a fresh worker.
         counts = getattr(self.counter, "_cache", None)
@@ -178,17 +180,20 @@ class SharedAnalyses:
             if blob is not None:
                 got = analysis_codec.decode(key, text, blob, self.secret)
                 if got is not None:
-                    out[text] = got[0]
+                    out[text], marked[text] = got[0], got[2]
                     if got[1] >= 0 and counts is not None and counts.get(text) is None:
                         counts.put(text, got[1])
-        return out
+        return out, marked
 
-    def save(self, analysed: Mapping[str, tuple[MeasuredPiece, ...]]) -> None:
-        """Write these analyses (one round trip; those over :data:`LIMITS.shared_entry_bytes` are not)."""
+    def save(self, analysed: Mapping[str, tuple[MeasuredPiece, ...]],
+             marked: Mapping[str, TextMarks] | None = None) -> None:
+        """Write these analyses, with their marks (one round trip; those over
+        :data:`LIMITS.shared_entry_bytes` are not)."""
         items = {}
         for text, pieces in analysed.items():
             key = self.key(text)
-            blob = analysis_codec.encode(key, text, pieces, self.secret, self.counter.count(text))
+            blob = analysis_codec.encode(key, text, pieces, self.secret, self.counter.count(text),
+                                         None if marked is None else marked.get(text))
             if len(blob) <= LIMITS.shared_entry_bytes:
                 items[key] = blob
         if not items:

@@ -10,9 +10,10 @@ Layout: the envelope of :mod:`.cache_entry` (``MAGIC``, the format's version; a 
 digest of (cache key, body); the body zlib-compressed: a 4-byte length, a JSON array of the entry's
 strings (content keys, words, literal texts and kinds, each once), then little-endian
 int64 columns (pieces as rows of numbers indexing the strings; checked with a few array
-operations, not a Python statement per number)). What follows from the text and a row (a
-piece's gap, suffix, literal texts in order and their kinds) is not stored but rebuilt,
-so it cannot disagree.
+operations, not a Python statement per number), then the text's marks (:mod:`.text_marks`:
+literal texts as indices of the literals' own strings, tag lines as pieces). What follows
+from the text and a row (a piece's gap, suffix, literal texts in order and their kinds) is not
+stored but rebuilt, so it cannot disagree.
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ import numpy as np
 from .cache_entry import seal, unseal
 from .literals import Literal, first_kinds
 from .segment import Piece
+from .text_marks import TextMarks, marks_of
 from .units import MeasuredPiece
 
 __all__ = ["FORMAT", "decode", "encode"]
 
-MAGIC = b"DMA\x01"
-FORMAT = 1
+MAGIC = b"DMA\x02"
+FORMAT = 2
 """The layout's version (in ``MAGIC``): a reader of another version sees a miss."""
 _KINDS = ("heading", "list_item", "field", "table_row", "code", "sentence", "line", "tool_call")
 _KIND_CODE = {k: i for i, k in enumerate(_KINDS)}
@@ -37,13 +39,16 @@ PERSON = b"dm-analysis"
 """The digest's personalisation (:mod:`.cache_entry`): an entry of another format never passes."""
 
 
-_HEAD = 6  # chars, pieces, words, literals, heads, tokens of the whole text (-1: not given)
+_HEAD = 9  # chars, pieces, words, literals, heads, tokens of the whole text (-1: not given), mid, tags, tag lines
 _COLS = 13  # per piece: kind start end key depth info tokens head clip suffix_len n_words n_lits n_heads
 
 
-def encode(key: str, text: str, pieces: tuple[MeasuredPiece, ...], secret: bytes = b"", tokens: int = -1) -> bytes:
-    """The entry for ``text``'s ``pieces`` (and its ``tokens`` as a whole, -1: not given) under
-    cache key ``key``."""
+def encode(key: str, text: str, pieces: tuple[MeasuredPiece, ...], secret: bytes = b"", tokens: int = -1,
+           marks: TextMarks | None = None) -> bytes:
+    """The entry for ``text``'s ``pieces`` (and its ``tokens`` as a whole, -1: not given; its
+    ``marks``, found from the pieces if not given) under cache key ``key``."""
+    if marks is None:
+        marks = marks_of(text, [mp.piece for mp in pieces])
     strings: dict[str, int] = {}
     s = strings.setdefault
     rows: list[int] = []
@@ -65,16 +70,18 @@ def encode(key: str, text: str, pieces: tuple[MeasuredPiece, ...], secret: bytes
             heads.extend(texts.index(t) for t in mp.head_literal_texts)
         rows.extend((_KIND_CODE[p.kind], p.start, p.end, s(p.key, len(strings)), p.depth, p.info, mp.tokens,
                      mp.head_end, mp.clip_tokens, len(mp.suffix), len(p.words), len(p.literals), n_heads))
-    ints = np.asarray([len(text), len(pieces), len(words), len(lits) // 4, len(heads), tokens,
-                       *rows, *words, *lits, *heads],
+    mid, tags = [strings[t] for t in marks.mid], [strings[t] for t in marks.tags]  # (literal texts: strings already)
+    ints = np.asarray([len(text), len(pieces), len(words), len(lits) // 4, len(heads), tokens, len(mid), len(tags),
+                       len(marks.tag_lines), *rows, *words, *lits, *heads, *mid, *tags, *marks.tag_lines],
                       dtype="<i8")
     return seal(MAGIC, PERSON, key, strings, ints, secret, 6)
 
 
-def decode(key: str, text: str, blob: Any, secret: bytes = b"") -> tuple[tuple[MeasuredPiece, ...], int] | None:
-    """The pieces an entry holds for ``text`` under ``key``, and the text's tokens (-1: not
-    given); None for anything that is not a well-formed entry of this format written for this
-    key (and ``secret``)."""
+def decode(key: str, text: str, blob: Any, secret: bytes = b"",
+           ) -> tuple[tuple[MeasuredPiece, ...], int, TextMarks] | None:
+    """The pieces an entry holds for ``text`` under ``key``, the text's tokens (-1: not
+    given) and its marks; None for anything that is not a well-formed entry of this format
+    written for this key (and ``secret``)."""
     opened = unseal(MAGIC, PERSON, key, blob, secret)
     if opened is None:
         return None
@@ -84,20 +91,25 @@ def decode(key: str, text: str, blob: Any, secret: bytes = b"") -> tuple[tuple[M
         return None
 
 
-def _pieces(text: str, strings: list[str], ints: np.ndarray) -> tuple[tuple[MeasuredPiece, ...], int] | None:
-    """The measured pieces of a decoded body and the text's tokens, every number checked
-    against the text and the strings (None if one fails)."""
+def _pieces(text: str, strings: list[str], ints: np.ndarray,
+            ) -> tuple[tuple[MeasuredPiece, ...], int, TextMarks] | None:
+    """The measured pieces of a decoded body, the text's tokens and marks, every number
+    checked against the text and the strings (None if one fails)."""
     if len(ints) < _HEAD:
         return None
-    n_chars, n_pieces, n_words, n_lits, n_heads, n_tokens = ints[:_HEAD].tolist()
-    if n_chars != len(text) or min(n_pieces, n_words, n_lits, n_heads, n_tokens + 1) < 0 \
-            or len(ints) != _HEAD + _COLS * n_pieces + n_words + 4 * n_lits + n_heads:
+    n_chars, n_pieces, n_words, n_lits, n_heads, n_tokens, n_mid, n_tags, n_lines = ints[:_HEAD].tolist()
+    if n_chars != len(text) or min(n_pieces, n_words, n_lits, n_heads, n_tokens + 1, n_mid, n_tags, n_lines) < 0 \
+            or len(ints) != _HEAD + _COLS * n_pieces + n_words + 4 * n_lits + n_heads + n_mid + n_tags + n_lines:
         return None
     at = _HEAD + _COLS * n_pieces
     rows = ints[_HEAD:at].reshape(n_pieces, _COLS)
     words = ints[at:at + n_words]
     lits = ints[at + n_words:at + n_words + 4 * n_lits].reshape(n_lits, 4)
-    heads = ints[at + n_words + 4 * n_lits:]
+    at += n_words + 4 * n_lits
+    heads = ints[at:at + n_heads]
+    at += n_heads
+    marked = ints[at:at + n_mid + n_tags]  # (indices of strings that must be literal texts of this entry)
+    lines = ints[at + n_mid + n_tags:]
     kind, start, end, key, depth, info, tokens, head, clip, suffix, w_n, l_n, h_n = rows.T
     n_strings = len(strings)
     size = end - start
@@ -122,6 +134,15 @@ def _pieces(text: str, strings: list[str], ints: np.ndarray) -> tuple[tuple[Meas
                 and int((lend - np.repeat(size, l_n)).max()) <= 0):
             return None
     if n_heads and int(heads.min()) < 0:
+        return None
+    if n_mid + n_tags:
+        if not (n_lits and int(marked.min()) >= 0 and int(marked.max()) < n_strings):
+            return None
+        is_literal = np.zeros(n_strings, dtype=bool)
+        is_literal[lits[:, 0]] = True  # (in range: checked above)
+        if not is_literal[marked].all():
+            return None
+    if n_lines and not (int(lines.min()) >= 0 and int(lines.max()) < n_pieces):
         return None
     get, new = strings.__getitem__, tuple.__new__
     # (the named tuples are built with tuple.__new__: their generated __new__ is a Python
@@ -159,4 +180,5 @@ def _pieces(text: str, strings: list[str], ints: np.ndarray) -> tuple[tuple[Meas
         # (the gap before a piece is the text from the last piece's end: empty if they overlap)
         append(new(MeasuredPiece, (piece, text[prev:a], t, hd, c, texts, head_texts, text[b:b + suf])))
         prev = b + suf
-    return tuple(out), n_tokens
+    mark_texts = list(map(strings.__getitem__, marked.tolist()))
+    return tuple(out), n_tokens, TextMarks(tuple(mark_texts[:n_mid]), tuple(mark_texts[n_mid:]), tuple(lines.tolist()))

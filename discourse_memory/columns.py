@@ -11,7 +11,6 @@ scores.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from itertools import accumulate, chain, repeat
 from operator import lt, sub, truediv
@@ -20,11 +19,11 @@ from typing import Any, TypeVar, overload
 
 import numpy as np
 
-from .labels import LIST_MARK, date_line, label_before_number, speaker_label
-from .literals import PATTERN_KINDS, first_kinds
+from .labels import date_line, label_before_number, speaker_label
+from .literals import first_kinds
 from .messages import Message
-from .lang import marks
 from .segment import Piece
+from .text_marks import marks_of
 from .tool_pairs import ToolPairs
 from .units import Field, MeasuredPiece, Unit, field_getter
 
@@ -32,20 +31,6 @@ __all__ = ["Columns", "UNIT_KINDS", "Units"]
 
 UNIT_KINDS = ("heading", "list_item", "field", "table_row", "code", "sentence", "line", "tool_call")
 _KIND_CODE = {k: i for i, k in enumerate(UNIT_KINDS)}
-# A name-like literal opens its sentence when nothing but marks, or a speaker label
-# ("Caroline: "), stands between it and the start of its unit or the end of the
-# previous sentence: "Really" in "Really? I loved it." or in "Oh no. Really?"
-_LABEL = re.compile(r"\s*[\w .'\-]{1,40}:\s+")
-# A markdown label ("- **Upgrade Cabin Class**: "), and a lower-case word after the name
-# that follows it: the label opens a sentence ("Upgrade to business class"), not a value
-# ("Cabin: Business").
-_MD_LABEL = re.compile(r"[ \t]{0,8}" + LIST_MARK + r"?[*_]{0,2}[\w .'\-/()]{1,80}[*_]{0,2}:[*_]{0,2}[ \t]{1,3}[*_(]{0,3}")
-_SENTENCE_ON = re.compile(r"[*_]{0,2}[,;]?[ \t]{1,3}[(\"“]?[a-z]")
-_ALNUM = re.compile(r"[^\W_]")
-_JSON_STRING_OPEN = re.compile(r"""[\w\-]["']\s{0,3}:\s{0,3}["']$""")  # '{"thought": "' before a text
-_SENTENCE_END = re.compile(r"(?:[.!?…" + marks.END_MARKS + marks.CLAUSE_END + r"]+[\"'’”" + marks.CLOSING_QUOTES
-                           + r")\]]*|\n)\W*$")
-
 
 class _Grow:
     """A numpy array with amortised appends."""
@@ -251,6 +236,8 @@ class Columns:
         only ever seen opening a sentence is an opener, not a name)."""
         self.lit_tags = _Grow(np.float64)
         """How many units state the literal only as a markup tag's name (``<pr_description>``)."""
+        self.u_tag_line = _Grow(np.bool_)
+        """Per unit: a line of markup tags alone (``</output>``)."""
         self._memos: dict[type, object] = {}
         """What modules derive from messages already appended (see :meth:`memo`)."""
         self._grown: dict[str, _Grow] = {}
@@ -303,7 +290,6 @@ class Columns:
         count = self._count
         first = len(self._occurrences)
         rows: list[MeasuredPiece] = []  # every unit of the batch, a tool call as a measured piece
-        row_texts: list[str] = []  # the text each row's span is in
         call_rows: dict[tuple[str, str], MeasuredPiece] = {}
         owners: list[int] = []
         starts: list[int] = []
@@ -311,6 +297,11 @@ class Columns:
         session = int(self.msg_session.view[-1]) if self.msg_session.n else -1
         sessions: list[int] = []
         label_costs: list[float] = []
+        # (each text's marks come with its analysis, read from a shared cache or found there;
+        # found here for a tool call's arguments, and for a text analysed without one)
+        mid: list[str] = []
+        tags: list[str] = []
+        tag_lines: list[int] = []
         for m, fs in zip(messages, fields):
             self.messages.append(m)
             self.pairs.add(m)
@@ -332,16 +323,21 @@ class Columns:
             before = len(rows)
             for f in fs:
                 self._fields.append(f)
-                self._firsts.append(first + len(rows))
+                at = len(rows)
+                self._firsts.append(first + at)
                 if f.units and isinstance(f.units[0], Unit):
                     for u in f.units:
                         row = call_rows.get((u.key, u.text))  # type: ignore[union-attr]
                         if row is None:
                             row = call_rows[u.key, u.text] = _call_row(u)  # type: ignore[union-attr,arg-type]
                         rows.append(row)
+                    marked = marks_of(f.text, list(map(_PIECE, rows[at:])))
                 else:
                     rows.extend(f.units)  # type: ignore[arg-type]
-                row_texts.extend([f.text] * (len(rows) - len(row_texts)))
+                    marked = f.marks if f.marks is not None else marks_of(f.text, list(map(_PIECE, f.units)))
+                mid.extend(marked.mid)
+                tags.extend(marked.tags)
+                tag_lines.extend(at + j for j in marked.tag_lines)
             owners.extend([m.index] * (len(rows) - before))
             starts.append(first + len(rows))
         index = first + len(rows)
@@ -407,12 +403,11 @@ class Columns:
             if fresh.any():  # first appearance wins: the last write of a reversed scatter
                 codes = np.asarray(kind_names, dtype=np.int16)
                 self.lit_kind.view[lrows[fresh][::-1]] = codes[fresh][::-1]
-            mid = _mid_literals(pieces, row_texts, self.lit_ids)
             if mid:
-                self.lit_mid.view[mid] = True
-            tags = _tag_literals(pieces, row_texts, self.lit_ids)
+                self.lit_mid.view[list(map(self.lit_ids.__getitem__, mid))] = True
             if tags:
-                np.add.at(self.lit_tags.view, np.asarray(tags, dtype=np.int64), 1.0)
+                np.add.at(self.lit_tags.view, np.asarray(list(map(self.lit_ids.__getitem__, tags)), dtype=np.int64),
+                          1.0)
         self.word_df.extend([0.0] * (len(self.word_ids) - n_words_before))
         if word_rows:
             np.add.at(self.word_df.view, np.asarray(word_rows, dtype=np.int64), 1.0)
@@ -429,6 +424,9 @@ class Columns:
         self.u_clip.extend(list(map(_CLIP, rows)))
         self.u_clippable.extend(list(map(lt, head_ends, sizes)))
         self.u_head_share.extend(list(map(truediv, head_ends, map(max, sizes, repeat(1)))))
+        on_line = np.zeros(len(rows), dtype=np.bool_)
+        on_line[tag_lines] = True
+        self.u_tag_line.extend(on_line)
         return keys_of
 
     def _kind_code(self, kind: str) -> int:
@@ -515,64 +513,6 @@ def _label_before_number(fields: list[Field]) -> str | None:
         if f.units and not isinstance(f.units[0], Unit):
             return label_before_number(f.text)
     return None
-
-
-def _tag_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) -> list[int]:
-    """Per piece, the literals it states only as a markup tag's name (``<pr_description>``,
-    ``</output>``): one entry per piece and literal."""
-    out: list[int] = []
-    for p, text in zip(pieces, texts):
-        if not p.literals or "<" not in text[p.start:p.end]:
-            continue
-        tagged: dict[str, bool] = {}
-        for lit in p.literals:
-            a, b = p.start + lit.start, p.start + lit.end
-            in_tag = text[a - 1:a] == "<" or text[a - 2:a] == "</"
-            in_tag = in_tag and text[b:b + 1] in (">", " ")
-            tagged[lit.text] = tagged.get(lit.text, True) and in_tag
-        out.extend(ids[t] for t, only in tagged.items() if only)
-    return out
-
-
-CODE = re.compile(r"[A-Z]{2,4}")
-"""A code in capitals (``JFK``, ``NASA``, ``BTW``): read like a name for where it stands;
-a longer word in capitals is emphasis or a heading (:func:`.record.not_values`)."""
-
-
-def _mid_literals(pieces: list[Piece], texts: list[str], ids: dict[str, int]) -> list[int]:
-    """Name-like literals of these pieces (names, entities and codes in capitals, not other
-    pattern kinds) that some piece states after a word of its own: not as its opening
-    word, nor right after a speaker label. A name in a script without capitals always
-    counts."""
-    out: list[int] = []
-    for p, text in zip(pieces, texts):
-        for lit in p.literals:
-            if lit.kind in PATTERN_KINDS and not (lit.kind == "identifier" and CODE.fullmatch(lit.text)):
-                continue
-            if not lit.text[:1].isupper():  # no capital to mistake (a Chinese name): a name wherever it stands
-                out.append(ids[lit.text])
-                continue
-            if lit.start == 0:
-                continue
-            # What stands before the name decides; searched in place (no slice of it), as
-            # a one-line 1 MB message states tens of thousands of names.
-            start, end = p.start, p.start + lit.start
-            if lit.start <= 200:
-                label = _LABEL.match(text, start, end)
-                if label is not None and label.end() == end:
-                    continue  # right after a speaker label
-            line = text.rfind("\n", start, end) + 1 or start
-            if end - line <= 120:
-                label = _MD_LABEL.match(text, line, end)
-                if label is not None and label.end() == end and _SENTENCE_ON.match(text, p.start + lit.end):
-                    continue  # opens the sentence after a list item's label
-            if end - start >= 4 and _JSON_STRING_OPEN.search(text, max(start, end - 12), end) \
-                    and _SENTENCE_ON.match(text, p.start + lit.end):
-                continue  # opens the text of a JSON string ('{"thought": "Calculate the total'): an opener
-            if _ALNUM.search(text, start, end) is not None \
-                    and not _SENTENCE_END.search(text, max(start, end - 12), end):
-                out.append(ids[lit.text])
-    return out
 
 
 _KIND, _START, _END, _KEY, _WORDS, _KINDS = (

@@ -24,6 +24,7 @@ from .literals import Literal, find_literals, find_names_by_pattern, names_win
 from .messages import Message
 from .nlp import get_pipeline, wait_for_warm_up
 from .segment import Piece, call_words, segment_texts
+from .text_marks import TextMarks, marks_of
 from .tokens import TokenCounter, TokenTable, head_of
 
 if TYPE_CHECKING:
@@ -132,6 +133,9 @@ class Analyzer:
         """A store other workers share (see :mod:`.analysis_cache`), read for what this
         process has not analysed yet."""
         self._cache: OrderedDict[str, tuple[MeasuredPiece, ...]] = OrderedDict()
+        self._marks: dict[str, TextMarks] = {}
+        """The marks of cached texts whose analysis came with them (read from the shared store,
+        or found to be written there), dropped with the text's analysis."""
         self._cached_pieces = 0
         self._lock = threading.Lock()
 
@@ -262,10 +266,10 @@ class Analyzer:
         shared = self.shared
         if missing and shared is not None:
             # One round trip for the texts this process has not seen; what it lacks is made here.
-            loaded = shared.load(missing)
+            loaded, marked = shared.load(missing)
             if loaded:
                 found.update(loaded)
-                self._keep(loaded)
+                self._keep(loaded, marked)
                 missing = [t for t in missing if t not in loaded]
             if missing:
                 wait_for_warm_up(self.pipeline)  # (the compactor did not: the store might have held all)
@@ -282,36 +286,46 @@ class Analyzer:
                                 for t, pcs, v in zip(missing, segmented, done)}
                 else:
                     measured = {t: self._measure(t, pcs, memo) for t, pcs in zip(missing, segmented)}
+            marked = {}
             if shared is not None:
-                shared.save(measured)
+                # (the marks go with the analyses: a worker that reads them does not find them again)
+                marked = {t: marks_of(t, [mp.piece for mp in pcs]) for t, pcs in measured.items()}
+                shared.save(measured, marked)
             found.update(measured)
-            self._keep(measured)
+            self._keep(measured, marked)
         with self._lock:
             for t in found:
                 if t in self._cache:
                     self._cache.move_to_end(t)
         return [found[t] for t in texts]  # type: ignore[misc]
 
-    def _keep(self, analysed: dict[str, tuple[MeasuredPiece, ...]]) -> None:
-        """Cache these analyses, dropping the least recently used past the limits."""
+    def _keep(self, analysed: dict[str, tuple[MeasuredPiece, ...]], marked: dict[str, TextMarks]) -> None:
+        """Cache these analyses (and those of their marks given), dropping the least recently
+        used past the limits."""
         with self._lock:
             for t, v in analysed.items():
                 if t not in self._cache:
                     self._cache[t] = v
                     self._cached_pieces += len(v)
+                    got = marked.get(t)
+                    if got is not None:
+                        self._marks[t] = got
             while len(self._cache) > _TEXT_CACHE_LIMIT or self._cached_pieces > _PIECE_CACHE_LIMIT:
-                self._cached_pieces -= len(self._cache.popitem(last=False)[1])
+                t, v = self._cache.popitem(last=False)
+                self._cached_pieces -= len(v)
+                self._marks.pop(t, None)
 
     def fields(self, messages: list[Message]) -> list[list[Field]]:
         """The fields of each of ``messages`` with their analysed units (not yet numbered):
         texts in order, then one field per tool call (a unit of kind ``tool_call``)."""
         texts = [tf.text for m in messages for tf in m.texts]
         analysed = iter(self.analyse(texts))
+        marks = self._marks
         count = self.counter.count
         out: list[list[Field]] = []
         calls: dict[tuple[str, str], tuple[Any, ...]] = {}  # agents repeat calls (polling, retries)
         for m in messages:
-            fields = [Field(m.index, tf.field, tf.text, next(analysed)) for tf in m.texts]
+            fields = [Field(m.index, tf.field, tf.text, next(analysed), marks.get(tf.text)) for tf in m.texts]
             for c, call in enumerate(m.tool_calls):
                 done = calls.get((call.name, call.arguments))
                 if done is None:
@@ -351,6 +365,9 @@ class Field(NamedTuple):
     text: str
     units: tuple[MeasuredPiece, ...] | tuple[Unit]
     """The measured pieces of a text, or the one unit of a tool call (numbered 0)."""
+    marks: TextMarks | None = None
+    """A text's marks (:mod:`.text_marks`), when its analysis came with them (else found
+    from its pieces where they are needed)."""
 
     def unit(self, j: int, occurrence: int) -> Unit:
         """Unit ``j`` of this field, the ``occurrence``-th of its key in the conversation."""

@@ -19,6 +19,7 @@ from discourse_memory import analysis_codec, cache_entry
 from discourse_memory.analysis_cache import bind
 from discourse_memory.fit import shared_rows
 from discourse_memory.limits import LIMITS
+from discourse_memory.text_marks import marks_of
 
 from .conftest import SHARED_DATA
 from .test_properties import conversations
@@ -93,8 +94,10 @@ def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
         elif mode == "missing":
             if i % 2:
                 del cache.data[key]
-        elif mode == "resigned_out_of_range":
-            cache.data[key] = _resigned(analysis_codec, key, blob, lambda ints: ints.__setitem__(slice(6, None), -3))
+        elif mode == "resigned_out_of_range":  # every number from one on (a piece's, a literal's, a mark's) below 0
+            n = len(cache_entry.unseal(analysis_codec.MAGIC, analysis_codec.PERSON, key, blob, SECRET)[1])  # type: ignore[index]
+            at = data.draw(st.integers(6, n - 1), label="analysis number")
+            cache.data[key] = _resigned(analysis_codec, key, blob, lambda ints: ints.__setitem__(slice(at, None), -3))
 
 
 MODES = ["cold", "warm", "flip", "truncate", "forged", "stale", "garbage", "missing", "resigned_out_of_range"]
@@ -288,7 +291,8 @@ def test_every_analysis_of_the_data_round_trips():
                 texts += [m["content"] for m in json.loads(line)["messages"] if isinstance(m.get("content"), str)]
     for text, pieces in zip(texts, compactor.analyzer.analyse(texts)):
         blob = analysis_codec.encode("k", text, pieces, SECRET, compactor.counter.count(text))
-        assert analysis_codec.decode("k", text, blob, SECRET) == (pieces, compactor.counter.count(text))
+        marks = marks_of(text, [mp.piece for mp in pieces])
+        assert analysis_codec.decode("k", text, blob, SECRET) == (pieces, compactor.counter.count(text), marks)
         assert analysis_codec.decode("other key", text, blob, SECRET) is None
         assert analysis_codec.decode("k", text + " ", blob, SECRET) is None  # (the digest holds; the length does not)
 
@@ -297,13 +301,34 @@ def test_a_resigned_entry_that_breaks_a_rule_is_refused():
     text = "Dana moved the gateway to v2.3.1 on 2026-10-08. Owner: Mia Li"
     pieces = Compactor().analyzer.analyse([text])[0]
     blob = analysis_codec.encode("k", text, pieces, SECRET)
-    for edit in (lambda a: a.__setitem__(7, 10**6),  # a piece's start past the text
-                 lambda a: a.__setitem__(6, 99),  # a kind that does not exist
+    head = analysis_codec._HEAD  # (the first piece's row follows the header)
+    for edit in (lambda a: a.__setitem__(head + 1, 10**6),  # a piece's start past the text
+                 lambda a: a.__setitem__(head, 99),  # a kind that does not exist
                  lambda a: a.__setitem__(5, -2),  # a count of the text's tokens below -1
                  lambda a: a.__setitem__(1, a[1] + 1),  # more pieces than rows
-                 lambda a: a.__setitem__(9, -1),  # a negative string index
-                 lambda a: a.__setitem__(-1, 10**9)):  # the last number (a literal's end or a head) out of range
+                 lambda a: a.__setitem__(6, a[6] + 1),  # more marks than numbers
+                 lambda a: a.__setitem__(head + 3, -1),  # a negative string index
+                 lambda a: a.__setitem__(-1, 10**9)):  # the last number (a head, or a mark) out of range
         assert analysis_codec.decode("k", text, _resigned(analysis_codec, "k", blob, edit), SECRET) is None
+
+
+def test_an_entry_whose_marks_name_no_literal_of_its_own_is_refused():
+    # (a name after a word, a name only as a tag's, a line of tags: every kind of mark)
+    text = "Then Dana met Mia Li at the office.\n\n<output>\nsee <pr_description> above\n</output>\nexit 0\n"
+    pieces = Compactor().analyzer.analyse([text])[0]
+    marks = marks_of(text, [mp.piece for mp in pieces])
+    assert marks.mid and marks.tag_lines, marks
+    blob = analysis_codec.encode("k", text, pieces, SECRET)
+    strings, ints = cache_entry.unseal(analysis_codec.MAGIC, analysis_codec.PERSON, "k", blob, SECRET)  # type: ignore[misc]
+    first_mid = len(ints) - len(marks.mid) - len(marks.tags) - len(marks.tag_lines)
+    not_literal = strings.index(pieces[0].piece.key)  # (a string of the entry, but a content key)
+    for edit in (lambda a: a.__setitem__(first_mid, not_literal),  # a mark naming a string that is no literal
+                 lambda a: a.__setitem__(first_mid, len(strings)),  # a mark past the strings
+                 lambda a: a.__setitem__(-1, len(pieces)),  # a tag line past the pieces
+                 lambda a: a.__setitem__(-1, -1)):
+        assert analysis_codec.decode("k", text, _resigned(analysis_codec, "k", blob, edit), SECRET) is None
+    # and read whole, the marks are those found from the pieces: the columns see no difference
+    assert analysis_codec.decode("k", text, blob, SECRET)[2] == marks  # type: ignore[index]
 
 
 class _Broken:

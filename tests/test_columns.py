@@ -136,3 +136,23 @@ def test_a_view_keeps_its_length_and_replacements_as_the_conversation_grows() ->
 def test_any_split_into_batches_numbers_units_as_one_batch(texts: list[str], cut: int) -> None:
     messages = [{"role": "user" if i % 2 else "assistant", "content": t} for i, t in enumerate(texts)]
     assert list(_columns(messages, min(cut, len(messages))).units) == _eager(messages)
+
+
+def test_marks_read_with_an_analysis_make_the_columns_that_finding_them_makes() -> None:
+    # (a shared cache hands a text's marks with its analysis: text_marks.py; the columns must
+    # not tell them from marks found from the pieces, nor a tool call's from its arguments)
+    from discourse_memory.text_marks import marks_of
+
+    messages = _conversation() + [
+        {"role": "user", "content": "Then Dana met Mia Li.\n\n<output>\nsee <pr_description> above\n</output>\nexit 0\n"}]
+    validated = validate_messages(messages)
+    fields = Analyzer(COUNTER).fields(validated)
+    assert all(f.marks is None for fs in fields for f in fs)  # (no shared cache: found by the columns)
+    marked = [[f if f.units and isinstance(f.units[0], Unit) else f._replace(
+        marks=marks_of(f.text, [mp.piece for mp in f.units])) for f in fs] for fs in fields]
+    found, given_ = Columns(COUNTER.count), Columns(COUNTER.count)
+    found.extend(validated, fields)
+    given_.extend(validated, marked)
+    for name in ("lit_mid", "lit_tags", "u_tag_line"):
+        assert getattr(found, name).view.tolist() == getattr(given_, name).view.tolist(), name
+    assert found.lit_mid.view.any() and found.lit_tags.view.any() and found.u_tag_line.view.any()

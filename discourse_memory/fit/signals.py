@@ -30,8 +30,6 @@ class _Signals:
 
     outputs: list[bool] = field(default_factory=list)
     """Per message: a tool's output, or a system message (:func:`_outputs`)."""
-    tag_lines: list[bool] = field(default_factory=list)
-    """Per unit: a line of markup tags alone."""
     verdicts: dict[int, bool] = field(default_factory=dict)
     """Unit -> whether its line reads as a verdict (:func:`outcome_lines`)."""
     listing: list[bool] = field(default_factory=list)
@@ -56,7 +54,6 @@ def _outputs(cols: Columns) -> np.ndarray:
 _VERDICT = re.compile(r"(?i:\b(?:passed|failed|failures?|errors?|succeeded|successful(?:ly)?|skipped|xfailed"
                       r"|ran \d+ tests?|no such|not found|denied|refused|timed? ?out)\b)|\bOK\b"
                       r"|[A-Za-z_][\w.]{0,80}(?:Error|Exception|Warning)\b")  # (bounded: linear)
-_TAG_LINE = re.compile(r"\s*(?:</?[A-Za-z_][\w-]*>\s*)+")  # "</output>", "<returncode>0</returncode>" is no tag alone
 
 
 def outcome_lines(cols: Columns, outputs: np.ndarray, info: np.ndarray) -> np.ndarray:
@@ -66,12 +63,10 @@ def outcome_lines(cols: Columns, outputs: np.ndarray, info: np.ndarray) -> np.nd
     u_msg = cols.u_msg.view
     kind = cols.u_kind.view
     line = UNIT_KINDS.index("line")
-    tags = cols.memo(_Signals).tag_lines
     units = cols.units
-    tags.extend(kind[u] == line and _TAG_LINE.fullmatch(units.text(u)) is not None for u in range(len(tags), len(u_msg)))
     # (a file printed or a listing ends where the file or the tree does: no verdict)
     ran = outputs & ~reading_messages(cols, outputs) & ~listing_messages(cols, outputs)
-    rows = np.flatnonzero(ran[u_msg] & (kind == line) & (info > 0) & ~cols.grown("tag_lines", tags, bool)[:len(u_msg)])
+    rows = np.flatnonzero(ran[u_msg] & (kind == line) & (info > 0) & ~cols.u_tag_line.view)  # (a closing tag is no verdict)
     last = np.full(len(cols), -1, dtype=np.int64)
     np.maximum.at(last, u_msg[rows], rows)
     # (an output of a line or two is all verdict: "Transfer successful", "17645.0")

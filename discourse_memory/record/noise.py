@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..columns import CODE, Columns
+from ..columns import Columns
+from ..text_marks import CODE
 from ..literals import PATTERN_KINDS
 from .limits import LIMITS
 from .text import _COMMON_WORDS
