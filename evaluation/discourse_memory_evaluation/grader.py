@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 __all__ = [
     "CJK",
@@ -52,6 +53,7 @@ __all__ = [
     "content_words",
     "distinct",
     "extract_literals",
+    "is_number_token",
     "normalize_space",
     "sentence_openings",
     "split_sentences",
@@ -169,6 +171,14 @@ def extract_literals(text: str) -> list[str]:
         if value:
             out.append(value)
     return out
+
+
+@lru_cache(maxsize=65536)
+def is_number_token(value: str) -> bool:
+    """``value`` is one literal of rule 6, a token carrying a digit (``40``, ``10:29``,
+    ``$21.99``, ``HAT136``, ``#31750``), not a date, path or identifier of the rules before."""
+    m = _LITERAL.fullmatch(value)
+    return m is not None and m.lastgroup == "digit"
 
 
 def split_sentences(text: str) -> list[str]:
