@@ -18,8 +18,8 @@ text (``None`` when the history has none of them):
 ``30`` is not found in ``2030``, and ``Li`` is not found in ``Lisbon``. A number (a
 token with a digit, as the grader extracts them: ``40``, ``10:29``, ``$21.99``,
 :func:`~.grader.is_number_token`) is found only as a whole token: not in ``#40``, ``$40``, ``40%``,
-``10:40`` or ``40.5``, which are other values (sentence punctuation around it aside:
-``40.`` and ``(40)`` hold ``40``). A CJK
+``10:40``, ``40.5`` or a date (``8 May, 2040``), which are other values (sentence
+punctuation around it aside: ``40.`` and ``(40)`` hold ``40``). A CJK
 character (Chinese, kana) is a word of its own, as CJK is written without spaces:
 ``篱苑图书馆`` is found in ``就去篱苑图书馆吧``, ``A12345`` in ``订单号是A12345``. The view
 text is the concatenation of every message's text content and tool-call names and
@@ -38,6 +38,7 @@ from typing import Any
 
 from .grader import (
     CJK,
+    DATE,
     _opens_sentence,
     content_words,
     distinct,
@@ -187,7 +188,7 @@ def _whole_token(text: str, start: int, stop: int) -> bool:
     """``text[start:stop]`` is a whole token as the grader extracts numbers: what touches
     it on either side, up to a space, is only punctuation the grader strips off a token's
     ends (``40.``, ``(40)``), not ``#40`` (an entry's reference), ``$40``, ``40%``, ``1:40``
-    or ``40.5`` (a longer number, a time)."""
+    or ``40.5`` (a longer number, a time); and it is no part of a date (``8 May, 2040``)."""
     i = start
     while i > 0 and _TOKEN_CHAR.match(text, i - 1):
         if text[i - 1] not in _TOKEN_EDGE:
@@ -198,7 +199,11 @@ def _whole_token(text: str, start: int, stop: int) -> bool:
         if text[i] not in _TOKEN_EDGE:
             return False
         i += 1
-    return True
+    # Nor the day or year of a date ("10 August, 2022"): the grader reads the date as one value.
+    # (A date is at most ~20 characters: a window around the token finds every one covering it.)
+    left = max(0, start - 24)
+    return not any(m.start() + left <= start and stop <= m.end() + left
+                   for m in DATE.finditer(text[left:stop + 24]))
 
 
 class RawIndex(TextIndex):

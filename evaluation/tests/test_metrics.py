@@ -460,6 +460,8 @@ def test_a_bracket_is_set_aside_only_as_a_date_line_before_the_entry():
     ("text", "found"),
     [
         ("#40 Tim: we met", False),  # an entry's reference
+        ("[9:16 am on 8 May, 2040]", False), ("since 40 August", False),  # a date's year, its day
+        ("May 8, 2040.", False), ("2040-05-08", False),
         ("[10:40 am on 8 May, 2023] Tim", False),  # the minutes of a time
         ("[40:10 am on 8 May, 2023] Tim", False),  # its hour
         ("paid $40", False), ("up 40%", False), ("40.5 kg", False), ("40-45", False), ("4/40", False),
@@ -476,9 +478,9 @@ def test_a_number_is_found_only_as_a_whole_token(text, found):
 
 def test_whole_token_rule_keeps_longer_values_and_words():
     index = TextIndex("At 10:29 am on 8 May, 2023 I paid $21.99 for HAT136 (ref #31750) at a_b2.")
-    for value in ("10:29", "8 May, 2023", "2023", "$21.99", "HAT136", "#31750", "a_b2"):
+    for value in ("10:29", "8 May, 2023", "$21.99", "HAT136", "#31750", "a_b2"):
         assert value in index, value
-    for value in ("29", "21.99", "31750", "99"):
+    for value in ("29", "2023", "21.99", "31750", "99"):
         assert value not in index, value
     # a slash keeps the word-boundary rule (paths, slash dates): a_b/c2.py holds c2.py
     assert "c2.py" in TextIndex("see a_b/c2.py")
