@@ -347,25 +347,21 @@ def answer_found(answer: str, index: TextIndex) -> bool:
 def context_words(messages: Iterable[dict], literals: Sequence[str]) -> dict[str, set[str]]:
     """For each literal, the content words (:func:`~.grader.content_words`) of the
     history sentences (:func:`~.grader.split_sentences` of each message) that state
-    it, the literal's own words excluded. A sentence states a literal when the grader
-    extracts it from that sentence, or (for the few literals extracted from no single
-    sentence, e.g. a capitalised word that opens its sentence alone) when it stands in
-    the sentence at word boundaries."""
-    wanted = set(literals)
+    it, the literal's own words excluded. A sentence states a literal where the literal
+    stands in it as the view's text is searched (:class:`TextIndex`: word boundaries, a
+    number as a whole token), wherever the grader extracted it from: "Max was truly
+    awesome." states ``Max`` though the grader takes no sentence's first word for a
+    literal (a view keeping that sentence verbatim keeps Max with its words)."""
+    by_run: dict[str, list[str]] = {}
+    for literal in literals:
+        first = _RUN.search(normalize_space(literal))
+        by_run.setdefault(first.group() if first else "", []).append(literal)
     out: dict[str, set[str]] = {literal: set() for literal in literals}
-    stated: set[str] = set()
-    sentences: list[str] = []
     for message in messages:
         for sentence in split_sentences(message_text(message)):
-            sentences.append(sentence)
-            for literal in set(extract_literals(sentence)) & wanted:
-                out[literal] |= content_words(sentence, literal)
-                stated.add(literal)
-    missing = [literal for literal in literals if literal not in stated]
-    if missing:
-        for sentence in sentences:
             index = TextIndex(sentence)
-            for literal in missing:
+            candidates = [x for run in index._runs for x in by_run.get(run, ())] + by_run.get("", [])
+            for literal in candidates:
                 if literal in index:
                     out[literal] |= content_words(sentence, literal)
     return out
