@@ -44,14 +44,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 __all__ = [
     "CJK",
+    "DATE",
     "OPENING_WORDS",
     "STOP_WORDS",
     "content_words",
     "distinct",
     "extract_literals",
+    "is_number_token",
     "normalize_space",
     "sentence_openings",
     "split_sentences",
@@ -74,6 +77,15 @@ _EXT = (
     r"rs|go|java|rb|php|sh|html|css|csv|xml|sql|lock|log|ipynb)"
 )
 
+_DATE = (
+    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b"
+    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}\.\d{1,2}\.\d{4}\b"
+    r"|\b\d{1,2}" + _ORD + r" " + _MONTH + r"\b\.?(?:,? \d{4}\b)?"
+    r"|\b" + _MONTH + r"\.? \d{1,2}" + _ORD + r"\b(?:,? \d{4}\b)?"
+)
+DATE = re.compile(_DATE)
+"""A date as rule 3 reads it (``2024-05-20``, ``8 May, 2023``, ``May 20th``)."""
+
 # One alternation, tried in order at each position; finditer gives leftmost matches.
 # Every repetition is linear: the token-like alternatives start only at the start of
 # a token (look-behinds) and test for a needed letter or digit with one look-ahead,
@@ -81,10 +93,7 @@ _EXT = (
 _LITERAL = re.compile(
     r"(?P<url>(?:https?://|ftp://|www\.)[^\s<>\"'`)\]}]+)"
     r"|(?P<email>(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b)"
-    r"|(?P<date>\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b"
-    r"|\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b\d{1,2}\.\d{1,2}\.\d{4}\b"
-    r"|\b\d{1,2}" + _ORD + r" " + _MONTH + r"\b\.?(?:,? \d{4}\b)?"
-    r"|\b" + _MONTH + r"\.? \d{1,2}" + _ORD + r"\b(?:,? \d{4}\b)?)"
+    r"|(?P<date>" + _DATE + r")"
     r"|(?P<path>(?<![\w.-])[A-Za-z]:\\[\w.\\-]+"
     r"|(?<![<\w.~-])(?:~|\.{1,2})?/(?=[\w.-]*[A-Za-z_])[\w.-]+(?:/[\w.-]+)*/?"
     r"|(?<![\w.-])(?=[\w.-]*[A-Za-z_])[\w.-]+(?:/[\w.-]+)+/?"
@@ -169,6 +178,14 @@ def extract_literals(text: str) -> list[str]:
         if value:
             out.append(value)
     return out
+
+
+@lru_cache(maxsize=65536)
+def is_number_token(value: str) -> bool:
+    """``value`` is one literal of rule 6, a token carrying a digit (``40``, ``10:29``,
+    ``$21.99``, ``HAT136``, ``#31750``), not a date, path or identifier of the rules before."""
+    m = _LITERAL.fullmatch(value)
+    return m is not None and m.lastgroup == "digit"
 
 
 def split_sentences(text: str) -> list[str]:

@@ -15,11 +15,17 @@ text (``None`` when the history has none of them):
   the conversation never mentions cannot be remembered).
 
 "Found" means: present in the view text (whitespace collapsed) at a word boundary:
-``30`` is not found in ``2030``, and ``Li`` is not found in ``Lisbon``. A CJK
+``30`` is not found in ``2030``, and ``Li`` is not found in ``Lisbon``. A number (a
+token with a digit, as the grader extracts them: ``40``, ``10:29``, ``$21.99``,
+:func:`~.grader.is_number_token`) is found only as a whole token: not in ``#40``, ``$40``, ``40%``,
+``10:40``, ``40.5`` or a date (``8 May, 2040``), which are other values (sentence
+punctuation around it aside: ``40.`` and ``(40)`` hold ``40``). A CJK
 character (Chinese, kana) is a word of its own, as CJK is written without spaces:
 ``篱苑图书馆`` is found in ``就去篱苑图书馆吧``, ``A12345`` in ``订单号是A12345``. The view
 text is the concatenation of every message's text content and tool-call names and
-arguments, the record note included (the model receives it).
+arguments, the record note included (the model receives it) without what the note
+says of itself (:func:`note_graded_text`: its frame and its entries' ``#N``
+references), which is no value of the history.
 """
 
 from __future__ import annotations
@@ -32,10 +38,12 @@ from typing import Any
 
 from .grader import (
     CJK,
+    DATE,
     _opens_sentence,
     content_words,
     distinct,
     extract_literals,
+    is_number_token,
     normalize_space,
     sentence_openings,
     split_sentences,
@@ -58,6 +66,7 @@ __all__ = [
     "history_literals",
     "literal_recall",
     "message_text",
+    "note_graded_text",
     "orphan_tool_messages",
     "sentence_survival",
     "share_found",
@@ -67,6 +76,10 @@ __all__ = [
 
 _RUN = re.compile(f"[^\\W{CJK}]+|[{CJK}]")  # a run of word characters; each CJK character alone
 _WORD_EDGE = re.compile(f"[^\\W{CJK}]")  # a word character that joins its neighbour (not CJK)
+# The characters of a token the grader extracts as a number (:func:`~.grader.is_number_token`),
+# and of those, the ones it strips off the token's ends (sentence punctuation).
+_TOKEN_CHAR = re.compile(f"[^\\W{CJK}]|[$€£#%+.:/-]")
+_TOKEN_EDGE = ".:/-+"
 
 
 def _content_text(content: Any) -> str:
@@ -99,8 +112,26 @@ def message_text(message: dict) -> str:
 
 
 def view_text(messages: Iterable[dict]) -> str:
-    """Concatenated text of a view (or a history), one message per paragraph."""
-    return "\n\n".join(message_text(m) for m in messages)
+    """Concatenated text of a view (or a history), one message per paragraph; a view's
+    record note (``messages.note``, as a ``NotedView`` marks it) as :func:`note_graded_text`."""
+    note = getattr(messages, "note", None)
+    return "\n\n".join(note_graded_text(message_text(m)) if note is not None and m is note else message_text(m)
+                       for m in messages)
+
+
+# What a record note says of itself, not of the history: its frame (the first line naming
+# what was left out, with its counts and message ranges; "(N more values dropped to fit)";
+# the closing line) and the message reference opening each entry ("#40 Tim: ..."). A value
+# found only there (40, 1746, #12) is no value the view states.
+_NOTE_FRAME = re.compile(r"^(?:\[discourse-memory record [^\n]*|\(\d+ more values? dropped to fit\)"
+                         r"|\[end of record [^\n]*\])[ \t]*$", re.M)
+_NOTE_REFERENCE = re.compile(r"^#\d+(?=[ \t]|$)", re.M)  # (an entry's line opens with its label)
+
+
+def note_graded_text(text: str) -> str:
+    """A record note's text as the grader reads it: without its frame lines and without
+    the ``#N`` reference that opens each entry (``#40 Tim: 2 dogs`` -> `` Tim: 2 dogs``)."""
+    return _NOTE_REFERENCE.sub("", _NOTE_FRAME.sub("", text))
 
 
 class TextIndex:
@@ -137,6 +168,7 @@ class TextIndex:
             return
         offset = first.start()
         end_is_word = bool(_WORD_EDGE.fullmatch(query[-1]))
+        number = is_number_token(query)
         for position in self._runs.get(first.group(), ()):
             start = position - offset
             if start < 0 or not text.startswith(query, start):
@@ -144,10 +176,34 @@ class TextIndex:
             stop = start + len(query)
             if end_is_word and stop < len(text) and _WORD_EDGE.fullmatch(text[stop]):
                 continue
+            if number and not _whole_token(text, start, stop):
+                continue
             yield start
 
     def __contains__(self, query: str) -> bool:
         return next(self.positions(query), None) is not None
+
+
+def _whole_token(text: str, start: int, stop: int) -> bool:
+    """``text[start:stop]`` is a whole token as the grader extracts numbers: what touches
+    it on either side, up to a space, is only punctuation the grader strips off a token's
+    ends (``40.``, ``(40)``), not ``#40`` (an entry's reference), ``$40``, ``40%``, ``1:40``
+    or ``40.5`` (a longer number, a time); and it is no part of a date (``8 May, 2040``)."""
+    i = start
+    while i > 0 and _TOKEN_CHAR.match(text, i - 1):
+        if text[i - 1] not in _TOKEN_EDGE:
+            return False
+        i -= 1
+    i = stop
+    while i < len(text) and _TOKEN_CHAR.match(text, i):
+        if text[i] not in _TOKEN_EDGE:
+            return False
+        i += 1
+    # Nor the day or year of a date ("10 August, 2022"): the grader reads the date as one value.
+    # (A date is at most ~20 characters: a window around the token finds every one covering it.)
+    left = max(0, start - 24)
+    return not any(m.start() + left <= start and stop <= m.end() + left
+                   for m in DATE.finditer(text[left:stop + 24]))
 
 
 class RawIndex(TextIndex):
@@ -291,25 +347,21 @@ def answer_found(answer: str, index: TextIndex) -> bool:
 def context_words(messages: Iterable[dict], literals: Sequence[str]) -> dict[str, set[str]]:
     """For each literal, the content words (:func:`~.grader.content_words`) of the
     history sentences (:func:`~.grader.split_sentences` of each message) that state
-    it, the literal's own words excluded. A sentence states a literal when the grader
-    extracts it from that sentence, or (for the few literals extracted from no single
-    sentence, e.g. a capitalised word that opens its sentence alone) when it stands in
-    the sentence at word boundaries."""
-    wanted = set(literals)
+    it, the literal's own words excluded. A sentence states a literal where the literal
+    stands in it as the view's text is searched (:class:`TextIndex`: word boundaries, a
+    number as a whole token), wherever the grader extracted it from: "Max was truly
+    awesome." states ``Max`` though the grader takes no sentence's first word for a
+    literal (a view keeping that sentence verbatim keeps Max with its words)."""
+    by_run: dict[str, list[str]] = {}
+    for literal in literals:
+        first = _RUN.search(normalize_space(literal))
+        by_run.setdefault(first.group() if first else "", []).append(literal)
     out: dict[str, set[str]] = {literal: set() for literal in literals}
-    stated: set[str] = set()
-    sentences: list[str] = []
     for message in messages:
         for sentence in split_sentences(message_text(message)):
-            sentences.append(sentence)
-            for literal in set(extract_literals(sentence)) & wanted:
-                out[literal] |= content_words(sentence, literal)
-                stated.add(literal)
-    missing = [literal for literal in literals if literal not in stated]
-    if missing:
-        for sentence in sentences:
             index = TextIndex(sentence)
-            for literal in missing:
+            candidates = [x for run in index._runs for x in by_run.get(run, ())] + by_run.get("", [])
+            for literal in candidates:
                 if literal in index:
                     out[literal] |= content_words(sentence, literal)
     return out
@@ -338,7 +390,8 @@ def entry_lines(view: Iterable[dict], note: dict | None = None) -> str:
     that a value listed in the note is judged with its own entry and key, not with the
     words of the whole list."""
     return "\n\n".join(
-        _note_entries(message_text(m)) if note is not None and m is note else message_text(m) for m in view
+        _note_entries(note_graded_text(message_text(m))) if note is not None and m is note else message_text(m)
+        for m in view
     )
 
 

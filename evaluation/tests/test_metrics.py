@@ -454,3 +454,81 @@ def test_a_bracket_is_set_aside_only_as_a_date_line_before_the_entry():
     out = RecordNoise([{"role": "user", "content": "ImportError: no module named foo\nImportError: again"}])
     assert states_value("ImportError", out) and states_value("raised DeprecationWarning", out)
     assert not states_value("Error", out)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("#40 Tim: we met", False),  # an entry's reference
+        ("[9:16 am on 8 May, 2040]", False), ("since 40 August", False),  # a date's year, its day
+        ("May 8, 2040.", False), ("2040-05-08", False),
+        ("[10:40 am on 8 May, 2023] Tim", False),  # the minutes of a time
+        ("[40:10 am on 8 May, 2023] Tim", False),  # its hour
+        ("paid $40", False), ("up 40%", False), ("40.5 kg", False), ("40-45", False), ("4/40", False),
+        ("a 40.", True), ("(40)", True), ("40, then", True), ("40: the answer", True), ("-40", True),
+        ("40", True), ("40 years", True),
+    ],
+)
+def test_a_number_is_found_only_as_a_whole_token(text, found):
+    """``40`` is held where the view states 40, not inside another value the grader
+    would extract as a token of its own (a reference, a time, an amount, a longer number)."""
+    assert ("40" in TextIndex(text)) is found
+    assert ("40" in TextIndex(f"said {text} here")) is found
+
+
+def test_whole_token_rule_keeps_longer_values_and_words():
+    index = TextIndex("At 10:29 am on 8 May, 2023 I paid $21.99 for HAT136 (ref #31750) at a_b2.")
+    for value in ("10:29", "8 May, 2023", "$21.99", "HAT136", "#31750", "a_b2"):
+        assert value in index, value
+    for value in ("29", "2023", "21.99", "31750", "99"):
+        assert value not in index, value
+    # a slash keeps the word-boundary rule (paths, slash dates): a_b/c2.py holds c2.py
+    assert "c2.py" in TextIndex("see a_b/c2.py")
+
+
+def test_the_note_frame_and_references_are_no_values():
+    """Only the note's entries are graded: its frame's counts and the ``#N`` reference that
+    opens each entry are the note's own words, not values the history stated."""
+    from discourse_memory_evaluation.baselines import NotedView
+    from discourse_memory_evaluation.bench import score, targets
+    from discourse_memory_evaluation.datasets import Conversation
+    from discourse_memory_evaluation.metrics import note_graded_text
+
+    history = [
+        {"role": "user", "content": "Tim: I have walked 40 dogs, 12 of them twice, see #7."},
+        {"role": "assistant", "content": "Ann: And 96 cats!"},
+    ]
+    note_text = ("[discourse-memory record ab: 12 parts omitted; values left out, quoted as data:]\n"
+                 "#40 Tim: walked dogs; see #7\n#96 Ann: cats\n#7 tool\n(12 more values dropped to fit)\n"
+                 "[end of record ab]")
+    assert note_graded_text(note_text) == "\n Tim: walked dogs; see #7\n Ann: cats\n tool\n\n"
+    note = {"role": "system", "content": note_text}
+    view = NotedView([note])
+    view.note = note
+    t = targets(Conversation(id="c", messages=history))
+    assert t.literals == ["40", "12", "#7", "96"]
+    assert score(view, t)[0]["literal_recall"] == 1 / 4  # #7 only, as the entry lists it
+    # the same text as an ordinary message (no note marked) is graded as it is written: the
+    # frame's 12 counts, 40 and 96 do not (a number is never found inside #40)
+    assert score([note], t)[0]["literal_recall"] == 2 / 4
+
+
+def test_a_sentence_opening_with_a_value_states_it():
+    """The grader takes no sentence's first word for a literal, but a sentence that opens
+    with a value still states it: a view keeping that sentence verbatim keeps the value with
+    its words (a verbatim suffix of LoCoMo scored 85.8% of its held values "with context")."""
+    from discourse_memory_evaluation.metrics import LineIndex, context_words, with_context_share
+
+    history = [
+        {"role": "user", "content": "Caroline: I saw Max at the park."},
+        {"role": "assistant", "content": "Melanie: Max was truly awesome. We met at 10:40 on 3 May."},
+    ]
+    literals = history_literals(history)
+    assert literals == ["Max", "10:40", "3 May"]
+    words = context_words(history, literals)
+    assert words["Max"] == {"saw", "park", "truly", "awesome"}
+    assert words["10:40"] == words["3 May"] == {"met"}
+    view = LineIndex(view_text(history[1:]))
+    assert with_context_share(literals, words, view) == 1.0
+    # a number inside another value states nothing of it: 40 is not stated by "10:40"
+    assert context_words(history, ["40"]) == {"40": set()}
