@@ -248,8 +248,7 @@ def _worded(text: str, span: tuple[int, int], start: int, end: int,
     """``span`` (a value's context in a sentence ``text``, the value at ``start:end``) grown to
     the nearest content word (:func:`_content`) of its clause when it holds none: '"Brave" by Sara
     Bareilles has a lot', not a name alone or after words that say nothing of what it names ("It was",
-    "James:"). Within ``LIMITS.thin_words`` words either side (an article opening a name not
-    counted: "went up to the Rocky Mountains"), the nearer (before on a tie),
+    "James:"). Within ``LIMITS.thin_words`` words either side, the nearer (before on a tie),
     not past a comma, the sentence's end or a label's colon (not "I've never been to Jasper,
     but it looks"), nor cutting a bracket or a quote; ``span`` itself when none is that near,
     the entry would grow past ``LIMITS.item_chars``, or the text is CJK (no words to count)."""
@@ -265,12 +264,7 @@ def _worded(text: str, span: tuple[int, int], start: int, end: int,
     floor = max(0, lo - reach)
     for m in _CLAUSE_END.finditer(text, floor, lo):
         floor = m.end()
-    before = [m for m in _ANY_WORD.finditer(text, floor, lo)]
-    # (an article that opens a name is the name's: "went up to the Rocky Mountains" is three
-    # words from "went")
-    back_words = LIMITS.thin_words + (1 if before and before[-1].group().lower() == "the"
-                                      and text[lo:lo + 1].isupper() else 0)
-    before = before[-back_words:]
+    before = [m for m in _ANY_WORD.finditer(text, floor, lo)][-LIMITS.thin_words:]
     back = next((k for k, m in enumerate(reversed(before)) if _content(m.group(), own)), None)
     stop = _CLAUSE_END.search(text, hi, hi + reach)
     ceiling = stop.start() if stop is not None else min(len(text), hi + reach)

@@ -13,7 +13,7 @@ from ..lang import marks
 from ..labels import LIST_MARK
 from ..literals import PATTERN_KINDS, Literal
 from ..units import Unit
-from .clauses import _hanging, _own_stop_words, _sentence_head
+from .clauses import _own_stop_words, _sentence_head
 from .context import _context_before, _in_context, _worded
 from .entries import Item
 from .json_keys import as_read, row_key
@@ -136,33 +136,16 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
         span = _in_context(u.text, lit.start, lit.end, own)
         if (u.kind == "sentence" or spoken) and text == value:
             span = _sentence_head(u.text, span, cols.opening_label(u.message), own)
-            # A value beside another ("Max, Daisy") is listed in one span with it, widened
-            # with it to a content word that touches the two when they stand alone ("introducing
-            # Max, Daisy"), not when a lower-case word of theirs says something ("Edinburgh,
-            # Scotland would be great", not "… great for a magical"): widened past it, the two
-            # would take two contexts' words. (Widened further, "coding in HTML and CSS", the
-            # longer items displaced others: LoCoMo's odd half kept 1.3 points fewer values at 10%.)
             if not any(x.text != value and x.start < span[1] and x.end > span[0] for x in u.literals):
+                # (a value beside another, "Max, Daisy", is listed in one span with it, its
+                # context the other's: widened too, the two would take two contexts' words)
                 span = _worded(u.text, span, lit.start, lit.end, own)
-            elif _names_only(u.text, span, own):
-                grown = _worded(u.text, span, lit.start, lit.end, own)
-                if len(u.text[grown[0]:span[0]].split()) + len(u.text[span[1]:grown[1]].split()) <= 1:
-                    span = grown
         shown = u.text[span[0]:span[1]] if text == value else text
     shown = sanitize(shown)
     if len(shown) > LIMITS.item_chars:
         shown = shown[:LIMITS.item_chars - 1] + "…"
         span = None
     return Item(literal, index, u.message, shown, span if text == value else None, (literal,), row=row, group=group)
-
-
-_LOWER_WORD = re.compile(r"(?<![\w'’-])[a-z][a-z'’-]*")
-
-
-def _names_only(text: str, span: tuple[int, int], own: frozenset[str]) -> bool:
-    """``text[span]`` has no lower-case word but function words ("Max, Daisy", "Lord of the
-    Rings", "HTML and CSS"): names, nothing said of them."""
-    return all(_hanging(m.group(), own) for m in _LOWER_WORD.finditer(text, *span))
 
 
 _ITEM_MARK = re.compile(r"[ \t]*" + LIST_MARK)
