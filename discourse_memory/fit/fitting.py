@@ -109,7 +109,7 @@ def _fit(scene: Scene, step: Protection, protected: frozenset[int], fixed: int) 
     most = max(len(scene.cols.units), 1)
     bound = _frame_of(scene, ranked)
     fixed += bound - _frame(scene, most, most if scene.cols.u_clippable.view.any() else 0, most, 0)
-    room = max(budget - fixed - margin, 0.0)
+    room = max(budget - fixed - margin, 0.0) / (1.0 - LIMITS.estimate_over)
     chosen = _take(ranked, room)
     plan = _plan(scene, ranked, chosen, step.name)
     tokens, _ = scene.measure(plan)
@@ -146,10 +146,10 @@ def _cut(scene: Scene, ranked: Ranked, protection: str, chosen: Chosen, room: fl
     spent before each; each cut confirmed by a render.
     None: no cut fits."""
     budget = scene.budget
-    for _ in range(LIMITS.passes - 1):
+    for k in range(LIMITS.passes - 1):
         # (by the estimates, which count a little more than the render: the least cut first,
-        # a deeper one if the render says it still overflows)
-        stop = cut_at(chosen, chosen.spent - (tokens - budget + margin))
+        # one twice as deep each time the render says it still overflows)
+        stop = cut_at(chosen, chosen.spent - (tokens - budget + margin) * 2 ** k)
         if stop is None:
             return None
         chosen = _take(ranked, room, stop)  # (the same room: the same choices before the stop)

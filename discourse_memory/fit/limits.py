@@ -36,6 +36,10 @@ class Limits:
     seam_least: float = 0.8
     """The least a message's seams scale its units' costs by in the take (``take._Seams``:
     a unit shown alone shares no seam, so the message's own ratio is trusted this far)."""
+    estimate_over: float = 0.02
+    """The share of the room the take's estimates count over the render (the seams between
+    pieces they price apart: ``benchmarks/bench_fit_estimates.py``, median 0.97-0.99): the
+    first take's room is grown by it, so that it lands at the budget (a miss is cut)."""
     margin_share: float = 0.005
     """Room held back from the estimates: this share of the budget (2 tokens at least)."""
     enough_tokens: int = 6

@@ -193,9 +193,9 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
     options = enumerate(zip(kinds, targets, costs))
     steps: list[tuple[int, float]] = []  # (a rank position, the room spent before it), where it changed
     last = left
-    end = len(kinds) if stop is None else stop
+    until = len(kinds) if stop is None else stop
     for pos, (kind, target, cost) in options:
-        if pos >= end:
+        if pos >= until:
             break
         if left != last:
             steps.append((pos, room - left))
