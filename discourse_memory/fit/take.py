@@ -362,13 +362,16 @@ class _Gaps:
     close a gap (a mark less)."""
 
     def __init__(self, r: Ranked, decision: np.ndarray) -> None:
-        self.decision = decision
-        self.kind = r.cols.u_kind.view  # (read unit by unit, for the options tried)
-        self.label = r.cols.msg_label_cost.view
-        self.start = r.msg_start
-        self.u_msg = r.u_msg
+        # (read a unit at a time for the options tried: memoryviews of the arrays, whose
+        # reads are Python numbers, not numpy's scalars; the decisions' is written through)
+        self.decision = memoryview(decision)
+        self.kind = memoryview(np.ascontiguousarray(r.cols.u_kind.view))
+        self.label = memoryview(np.ascontiguousarray(r.cols.msg_label_cost.view))
+        self.start = memoryview(np.ascontiguousarray(r.msg_start))
+        self.u_msg = memoryview(np.ascontiguousarray(r.u_msg))
         self.mark = r.mark_cost
         self.opening_of = r.opening
+        self.units = decision
         self.shown = bytearray(len(r.msg_overhead))  # per message: some text unit is shown
         for m in r.protected:
             self.shown[m] = 1
@@ -380,29 +383,29 @@ class _Gaps:
         got = self.seams.get(m)
         if got is None:
             cols = self.cols
-            s, e = int(self.start[m]), int(self.start[m + 1])
+            s, e = self.start[m], self.start[m + 1]
             units = float(cols.u_tokens.view[s:e].sum())
             got = self.seams[m] = min(1.0, max(LIMITS.seam_least, float(cols.msg_cost.view[m]) / units)) if units else 1.0
         return got
 
     def _text(self, u: int) -> bool:
         """Unit ``u`` is text (a tool call is rendered apart: it bounds a run)."""
-        return int(self.kind[u]) != _CALL_KIND
+        return self.kind[u] != _CALL_KIND
 
     def _open(self, u: int) -> bool:
         """Unit ``u`` is text left out (part of a run)."""
         d = self.decision[u]
-        return d != KEPT and d != CLIPPED and int(self.kind[u]) != _CALL_KIND
+        return d != KEPT and d != CLIPPED and self.kind[u] != _CALL_KIND
 
     def _marks_clip(self, u: int) -> bool:
         """A clip of unit ``u`` ends with a mark (code closes its fence instead)."""
-        return int(self.kind[u]) != _CODE_KIND
+        return self.kind[u] != _CODE_KIND
 
     def unit(self, u: int, clipped: bool) -> float:
         """What showing unit ``u`` (left out now; clipped or whole) adds in marks and label."""
-        m = int(self.u_msg[u])
-        s, e = int(self.start[m]), int(self.start[m + 1])
-        lead = float(self.label[m]) or self.mark
+        m = self.u_msg[u]
+        s, e = self.start[m], self.start[m + 1]
+        lead = self.label[m] or self.mark
         left_open = u > s and self._open(u - 1)
         after = self.mark if u + 1 < e and self._open(u + 1) and not (clipped and self._marks_clip(u)) else 0.0
         if not self.shown[m]:  # the message's first shown unit: a run before it, and one after
@@ -421,16 +424,16 @@ class _Gaps:
     def rest(self, u: int) -> float:
         """What showing the rest of clipped unit ``u`` adds: the run after it, marked by the
         clip's mark until now, needs one of its own."""
-        m = int(self.u_msg[u])
-        return self.mark if u + 1 < int(self.start[m + 1]) and self._open(u + 1) and self._marks_clip(u) else 0.0
+        m = self.u_msg[u]
+        return self.mark if u + 1 < self.start[m + 1] and self._open(u + 1) and self._marks_clip(u) else 0.0
 
     def opening(self, m: int, units: np.ndarray) -> float:
         """What opening short message ``m`` (``units`` shown as ``r.opening`` says) adds."""
         return self._message(m, units, True) - self._message(m, units, False)
 
     def _message(self, m: int, units: np.ndarray, opened: bool) -> float:
-        s, e = int(self.start[m]), int(self.start[m + 1])
-        ds = self.decision[s:e].copy()
+        s, e = self.start[m], self.start[m + 1]
+        ds = self.units[s:e].copy()
         if opened:
             ds[units - s] = self.opening_of[units]
         kinds = self.kind[s:e]
@@ -440,7 +443,7 @@ class _Gaps:
                 continue
             if d == KEPT or d == CLIPPED:
                 if run:
-                    total += (float(self.label[m]) or self.mark) if not seen else 0.0 if marked else self.mark
+                    total += (self.label[m] or self.mark) if not seen else 0.0 if marked else self.mark
                 seen, run, marked = True, False, d == CLIPPED and k != _CODE_KIND
             else:
                 run = True
