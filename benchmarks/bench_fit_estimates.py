@@ -11,8 +11,11 @@ tokens (the prefixes and budgets of ``/work/wt/prompts/viewhash.py``'s sample), 
   note's frame), over the room the take spent by its estimates. Below 1 the estimates
   count more than the view holds (the view is left short, and a pass more fills it); above
   1, less (the view overflows, and a pass more cuts it);
-- renders a view: how many plans were rendered and counted (each pass of the take, each
-  round of longer heads);
+- renders a view: how many plans were rendered and counted (the first take, a cut's
+  each, a take for the room left, each round of longer heads), and how many views were
+  lengthened (``fit.lengthen._lengthen``);
+- the first render less the budget, as a share of it: where the first take landed
+  (below 0 short, above 0 over: a cut follows);
 - fill: the returned view's tokens over its budget.
 
 The fitting stage is watched from outside (``fit.fitting._take`` and the scene's
@@ -47,26 +50,31 @@ def main() -> None:
     from discourse_memory.fit import fitting
 
     fits: list[dict[str, Any]] = []
-    take, fit = fitting._take, fitting._fit
+    take, fit, lengthen = fitting._take, fitting._fit, fitting._lengthen
 
     def watched_fit(scene: Any, step: Any, protected: Any, fixed: int) -> Any:
         seen: dict[str, Any] = {"fixed": fixed, "budget": scene.budget, "takes": [], "counts": []}
 
-        def watched_take(ranked: Any, room: float) -> Any:
-            chosen = take(ranked, room)
-            seen["takes"].append(chosen.spent)
+        def watched_take(ranked: Any, room: float, *stop: Any) -> Any:
+            chosen = take(ranked, room, *stop)
+            if not stop:  # (a cut's replay is no estimate of its own)
+                seen["takes"].append(chosen.spent)
             return chosen
+
+        def watched_lengthen(*args: Any) -> Any:
+            seen["lengthen"] = seen.get("lengthen", 0) + 1
+            return lengthen(*args)
 
         def measure(plan: Any) -> tuple[int, str]:
             got = scene.measure(plan)
             seen["counts"].append(got[0])
             return got
 
-        fitting._take = watched_take
+        fitting._take, fitting._lengthen = watched_take, watched_lengthen
         try:
             plan = fit(dataclasses.replace(scene, measure=measure), step, protected, fixed)
         finally:
-            fitting._take = take
+            fitting._take, fitting._lengthen = take, lengthen
         fits.append(seen)
         return plan
 
@@ -89,12 +97,16 @@ def main() -> None:
                         fills.append(view.tokens_after / budget)
             errors = [(f["counts"][0] - f["fixed"]) / f["takes"][0] for f in fits if f["takes"] and f["takes"][0] > 0]
             renders = [len(f["counts"]) for f in fits]
+            first = [(f["counts"][0] - f["budget"]) / f["budget"] * 100 for f in fits if f["counts"]]
+            lengthened = sum(f.get("lengthen", 0) for f in fits)
             if not errors or not fills:
                 print(f"{Path(name).name}: no view was fitted")
                 continue
             print(f"{Path(name).name}: {len(fits)} views fitted; first take's count/estimate: min {min(errors):.3f} "
                   f"median {statistics.median(errors):.3f} max {max(errors):.3f}; renders a view "
-                  f"{statistics.mean(renders):.2f} (most {max(renders)}); fill {statistics.mean(fills) * 100:.1f}% "
+                  f"{statistics.mean(renders):.2f} (most {max(renders)}); lengthened {lengthened}; first render less "
+                  f"the budget: median {statistics.median(first):+.1f}% (least {min(first):+.1f}%, most "
+                  f"{max(first):+.1f}%; {sum(x > 0 for x in first)} over); fill {statistics.mean(fills) * 100:.1f}% "
                   f"(least {min(fills) * 100:.1f}%)")
     finally:
         fitting._fit = fit

@@ -29,13 +29,20 @@ class Limits:
     max_heads: int = 3
     """A shown list item brings at most this many heads above it (see :mod:`..outline`)."""
     passes: int = 5
-    """The most passes of take and plan that fit the view to its exact count."""
+    """The most renders a view's cut takes to fit its exact count (``fitting._cut``)."""
     minimum_rounds: int = 8
     """The most budgets tried when finding the smallest one the last protection step fits
     (each larger budget may protect one more large output: :func:`.fitting._minimum`)."""
+    seam_least: float = 0.8
+    """The least a message's seams scale its units' costs by in the take (``take._Seams``:
+    a unit shown alone shares no seam, so the message's own ratio is trusted this far)."""
+    estimate_over: float = 0.02
+    """The share of the room the take's estimates count over the render (the seams between
+    pieces they price apart: ``benchmarks/bench_fit_estimates.py``, median 0.97-0.99): the
+    first take's room is grown by it, so that it lands at the budget (a miss is cut)."""
     margin_share: float = 0.005
     """Room held back from the estimates: this share of the budget (2 tokens at least)."""
-    enough_tokens: int = 16
+    enough_tokens: int = 6
     """Room worth another pass or longer heads: at least this many tokens ..."""
     enough_share: float = 0.02
     """... and this share of the budget."""

@@ -320,7 +320,8 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
         call_units=_CallUnits(is_call, starts), msg_start=starts, long_head=_long_head(scene, units, long_tokens),
         item_order=item_order, reserve=reserve, note_cap=note_cap, beyond=beyond, row_cost=row_cost,
         date_unit=date_unit, date_cost=date_cost, list_head=list_heads(cols), head_tokens=cols.u_tokens.view,
-        question_unit=question_unit, question_cost=question_cost, cols=cols)
+        question_unit=question_unit, question_cost=question_cost, cols=cols,
+        mark_cost=float(scene.count(" " + PLACEHOLDER)), mark_estimate=float(pol.mark_tokens))
 
 
 def _stating_headings(cols: Columns, noise: np.ndarray) -> np.ndarray:

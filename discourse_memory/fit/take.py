@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
@@ -9,7 +10,10 @@ import numpy as np
 
 from ..plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED
 from .limits import LIMITS
-from .types import _CALLS, _CLIP, _FULL, _ITEM, _LONG, _OPEN, _REST, Chosen, Ranked
+from ..columns import UNIT_KINDS
+from .types import _CALL, _CALLS, _CLIP, _FULL, _ITEM, _LONG, _OPEN, _REST, Chosen, Ranked
+
+_CALL_KIND, _CODE_KIND = _CALL, UNIT_KINDS.index("code")
 
 
 LONE_DATES = False
@@ -18,8 +22,10 @@ January, 2023]" says nothing of what happened then. It is listed above the entri
 session instead (see ``_take``)."""
 
 
-def _take(r: Ranked, room: float) -> Chosen:
-    """Options in rank order while they fit ``room`` (see the module docstring, step 4)."""
+def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
+    """Options in rank order while they fit ``room`` (see the module docstring, step 4);
+    ``stop``: the rank position at which it stops (the options from it on are not taken:
+    the same choices as the take of ``room`` made before it, see :func:`cut_at`)."""
     decision = r.base.copy()
     calls_present = set(r.calls_forced)
     # (read an item at a time, a few thousand times a view: a byte per literal, not numpy's scalars)
@@ -33,6 +39,7 @@ def _take(r: Ranked, room: float) -> Chosen:
     rows: dict[int, int] = {}  # a record's group -> how many of its values are listed under its head
     in_rows: set[int] = set()  # the items counted there
     headers: set[str] = set()  # session date lines printed
+    dated: dict[str, int] = {}  # session date line -> the entries listed under it
     opened: set[int] = set()
     heads: dict[int, int] = {}  # clipped unit -> the end of its long head
     long_steps: dict[int, int] = {}  # clipped unit -> the long-head steps taken
@@ -45,6 +52,9 @@ def _take(r: Ranked, room: float) -> Chosen:
     next_item = 0  # queue: record items, best first; queue[next_item] is the best not tried
     reserve = min(r.reserve, room)
     value_cost, note_cap = r.value_cost, r.note_cap
+    # Gap marks and speaker labels, as the renderer writes them (see ``_Gaps``).
+    texts = _Gaps(r, decision)
+    unit_mark = r.mark_estimate
 
     def show_literal(lit: int) -> float:
         """Mark a literal shown; returns the room freed by the record item it makes redundant."""
@@ -73,6 +83,13 @@ def _take(r: Ranked, room: float) -> Chosen:
         if not entries[m]:
             del entries[m]
             freed += r.entry_cost[m]
+            header = r.header_of[m]
+            if header is not None and header in dated:
+                dated[header] -= 1
+                if not dated[header]:  # the session's last entry left: its date line goes too
+                    del dated[header]
+                    headers.discard(header)
+                    freed += r.header_cost[header]
         used -= freed
         return freed
 
@@ -85,6 +102,17 @@ def _take(r: Ranked, room: float) -> Chosen:
                 if not shown_lits[lit]:  # (a value stated twice frees nothing twice)
                     freed += show_literal(lit)
         return freed
+
+    results = r.cols.pairs.results
+
+    def framed(call: int, but: int) -> float:
+        """The framing of the results a call's showing shows (each at least a placeholder),
+        but message ``but`` (whose own is counted with it)."""
+        return sum(overhead[m] for m in results.get(call, ()) if m != but and not msg_shown[m])
+
+    def answers(call: int) -> None:
+        for m in results.get(call, ()):
+            msg_shown[m] = True
 
     def fill_reserve() -> None:
         """The record's first claim: its best items, while it holds less than the reserve."""
@@ -138,6 +166,8 @@ def _take(r: Ranked, room: float) -> Chosen:
             return True
         taken[k] = cost + min(extra, 0.0)
         by_literal.update((c, k) for c in fresh)
+        if m not in entries and header is not None:
+            dated[header] = dated.get(header, 0) + 1
         entries[m] = entries.get(m, 0) + 1
         if item.key is not None:
             keys[m, scope, item.key] = keys.get((m, scope, item.key), 0) + 1
@@ -156,11 +186,20 @@ def _take(r: Ranked, room: float) -> Chosen:
         cost = r.date_cost[date] + (0.0 if msg_shown[session] else overhead[session])
         if cost <= left:
             msg_shown[session] = True
+            texts.shown[session] = 1
             decision[date] = KEPT
             left += show([date], False) - cost
     fill_reserve()
     options = enumerate(zip(kinds, targets, costs))
+    steps: list[tuple[int, float]] = []  # (a rank position, the room spent before it), where it changed
+    last = left
+    until = len(kinds) if stop is None else stop
     for pos, (kind, target, cost) in options:
+        if pos >= until:
+            break
+        if left != last:
+            steps.append((pos, room - left))
+            last = left
         if used < reserve and next_item < len(queue) and used + item_costs[queue[next_item]] <= reserve:
             fill_reserve()  # items it held were shown by units: the room goes to the next items
         if left < floor[pos]:
@@ -185,11 +224,12 @@ def _take(r: Ranked, room: float) -> Chosen:
         if kind == _CALLS:
             if target in calls_present:
                 continue
-            extra = 0.0 if msg_shown[target] else overhead[target]
+            extra = (0.0 if msg_shown[target] else overhead[target]) + framed(target, -1)
             if cost + extra > left:
                 continue
             calls_present.add(target)
             msg_shown[target] = True
+            answers(target)
             decision[r.call_units[target]] = KEPT
             left += show(r.call_units[target], False) - cost - extra
             continue
@@ -219,7 +259,7 @@ def _take(r: Ranked, room: float) -> Chosen:
             call = r.call_cost.get(owner)
             if call is None:
                 continue
-            extra += call + (0.0 if msg_shown[owner] else overhead[owner])
+            extra += call + (0.0 if msg_shown[owner] else overhead[owner]) + framed(owner, msg)
         date = int(r.date_unit[msg])
         need_date = date >= 0 and decision[date] == OMITTED and not (
             date == target if kind != _OPEN else u_msg[date] == msg and r.in_short[date] and r.opening[date] == KEPT)
@@ -232,25 +272,41 @@ def _take(r: Ranked, room: float) -> Chosen:
             first = int(r.msg_start[target])
             us = np.flatnonzero(r.in_short[first:int(r.msg_start[target + 1])]) + first
             need_heads = _heads_to_show(r, decision, us[r.opening[us] != OMITTED].tolist(), lit_ptr)
+            # A unit of it already shown (the question a reply was shown with) is paid for.
+            paid = us[decision[us] != OMITTED]
+            if len(paid):
+                cost -= float(np.where(r.opening[paid] == KEPT, r.head_tokens[paid], r.cols.u_clip.view[paid]).sum()) \
+                    + unit_mark * len(paid)
+            cost = (cost - unit_mark * (len(us) - len(paid))) * texts.seam(msg) + texts.opening(target, us)
         elif kind in (_CLIP, _FULL) and r.list_head[target] >= 0:
             need_heads = _heads_to_show(r, decision, [target], lit_ptr)
         else:
             need_heads = []
         if need_heads:
             extra += sum(float(r.head_tokens[h]) for h in need_heads)
+        # The ranking's cost holds a flat mark a unit; what it adds is the gap marks its
+        # neighbours leave (none between units shown side by side) and the speaker label.
+        # Units shown side by side share tokens at their seams (the message's whole text
+        # counts fewer than its units one by one): the ranking's costs are scaled by that.
+        if kind == _REST:
+            cost = cost * texts.seam(msg) + texts.rest(target)
+        elif kind != _OPEN:
+            cost = (cost - unit_mark) * texts.seam(msg) + texts.unit(target, kind == _CLIP)
         # A reply is shown with the question it answers (at least that question's head).
         asked = question_unit[msg] if kind != _REST else -1
         need_question = asked >= 0 and decision[asked] == OMITTED
         if need_question:
             asker = int(u_msg[asked])  # the message just before, or the one naming the talk's topic
-            extra += question_cost[msg] + (0.0 if msg_shown[asker] else overhead[asker])
+            extra += (question_cost[msg] - unit_mark) * texts.seam(asker) + texts.unit(asked, r.opening[asked] == CLIPPED) \
+                + (0.0 if msg_shown[asker] else overhead[asker] - texts.label[asker])
         if not msg_shown[msg]:
-            extra += overhead[msg]
+            extra += overhead[msg] - texts.label[msg]
         if cost + extra > left:
             continue
         freed = 0.0
         if need_question:
             msg_shown[asker] = True
+            texts.shown[asker] = 1
             decision[asked] = r.opening[asked]
             freed += show([asked], bool(r.opening[asked] == CLIPPED))
         if need_heads:
@@ -259,9 +315,11 @@ def _take(r: Ranked, room: float) -> Chosen:
         if need_call:
             calls_present.add(owner)
             msg_shown[owner] = True
+            answers(owner)
             decision[r.call_units[owner]] = KEPT
             freed += show(r.call_units[owner], False)
         msg_shown[msg] = True
+        texts.shown[msg] = 1
         if kind == _OPEN:
             opened.add(target)
             decision[us] = r.opening[us]
@@ -274,6 +332,7 @@ def _take(r: Ranked, room: float) -> Chosen:
             freed += show([target], False)
         if need_date:  # (after an opening's own decisions: they may leave its date line out)
             msg_shown[u_msg[date]] = True
+            texts.shown[u_msg[date]] = 1
             decision[date] = KEPT
             freed += show([date], False)
         left += freed - cost - extra
@@ -281,7 +340,126 @@ def _take(r: Ranked, room: float) -> Chosen:
     if not LONE_DATES and r.header_items:  # a date line whose entries all left the record leaves too
         dated = {r.header_of[it.message] for it in listed if not it.header}
         listed = [it for it in listed if not it.header or it.text in dated]
-    return Chosen(decision, calls_present, listed, heads, room - left)
+    return Chosen(decision, calls_present, listed, heads, room - left, used, steps)
+
+
+@dataclass
+class _Seams:
+    """Per message, its whole text's tokens over the sum of its units' tokens: units shown
+    side by side share tokens at their seams (a line break and the indentation after it,
+    counted with each line, merge). The conversation's memo (``Columns.memo``): a
+    message's text never changes."""
+
+    ratio: dict[int, float] = field(default_factory=dict)
+
+
+class _Gaps:
+    """The tokens a view's gap marks and speaker labels add as units are shown, reckoned
+    as :func:`..render.render_field` writes them: one mark (`` …``) for each run of units
+    left out next to a shown one, none after a clip (its head ends with the mark), and a
+    message's label with its mark (``Caroline: …``) for a run that opens it. A unit's
+    neighbours tell what it adds: shown beside a shown unit it adds no mark, and it may
+    close a gap (a mark less)."""
+
+    def __init__(self, r: Ranked, decision: np.ndarray) -> None:
+        # (read a unit at a time for the options tried: memoryviews of the arrays, whose
+        # reads are Python numbers, not numpy's scalars; the decisions' is written through)
+        self.decision = memoryview(decision)
+        self.kind = memoryview(np.ascontiguousarray(r.cols.u_kind.view))
+        self.label = memoryview(np.ascontiguousarray(r.cols.msg_label_cost.view))
+        self.start = memoryview(np.ascontiguousarray(r.msg_start))
+        self.u_msg = memoryview(np.ascontiguousarray(r.u_msg))
+        self.mark = r.mark_cost
+        self.opening_of = r.opening
+        self.units = decision
+        self.shown = bytearray(len(r.msg_overhead))  # per message: some text unit is shown
+        for m in r.protected:
+            self.shown[m] = 1
+        self.cols = r.cols
+        self.seams = r.cols.memo(_Seams).ratio
+
+    def seam(self, m: int) -> float:
+        """Message ``m``'s tokens over the sum of its units' (see :class:`_Seams`)."""
+        got = self.seams.get(m)
+        if got is None:
+            cols = self.cols
+            s, e = self.start[m], self.start[m + 1]
+            units = float(cols.u_tokens.view[s:e].sum())
+            got = self.seams[m] = min(1.0, max(LIMITS.seam_least, float(cols.msg_cost.view[m]) / units)) if units else 1.0
+        return got
+
+    def _text(self, u: int) -> bool:
+        """Unit ``u`` is text (a tool call is rendered apart: it bounds a run)."""
+        return self.kind[u] != _CALL_KIND
+
+    def _open(self, u: int) -> bool:
+        """Unit ``u`` is text left out (part of a run)."""
+        d = self.decision[u]
+        return d != KEPT and d != CLIPPED and self.kind[u] != _CALL_KIND
+
+    def _marks_clip(self, u: int) -> bool:
+        """A clip of unit ``u`` ends with a mark (code closes its fence instead)."""
+        return self.kind[u] != _CODE_KIND
+
+    def unit(self, u: int, clipped: bool) -> float:
+        """What showing unit ``u`` (left out now; clipped or whole) adds in marks and label."""
+        m = self.u_msg[u]
+        s, e = self.start[m], self.start[m + 1]
+        lead = self.label[m] or self.mark
+        left_open = u > s and self._open(u - 1)
+        after = self.mark if u + 1 < e and self._open(u + 1) and not (clipped and self._marks_clip(u)) else 0.0
+        if not self.shown[m]:  # the message's first shown unit: a run before it, and one after
+            return (lead if left_open else 0.0) + after
+        if left_open:  # the run it was in keeps its mark: the part after it is a run of its own
+            return after
+        p = u - 1  # it opened its run: that run's mark (or label) goes
+        if u == s:
+            before = lead
+        elif self.decision[p] == CLIPPED and self._marks_clip(p):
+            before = 0.0
+        else:
+            before = self.mark
+        return after - before
+
+    def rest(self, u: int) -> float:
+        """What showing the rest of clipped unit ``u`` adds: the run after it, marked by the
+        clip's mark until now, needs one of its own."""
+        m = self.u_msg[u]
+        return self.mark if u + 1 < self.start[m + 1] and self._open(u + 1) and self._marks_clip(u) else 0.0
+
+    def opening(self, m: int, units: np.ndarray) -> float:
+        """What opening short message ``m`` (``units`` shown as ``r.opening`` says) adds."""
+        return self._message(m, units, True) - self._message(m, units, False)
+
+    def _message(self, m: int, units: np.ndarray, opened: bool) -> float:
+        s, e = self.start[m], self.start[m + 1]
+        ds = self.units[s:e].copy()
+        if opened:
+            ds[units - s] = self.opening_of[units]
+        kinds = self.kind[s:e]
+        total, run, seen, marked = 0.0, False, False, False
+        for d, k in zip(ds.tolist(), kinds.tolist()):
+            if k == _CALL_KIND:
+                continue
+            if d == KEPT or d == CLIPPED:
+                if run:
+                    total += (self.label[m] or self.mark) if not seen else 0.0 if marked else self.mark
+                seen, run, marked = True, False, d == CLIPPED and k != _CODE_KIND
+            else:
+                run = True
+        if run and seen and not marked:
+            total += self.mark
+        return total
+
+
+def cut_at(chosen: Chosen, spend: float) -> int | None:
+    """The rank position to stop a take at (``_take``'s ``stop``) so that it spends at most
+    ``spend``: its lowest-ranked choices are dropped, the others kept as they were. None:
+    no position does (even the choices made before the first option spend more)."""
+    for pos, spent in reversed(chosen.steps):
+        if spent <= spend:
+            return pos
+    return None
 
 
 def _next_fitting(costs: list[float], blocks: list[float], at: int, room: float) -> int:

@@ -105,6 +105,8 @@ class Ranked:
     question_unit: np.ndarray  # per message, the unit of the question it answers (-1: none)
     question_cost: np.ndarray  # per message, the tokens of showing that unit's opening
     cols: Columns
+    mark_cost: float = 1.0  # tokens of a gap mark as the renderer writes it (`` …``)
+    mark_estimate: float = 0.0  # the mark the ranking added to each unit's cost (Policy.mark_tokens)
     labels: dict[int, str] = field(default_factory=dict)  # message -> its record label (see plan._label)
 
     @cached_property
@@ -158,3 +160,5 @@ class Chosen:
     items: list[Item]
     heads: dict[int, int] = field(default_factory=dict)
     spent: float = 0.0  # the room the options took, by the estimates
+    noted: float = 0.0  # of which the record's items, entries and date lines
+    steps: list[tuple[int, float]] = field(default_factory=list)  # (rank position, room spent before it)
