@@ -298,7 +298,7 @@ def _next_fitting(costs: list[float], blocks: list[float], at: int, room: float)
     return n
 
 
-def _heads_to_show(r: Ranked, decision: np.ndarray, units: list[int], lit_ptr: list[int]) -> list[int]:
+def _heads_to_show(r: Ranked, decision: np.ndarray, units: list[int], lit_ptr: memoryview) -> list[int]:
     """The heads ``units`` need shown above them: each one's list item or label, and the
     ones above that, up to ``Limits.max_heads`` each, that the view does not show yet. A head shown
     where it last occurs is shown here again if it names something ("1. **Reservation ID:
