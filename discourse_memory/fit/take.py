@@ -45,6 +45,7 @@ def _take(r: Ranked, room: float) -> Chosen:
     next_item = 0  # queue: record items, best first; queue[next_item] is the best not tried
     reserve = min(r.reserve, room)
     value_cost, note_cap = r.value_cost, r.note_cap
+    item_msgs, item_dated = r.item_lists
 
     def show_literal(lit: int) -> float:
         """Mark a literal shown; returns the room freed by the record item it makes redundant."""
@@ -91,10 +92,29 @@ def _take(r: Ranked, room: float) -> Chosen:
         nonlocal next_item
         while next_item < len(queue):
             k = queue[next_item]
-            if used + item_costs[k] > reserve or item_costs[k] > left:
+            cost = item_costs[k]
+            if used + cost > reserve or cost > left:
                 return  # the best item left waits for room
-            take_item(k, item_costs[k])
+            if may_take(k, cost):  # (near the note's cap, most of the queue is passed so)
+                take_item(k, cost)
             next_item += 1
+
+    def may_take(k: int, cost: float) -> bool:
+        """Whether item ``k`` may fit: False where take_item would refuse it by a bound on what
+        taking it adds (its cost, less what its key's earlier value saves, plus its entry's
+        label if its message has no entry yet), worked out without its key, row and session;
+        a long history's take tried thousands a pass near the note's cap. (A bound: what
+        take_item adds on top is never negative, so its sums are never below these.)"""
+        if k in taken:
+            return False
+        saved = value_cost.get(k)
+        least = 0.0 if saved is None or saved >= cost else saved - cost
+        if item_dated[k]:
+            if not LONE_DATES:
+                return False  # (a date line is listed above an entry of its session, not alone)
+        elif item_msgs[k] not in entries:
+            least += r.entry_cost[item_msgs[k]]
+        return cost + least <= left and used + cost + least <= note_cap
 
     def take_item(k: int, cost: float) -> bool:
         nonlocal left, used
@@ -174,12 +194,8 @@ def _take(r: Ranked, room: float) -> Chosen:
                 next(islice(options, skip - 1, skip), None)
             continue
         if kind == _ITEM:
-            # Once the record is near its cap, most items are passed over for it: a bound on
-            # what taking one adds (its cost, less what its key's earlier value saves) passes
-            # them without working out their entry, key and session (take_item's checks
-            # would refuse them the same way; a long history's take tried thousands a pass).
-            saved = value_cost.get(target)
-            if used + cost + (0.0 if saved is None or saved >= cost else saved - cost) <= note_cap:
+            # (once the record is near its cap, most items are passed over for it: may_take)
+            if may_take(target, cost):
                 take_item(target, cost)
             continue
         if kind == _CALLS:

@@ -130,6 +130,12 @@ class Ranked:
             self.kinds[self.order], self.targets[self.order], costs, floor, blocks))
 
     @cached_property
+    def item_lists(self) -> tuple[list[int], list[bool]]:
+        """Per record item, its message and whether it is a session's date line (read by the
+        take's bound on an item, thousands of times a pass: see ``take._take``)."""
+        return list(map(attrgetter("message"), self.item_of)), list(map(attrgetter("header"), self.item_of))
+
+    @cached_property
     def present(self) -> np.ndarray:
         """Per literal, whether some unit states it (the same for each plan of a view)."""
         return self.cols.literal_counts(np.ones(len(self.base), dtype=bool)) > 0
