@@ -114,6 +114,8 @@ def _take(r: Ranked, room: float) -> Chosen:
                 return False  # (a date line is listed above an entry of its session, not alone)
         elif item_msgs[k] not in entries:
             least += r.entry_cost[item_msgs[k]]
+        if not taken:  # (the line opening the entries: a count less a count, taken as it is if negative)
+            least += min(r.values_line, 0.0)
         return cost + least <= left and used + cost + least <= note_cap
 
     def take_item(k: int, cost: float) -> bool:
