@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -55,6 +56,9 @@ class _RowOrder:
     (the conversation's memo, see ``Columns.memo``: rows are only appended, and a row's value
     and unit never change, so a turn merges its new rows in instead of sorting them all)."""
 
+    UNIT_SPAN: ClassVar[int] = 1 << 32
+    """More units than a conversation holds: a row's code is its value's id times this, plus
+    its unit counted from the newest."""
     order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     keys: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     """Each row's (value, newest first) as one code, in ``order``."""
@@ -72,7 +76,8 @@ def _by_value(cols: Columns, owners: np.ndarray, rows: np.ndarray) -> np.ndarray
         memo.order, memo.keys, have = memo.order[:0], memo.keys[:0], 0
     if n > have:
         new = np.arange(have, n, dtype=np.int64)
-        keys = lit_idx[have:].astype(np.int64) * _UNIT_SPAN + (_UNIT_SPAN - 1 - owners[have:n].astype(np.int64))
+        span = _RowOrder.UNIT_SPAN
+        keys = lit_idx[have:].astype(np.int64) * span + (span - 1 - owners[have:n].astype(np.int64))
         by = np.argsort(keys, kind="stable")
         new, keys = new[by], keys[by]
         # (side right: a new row after an old one of the same value and unit, as its row is)
@@ -81,11 +86,6 @@ def _by_value(cols: Columns, owners: np.ndarray, rows: np.ndarray) -> np.ndarray
     wanted = np.zeros(n, dtype=bool)
     wanted[rows] = True
     return memo.order[wanted[memo.order]]
-
-
-_UNIT_SPAN = 1 << 32
-"""More units than a conversation holds: a row's code is its value's id times this, plus
-its unit counted from the newest."""
 
 
 def _has_context(cols: Columns, item: Item, lit: int) -> bool:
