@@ -58,6 +58,16 @@ class _Feed:
     same: int = 0
 
 
+class _References(dict):
+    """Message number -> its reference (``#12``), made when a view first hands it out (the
+    conversation's memo, see ``Columns.memo``): a view of a long history hands out thousands,
+    most of them the last view's, and formatting each anew was a millisecond or two a view."""
+
+    def __missing__(self, i: int) -> str:
+        ref = self[i] = f"#{i}"
+        return ref
+
+
 class Compactor:
     """Holds what compaction caches (pipeline, token counter, analysed texts, and the
     columns of the last conversation, which a longer version of it extends): keep one
@@ -387,7 +397,7 @@ class Compactor:
         # A clipped unit is shown, but its tail is not: its message is handed out too.
         handed = np.bincount(cols.u_msg.view[plan.decision != KEPT], minlength=n_msgs) > 0
         handed[[e.message for e in plan.record.entries]] = True
-        references = tuple(map("#{}".format, np.flatnonzero(handed).tolist()))
+        references = tuple(map(cols.memo(_References).__getitem__, np.flatnonzero(handed).tolist()))
 
         def report() -> Report:  # (the messages left out are listed only if the report is read)
             dropped = tuple(i for i in range(n_msgs) if i not in shown and i not in orphans)

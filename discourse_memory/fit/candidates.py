@@ -20,7 +20,7 @@ from ..record import NAMED_NUMBER, Item, comment_units, first_statements, harnes
 from ..units import Unit
 from .gains import _kind_values, _rank_within
 from .signals import _SENTINEL, _outputs, defines, listing_line, pending_ids, reading_messages
-from .sources import _has_context, _row_memo, _sources
+from .sources import _by_value, _has_context, _row_memo, _sources
 from .limits import LIMITS
 from .names import name_group, result_name
 from .types import _LINE_KIND, Scene
@@ -87,12 +87,9 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
                 stated = statements[u] = first_statements(unit)
         return item_for(cols, u, unit, lit, first=bool(starts[u_msg[u]] == u), stated=stated)
 
-    lits, occ = lit_idx[rows], owners[rows]
-    # (by value, then newest first, ties in row order: one stable sort of a code of both, not
-    # a lexsort's two)
-    span = int(occ.max()) + 1
-    order = np.argsort(lits.astype(np.int64) * span + (span - 1 - occ.astype(np.int64)), kind="stable")
-    lits, occ = lits[order], occ[order]
+    # (by value, then newest first, ties in row order)
+    rows_sorted = _by_value(cols, owners, rows)
+    lits, occ = lit_idx[rows_sorted], owners[rows_sorted]
     first = np.flatnonzero(np.r_[True, lits[1:] != lits[:-1]])  # a value's occurrences: first[j]:ends[j]
     ends = np.r_[first[1:], len(lits)]
     candidates = lits[first]
@@ -132,7 +129,6 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     # Each value is listed from its newest occurrence that gives it a key or a context
     # ("trip to England", not the later "Where in England was it?"), among its newest few.
     memo = _row_memo(cols)
-    rows_sorted = rows[order]
     at_row = _sources(memo, rows_sorted, first, ends, lambda r: item_of(int(owners[r]), int(lit_idx[r])),
                       lambda r, item: _has_context(cols, item, int(lit_idx[r])))
     row_items = memo.items

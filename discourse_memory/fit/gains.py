@@ -157,24 +157,27 @@ def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool, pol: 
     # The question a match answers (the message before it, from another role) and the
     # answer a match got (the message after it): most of the share to the unit next to
     # the match (the end of the question, the start of the answer), the rest to all.
+    # Only a message with units takes a share, and every match is in one: read at those
+    # messages alone (8,400 of 200,000 in a long history's horizon), with their neighbours.
+    shown = u_msg[np.flatnonzero(np.r_[True, u_msg[1:] != u_msg[:-1]])].astype(np.int64) if len(u_msg) \
+        else np.zeros(0, dtype=np.int64)
     roles = _role_codes(cols)
-    other = np.zeros(n_msgs, dtype=bool)
-    other[:-1] = roles[:-1] != roles[1:]
-    before = np.zeros(n_msgs)
-    before[:-1] = np.where(other[:-1], msg_rel[1:], 0.0)
-    after = np.zeros(n_msgs)
-    after[1:] = np.where(other[:-1], msg_rel[:-1], 0.0)
+    nxt, prv = np.minimum(shown + 1, n_msgs - 1), np.maximum(shown - 1, 0)
+    before = np.where((shown + 1 < n_msgs) & (roles[shown] != roles[nxt]), msg_rel[nxt], 0.0)
+    has_prev = shown > 0
+    after = np.where(has_prev & (roles[prv] != roles[shown]), msg_rel[prv], 0.0)
     if asks:
-        after[1:] *= np.where(_questions(cols)[:-1], pol.answer, 1.0)
-    nonempty = starts[1:] > starts[:-1]
-    share = pol.context_neighbour * focus * np.maximum(before, after) * nonempty
-    context += 0.3 * share[u_msg]
-    target = np.where(before >= after, starts[1:] - 1, starts[:-1])
+        after *= np.where(has_prev & _questions(cols)[prv], pol.answer, 1.0)
+    share = pol.context_neighbour * focus * np.maximum(before, after)
+    per_msg = np.zeros(n_msgs)
+    per_msg[shown] = share
+    context += 0.3 * per_msg[u_msg]
+    target = np.where(before >= after, starts[shown + 1] - 1, starts[shown])
     hit = np.flatnonzero(share > 0)
     np.add.at(context, target[hit], 0.7 * share[hit])
     # A session's date line dates every match in it.
     session = cols.msg_session.view
-    dated = np.flatnonzero(session >= 0)
+    dated = shown[session[shown] >= 0]
     if len(dated):
         best = np.zeros(n_msgs)
         np.maximum.at(best, session[dated], msg_rel[dated])

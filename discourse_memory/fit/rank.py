@@ -126,8 +126,8 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     # "tomorrow" is reckoned from, and said once.
     if pol.now != 1.0 and in_system.any():
         when = np.isin(cols.lit_kind.view, [cols.kind_code(k) for k in ("date", "datetime")])
-        dated = cols.per_unit_sum(when.astype(np.float64)) > 0
-        weight[dated & in_system] *= pol.now
+        prompt = np.flatnonzero(in_system)
+        weight[prompt[_states(cols, prompt, when)]] *= pol.now
     # A heading alone says little (its section says it): it opens like boilerplate.
     opening = pol.opening * np.where((info > 0) & (kind != _HEADING), 1.0, pol.boilerplate)
     full_gain = weight * (opening + info)
@@ -339,9 +339,21 @@ def _stating_headings(cols: Columns, noise: np.ndarray) -> np.ndarray:
     title = cols.grown("_titles", memo, bool)[:len(heading)]  # (the new ones converted, not the whole list)
     patterned = np.array([k in PATTERN_KINDS for k in cols.lit_kind_names], dtype=bool)
     by_pattern = patterned[cols.lit_kind.view] & ~noise if len(patterned) else np.zeros(len(noise), dtype=bool)
-    pattern_states = cols.per_unit_sum(by_pattern.astype(np.float64)) > 0
-    name_states = cols.per_unit_sum((~noise & ~by_pattern).astype(np.float64)) > 0
-    return heading & (pattern_states | name_states & ~title)
+    # (read at the headings' literals only, not summed over every unit's)
+    heads = np.flatnonzero(heading)
+    out = np.zeros(len(heading), dtype=bool)
+    out[heads] = _states(cols, heads, by_pattern) | _states(cols, heads, ~noise & ~by_pattern) & ~title[heads]
+    return out
+
+
+def _states(cols: Columns, units: np.ndarray, lits: np.ndarray) -> np.ndarray:
+    """Per unit of ``units``, whether it states a literal of the mask ``lits``."""
+    ptr = cols.lit_ptr.view
+    lo = ptr[units]
+    n = ptr[units + 1] - lo
+    rows = np.repeat(lo - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
+    hit = lits[cols.lit_idx.view[rows]]
+    return np.bincount(np.repeat(np.arange(len(units)), n)[hit], minlength=len(units)) > 0
 
 
 def _long_head(scene: Scene, units: Sequence[Unit], tokens: float) -> Callable[[int, int], tuple[int, list[int]]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -47,6 +48,44 @@ def _row_memo(cols: Columns) -> _RowMemo:
     memo = cols.memo(_RowMemo)
     memo.grow(len(cols.lit_idx.view))
     return memo
+
+
+@dataclass
+class _RowOrder:
+    """Every row of the literal index by value, then newest unit first, ties in row order
+    (the conversation's memo, see ``Columns.memo``: rows are only appended, and a row's value
+    and unit never change, so a turn merges its new rows in instead of sorting them all)."""
+
+    UNIT_SPAN: ClassVar[int] = 1 << 32
+    """More units than a conversation holds: a row's code is its value's id times this, plus
+    its unit counted from the newest."""
+    order: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    keys: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Each row's (value, newest first) as one code, in ``order``."""
+
+
+def _by_value(cols: Columns, owners: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``rows`` (ascending rows of the literal index; ``owners``: each row's unit) ordered by
+    value, then newest unit first, ties in row order: the order a stable sort of them by
+    those keys gives, read from the conversation's order of every row (a sort of ~50,000
+    rows on every view of a long history was most of a millisecond)."""
+    memo = cols.memo(_RowOrder)
+    lit_idx = cols.lit_idx.view
+    have, n = len(memo.order), len(lit_idx)
+    if n < have:  # (never, rows being only appended: sorted anew if they were not)
+        memo.order, memo.keys, have = memo.order[:0], memo.keys[:0], 0
+    if n > have:
+        new = np.arange(have, n, dtype=np.int64)
+        span = _RowOrder.UNIT_SPAN
+        keys = lit_idx[have:].astype(np.int64) * span + (span - 1 - owners[have:n].astype(np.int64))
+        by = np.argsort(keys, kind="stable")
+        new, keys = new[by], keys[by]
+        # (side right: a new row after an old one of the same value and unit, as its row is)
+        at = np.searchsorted(memo.keys, keys, side="right")
+        memo.order, memo.keys = np.insert(memo.order, at, new), np.insert(memo.keys, at, keys)
+    wanted = np.zeros(n, dtype=bool)
+    wanted[rows] = True
+    return memo.order[wanted[memo.order]]
 
 
 def _has_context(cols: Columns, item: Item, lit: int) -> bool:

@@ -55,6 +55,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
     # Gap marks and speaker labels, as the renderer writes them (see ``_Gaps``).
     texts = _Gaps(r, decision)
     unit_mark = r.mark_estimate
+    item_msgs, item_dated = r.item_lists
 
     def show_literal(lit: int) -> float:
         """Mark a literal shown; returns the room freed by the record item it makes redundant."""
@@ -119,10 +120,31 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         nonlocal next_item
         while next_item < len(queue):
             k = queue[next_item]
-            if used + item_costs[k] > reserve or item_costs[k] > left:
+            cost = item_costs[k]
+            if used + cost > reserve or cost > left:
                 return  # the best item left waits for room
-            take_item(k, item_costs[k])
+            if may_take(k, cost):  # (near the note's cap, most of the queue is passed so)
+                take_item(k, cost)
             next_item += 1
+
+    def may_take(k: int, cost: float) -> bool:
+        """Whether item ``k`` may fit: False where take_item would refuse it by a bound on what
+        taking it adds (its cost, less what its key's earlier value saves, plus its entry's
+        label if its message has no entry yet), worked out without its key, row and session;
+        a long history's take tried thousands a pass near the note's cap. (A bound: what
+        take_item adds on top is never negative, so its sums are never below these.)"""
+        if k in taken:
+            return False
+        saved = value_cost.get(k)
+        least = 0.0 if saved is None or saved >= cost else saved - cost
+        if item_dated[k]:
+            if not LONE_DATES:
+                return False  # (a date line is listed above an entry of its session, not alone)
+        elif item_msgs[k] not in entries:
+            least += r.entry_cost[item_msgs[k]]
+        if not taken:  # (the line opening the entries: a count less a count, taken as it is if negative)
+            least += min(r.values_line, 0.0)
+        return cost + least <= left and used + cost + least <= note_cap
 
     def take_item(k: int, cost: float) -> bool:
         nonlocal left, used
@@ -213,12 +235,8 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
                 next(islice(options, skip - 1, skip), None)
             continue
         if kind == _ITEM:
-            # Once the record is near its cap, most items are passed over for it: a bound on
-            # what taking one adds (its cost, less what its key's earlier value saves) passes
-            # them without working out their entry, key and session (take_item's checks
-            # would refuse them the same way; a long history's take tried thousands a pass).
-            saved = value_cost.get(target)
-            if used + cost + (0.0 if saved is None or saved >= cost else saved - cost) <= note_cap:
+            # (once the record is near its cap, most items are passed over for it: may_take)
+            if may_take(target, cost):
                 take_item(target, cost)
             continue
         if kind == _CALLS:
@@ -476,7 +494,7 @@ def _next_fitting(costs: list[float], blocks: list[float], at: int, room: float)
     return n
 
 
-def _heads_to_show(r: Ranked, decision: np.ndarray, units: list[int], lit_ptr: list[int]) -> list[int]:
+def _heads_to_show(r: Ranked, decision: np.ndarray, units: list[int], lit_ptr: memoryview) -> list[int]:
     """The heads ``units`` need shown above them: each one's list item or label, and the
     ones above that, up to ``Limits.max_heads`` each, that the view does not show yet. A head shown
     where it last occurs is shown here again if it names something ("1. **Reservation ID:
