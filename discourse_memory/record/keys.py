@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..columns import UNIT_KINDS, Columns
 from ..lang import marks
@@ -41,6 +42,9 @@ class KeysMemo:
 
     head_texts: dict[int, str | None] = field(default_factory=dict)
     """A list item's or a field's unit -> its text as a row's head (:func:`.outline.head_text`)."""
+    row_names: dict[int, str | None] = field(default_factory=dict)
+    """A row's head unit -> the row's name (:func:`list_row`): the same for each of its items,
+    and found by a look over its message's heads, once per head, not once per value."""
 
 
 def list_row(cols: Columns, index: int, u: Unit) -> tuple[str | None, int]:
@@ -51,8 +55,14 @@ def list_row(cols: Columns, index: int, u: Unit) -> tuple[str | None, int]:
     parent = int(heads[index]) if index < len(heads) else -1
     if parent < 0 or cols.u_kind.view[parent] == _HEADING and not is_attribute(u):
         return None, -1
-    texts = cols.memo(KeysMemo).head_texts
+    memo = cols.memo(KeysMemo)
+    name = memo.row_names.get(parent, _UNSEEN)
+    if name is _UNSEEN:
+        name = memo.row_names[parent] = _row_name(cols, heads, parent, memo.head_texts)
+    return (None, -1) if name is None else (name, parent)  # type: ignore[return-value]
 
+
+def _row_name(cols: Columns, heads: Any, parent: int, texts: dict[int, str | None]) -> str | None:
     def text_of(k: int) -> str | None:
         text = texts.get(k, _UNSEEN)
         if text is _UNSEEN:
@@ -61,7 +71,7 @@ def list_row(cols: Columns, index: int, u: Unit) -> tuple[str | None, int]:
 
     text = text_of(parent)
     if text is None:
-        return None, -1
+        return None
     above = int(heads[parent])
     if above >= 0 and text_of(above) is not None:
         # "First Leg: JFK to ATL" heads the legs of both options of a search: the row is
@@ -71,7 +81,7 @@ def list_row(cols: Columns, index: int, u: Unit) -> tuple[str | None, int]:
         if any(k != parent and int(heads[k]) >= 0 and text_of(k) == text for k in set(heads[start:end].tolist())
                if k >= 0):
             text = f"{text_of(above)} › {text}"
-    return sanitize(text), parent
+    return sanitize(text)
 
 
 _UNSEEN = object()
