@@ -4,7 +4,7 @@
 
 For the first ``--per-file`` conversations of each data file (default: the four files of
 ``../shared/data``), at half and all of each conversation and at 10%, 25% and 50% of its
-tokens (the prefixes and budgets of ``/work/wt/prompts/viewhash.py``'s sample), one
+tokens, one
 ``compact(..., relax=True)`` each. Per file it prints:
 
 - the first take's error: the view's count less what is fixed (protected messages, the
