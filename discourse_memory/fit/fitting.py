@@ -54,7 +54,7 @@ def fit(scene: Scene) -> Plan:
         fixed = _fixed_cost(cols, protected, scene) + frame
         if fixed <= budget:
             try:
-                return _fit(scene, step, protected, fixed)
+                return _fit(scene, step, protected, fixed, frame)
             except BudgetTooSmallError:  # the exact count of the bare view overflows
                 pass
         if k == len(steps) - 1:
@@ -95,7 +95,7 @@ def _fixed_cost(cols: Columns, protected: frozenset[int], scene: Scene) -> int:
     return fixed
 
 
-def _fit(scene: Scene, step: Protection, protected: frozenset[int], fixed: int) -> Plan:
+def _fit(scene: Scene, step: Protection, protected: frozenset[int], fixed: int, longest: int) -> Plan:
     """Take once, at the room the estimates leave; one render confirms the count. A view
     over its budget is cut: the take's lowest-ranked choices are dropped (its choices
     before a rank position kept) by what it is over. A view short of its budget by
@@ -105,10 +105,10 @@ def _fit(scene: Scene, step: Protection, protected: frozenset[int], fixed: int) 
     ranked = _rank(scene, protected)
     margin = max(2, int(budget * LIMITS.margin_share))
     enough = max(LIMITS.enough_tokens, int(LIMITS.enough_share * budget))
-    # (``fixed`` holds the frame at its longest, for any view of the conversation: this one's is known)
-    most = max(len(scene.cols.units), 1)
+    # (``fixed`` holds the frame at its longest, ``longest``, for any view of the conversation:
+    # this one's is known)
     bound = _frame_of(scene, ranked)
-    fixed += bound - _frame(scene, most, most if scene.cols.u_clippable.view.any() else 0, most, 0)
+    fixed += bound - longest
     room = max(budget - fixed - margin, 0.0) / (1.0 - LIMITS.estimate_over)
     chosen = _take(ranked, room)
     plan = _plan(scene, ranked, chosen, step.name)

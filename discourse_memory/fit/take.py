@@ -358,7 +358,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
     if not LONE_DATES and r.header_items:  # a date line whose entries all left the record leaves too
         dated = {r.header_of[it.message] for it in listed if not it.header}
         listed = [it for it in listed if not it.header or it.text in dated]
-    return Chosen(decision, calls_present, listed, heads, room - left, used, steps)
+    return Chosen(decision, calls_present, listed, heads, room - left, steps)
 
 
 @dataclass
@@ -405,10 +405,6 @@ class _Gaps:
             units = float(cols.u_tokens.view[s:e].sum())
             got = self.seams[m] = min(1.0, max(LIMITS.seam_least, float(cols.msg_cost.view[m]) / units)) if units else 1.0
         return got
-
-    def _text(self, u: int) -> bool:
-        """Unit ``u`` is text (a tool call is rendered apart: it bounds a run)."""
-        return self.kind[u] != _CALL_KIND
 
     def _open(self, u: int) -> bool:
         """Unit ``u`` is text left out (part of a run)."""

@@ -168,5 +168,4 @@ class Chosen:
     items: list[Item]
     heads: dict[int, int] = field(default_factory=dict)
     spent: float = 0.0  # the room the options took, by the estimates
-    noted: float = 0.0  # of which the record's items, entries and date lines
     steps: list[tuple[int, float]] = field(default_factory=list)  # (rank position, room spent before it)
