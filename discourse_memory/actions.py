@@ -9,11 +9,11 @@ output by the command that printed them (:func:`record.command_label`).
 
 from __future__ import annotations
 
-import json
 import re
 
 from collections.abc import Sequence
 
+from .json_units import json_object
 from .messages import Message
 
 __all__ = ["answers_action", "argv_command", "is_action", "last_command", "main_step", "reads_code"]
@@ -113,11 +113,8 @@ def _shell_command(arguments: str) -> str | None:
     ``{"command": ["bash", "-lc", "sed -n 1,80p a.rs"]}``), or None."""
     if '"command"' not in arguments[:200] and '"cmd"' not in arguments[:200]:
         return None
-    try:
-        parsed = json.loads(arguments)
-    except ValueError:
-        return None
-    if not isinstance(parsed, dict):
+    parsed = json_object(arguments)
+    if parsed is None:
         return None
     command = parsed.get("command", parsed.get("cmd"))
     return argv_command(command) if isinstance(command, list) else command if isinstance(command, str) else None

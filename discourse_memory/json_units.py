@@ -31,6 +31,22 @@ _SPACE = re.compile(r"[ \t\r\n]*")
 _STRUCTURE = re.compile(r'["{}\[\]]')
 
 
+def json_value(text: str) -> object:
+    """The JSON value ``text`` holds, or None when it holds none: malformed, or nested deeper
+    than the parser's recursion allows (a tool call's arguments are the model's or a user's
+    text, and a hostile one must not crash a view)."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def json_object(text: str) -> dict | None:
+    """The JSON object ``text`` holds, else None (see :func:`json_value`)."""
+    doc = json_value(text)
+    return doc if isinstance(doc, dict) else None
+
+
 def json_members(text: str) -> list[tuple[int, int, int]] | None:
     """``(start, end, depth)`` of each unit of ``text`` if it is a JSON object or array
     long enough to split, else None. A unit of depth ``LINE`` is a line of a long string."""

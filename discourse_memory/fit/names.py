@@ -15,12 +15,12 @@ none (the call's label is what names the result).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..columns import Columns
+from ..json_units import json_object
 from ..record import result_call, sanitize
 from ..record.json_keys import _NAMING_KEY
 from .limits import LIMITS
@@ -61,11 +61,8 @@ def _members(text: str) -> dict[str, str] | None:
     text = text.strip()
     if not text.startswith("{") or len(text) > LIMITS.result_chars:
         return None
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(doc, dict):
+    doc = json_object(text)
+    if doc is None:
         return None
     out = {}
     for key, value in doc.items():

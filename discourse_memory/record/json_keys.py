@@ -6,12 +6,11 @@ row; and a unit read with its JSON escapes read.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from dataclasses import dataclass, field
 
 from ..columns import Columns
-from ..json_units import json_members, unescaped
+from ..json_units import json_members, json_value, unescaped
 from ..units import Unit
 from .limits import LIMITS
 from .text import _quoted, sanitize
@@ -75,10 +74,7 @@ def _one_object(text: str) -> int:
     once per document: ``row_key`` asks for each value it states)."""
     if len(text) > LIMITS.one_element_chars or not text.startswith("["):
         return -1
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        return -1
+    doc = json_value(text)
     if not (isinstance(doc, list) and len(doc) == 1 and isinstance(doc[0], dict)):
         return -1
     return text.index("{")

@@ -5,12 +5,12 @@ asks about; and the session date lines entries are grouped under.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 
 from ..actions import answers_action, argv_command, last_command, main_step
 from ..columns import Columns
+from ..json_units import json_value
 from ..labels import date_line
 from ..lang import marks
 from ..language import CJK_CHAR
@@ -152,10 +152,7 @@ def _call_label(name: str, arguments: str) -> str:
     names what it is about (``get_service_status(payments-gw)`` of ``{"region": "eu-west-1",
     "service": "payments-gw"}``: :data:`_NAMING_ARGUMENT`), else of its first."""
     value = ""
-    try:
-        parsed = json.loads(arguments) if arguments else None
-    except ValueError:
-        parsed = None
+    parsed = json_value(arguments) if arguments else None
     if isinstance(parsed, dict) and parsed:
         first = next((v for k, v in parsed.items() if isinstance(k, str) and _NAMING_ARGUMENT.search(k)
                       and isinstance(v, (str, int)) and not isinstance(v, bool)), next(iter(parsed.values())))

@@ -160,3 +160,22 @@ def test_compact_refuses_tool_arguments_nested_past_the_recursion_limit() -> Non
     with pytest.raises(InvalidMessageError, match=r"tool_calls\[0\] arguments"):
         compact([{"role": "user", "content": "go"}, {"role": "assistant", "content": None, "tool_calls": [call]},
                  {"role": "user", "content": "ok"}], 200)
+
+
+@pytest.mark.parametrize("arguments", [
+    '{"command": ' + "[" * 50_000 + "]" * 50_000 + "}",
+    '{"a": ' + '{"a": ' * 50_000 + "1" + "}" * 50_001,
+    "[" * 50_000,
+])
+def test_tool_arguments_as_json_text_nested_past_the_recursion_limit_give_a_view(arguments: str) -> None:
+    # (a string is the model's text, not a payload the library walks: it is read as text
+    # wherever JSON does not parse, and never crashes the turn)
+    msgs = [{"role": "user", "content": "go " * 40},
+            {"role": "assistant", "content": None,
+             "tool_calls": [{"id": "a", "type": "function", "function": {"name": "bash", "arguments": arguments}}]},
+            {"role": "tool", "tool_call_id": "a", "content": arguments},
+            {"role": "user", "content": "What now?"}]
+    for budget in (300, 200_000):
+        view = compact(msgs, budget)
+        assert view.tokens_after <= budget
+        assert view.messages[-1]["content"] == "What now?"
