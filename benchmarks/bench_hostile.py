@@ -53,12 +53,14 @@ def build(shape: str) -> str | list[str]:
         return "alpha-7 beta_8 " * (MB // 15)
     if shape == "regex-bait":
         return regex_bait()
+    if shape == "nested-json-1mb":  # a JSON document nested 200,000 deep without a space in it
+        return "The body: " + '{"a":' * 100_000 + "1" + "}" * 100_000
     if shape == "fence-5000":  # one fence opened and never closed, 5,000 lines of code after it
         return "```python\n" + "\n".join(f"value_{i} = compute({i}, key='k{i}')" for i in range(5000))
     return build_slow(shape)
 
 
-SHAPES = ["prose", "deep-list-3000", "items-100k", "short-10k", "line-1mb", "regex-bait", "fence-5000",
+SHAPES = ["prose", "deep-list-3000", "items-100k", "short-10k", "line-1mb", "regex-bait", "nested-json-1mb", "fence-5000",
           "table-10k", "fences-50k", "quoted-100k", "json-1mb", "log-5mb"]
 
 

@@ -60,6 +60,10 @@ class Limits:
     warm_up_wait: float = 60.0
     """Seconds a first analysis waits at most for a running warm-up (it takes 1-3 s; more on a
     busy machine; :mod:`.nlp`)."""
+    suffix_window: int = 64
+    """A word (a run between whitespace) longer than twice this has its suffixes looked for in
+    its last this many characters (:func:`.nlp.tail_suffix_search`): spaCy searches the whole
+    word for each suffix it strips, so a 12,000-character run of closing brackets took 13 s."""
     prime_per_doc: int = 64
     """Plain words per priming doc (:func:`.doc_tokens.prime_cache`)."""
     suspect_per_doc: int = 8

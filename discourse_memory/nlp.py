@@ -17,6 +17,7 @@ but it also turns off the tokenizer's cache, which made tokenizing ~5x slower he
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from .limits import LIMITS
@@ -122,7 +123,7 @@ def _load(name: str) -> Any:
 
         getters = nlp.vocab.lex_attr_getters
         nlp.vocab.lex_attr_getters = {a: getters[a] for a in (IS_STOP, IS_PUNCT, IS_ALPHA, IS_LOWER) if a in getters}
-        return nlp
+        return _bounded(nlp)
     # spacy.load imports a package by this name: only ever one that registers itself
     # as a spaCy model, so a name from a saved state or a config cannot run other code.
     from spacy.util import get_installed_models
@@ -145,4 +146,31 @@ def _load(name: str) -> Any:
         ) from exc
     if not (nlp.has_pipe("parser") or nlp.has_pipe("senter") or nlp.has_pipe("sentencizer")):
         nlp.add_pipe("sentencizer")
+    return _bounded(nlp)
+
+
+def _bounded(nlp: Any) -> Any:
+    """``nlp`` with its tokenizer's suffix search bounded (:func:`tail_suffix_search`)."""
+    search = nlp.tokenizer.suffix_search
+    if search is not None:
+        nlp.tokenizer.suffix_search = tail_suffix_search(search)
     return nlp
+
+
+def tail_suffix_search(search: Callable[..., Any], window: int | None = None) -> Callable[[str], Any]:
+    """spaCy's suffix search (a ``$``-anchored pattern's ``search``), looking in a long word's
+    last ``window`` (``LIMITS.suffix_window``) characters only.
+
+    The tokenizer strips a word's suffixes one at a time and searches the whole word for
+    each, so a word ending in thousands of brackets (a deeply nested JSON document without
+    spaces) took time quadratic in its length. A word up to twice the window long is
+    searched whole, as spaCy does; in a longer one only a suffix longer than the window
+    (a run of 65 dots) is split differently, into several tokens."""
+    window = window or LIMITS.suffix_window
+
+    def tail(string: str) -> Any:
+        n = len(string)
+        # (``pos`` is not a slice: lookbehinds still see the characters before it)
+        return search(string) if n <= 2 * window else search(string, n - window)
+
+    return tail

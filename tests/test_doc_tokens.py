@@ -3,6 +3,7 @@ a model's own sentence starts respected, and the same names as walking the Doc."
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 from unittest.mock import patch
@@ -59,6 +60,15 @@ def _reference_sentences(text: str) -> list[tuple[int, int]]:
             spans[k - 1] = (a, a + len(text[a:b - 1].rstrip()))
             spans[k] = (b - 1, d)
     return spans
+
+
+def _reference_doc(text: str):
+    """``_REFERENCE``'s doc of ``text`` with the sentence starts of ``_reference_sentences``."""
+    doc = _REFERENCE(text)
+    starts = {a for a, _ in _reference_sentences(text)}
+    for token in doc[1:]:
+        token.is_sent_start = token.idx in starts
+    return doc
 
 
 @settings(max_examples=400, deadline=None)
@@ -140,7 +150,53 @@ def test_a_pipelines_own_sentence_starts_are_kept() -> None:
 @given(texts)
 def test_names_match_a_doc_with_spacys_sentences(text: str) -> None:
     # The rule-based path (blank tokenizer, starts computed here) and a Doc annotated by
-    # spaCy's own Sentencizer give the same names.
+    # spaCy's own Sentencizer, with the two changes of ``_reference_sentences``, give the
+    # same names ('Go.e.g."Mia Mia': no sentence starts at '"Mia', its mark is glued).
     via_rule = find_token_names(DocTokens.of(get_pipeline().tokenizer(text), text))
-    via_component = find_names(_REFERENCE(text))
+    via_component = find_names(_reference_doc(text))
     assert via_rule == via_component
+
+
+_WORDS = st.lists(st.sampled_from(list("ab1.,;:!?)]}'\"%$…-_/") + ["km", "'s", "n't", "...", "°C"]),
+                  max_size=16).map("".join)
+
+
+@functools.cache
+def _suffix_search():
+    return spacy.blank("en").tokenizer.suffix_search
+
+
+@settings(max_examples=300, deadline=None)
+@given(_WORDS)
+def test_a_short_words_suffix_is_spacys(word: str) -> None:
+    # (words up to twice the window long, every real word, are searched whole)
+    from discourse_memory.nlp import tail_suffix_search
+
+    search = _suffix_search()
+    bounded = tail_suffix_search(search, window=32)
+    for w in (word, "x" * 30 + word):
+        if len(w) <= 64:
+            got, want = bounded(w), search(w)
+            assert (got and got.span()) == (want and want.span())
+
+
+@settings(max_examples=100, deadline=None)
+@given(_WORDS.filter(lambda w: len(w) <= 24))
+def test_a_long_words_short_suffix_is_spacys(tail: str) -> None:
+    # (in a long word only the last ``window`` characters are searched: a suffix up to the
+    # window found where spaCy finds it, lookbehinds included)
+    from discourse_memory.nlp import tail_suffix_search
+
+    search = _suffix_search()
+    word = "q" * 500 + "7" + tail
+    got, want = tail_suffix_search(search, window=32)(word), search(word)
+    assert (got and got.span()) == (want and want.span())
+
+
+def test_a_word_of_nested_brackets_is_tokenized_whole() -> None:
+    # (12,000 characters of '{"a":' ... '}' took spaCy 13 s: each stripped suffix searched
+    # the whole word; the pipeline's tokens still cover the word, bracket by bracket)
+    text = "The body: " + '{"a":' * 3000 + "1" + "}" * 3000
+    toks = DocTokens.of_texts(get_pipeline().tokenizer, [text])[0]
+    assert toks.text == text
+    assert len(toks.starts) > 3000

@@ -140,6 +140,7 @@ SHAPES = {
     "unterminated fences": "".join(f"{'`' * (3 + i % 5)}x{i}\nvalue_{i} = {i}\n" for i in range(2000)),
     "one unterminated fence": "```python\n" + "\n".join(f"value_{i} = compute({i})" for i in range(2000)),
     "a long line": "alpha-7 beta_8 " * 4000,
+    "nested JSON without a space": "The body: " + '{"a":' * 3000 + "1" + "}" * 3000,
     "regex bait": "\n".join(["1." * 5000, "a@" * 5000, "(" * 5000 + ")" * 5000, "$" + "9," * 5000]),
 }
 
