@@ -10,7 +10,7 @@ import pytest
 
 from discourse_memory import compact
 from discourse_memory.fit import fitting
-from discourse_memory.fit.take import _take, cut_at
+from discourse_memory.fit.take import _take, cut_at, rewound
 from discourse_memory.sample import sample_conversation
 
 from .conftest import view_tokens
@@ -55,6 +55,27 @@ def test_a_take_stopped_at_a_position_keeps_the_choices_made_before_it(share: fl
         stopped = _take(ranked, room, pos)
         assert stopped.spent == pytest.approx(spent)
         assert stopped.steps == [s for s in whole.steps if s[0] < pos]
+
+
+def _same_choices(a: Any, b: Any) -> bool:
+    return (a.decision.tobytes() == b.decision.tobytes() and a.calls_present == b.calls_present and a.items == b.items
+            and a.heads == b.heads and a.spent == b.spent and a.steps == b.steps)
+
+
+@pytest.mark.parametrize("share", [0.2, 0.3, 0.4])
+def test_a_take_rewound_to_a_step_is_the_take_stopped_there(share: float) -> None:
+    msgs = _with_a_long_line()
+    ranked, room, whole = _first_take(msgs, int(view_tokens(msgs) * share))
+    assert len(whole.steps) > 3
+    for pos, _ in whole.steps[::max(len(whole.steps) // 7, 1)]:
+        back = rewound(ranked, whole, pos)
+        assert _same_choices(back, _take(ranked, room, pos))
+        if back.steps:  # a cut cut again (each of the cut's passes is deeper than the one before)
+            deeper = back.steps[len(back.steps) // 2][0]
+            assert _same_choices(rewound(ranked, back, deeper), _take(ranked, room, deeper))
+    assert whole.decision.tobytes() == _take(ranked, room).decision.tobytes()  # (the take itself is left as it was)
+    with pytest.raises(ValueError, match="not a step"):
+        rewound(ranked, whole, whole.steps[-1][0] + 1)
 
 
 def test_a_cut_finds_the_last_position_within_what_it_may_spend() -> None:

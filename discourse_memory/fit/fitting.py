@@ -13,7 +13,7 @@ from .limits import LIMITS
 from .plan import _plan
 from .protect import LARGE_OUTPUT, Protection, _protected, protections
 from .rank import _rank
-from .take import _take, cut_at
+from .take import _take, cut_at, rewound
 from .types import Chosen, Ranked, Scene
 
 
@@ -114,7 +114,7 @@ def _fit(scene: Scene, step: Protection, protected: frozenset[int], fixed: int, 
     plan = _plan(scene, ranked, chosen, step.name)
     tokens, _ = scene.measure(plan)
     if tokens > budget:
-        plan, tokens = _cut(scene, ranked, step.name, chosen, room, tokens, fixed, margin) or \
+        plan, tokens = _cut(scene, ranked, step.name, chosen, tokens, margin) or \
             _bare(scene, ranked, step.name)
     elif budget - tokens >= enough:
         # (the estimates count a share more than the render: the room left, scaled by it;
@@ -125,7 +125,7 @@ def _fit(scene: Scene, step: Protection, protected: frozenset[int], fixed: int, 
         fuller = _take(ranked, more)
         got = _confirmed(scene, ranked, step.name, fuller)
         if got[1] > budget:
-            got = _cut(scene, ranked, step.name, fuller, more, got[1], fixed, margin) or got
+            got = _cut(scene, ranked, step.name, fuller, got[1], margin) or got
         if tokens < got[1] <= budget:
             plan, tokens = got
     if budget - tokens >= enough and bool((plan.decision == CLIPPED).any()):
@@ -139,11 +139,12 @@ def _confirmed(scene: Scene, ranked: Ranked, protection: str, chosen: Chosen) ->
     return plan, scene.measure(plan)[0]
 
 
-def _cut(scene: Scene, ranked: Ranked, protection: str, chosen: Chosen, room: float, tokens: int, fixed: int,
+def _cut(scene: Scene, ranked: Ranked, protection: str, chosen: Chosen, tokens: int,
          margin: int) -> tuple[Plan, int] | None:
-    """A view (the take of ``room``) ``tokens - budget`` over its budget, cut: the take's
+    """A view (the take ``chosen``) ``tokens - budget`` over its budget, cut: the take's
     choices from a rank position on dropped, the position found from the room the take
-    spent before each; each cut confirmed by a render.
+    spent before each (the take's journal replayed to there, :func:`.take.rewound`); each
+    cut confirmed by a render.
     None: no cut fits."""
     budget = scene.budget
     for k in range(LIMITS.passes - 1):
@@ -152,7 +153,7 @@ def _cut(scene: Scene, ranked: Ranked, protection: str, chosen: Chosen, room: fl
         stop = cut_at(chosen, chosen.spent - (tokens - budget + margin) * 2 ** k)
         if stop is None:
             return None
-        chosen = _take(ranked, room, stop)  # (the same room: the same choices before the stop)
+        chosen = rewound(ranked, chosen, stop)  # (the take of the same room, stopped there: not taken again)
         plan, tokens = _confirmed(scene, ranked, protection, chosen)
         if tokens <= budget:
             return plan, tokens

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from bisect import bisect_left
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from itertools import islice
-from typing import Any
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -12,6 +15,9 @@ from ..plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED
 from .limits import LIMITS
 from ..columns import UNIT_KINDS
 from .types import _CALL, _CALLS, _CLIP, _FULL, _ITEM, _LONG, _OPEN, _REST, Chosen, Ranked
+
+if TYPE_CHECKING:
+    from ..record import Item
 
 _CALL_KIND, _CODE_KIND = _CALL, UNIT_KINDS.index("code")
 
@@ -28,6 +34,17 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
     the same choices as the take of ``room`` made before it, see :func:`cut_at`)."""
     decision = r.base.copy()
     calls_present = set(r.calls_forced)
+    journal = Journal()
+    # (what the choices are made of is written down as it changes, for ``rewound``)
+    decided, calls_log, taken_log, heads_log = journal.decided, journal.calls, journal.taken, journal.heads
+
+    def decide(at: Any, value: Any) -> None:
+        decision[at] = value
+        decided.append((at, value))
+
+    def call_shown(call: int) -> None:
+        calls_present.add(call)
+        calls_log.append(call)
     # (read an item at a time, a few thousand times a view: a byte per literal, not numpy's scalars)
     shown_lits = bytearray(r.shown_lits.astype(np.bool_).tobytes())
     msg_shown = np.zeros(len(r.msg_overhead), dtype=bool)
@@ -68,6 +85,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             return 0.0  # the item's line still lists a value the view does not show
         nonlocal used
         freed = taken.pop(k)
+        taken_log.append(~k)
         m = item.message
         if item.key is not None:
             scope = item.group if item.row is not None else -1
@@ -185,8 +203,10 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         headers.update([header] if header is not None else [])
         if item.header:
             taken[k] = cost
+            taken_log.append(k)
             return True
         taken[k] = cost + min(extra, 0.0)
+        taken_log.append(k)
         by_literal.update((c, k) for c in fresh)
         if m not in entries and header is not None:
             dated[header] = dated.get(header, 0) + 1
@@ -198,6 +218,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             in_rows.add(k)
         if session is not None and session not in taken:
             taken[session] = 0.0  # the date line printed above this entry
+            taken_log.append(session)
         return True
 
     for msg in sorted(r.protected):  # the protected messages' sessions are dated first
@@ -209,7 +230,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         if cost <= left:
             msg_shown[session] = True
             texts.shown[session] = 1
-            decision[date] = KEPT
+            decide(date, KEPT)
             left += show([date], False) - cost
     fill_reserve()
     options = enumerate(zip(kinds, targets, costs))
@@ -221,6 +242,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             break
         if left != last:
             steps.append((pos, room - left))
+            journal.marks.append((len(decided), len(calls_log), len(taken_log), len(heads_log)))
             last = left
         if used < reserve and next_item < len(queue) and used + item_costs[queue[next_item]] <= reserve:
             fill_reserve()  # items it held were shown by units: the room goes to the next items
@@ -245,10 +267,10 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             extra = (0.0 if msg_shown[target] else overhead[target]) + framed(target, -1)
             if cost + extra > left:
                 continue
-            calls_present.add(target)
+            call_shown(target)
             msg_shown[target] = True
             answers(target)
-            decision[r.call_units[target]] = KEPT
+            decide(r.call_units[target], KEPT)
             left += show(r.call_units[target], False) - cost - extra
             continue
         if kind == _LONG:
@@ -257,6 +279,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
                 continue
             end, lits = r.long_head(unit, step)
             heads[unit] = end
+            heads_log.append((unit, end))
             long_steps[unit] = step + 1
             left -= cost
             for lit in lits:  # its literals, as show() marks them
@@ -325,40 +348,83 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         if need_question:
             msg_shown[asker] = True
             texts.shown[asker] = 1
-            decision[asked] = r.opening[asked]
+            decide(asked, r.opening[asked])
             freed += show([asked], bool(r.opening[asked] == CLIPPED))
         if need_heads:
-            decision[need_heads] = KEPT
+            decide(need_heads, KEPT)
             freed += show(need_heads, False)
         if need_call:
-            calls_present.add(owner)
+            call_shown(owner)
             msg_shown[owner] = True
             answers(owner)
-            decision[r.call_units[owner]] = KEPT
+            decide(r.call_units[owner], KEPT)
             freed += show(r.call_units[owner], False)
         msg_shown[msg] = True
         texts.shown[msg] = 1
         if kind == _OPEN:
             opened.add(target)
-            decision[us] = r.opening[us]
+            decide(us, r.opening[us])
             freed += show(us[r.opening[us] == KEPT], False) + show(us[r.opening[us] == CLIPPED], True)
         elif kind == _CLIP:
-            decision[target] = CLIPPED
+            decide(target, CLIPPED)
             freed += show([target], True)
         else:
-            decision[target] = KEPT
+            decide(target, KEPT)
             freed += show([target], False)
         if need_date:  # (after an opening's own decisions: they may leave its date line out)
             msg_shown[u_msg[date]] = True
             texts.shown[u_msg[date]] = 1
-            decision[date] = KEPT
+            decide(date, KEPT)
             freed += show([date], False)
         left += freed - cost - extra
+    return Chosen(decision, calls_present, _listed(r, taken), heads, room - left, steps, journal)
+
+
+def _listed(r: Ranked, taken: Iterable[int]) -> list[Item]:
+    """The record items a take listed, from the ones it took (in their order)."""
     listed = [r.item_of[k] for k in sorted(taken)]
     if not LONE_DATES and r.header_items:  # a date line whose entries all left the record leaves too
         dated = {r.header_of[it.message] for it in listed if not it.header}
         listed = [it for it in listed if not it.header or it.text in dated]
-    return Chosen(decision, calls_present, listed, heads, room - left, steps)
+    return listed
+
+
+@dataclass
+class Journal:
+    """How a take made its choices, in order: each decision written (units, value), each
+    call shown, each record item taken (``k``) or given back (``~k``), each longer head; and,
+    at each of its steps (``Chosen.steps``), how many of each it had made. The take stopped
+    at a step is these replayed up to that step's marks (:func:`rewound`)."""
+
+    decided: list[tuple[Any, Any]] = field(default_factory=list)
+    calls: list[int] = field(default_factory=list)
+    taken: list[int] = field(default_factory=list)
+    heads: list[tuple[int, int]] = field(default_factory=list)
+    marks: list[tuple[int, int, int, int]] = field(default_factory=list)
+
+
+def rewound(r: Ranked, chosen: Chosen, stop: int) -> Chosen:
+    """The take ``chosen`` stopped at rank position ``stop``, one of its steps (as
+    ``_take(r, room, stop)`` makes it, without taking again: its journal replayed to there)."""
+    journal = chosen.journal
+    at = bisect_left(chosen.steps, stop, key=itemgetter(0))
+    if journal is None or at == len(chosen.steps) or chosen.steps[at][0] != stop:
+        raise ValueError(f"rank position {stop} is not a step of this take")
+    n_decided, n_calls, n_taken, n_heads = journal.marks[at]
+    decision = r.base.copy()
+    for units, value in islice(journal.decided, n_decided):
+        decision[units] = value
+    calls_present = set(r.calls_forced)
+    calls_present.update(islice(journal.calls, n_calls))
+    taken: dict[int, None] = {}
+    for k in islice(journal.taken, n_taken):
+        if k >= 0:
+            taken[k] = None
+        else:
+            del taken[~k]
+    heads = dict(islice(journal.heads, n_heads))
+    return Chosen(decision, calls_present, _listed(r, taken), heads, chosen.steps[at][1], chosen.steps[:at],
+                  replace(journal, marks=journal.marks[:at]))
 
 
 @dataclass

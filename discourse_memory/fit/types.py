@@ -20,6 +20,7 @@ from ..record import LINE_KINDS
 
 if TYPE_CHECKING:
     from ..record import Item
+    from .take import Journal
 
 
 _CALLS, _OPEN, _CLIP, _REST, _FULL, _ITEM, _LONG = range(7)
@@ -169,3 +170,4 @@ class Chosen:
     heads: dict[int, int] = field(default_factory=dict)
     spent: float = 0.0  # the room the options took, by the estimates
     steps: list[tuple[int, float]] = field(default_factory=list)  # (rank position, room spent before it)
+    journal: Journal | None = None  # how the take made these choices (see take.rewound)
