@@ -14,7 +14,7 @@ import numpy as np
 from ..plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED
 from .limits import LIMITS
 from ..columns import UNIT_KINDS
-from .types import _CALL, _CALLS, _CLIP, _FULL, _ITEM, _LONG, _OPEN, _REST, Chosen, Ranked
+from .types import _CALL, _CALLS, _CLIP, _FULL, _ITEM, _LONG, _OPEN, _REST, Chosen, Ranked, _flat
 
 if TYPE_CHECKING:
     from ..record import Item
@@ -47,8 +47,9 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         calls_log.append(call)
     # (read an item at a time, a few thousand times a view: a byte per literal, not numpy's scalars)
     shown_lits = bytearray(r.shown_lits.astype(np.bool_).tobytes())
-    msg_shown = np.zeros(len(r.msg_overhead), dtype=bool)
-    msg_shown[list(r.protected | r.calls_forced)] = True
+    msg_shown = bytearray(len(r.msg_overhead))  # per message: shown (some part of it, or its framing)
+    for m in r.protected | r.calls_forced:
+        msg_shown[m] = 1
     taken: dict[int, float] = {}  # record item -> the room it took
     by_literal: dict[int, int] = {}  # literal -> the (non-header) item listing it
     entries: dict[int, int] = {}  # message -> how many of its items are listed
@@ -62,7 +63,11 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
     long_steps: dict[int, int] = {}  # clipped unit -> the long-head steps taken
     lit_ptr, lit_idx, head_ptr, head_idx = r.lit_lists
     item_of = r.item_of
-    u_msg = r.u_msg
+    # (read a unit or a message at a time, thousands of times a pass: views whose reads are
+    # Python numbers, not numpy's scalars; the decisions' view is written through)
+    dv = memoryview(decision)
+    u_msg, owner_of_msg, date_unit, list_head = map(_flat, (r.u_msg, r.owner_of_msg, r.date_unit, r.list_head))
+    in_short, opening = memoryview(r.in_short), memoryview(r.opening)
     overhead, question_unit, question_cost, queue, item_costs, kinds, targets, costs, floor, blocks = r.lists
     left = room
     used = 0.0  # tokens the record's items and entry labels take
@@ -275,7 +280,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             continue
         if kind == _LONG:
             unit, step = divmod(target, LIMITS.long_steps)
-            if decision[unit] != CLIPPED or long_steps.get(unit, 0) != step:
+            if dv[unit] != CLIPPED or long_steps.get(unit, 0) != step:
                 continue
             end, lits = r.long_head(unit, step)
             heads[unit] = end
@@ -286,14 +291,14 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
                 if not shown_lits[lit]:
                     left += show_literal(lit)
             continue
-        if kind == _REST and decision[target] != CLIPPED:
+        if kind == _REST and dv[target] != CLIPPED:
             continue  # its clip is not shown: the rest alone means nothing
-        if kind in (_CLIP, _FULL) and decision[target] != OMITTED:
+        if kind in (_CLIP, _FULL) and dv[target] != OMITTED:
             continue
         if kind == _OPEN and target in opened:
             continue
-        msg = target if kind == _OPEN else int(u_msg[target])
-        owner = int(r.owner_of_msg[msg])
+        msg = target if kind == _OPEN else u_msg[target]
+        owner = owner_of_msg[msg]
         need_call = owner >= 0 and owner not in calls_present
         extra = 0.0
         if need_call:
@@ -301,26 +306,26 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             if call is None:
                 continue
             extra += call + (0.0 if msg_shown[owner] else overhead[owner]) + framed(owner, msg)
-        date = int(r.date_unit[msg])
-        need_date = date >= 0 and decision[date] == OMITTED and not (
-            date == target if kind != _OPEN else u_msg[date] == msg and r.in_short[date] and r.opening[date] == KEPT)
+        date = date_unit[msg]
+        need_date = date >= 0 and dv[date] == OMITTED and not (
+            date == target if kind != _OPEN else u_msg[date] == msg and in_short[date] and opening[date] == KEPT)
         if need_date:  # a message is shown with when it was said: its session's date line
-            session = int(u_msg[date])
+            session = u_msg[date]
             extra += r.date_cost[date] + (0.0 if msg_shown[session] or session == msg else overhead[session])
         # A list item is shown under its heads ("1. **Flight HAT136**" above "- Price: $152",
         # and the heading above that), and so is one a message's opening shows.
         if kind == _OPEN:
             first = int(r.msg_start[target])
             us = np.flatnonzero(r.in_short[first:int(r.msg_start[target + 1])]) + first
-            need_heads = _heads_to_show(r, decision, us[r.opening[us] != OMITTED].tolist(), lit_ptr)
+            need_heads = _heads_to_show(list_head, dv, us[r.opening[us] != OMITTED].tolist(), lit_ptr)
             # A unit of it already shown (the question a reply was shown with) is paid for.
             paid = us[decision[us] != OMITTED]
             if len(paid):
                 cost -= float(np.where(r.opening[paid] == KEPT, r.head_tokens[paid], r.cols.u_clip.view[paid]).sum()) \
                     + unit_mark * len(paid)
             cost = (cost - unit_mark * (len(us) - len(paid))) * texts.seam(msg) + texts.opening(target, us)
-        elif kind in (_CLIP, _FULL) and r.list_head[target] >= 0:
-            need_heads = _heads_to_show(r, decision, [target], lit_ptr)
+        elif kind in (_CLIP, _FULL) and list_head[target] >= 0:
+            need_heads = _heads_to_show(list_head, dv, [target], lit_ptr)
         else:
             need_heads = []
         if need_heads:
@@ -335,10 +340,10 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             cost = (cost - unit_mark) * texts.seam(msg) + texts.unit(target, kind == _CLIP)
         # A reply is shown with the question it answers (at least that question's head).
         asked = question_unit[msg] if kind != _REST else -1
-        need_question = asked >= 0 and decision[asked] == OMITTED
+        need_question = asked >= 0 and dv[asked] == OMITTED
         if need_question:
-            asker = int(u_msg[asked])  # the message just before, or the one naming the talk's topic
-            extra += (question_cost[msg] - unit_mark) * texts.seam(asker) + texts.unit(asked, r.opening[asked] == CLIPPED) \
+            asker = u_msg[asked]  # the message just before, or the one naming the talk's topic
+            extra += (question_cost[msg] - unit_mark) * texts.seam(asker) + texts.unit(asked, opening[asked] == CLIPPED) \
                 + (0.0 if msg_shown[asker] else overhead[asker] - texts.label[asker])
         if not msg_shown[msg]:
             extra += overhead[msg] - texts.label[msg]
@@ -348,8 +353,8 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         if need_question:
             msg_shown[asker] = True
             texts.shown[asker] = 1
-            decide(asked, r.opening[asked])
-            freed += show([asked], bool(r.opening[asked] == CLIPPED))
+            decide(asked, opening[asked])
+            freed += show([asked], opening[asked] == CLIPPED)
         if need_heads:
             decide(need_heads, KEPT)
             freed += show(need_heads, False)
@@ -556,7 +561,7 @@ def _next_fitting(costs: list[float], blocks: list[float], at: int, room: float)
     return n
 
 
-def _heads_to_show(r: Ranked, decision: np.ndarray, units: list[int], lit_ptr: memoryview) -> list[int]:
+def _heads_to_show(list_head: memoryview, decision: memoryview, units: list[int], lit_ptr: memoryview) -> list[int]:
     """The heads ``units`` need shown above them: each one's list item or label, and the
     ones above that, up to ``Limits.max_heads`` each, that the view does not show yet. A head shown
     where it last occurs is shown here again if it names something ("1. **Reservation ID:
@@ -564,11 +569,11 @@ def _heads_to_show(r: Ranked, decision: np.ndarray, units: list[int], lit_ptr: m
     under each reservation) is passed: the head above it says whose flights these are."""
     need: list[int] = []
     for u in units:
-        head, taken = int(r.list_head[u]), 0
+        head, taken = list_head[u], 0
         while head >= 0 and decision[head] in (OMITTED, DEDUPLICATED) and taken < LIMITS.max_heads:
             if head not in units and (decision[head] == OMITTED or lit_ptr[head + 1] > lit_ptr[head]):
                 if head not in need:
                     need.append(head)
                 taken += 1
-            head = int(r.list_head[head])
+            head = list_head[head]
     return need
