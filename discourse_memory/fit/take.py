@@ -124,7 +124,10 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         for u in (units.tolist() if isinstance(units, np.ndarray) else units):
             for lit in idx[ptr[u]:ptr[u + 1]]:
                 if not shown_lits[lit]:  # (a value stated twice frees nothing twice)
-                    freed += show_literal(lit)
+                    if lit in by_literal:
+                        freed += show_literal(lit)
+                    else:  # (most values: no item lists them, nothing is freed)
+                        shown_lits[lit] = True
         return freed
 
     results = r.cols.pairs.results
@@ -138,93 +141,100 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         for m in results.get(call, ()):
             msg_shown[m] = True
 
+    n_queue = len(queue)
+
     def fill_reserve() -> None:
         """The record's first claim: its best items, while it holds less than the reserve."""
         nonlocal next_item
-        while next_item < len(queue):
+        while next_item < n_queue:
             k = queue[next_item]
             cost = item_costs[k]
             if used + cost > reserve or cost > left:
                 return  # the best item left waits for room
-            if may_take(k, cost):  # (near the note's cap, most of the queue is passed so)
-                take_item(k, cost)
+            try_item(k, cost)  # (near the note's cap, most of the queue is passed over)
             next_item += 1
 
-    def may_take(k: int, cost: float) -> bool:
-        """Whether item ``k`` may fit: False where take_item would refuse it by a bound on what
-        taking it adds (its cost, less what its key's earlier value saves, plus its entry's
-        label if its message has no entry yet), worked out without its key, row and session;
-        a long history's take tried thousands a pass near the note's cap. (A bound: what
-        take_item adds on top is never negative, so its sums are never below these.)"""
+    entry_cost, header_of, row_cost, header_cost, header_items = \
+        r.entry_cost, r.header_of, r.row_cost, r.header_cost, r.header_items
+    values_line = r.values_line
+    least_line = min(values_line, 0.0)
+
+    def try_item(k: int, cost: float) -> None:
+        """Take item ``k`` if it fits. First a bound on what taking it adds (its cost, less
+        what its key's earlier value saves, plus its entry's label if its message has no
+        entry yet), worked out without its key, row and session: a long history's take tries
+        thousands a pass near the note's cap, most refused by it. (A bound: what is added on
+        top is never negative, so the sums below are never below these.)"""
+        nonlocal left, used
         if k in taken:
-            return False
+            return
+        m = item_msgs[k]
         saved = value_cost.get(k)
         least = 0.0 if saved is None or saved >= cost else saved - cost
         if item_dated[k]:
             if not LONE_DATES:
-                return False  # (a date line is listed above an entry of its session, not alone)
-        elif item_msgs[k] not in entries:
-            least += r.entry_cost[item_msgs[k]]
+                return  # (a date line is listed above an entry of its session, not alone)
+        elif m not in entries:
+            least += entry_cost[m]
         if not taken:  # (the line opening the entries: a count less a count, taken as it is if negative)
-            least += min(r.values_line, 0.0)
-        return cost + least <= left and used + cost + least <= note_cap
-
-    def take_item(k: int, cost: float) -> bool:
-        nonlocal left, used
+            least += least_line
+        if not (cost + least <= left and used + cost + least <= note_cap):
+            return
         item = item_of[k]
-        if k in taken or (item.header and not LONE_DATES):
-            return False  # (a date line is listed above an entry of its session, not alone)
+        dated_line = item.header
         fresh = item.covers
         if len(fresh) == 1:  # (most items: one value, read without a generator)
             if shown_lits[fresh[0]] or fresh[0] in by_literal:
-                return False
-        elif item.header:
+                return
+        elif dated_line:
             if any(shown_lits[c] or c in by_literal for c in fresh):
-                return False
+                return
         else:  # a code line's values: worth listing while one of them is neither shown nor listed
             fresh = tuple(c for c in fresh if not shown_lits[c] and c not in by_literal)
             if not fresh:
-                return False
-        m = item.message
-        header = item.text if item.header else r.header_of[m]
+                return
+        header = item.text if dated_line else header_of[m]
+        key, row, group = item.key, item.row, item.group
         extra = 0.0
-        scope = item.group if item.row is not None else -1
-        if item.key is not None and (m, scope, item.key) in keys:
-            extra = r.value_cost.get(k, cost) - cost  # ", value" after its key's first value
-        if item.row is not None and item.group not in rows and item.text != item.row:
-            extra += r.row_cost.get(item.group, 0.0)  # (a record's first field alone is listed as any value)
-        if not item.header and m not in entries:
-            extra += r.entry_cost[m]
+        scope = group if row is not None else -1
+        if key is not None and (m, scope, key) in keys:
+            extra = value_cost.get(k, cost) - cost  # ", value" after its key's first value
+        if row is not None and group not in rows and item.text != row:
+            extra += row_cost.get(group, 0.0)  # (a record's first field alone is listed as any value)
+        new_entry = m not in entries
+        if not dated_line and new_entry:
+            extra += entry_cost[m]
         if not taken:
-            extra += r.values_line
+            extra += values_line
         session = None
-        if header is not None and header not in headers and not item.header:
-            session = r.header_items.get(header)
-            extra += r.header_cost[header]
-        if cost + extra > left or used + cost + extra > r.note_cap:
-            return False
+        if header is not None and header not in headers and not dated_line:
+            session = header_items.get(header)
+            extra += header_cost[header]
+        if cost + extra > left or used + cost + extra > note_cap:
+            return
         left -= cost + extra
         used += cost + extra
-        headers.update([header] if header is not None else [])
-        if item.header:
+        if header is not None:
+            headers.add(header)
+        if dated_line:
             taken[k] = cost
             taken_log.append(k)
-            return True
-        taken[k] = cost + min(extra, 0.0)
+            return
+        taken[k] = cost + (extra if extra <= 0.0 else 0.0)  # (min(extra, 0.0))
         taken_log.append(k)
-        by_literal.update((c, k) for c in fresh)
-        if m not in entries and header is not None:
+        for c in fresh:
+            by_literal[c] = k
+        if new_entry and header is not None:
             dated[header] = dated.get(header, 0) + 1
         entries[m] = entries.get(m, 0) + 1
-        if item.key is not None:
-            keys[m, scope, item.key] = keys.get((m, scope, item.key), 0) + 1
-        if item.row is not None and (item.group in rows or item.text != item.row):
-            rows[item.group] = rows.get(item.group, 0) + 1
+        if key is not None:
+            keys[m, scope, key] = keys.get((m, scope, key), 0) + 1
+        if row is not None and (group in rows or item.text != row):
+            rows[group] = rows.get(group, 0) + 1
             in_rows.add(k)
         if session is not None and session not in taken:
             taken[session] = 0.0  # the date line printed above this entry
             taken_log.append(session)
-        return True
 
     for msg in sorted(r.protected):  # the protected messages' sessions are dated first
         date = int(r.date_unit[msg])
@@ -249,7 +259,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             steps.append((pos, room - left))
             journal.marks.append((len(decided), len(calls_log), len(taken_log), len(heads_log)))
             last = left
-        if used < reserve and next_item < len(queue) and used + item_costs[queue[next_item]] <= reserve:
+        if used < reserve and next_item < n_queue and used + item_costs[queue[next_item]] <= reserve:
             fill_reserve()  # items it held were shown by units: the room goes to the next items
         if left < floor[pos]:
             break
@@ -262,9 +272,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
                 next(islice(options, skip - 1, skip), None)
             continue
         if kind == _ITEM:
-            # (once the record is near its cap, most items are passed over for it: may_take)
-            if may_take(target, cost):
-                take_item(target, cost)
+            try_item(target, cost)  # (once the record is near its cap, most items are passed over)
             continue
         if kind == _CALLS:
             if target in calls_present:
