@@ -2,10 +2,12 @@
 
     git archive main discourse_memory | tar -x -C /tmp/base
     python benchmarks/bench_stage_ab.py --base /tmp/base [--messages 200000] [--budget 8000] [--turns 8]
+    python benchmarks/bench_stage_ab.py --base /tmp/base --history ../shared/data/agents/swe_dev.jsonl
 
 A ``DiscourseMemory`` holds the built-in sample chained to ``--messages`` messages (as
 ``bench_turn_stages.py --messages``); after three warm turns, ``--turns`` turns of appending
-one ~500-token message and taking a view. The calls each view makes to the focus's
+one ~500-token message and taking a view. ``--history``: a JSON-lines file of agent runs
+instead, its first 65,536 tokens at a quarter of them (as ``bench_core_speed.py --history``). The calls each view makes to the focus's
 ``relevance``, the take's ``_take`` and ``render_messages`` are caught with their arguments;
 each is then run three times with the other version's module (``--base``: a directory
 holding a ``discourse_memory`` package, loaded beside this one under another name) and
@@ -64,13 +66,14 @@ def main() -> None:
     ap.add_argument("--messages", type=int, default=200000)
     ap.add_argument("--budget", type=int, default=8000)
     ap.add_argument("--turns", type=int, default=8)
+    ap.add_argument("--history", help="a JSON-lines file of runs (65,536 tokens of it, budget a quarter)")
     args = ap.parse_args()
 
     import importlib
 
     from bench_turn_scaling import history as chained, new_message
 
-    from discourse_memory import DiscourseMemory
+    from discourse_memory import DiscourseMemory, get_token_counter
     from discourse_memory.nlp import get_pipeline
 
     get_pipeline()("Warm up.")
@@ -85,7 +88,16 @@ def main() -> None:
             return _f(*a, **k)
         setattr(importlib.import_module(f"discourse_memory.{caller}"), name, catch)
 
-    mem = DiscourseMemory(chained(args.messages))
+    if args.history:
+        from bench_core_speed import new_message, real_history  # noqa: F811  (the same ~500-token turn)
+
+        msgs = real_history(args.history, 65_536)
+        counter = get_token_counter()
+        args.budget = sum(counter.count(m.get("content") or "") for m in msgs) // 4
+        args.messages = len(msgs)
+    else:
+        msgs = chained(args.messages)
+    mem = DiscourseMemory(msgs)
     mem.view(args.budget)
     for i in range(3):
         mem.append(new_message(i))

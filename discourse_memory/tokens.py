@@ -74,9 +74,16 @@ _LINE_ADDITIVE = frozenset({
     r"""\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
 })
 """Split patterns (tiktoken's ``pat_str``) under which no piece runs from a line break into a
-line that opens with neither white space nor "/": a text's tokens are then those of its lines
-split there, each with its line break (``tests/test_tokens.py`` checks). An encoding of any
-other pattern, or a counter that is not tiktoken's, counts every text whole."""
+line that opens with neither white space nor "/", nor from a semicolon into a space after it:
+a text's tokens are then those of its pieces split there (``tests/test_tokens.py`` checks).
+An encoding of any other pattern, or a counter that is not tiktoken's, counts every text whole."""
+
+_CUTS = re.compile(r"\n(?=[^\s/])|;(?= )")
+"""Where ``count_by_lines`` splits a text: after a line break before a line that opens with
+neither white space nor "/" (line breaks and spaces run together into one piece, and o200k's
+punctuation piece takes the line break and slashes after it), and after a semicolon before
+a space (a punctuation piece ends before white space, and a piece opening with white space
+reads nothing before it): a note's entries, "; "-separated, are counted one by one."""
 
 
 class _CountCache:
@@ -197,24 +204,18 @@ class TiktokenCounter(_Shared):
         return n
 
     def count_by_lines(self, text: str) -> int:
-        """``count(text)``, added up from the counts of its lines where the encoding's
-        pieces never run from one line into the next (see :data:`_LINE_ADDITIVE`): a record
+        """``count(text)``, added up from the counts of its pieces where the encoding's split
+        never runs a piece across (see :data:`_LINE_ADDITIVE` and :data:`_CUTS`): a record
         note of thousands of tokens, rendered anew for each plan of each view, is mostly
-        the lines of the last one, and they are counted once."""
+        the lines and entries of the last one, and they are counted once."""
         if len(text) < LIMITS.by_lines_min or getattr(self._enc, "_pat_str", None) not in _LINE_ADDITIVE:
             return self.count(text)
         total = 0
         start = 0
-        # A line may open a piece of its own only where it opens with neither white space
-        # (line breaks and spaces run together into one piece) nor "/" (o200k's punctuation
-        # piece takes the line break and slashes after it).
-        at = text.find("\n")
-        while at >= 0:
-            nxt = at + 1
-            if nxt < len(text) and not text[nxt].isspace() and text[nxt] != "/":
-                total += self.count(text[start:nxt])
-                start = nxt
-            at = text.find("\n", nxt)
+        for cut in _CUTS.finditer(text):
+            end = cut.end()
+            total += self.count(text[start:end])
+            start = end
         return total + self.count(text[start:])
 
     def counts(self, texts: list[str]) -> list[int]:

@@ -185,15 +185,16 @@ def _encoding_or_skip(name: str):
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 @settings(max_examples=300, deadline=None)
-@given(lines=_LINE_TEXT)
-def test_a_long_text_counted_by_its_lines_counts_as_the_whole(name, lines):
-    # The record note is counted line by line (each line's count cached across plans): only
-    # right if no piece of the encoding's split runs from one line into the next.
+@given(lines=_LINE_TEXT, joints=st.lists(st.sampled_from(["\n", "; ", ";  ", "; \n", ";\n"]), min_size=29, max_size=29))
+def test_a_long_text_counted_by_its_lines_counts_as_the_whole(name, lines, joints):
+    # The record note is counted line by line and entry by entry (each piece's count cached
+    # across plans): only right if no piece of the encoding's split runs across a line break
+    # into the next line, nor from a semicolon into the space after it.
     import discourse_memory.tokens as tokens
 
     enc = _encoding_or_skip(name)
     assert enc._pat_str in tokens._LINE_ADDITIVE  # (else the test below would count whole)
-    text = "\n".join(lines)
+    text = lines[0] + "".join(j + line for j, line in zip(joints, lines[1:]))
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(tokens, "LIMITS", replace(tokens.LIMITS, by_lines_min=0))
         assert tokens.TiktokenCounter(enc, name).count_by_lines(text) == len(enc.encode_ordinary(text))

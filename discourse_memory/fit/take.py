@@ -14,7 +14,7 @@ import numpy as np
 from ..plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED
 from .limits import LIMITS
 from ..columns import UNIT_KINDS
-from .types import _CALL, _CALLS, _CLIP, _FULL, _ITEM, _LONG, _OPEN, _REST, Chosen, Ranked
+from .types import _CALL, _CALLS, _CLIP, _FULL, _ITEM, _LONG, _OPEN, _REST, Chosen, Ranked, _flat
 
 if TYPE_CHECKING:
     from ..record import Item
@@ -47,8 +47,9 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         calls_log.append(call)
     # (read an item at a time, a few thousand times a view: a byte per literal, not numpy's scalars)
     shown_lits = bytearray(r.shown_lits.astype(np.bool_).tobytes())
-    msg_shown = np.zeros(len(r.msg_overhead), dtype=bool)
-    msg_shown[list(r.protected | r.calls_forced)] = True
+    msg_shown = bytearray(len(r.msg_overhead))  # per message: shown (some part of it, or its framing)
+    for m in r.protected | r.calls_forced:
+        msg_shown[m] = 1
     taken: dict[int, float] = {}  # record item -> the room it took
     by_literal: dict[int, int] = {}  # literal -> the (non-header) item listing it
     entries: dict[int, int] = {}  # message -> how many of its items are listed
@@ -62,7 +63,11 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
     long_steps: dict[int, int] = {}  # clipped unit -> the long-head steps taken
     lit_ptr, lit_idx, head_ptr, head_idx = r.lit_lists
     item_of = r.item_of
-    u_msg = r.u_msg
+    # (read a unit or a message at a time, thousands of times a pass: views whose reads are
+    # Python numbers, not numpy's scalars; the decisions' view is written through)
+    dv = memoryview(decision)
+    u_msg, owner_of_msg, date_unit, list_head = map(_flat, (r.u_msg, r.owner_of_msg, r.date_unit, r.list_head))
+    in_short, opening = memoryview(r.in_short), memoryview(r.opening)
     overhead, question_unit, question_cost, queue, item_costs, kinds, targets, costs, floor, blocks = r.lists
     left = room
     used = 0.0  # tokens the record's items and entry labels take
@@ -119,7 +124,10 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         for u in (units.tolist() if isinstance(units, np.ndarray) else units):
             for lit in idx[ptr[u]:ptr[u + 1]]:
                 if not shown_lits[lit]:  # (a value stated twice frees nothing twice)
-                    freed += show_literal(lit)
+                    if lit in by_literal:
+                        freed += show_literal(lit)
+                    else:  # (most values: no item lists them, nothing is freed)
+                        shown_lits[lit] = True
         return freed
 
     results = r.cols.pairs.results
@@ -133,93 +141,100 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         for m in results.get(call, ()):
             msg_shown[m] = True
 
+    n_queue = len(queue)
+
     def fill_reserve() -> None:
         """The record's first claim: its best items, while it holds less than the reserve."""
         nonlocal next_item
-        while next_item < len(queue):
+        while next_item < n_queue:
             k = queue[next_item]
             cost = item_costs[k]
             if used + cost > reserve or cost > left:
                 return  # the best item left waits for room
-            if may_take(k, cost):  # (near the note's cap, most of the queue is passed so)
-                take_item(k, cost)
+            try_item(k, cost)  # (near the note's cap, most of the queue is passed over)
             next_item += 1
 
-    def may_take(k: int, cost: float) -> bool:
-        """Whether item ``k`` may fit: False where take_item would refuse it by a bound on what
-        taking it adds (its cost, less what its key's earlier value saves, plus its entry's
-        label if its message has no entry yet), worked out without its key, row and session;
-        a long history's take tried thousands a pass near the note's cap. (A bound: what
-        take_item adds on top is never negative, so its sums are never below these.)"""
+    entry_cost, header_of, row_cost, header_cost, header_items = \
+        r.entry_cost, r.header_of, r.row_cost, r.header_cost, r.header_items
+    values_line = r.values_line
+    least_line = min(values_line, 0.0)
+
+    def try_item(k: int, cost: float) -> None:
+        """Take item ``k`` if it fits. First a bound on what taking it adds (its cost, less
+        what its key's earlier value saves, plus its entry's label if its message has no
+        entry yet), worked out without its key, row and session: a long history's take tries
+        thousands a pass near the note's cap, most refused by it. (A bound: what is added on
+        top is never negative, so the sums below are never below these.)"""
+        nonlocal left, used
         if k in taken:
-            return False
+            return
+        m = item_msgs[k]
         saved = value_cost.get(k)
         least = 0.0 if saved is None or saved >= cost else saved - cost
         if item_dated[k]:
             if not LONE_DATES:
-                return False  # (a date line is listed above an entry of its session, not alone)
-        elif item_msgs[k] not in entries:
-            least += r.entry_cost[item_msgs[k]]
+                return  # (a date line is listed above an entry of its session, not alone)
+        elif m not in entries:
+            least += entry_cost[m]
         if not taken:  # (the line opening the entries: a count less a count, taken as it is if negative)
-            least += min(r.values_line, 0.0)
-        return cost + least <= left and used + cost + least <= note_cap
-
-    def take_item(k: int, cost: float) -> bool:
-        nonlocal left, used
+            least += least_line
+        if not (cost + least <= left and used + cost + least <= note_cap):
+            return
         item = item_of[k]
-        if k in taken or (item.header and not LONE_DATES):
-            return False  # (a date line is listed above an entry of its session, not alone)
+        dated_line = item.header
         fresh = item.covers
         if len(fresh) == 1:  # (most items: one value, read without a generator)
             if shown_lits[fresh[0]] or fresh[0] in by_literal:
-                return False
-        elif item.header:
+                return
+        elif dated_line:
             if any(shown_lits[c] or c in by_literal for c in fresh):
-                return False
+                return
         else:  # a code line's values: worth listing while one of them is neither shown nor listed
             fresh = tuple(c for c in fresh if not shown_lits[c] and c not in by_literal)
             if not fresh:
-                return False
-        m = item.message
-        header = item.text if item.header else r.header_of[m]
+                return
+        header = item.text if dated_line else header_of[m]
+        key, row, group = item.key, item.row, item.group
         extra = 0.0
-        scope = item.group if item.row is not None else -1
-        if item.key is not None and (m, scope, item.key) in keys:
-            extra = r.value_cost.get(k, cost) - cost  # ", value" after its key's first value
-        if item.row is not None and item.group not in rows and item.text != item.row:
-            extra += r.row_cost.get(item.group, 0.0)  # (a record's first field alone is listed as any value)
-        if not item.header and m not in entries:
-            extra += r.entry_cost[m]
+        scope = group if row is not None else -1
+        if key is not None and (m, scope, key) in keys:
+            extra = value_cost.get(k, cost) - cost  # ", value" after its key's first value
+        if row is not None and group not in rows and item.text != row:
+            extra += row_cost.get(group, 0.0)  # (a record's first field alone is listed as any value)
+        new_entry = m not in entries
+        if not dated_line and new_entry:
+            extra += entry_cost[m]
         if not taken:
-            extra += r.values_line
+            extra += values_line
         session = None
-        if header is not None and header not in headers and not item.header:
-            session = r.header_items.get(header)
-            extra += r.header_cost[header]
-        if cost + extra > left or used + cost + extra > r.note_cap:
-            return False
+        if header is not None and header not in headers and not dated_line:
+            session = header_items.get(header)
+            extra += header_cost[header]
+        if cost + extra > left or used + cost + extra > note_cap:
+            return
         left -= cost + extra
         used += cost + extra
-        headers.update([header] if header is not None else [])
-        if item.header:
+        if header is not None:
+            headers.add(header)
+        if dated_line:
             taken[k] = cost
             taken_log.append(k)
-            return True
-        taken[k] = cost + min(extra, 0.0)
+            return
+        taken[k] = cost + (extra if extra <= 0.0 else 0.0)  # (min(extra, 0.0))
         taken_log.append(k)
-        by_literal.update((c, k) for c in fresh)
-        if m not in entries and header is not None:
+        for c in fresh:
+            by_literal[c] = k
+        if new_entry and header is not None:
             dated[header] = dated.get(header, 0) + 1
         entries[m] = entries.get(m, 0) + 1
-        if item.key is not None:
-            keys[m, scope, item.key] = keys.get((m, scope, item.key), 0) + 1
-        if item.row is not None and (item.group in rows or item.text != item.row):
-            rows[item.group] = rows.get(item.group, 0) + 1
+        if key is not None:
+            keys[m, scope, key] = keys.get((m, scope, key), 0) + 1
+        if row is not None and (group in rows or item.text != row):
+            rows[group] = rows.get(group, 0) + 1
             in_rows.add(k)
         if session is not None and session not in taken:
             taken[session] = 0.0  # the date line printed above this entry
             taken_log.append(session)
-        return True
 
     for msg in sorted(r.protected):  # the protected messages' sessions are dated first
         date = int(r.date_unit[msg])
@@ -244,7 +259,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             steps.append((pos, room - left))
             journal.marks.append((len(decided), len(calls_log), len(taken_log), len(heads_log)))
             last = left
-        if used < reserve and next_item < len(queue) and used + item_costs[queue[next_item]] <= reserve:
+        if used < reserve and next_item < n_queue and used + item_costs[queue[next_item]] <= reserve:
             fill_reserve()  # items it held were shown by units: the room goes to the next items
         if left < floor[pos]:
             break
@@ -257,9 +272,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
                 next(islice(options, skip - 1, skip), None)
             continue
         if kind == _ITEM:
-            # (once the record is near its cap, most items are passed over for it: may_take)
-            if may_take(target, cost):
-                take_item(target, cost)
+            try_item(target, cost)  # (once the record is near its cap, most items are passed over)
             continue
         if kind == _CALLS:
             if target in calls_present:
@@ -275,7 +288,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             continue
         if kind == _LONG:
             unit, step = divmod(target, LIMITS.long_steps)
-            if decision[unit] != CLIPPED or long_steps.get(unit, 0) != step:
+            if dv[unit] != CLIPPED or long_steps.get(unit, 0) != step:
                 continue
             end, lits = r.long_head(unit, step)
             heads[unit] = end
@@ -286,14 +299,14 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
                 if not shown_lits[lit]:
                     left += show_literal(lit)
             continue
-        if kind == _REST and decision[target] != CLIPPED:
+        if kind == _REST and dv[target] != CLIPPED:
             continue  # its clip is not shown: the rest alone means nothing
-        if kind in (_CLIP, _FULL) and decision[target] != OMITTED:
+        if kind in (_CLIP, _FULL) and dv[target] != OMITTED:
             continue
         if kind == _OPEN and target in opened:
             continue
-        msg = target if kind == _OPEN else int(u_msg[target])
-        owner = int(r.owner_of_msg[msg])
+        msg = target if kind == _OPEN else u_msg[target]
+        owner = owner_of_msg[msg]
         need_call = owner >= 0 and owner not in calls_present
         extra = 0.0
         if need_call:
@@ -301,26 +314,26 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             if call is None:
                 continue
             extra += call + (0.0 if msg_shown[owner] else overhead[owner]) + framed(owner, msg)
-        date = int(r.date_unit[msg])
-        need_date = date >= 0 and decision[date] == OMITTED and not (
-            date == target if kind != _OPEN else u_msg[date] == msg and r.in_short[date] and r.opening[date] == KEPT)
+        date = date_unit[msg]
+        need_date = date >= 0 and dv[date] == OMITTED and not (
+            date == target if kind != _OPEN else u_msg[date] == msg and in_short[date] and opening[date] == KEPT)
         if need_date:  # a message is shown with when it was said: its session's date line
-            session = int(u_msg[date])
+            session = u_msg[date]
             extra += r.date_cost[date] + (0.0 if msg_shown[session] or session == msg else overhead[session])
         # A list item is shown under its heads ("1. **Flight HAT136**" above "- Price: $152",
         # and the heading above that), and so is one a message's opening shows.
         if kind == _OPEN:
             first = int(r.msg_start[target])
             us = np.flatnonzero(r.in_short[first:int(r.msg_start[target + 1])]) + first
-            need_heads = _heads_to_show(r, decision, us[r.opening[us] != OMITTED].tolist(), lit_ptr)
+            need_heads = _heads_to_show(list_head, dv, us[r.opening[us] != OMITTED].tolist(), lit_ptr)
             # A unit of it already shown (the question a reply was shown with) is paid for.
             paid = us[decision[us] != OMITTED]
             if len(paid):
                 cost -= float(np.where(r.opening[paid] == KEPT, r.head_tokens[paid], r.cols.u_clip.view[paid]).sum()) \
                     + unit_mark * len(paid)
             cost = (cost - unit_mark * (len(us) - len(paid))) * texts.seam(msg) + texts.opening(target, us)
-        elif kind in (_CLIP, _FULL) and r.list_head[target] >= 0:
-            need_heads = _heads_to_show(r, decision, [target], lit_ptr)
+        elif kind in (_CLIP, _FULL) and list_head[target] >= 0:
+            need_heads = _heads_to_show(list_head, dv, [target], lit_ptr)
         else:
             need_heads = []
         if need_heads:
@@ -335,10 +348,10 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             cost = (cost - unit_mark) * texts.seam(msg) + texts.unit(target, kind == _CLIP)
         # A reply is shown with the question it answers (at least that question's head).
         asked = question_unit[msg] if kind != _REST else -1
-        need_question = asked >= 0 and decision[asked] == OMITTED
+        need_question = asked >= 0 and dv[asked] == OMITTED
         if need_question:
-            asker = int(u_msg[asked])  # the message just before, or the one naming the talk's topic
-            extra += (question_cost[msg] - unit_mark) * texts.seam(asker) + texts.unit(asked, r.opening[asked] == CLIPPED) \
+            asker = u_msg[asked]  # the message just before, or the one naming the talk's topic
+            extra += (question_cost[msg] - unit_mark) * texts.seam(asker) + texts.unit(asked, opening[asked] == CLIPPED) \
                 + (0.0 if msg_shown[asker] else overhead[asker] - texts.label[asker])
         if not msg_shown[msg]:
             extra += overhead[msg] - texts.label[msg]
@@ -348,8 +361,8 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         if need_question:
             msg_shown[asker] = True
             texts.shown[asker] = 1
-            decide(asked, r.opening[asked])
-            freed += show([asked], bool(r.opening[asked] == CLIPPED))
+            decide(asked, opening[asked])
+            freed += show([asked], opening[asked] == CLIPPED)
         if need_heads:
             decide(need_heads, KEPT)
             freed += show(need_heads, False)
@@ -556,7 +569,7 @@ def _next_fitting(costs: list[float], blocks: list[float], at: int, room: float)
     return n
 
 
-def _heads_to_show(r: Ranked, decision: np.ndarray, units: list[int], lit_ptr: memoryview) -> list[int]:
+def _heads_to_show(list_head: memoryview, decision: memoryview, units: list[int], lit_ptr: memoryview) -> list[int]:
     """The heads ``units`` need shown above them: each one's list item or label, and the
     ones above that, up to ``Limits.max_heads`` each, that the view does not show yet. A head shown
     where it last occurs is shown here again if it names something ("1. **Reservation ID:
@@ -564,11 +577,11 @@ def _heads_to_show(r: Ranked, decision: np.ndarray, units: list[int], lit_ptr: m
     under each reservation) is passed: the head above it says whose flights these are."""
     need: list[int] = []
     for u in units:
-        head, taken = int(r.list_head[u]), 0
+        head, taken = list_head[u], 0
         while head >= 0 and decision[head] in (OMITTED, DEDUPLICATED) and taken < LIMITS.max_heads:
             if head not in units and (decision[head] == OMITTED or lit_ptr[head + 1] > lit_ptr[head]):
                 if head not in need:
                     need.append(head)
                 taken += 1
-            head = int(r.list_head[head])
+            head = list_head[head]
     return need
