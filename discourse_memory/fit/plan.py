@@ -33,19 +33,22 @@ def _plan(scene: Scene, r: Ranked, chosen: Chosen, protection: str,
     present = r.present
     made = _made(cols)
     by_message: dict[int, list[Item]] = {}
+    seen = memoryview(shown)  # (read a value at a time: Python bools, not numpy's)
     for item in chosen.items:
-        if not item.header and not all(shown[c] for c in item.covers):
-            if len(item.covers) > 1:  # a line's values the view shows elsewhere are not listed by it
-                covers = tuple(c for c in item.covers if not shown[c])
-                if covers != item.covers:
-                    # (the same item for the same values, from plan to plan: the note's lines are
-                    # kept by their items, see record.note._entry_line)
-                    key = (id(item), covers)
-                    hit = made.narrowed.get(key)
-                    if hit is None:
-                        hit = made.narrowed[key] = (item, _covering(item, covers[0], covers))
-                    item = hit[1]
-            by_message.setdefault(item.message, []).append(item)
+        covers = item.covers
+        if item.header or (seen[covers[0]] if len(covers) == 1 else all(seen[c] for c in covers)):
+            continue
+        if len(covers) > 1:  # a line's values the view shows elsewhere are not listed by it
+            narrowed = tuple(c for c in covers if not seen[c])
+            if narrowed != covers:
+                # (the same item for the same values, from plan to plan: the note's lines are
+                # kept by their items, see record.note._entry_line)
+                key = (id(item), narrowed)
+                hit = made.narrowed.get(key)
+                if hit is None:
+                    hit = made.narrowed[key] = (item, _covering(item, narrowed[0], narrowed))
+                item = hit[1]
+        by_message.setdefault(item.message, []).append(item)
     headers = {it.text: it for it in chosen.items if it.header}
     for it in headers.values():  # a date line alone still dates its session
         if not any(r.header_of[m] == it.text for m in by_message):

@@ -66,7 +66,8 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
     # (read a unit or a message at a time, thousands of times a pass: views whose reads are
     # Python numbers, not numpy's scalars; the decisions' view is written through)
     dv = memoryview(decision)
-    u_msg, owner_of_msg, date_unit, list_head = map(_flat, (r.u_msg, r.owner_of_msg, r.date_unit, r.list_head))
+    u_msg, owner_of_msg, date_unit, list_head, msg_start = map(
+        _flat, (r.u_msg, r.owner_of_msg, r.date_unit, r.list_head, r.msg_start))
     in_short, opening = memoryview(r.in_short), memoryview(r.opening)
     overhead, question_unit, question_cost, queue, item_costs, kinds, targets, costs, floor, blocks = r.lists
     left = room
@@ -323,12 +324,12 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         # A list item is shown under its heads ("1. **Flight HAT136**" above "- Price: $152",
         # and the heading above that), and so is one a message's opening shows.
         if kind == _OPEN:
-            first = int(r.msg_start[target])
-            us = np.flatnonzero(r.in_short[first:int(r.msg_start[target + 1])]) + first
-            need_heads = _heads_to_show(list_head, dv, us[r.opening[us] != OMITTED].tolist(), lit_ptr)
+            # (a short message's few units, read one by one: numpy's calls cost more than they do)
+            us = [u for u in range(msg_start[target], msg_start[target + 1]) if in_short[u]]
+            need_heads = _heads_to_show(list_head, dv, [u for u in us if opening[u] != OMITTED], lit_ptr)
             # A unit of it already shown (the question a reply was shown with) is paid for.
-            paid = us[decision[us] != OMITTED]
-            if len(paid):
+            paid = [u for u in us if dv[u] != OMITTED]
+            if paid:
                 cost -= float(np.where(r.opening[paid] == KEPT, r.head_tokens[paid], r.cols.u_clip.view[paid]).sum()) \
                     + unit_mark * len(paid)
             cost = (cost - unit_mark * (len(us) - len(paid))) * texts.seam(msg) + texts.opening(target, us)
@@ -376,8 +377,8 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         texts.shown[msg] = 1
         if kind == _OPEN:
             opened.add(target)
-            decide(us, r.opening[us])
-            freed += show(us[r.opening[us] == KEPT], False) + show(us[r.opening[us] == CLIPPED], True)
+            decide(us, [opening[u] for u in us])
+            freed += show([u for u in us if opening[u] == KEPT], False) + show([u for u in us if opening[u] == CLIPPED], True)
         elif kind == _CLIP:
             decide(target, CLIPPED)
             freed += show([target], True)
@@ -467,8 +468,7 @@ class _Gaps:
         self.start = memoryview(np.ascontiguousarray(r.msg_start))
         self.u_msg = memoryview(np.ascontiguousarray(r.u_msg))
         self.mark = r.mark_cost
-        self.opening_of = r.opening
-        self.units = decision
+        self.opening_of = memoryview(r.opening)
         self.shown = bytearray(len(r.msg_overhead))  # per message: some text unit is shown
         for m in r.protected:
             self.shown[m] = 1
@@ -520,18 +520,18 @@ class _Gaps:
         m = self.u_msg[u]
         return self.mark if u + 1 < self.start[m + 1] and self._open(u + 1) and self._marks_clip(u) else 0.0
 
-    def opening(self, m: int, units: np.ndarray) -> float:
+    def opening(self, m: int, units: list[int]) -> float:
         """What opening short message ``m`` (``units`` shown as ``r.opening`` says) adds."""
         return self._message(m, units, True) - self._message(m, units, False)
 
-    def _message(self, m: int, units: np.ndarray, opened: bool) -> float:
+    def _message(self, m: int, units: list[int], opened: bool) -> float:
         s, e = self.start[m], self.start[m + 1]
-        ds = self.units[s:e].copy()
+        ds = self.decision[s:e].tolist()
         if opened:
-            ds[units - s] = self.opening_of[units]
-        kinds = self.kind[s:e]
+            for u in units:
+                ds[u - s] = self.opening_of[u]
         total, run, seen, marked = 0.0, False, False, False
-        for d, k in zip(ds.tolist(), kinds.tolist()):
+        for d, k in zip(ds, self.kind[s:e].tolist()):
             if k == _CALL_KIND:
                 continue
             if d == KEPT or d == CLIPPED:
