@@ -2218,3 +2218,22 @@ def test_a_method_of_a_one_letter_name_is_no_value():
     listed = set(r.report.record)
     assert any("pager_" in v or "last_page_" in v for v in listed), listed  # the record lists this run's values
     assert not [v for v in listed if re.search(r"\b[a-z]\.(?:readlines|writelines|strip)\b", v)], sorted(listed)
+
+
+def test_an_entry_closes_the_markdown_its_cut_left_open() -> None:
+    from discourse_memory.record.text import closed_marks
+
+    text = "So `pattern[0:4]` is `((x)(y)` and the payment of **$600** is due."
+    cut = text.index("`((x)")
+    # a code span opened before the cut's end is closed after it
+    assert closed_marks(text, (cut, cut + 5), text[cut:cut + 5]) == "`((x)`"
+    # one the cut starts inside gets its opening backtick
+    inner = text.index("(y)")
+    assert closed_marks(text, (inner, inner + 4), text[inner:inner + 4]) == "`(y)`"
+    # bold that does not pair up is dropped, bold that does is kept
+    pay = text.index("payment")
+    assert closed_marks(text, (pay, pay + 17), text[pay:pay + 17]) == "payment of $600"
+    assert closed_marks(text, (pay, pay + 19), text[pay:pay + 19]) == "payment of **$600**"
+    # a span between whole marks is unchanged
+    assert closed_marks(text, (0, 17), text[:17]) == "So `pattern[0:4]`"
+

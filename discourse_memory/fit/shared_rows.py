@@ -44,7 +44,7 @@ from .sources import _has_context, _row_memo
 __all__ = ["SharedRows", "decode", "decode_many", "encode"]
 
 MAGIC = b"DMR\x01"
-ROWS_VERSION = "2"
+ROWS_VERSION = "3"
 """Raised whenever what a row's item is (``record.item_for``, the listing classes, the costs)
 changes: part of every key."""
 PERSON = b"dm-rows"

@@ -22,7 +22,7 @@ from .labels import is_date_header
 from .limits import LIMITS
 from .lines import LINE_KINDS, _line_number_file, code_line, line_text
 from .noise import _encoded_line
-from .text import _COMMON_WORDS, _PROSE_KINDS, _STOP, _WORD, _quoted, sanitize
+from .text import _COMMON_WORDS, _PROSE_KINDS, _STOP, _WORD, _quoted, closed_marks, sanitize
 
 
 def first_statements(u: Unit) -> dict[str, Literal]:
@@ -142,9 +142,12 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
                 span = _worded(u.text, span, lit.start, lit.end, own)
         shown = u.text[span[0]:span[1]] if text == value else text
     shown = sanitize(shown)
+    source = span if text == value else None
     if len(shown) > LIMITS.item_chars:
         shown = shown[:LIMITS.item_chars - 1] + "…"
         span = None
+    if source is not None:
+        shown = closed_marks(u.text, source, shown)
     return Item(literal, index, u.message, shown, span if text == value else None, (literal,), row=row, group=group)
 
 

@@ -39,6 +39,23 @@ def sanitize(text: str) -> str:
     return _SPACES.sub(" ", _BREAKS.sub(" ", text)).strip()
 
 
+def closed_marks(source: str, span: tuple[int, int], shown: str) -> str:
+    """``shown``, the text of ``source[span]`` as an entry shows it, with the markdown its cut
+    left open closed: a code span the cut opened or closed gets its other backtick
+    (``\`((x)…\```, not ``\`((x)…`` running on into the entry's next value); bold that does
+    not pair up in it is dropped (``payment of $600``, not ``payment of **$600``). Marks are
+    counted back to the line's start, within ``LIMITS.line_scan`` characters."""
+    lo = source.rfind("\n", max(0, span[0] - LIMITS.line_scan), span[0]) + 1
+    if "**" in shown and (shown.count("**") % 2 or source.count("**", lo, span[0]) % 2):
+        shown = shown.replace("**", "")
+    if "`" in shown and "```" not in shown:
+        if source.count("`", lo, span[0]) % 2:
+            shown = "`" + shown
+        if shown.count("`") % 2:
+            shown += "`"
+    return shown
+
+
 def _quoted(value: str) -> str:
     words = value.split()
     if len(words) <= LIMITS.quoted_words:
