@@ -151,12 +151,14 @@ def _plain_verdicts(cols: Columns, outputs: np.ndarray, info: np.ndarray) -> np.
 def test_history_reads_extended_turn_by_turn_match_their_plain_definitions(batches: list[int], seed: int) -> None:
     """The reads a view extends by the rows, units and messages appended since (the rows'
     units, the values said outside tool output, pending ids, the messages with units, the
-    calls answered, the replies to a question, the verdict lines) against the arrays of the
+    calls answered, the replies to a question, the verdict lines, the word rows' stems and
+    units) against the arrays of the
     whole history they were computed from on every view."""
     from discourse_memory.fit.gains import messages_with_units
     from discourse_memory.fit.rank import _answered, _asked, _owners
     from discourse_memory.fit.signals import _outputs, outcome_lines, pending_ids
     from discourse_memory.fit.sources import row_units, said_literals
+    from discourse_memory.focus import _stems, _word_rows
     from discourse_memory.replies import question_units
 
     rng = np.random.default_rng(seed)
@@ -183,6 +185,10 @@ def test_history_reads_extended_turn_by_turn_match_their_plain_definitions(batch
         assert np.array_equal(calls.results, np.flatnonzero(owner >= 0))
         question = question_units(cols)
         assert np.array_equal(_asked(cols, question), np.flatnonzero(question >= 0))
+        stems, _ = _stems(cols)
+        row_stems, word_units = _word_rows(cols, stems)
+        assert np.array_equal(row_stems, stems[cols.word_idx.view])
+        assert np.array_equal(word_units, cols.unit_owner(cols.word_ptr.view))
         info = (rng.random(len(u_msg)) < 0.7).astype(np.float64)
         assert np.array_equal(outcome_lines(cols, outputs, info), _plain_verdicts(cols, outputs, info))
 
