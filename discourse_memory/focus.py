@@ -210,10 +210,10 @@ def relevance(cols: Columns, focus: Focus, policy: Policy = DEFAULT_POLICY) -> n
     word_w = np.zeros(len(stem_df))
     if len(focus.words):
         np.maximum.at(word_w, stems[focus.words], focus.word_weight)
-    for ptr, idx, df, terms, weights in (
-        (cols.word_ptr.view, stems[cols.word_idx.view] if len(cols.word_idx.view) else cols.word_idx.view, stem_df,
-         word_terms, word_w[word_terms]),
-        (cols.lit_ptr.view, cols.lit_idx.view, cols.lit_df.view, focus.literals, focus.literal_weight),
+    row_stems, row_units = _word_rows(cols, stems)
+    for ptr, idx, df, terms, weights, units in (
+        (cols.word_ptr.view, row_stems, stem_df, word_terms, word_w[word_terms], row_units),
+        (cols.lit_ptr.view, cols.lit_idx.view, cols.lit_df.view, focus.literals, focus.literal_weight, None),
     ):
         if not len(terms) or not len(idx):
             continue
@@ -223,7 +223,7 @@ def relevance(cols: Columns, focus: Focus, policy: Policy = DEFAULT_POLICY) -> n
         hit = np.flatnonzero(term_weight[idx] > 0)
         if not len(hit):
             continue
-        owner = np.searchsorted(ptr, hit, side="right") - 1
+        owner = units[hit] if units is not None else np.searchsorted(ptr, hit, side="right") - 1
         unit_score += np.bincount(owner, weights=term_weight[idx[hit]], minlength=n)
         # Each term once per message (a call with its outputs).
         pairs = _sorted_unique(u_doc[owner] * len(df) + idx[hit])
@@ -243,6 +243,25 @@ def relevance(cols: Columns, focus: Focus, policy: Policy = DEFAULT_POLICY) -> n
         mine = own[u_msg]
         rel = np.where(mine > 0, mine, rel)
     return rel
+
+
+def _word_rows(cols: Columns, stems: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of the word index, its word's stem and its unit: extended by the rows
+    appended since (a row's word and unit never change; both were arrays of every row of
+    the history, made again on every view)."""
+    memo = cols.memo(_FocusMemo)
+    idx, ptr = cols.word_idx.view, cols.word_ptr.view
+    done, n = memo.rows_n, len(idx)
+    if done < n:
+        if len(memo.row_stems) < n:  # (doubled, as ``tokens``)
+            size = max(n, 2 * len(memo.row_stems))
+            memo.row_stems = np.concatenate([memo.row_stems[:done], np.zeros(size - done, dtype=np.int64)])
+            memo.row_units = np.concatenate([memo.row_units[:done], np.zeros(size - done, dtype=np.int64)])
+        memo.row_stems[done:n] = stems[idx[done:n]]
+        first = int(np.searchsorted(ptr, done, side="right")) - 1  # (the unit of the first new row)
+        memo.row_units[done:n] = np.repeat(np.arange(first, len(ptr) - 1), np.diff(ptr[first:]))[done - int(ptr[first]):]
+        memo.rows_n = n
+    return memo.row_stems[:n], memo.row_units[:n]
 
 
 def _sorted_unique(keys: np.ndarray) -> np.ndarray:
@@ -306,6 +325,12 @@ class _FocusMemo:
     """Per message, whether it is its own document (as ``tokens``)."""
     tokens_n: int = 0
     """The messages counted in ``tokens`` and ``own``."""
+    row_stems: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Per row of the word index, its word's stem (:func:`_word_rows`), with room to grow."""
+    row_units: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Per row of the word index, its unit (as ``row_stems``)."""
+    rows_n: int = 0
+    """The rows read into ``row_stems`` and ``row_units``."""
 
 
 def _documents(cols: Columns) -> np.ndarray:

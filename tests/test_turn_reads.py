@@ -71,3 +71,179 @@ def test_the_takes_reads_are_the_arrays_values_as_python_numbers(values: np.ndar
     assert all(type(v) is (int if values.dtype.kind in "iub" else float) for v in flat)
     if len(values) > 1:
         assert list(flat[1:]) == list(flat)[1:]  # (a slice reads as a list's does)
+
+
+def _agent_conversation(turns: int) -> list[dict]:
+    """An agent's history written for these tests: a task, a list of ids it works through
+    (each looked up by a call), a failing call and its retry, code read back with several
+    values a line, and a chat turn between."""
+    ids = ["8C8K4E", "UDMOP1", "4XGCCM", "Q7ZK2P", "MMN3TX"]
+    msgs: list[dict] = [{"role": "system", "content": "You are an airline agent. Today's date is 2024-05-15."},
+                        {"role": "user", "content": f"Please check my reservations {', '.join(ids)} for delays."}]
+    for t in range(turns):
+        rid = ids[t % len(ids)]
+        call = {"id": f"c{t}", "type": "function",
+                "function": {"name": "get_reservation", "arguments": f'{{"reservation_id": "{rid}"}}'}}
+        msgs.append({"role": "assistant", "content": f"Looking up {rid}.", "tool_calls": [call]})
+        if t % 4 == 3:
+            msgs.append({"role": "tool", "tool_call_id": f"c{t}", "content": f"Error: reservation {rid} timed out"})
+        else:
+            msgs.append({"role": "tool", "tool_call_id": f"c{t}",
+                         "content": f"- reservation_id: {rid}\n- flight: HAT{100 + t}\n- origin: JFK\n- price: ${200 + t}\n"
+                                    f"```\nfare = lookup('{rid}', 'HAT{100 + t}', {t * 7})\ntotal = fare + {t * 3} + 15\n```"})
+        if t % 3 == 2:
+            msgs.append({"role": "user", "content": f"Is flight HAT{100 + t} from JFK still on time on 2024-05-{10 + t}?"})
+    return msgs
+
+
+def _plain_pending(cols: Columns) -> np.ndarray:
+    """``signals.pending_ids`` as it read every row of the history on every view."""
+    from discourse_memory.fit.signals import _CALL, _LIST_KINDS, _shape_ids, _two_distinct
+
+    out = np.zeros(len(cols.lit_text), dtype=bool)
+    ident, kind = cols.kind_code("identifier"), cols.u_kind.view
+    is_call = kind == _CALL
+    if ident < 0 or not is_call.any():
+        return out
+    lit_idx, u_msg = cols.lit_idx.view, cols.u_msg.view
+    owners = cols.unit_owner(cols.lit_ptr.view)
+    row_msg = u_msg[owners]
+    last_call = np.full(len(cols.lit_text), -1, dtype=np.int64)
+    call_rows = is_call[owners]
+    np.maximum.at(last_call, lit_idx[call_rows], row_msg[call_rows])
+    listed = _LIST_KINDS[kind] & ~is_call
+    joins = np.zeros(len(kind), dtype=bool)
+    joins[1:] = listed[1:] & listed[:-1] & (u_msg[1:] == u_msg[:-1])
+    group = np.cumsum(~joins)[owners]
+    rows = np.flatnonzero(~call_rows & (cols.lit_kind.view[lit_idx] == ident))
+    if not len(rows):
+        return out
+    lits, groups = lit_idx[rows], group[rows]
+    done = last_call[lits] > row_msg[rows]
+    shapes = _shape_ids(cols)[lits]
+    n_shapes = int(shapes.max()) + 1
+    ready = done & _two_distinct(groups[done], lits[done], int(group.max()) + 1)[groups]
+    keys = np.unique(groups[ready] * n_shapes + shapes[ready])
+    out[lits[~done & np.isin(groups * n_shapes + shapes, keys)]] = True
+    return out
+
+
+def _plain_verdicts(cols: Columns, outputs: np.ndarray, info: np.ndarray) -> np.ndarray:
+    """``signals.outcome_lines`` as it read arrays of every message."""
+    from discourse_memory.columns import UNIT_KINDS
+    from discourse_memory.fit.limits import LIMITS
+    from discourse_memory.fit.signals import _VERDICT, listing_messages, reading_messages
+
+    u_msg, kind = cols.u_msg.view, cols.u_kind.view
+    ran = outputs & ~reading_messages(cols, outputs) & ~listing_messages(cols, outputs)
+    rows = np.flatnonzero(ran[u_msg] & (kind == UNIT_KINDS.index("line")) & (info > 0) & ~cols.u_tag_line.view)
+    last = np.full(len(cols), -1, dtype=np.int64)
+    np.maximum.at(last, u_msg[rows], rows)
+    last[np.bincount(u_msg[rows], minlength=len(cols)) < LIMITS.outcome_lines] = -1
+    out = np.zeros(len(u_msg), dtype=bool)
+    for u in last[last >= 0].tolist():
+        out[u] = _VERDICT.search(cols.units.text(u)[-LIMITS.verdict_chars:]) is not None
+    return out
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=6), st.integers(0, 2**32 - 1))
+def test_history_reads_extended_turn_by_turn_match_their_plain_definitions(batches: list[int], seed: int) -> None:
+    """The reads a view extends by the rows, units and messages appended since (the rows'
+    units, the values said outside tool output, pending ids, the messages with units, the
+    calls answered, the replies to a question, the verdict lines, the word rows' stems and
+    units) against the arrays of the
+    whole history they were computed from on every view."""
+    from discourse_memory.fit.gains import messages_with_units
+    from discourse_memory.fit.rank import _answered, _asked, _owners
+    from discourse_memory.fit.signals import _outputs, outcome_lines, pending_ids
+    from discourse_memory.fit.sources import row_units, said_literals
+    from discourse_memory.focus import _stems, _word_rows
+    from discourse_memory.replies import question_units
+
+    rng = np.random.default_rng(seed)
+    msgs = validate_messages(_agent_conversation(12) + sample_conversation(1))
+    analyzer = Analyzer(COUNTER)
+    cols = Columns(COUNTER.count)
+    at = 0
+    for size in batches:
+        batch = msgs[at:at + size]
+        at += size
+        if batch:
+            cols.extend(batch, analyzer.fields(batch))
+        outputs = _outputs(cols)
+        u_msg = cols.u_msg.view
+        assert np.array_equal(row_units(cols), cols.unit_owner(cols.lit_ptr.view))
+        assert np.array_equal(said_literals(cols, outputs), cols.literal_counts(~outputs[u_msg]) > 0)
+        assert np.array_equal(pending_ids(cols), _plain_pending(cols))
+        assert np.array_equal(messages_with_units(cols), np.unique(u_msg))
+        owner = _owners(cols)
+        calls = _answered(cols, owner)
+        counts = np.bincount(owner[owner >= 0], minlength=len(cols))
+        assert np.array_equal(calls.counts, counts)
+        assert np.array_equal(calls.callers, np.flatnonzero(counts > 0))
+        assert np.array_equal(calls.results, np.flatnonzero(owner >= 0))
+        question = question_units(cols)
+        assert np.array_equal(_asked(cols, question), np.flatnonzero(question >= 0))
+        stems, _ = _stems(cols)
+        row_stems, word_units = _word_rows(cols, stems)
+        assert np.array_equal(row_stems, stems[cols.word_idx.view])
+        assert np.array_equal(word_units, cols.unit_owner(cols.word_ptr.view))
+        info = (rng.random(len(u_msg)) < 0.7).astype(np.float64)
+        assert np.array_equal(outcome_lines(cols, outputs, info), _plain_verdicts(cols, outputs, info))
+
+
+def test_the_agent_conversation_has_pending_ids() -> None:
+    # (the case the memo's test above must cover: after two lookups, the three ids left)
+    from discourse_memory.fit.signals import pending_ids
+
+    msgs = validate_messages(_agent_conversation(2))
+    cols = Columns(COUNTER.count)
+    cols.extend(msgs, Analyzer(COUNTER).fields(msgs))
+    pending = sorted(cols.lit_text[i] for i in np.flatnonzero(pending_ids(cols)))
+    assert pending == ["4XGCCM", "MMN3TX", "Q7ZK2P"]
+    assert np.array_equal(pending_ids(cols), _plain_pending(cols))
+
+
+def test_a_memory_viewed_turn_by_turn_gives_the_views_of_a_fresh_one() -> None:
+    """What views keep for the next (the places of ranking, the spans a record item lists,
+    the history reads extended turn by turn) changes no view: each turn's views, at two
+    budgets, are those a fresh memory makes of the same history."""
+    from discourse_memory import DiscourseMemory
+    from discourse_memory.errors import BudgetTooSmallError
+
+    msgs = _agent_conversation(14)
+    grown = DiscourseMemory(msgs[:3])
+    for n in range(4, len(msgs) + 1):
+        grown.append(msgs[n - 1])
+        for budget in (260, 700):
+            try:
+                view = grown.view(budget)
+            except BudgetTooSmallError:
+                continue
+            fresh = DiscourseMemory(msgs[:n]).view(budget)
+            assert view.messages == fresh.messages
+            assert view.note == fresh.note
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.dictionaries(st.integers(0, 12), st.lists(st.integers(0, 5), min_size=1, max_size=4), max_size=8),
+                min_size=1, max_size=6))
+def test_a_span_lists_the_same_values_as_on_the_view_before_exactly_when_they_are_equal(
+        views: list[dict[int, list[int]]]) -> None:
+    """``candidates._LastCovers``: a span's item is taken from the view before only when the
+    span lists the same values in the same order as then (a span not listed on the view
+    just before counts as changed)."""
+    from discourse_memory.fit.candidates import _LastCovers
+
+    last = _LastCovers()
+    before: dict[int, list[int]] = {}
+    for listed in views:
+        spans = np.array(sorted(listed), dtype=np.int64)
+        k = np.array([len(listed[s]) for s in spans.tolist()], dtype=np.int64)
+        lo = np.cumsum(k) - k
+        lits = np.array([v for s in spans.tolist() for v in listed[s]], dtype=np.int64)
+        same = last.unchanged(spans, lo, k, lits)
+        assert same.tolist() == [before.get(s) == listed[s] for s in spans.tolist()]
+        last.keep(spans, lo, k, lits)
+        before = listed

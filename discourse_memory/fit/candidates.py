@@ -20,10 +20,39 @@ from ..record import NAMED_NUMBER, Item, comment_units, first_statements, harnes
 from ..units import Unit
 from .gains import _kind_values, _rank_within
 from .signals import _SENTINEL, _outputs, defines, listing_line, pending_ids, reading_messages
-from .sources import _by_value, _has_context, _row_memo, _sources
+from .sources import _by_value, _has_context, _row_memo, _sources, row_units, said_literals
 from .limits import LIMITS
 from .names import name_group, result_name
 from .types import _LINE_KIND, Scene
+
+
+@dataclass(frozen=True)
+class Listable:
+    """The record items a view may list (:func:`_items`), each with its gain and costs."""
+
+    items: list[Item]
+    gain: np.ndarray
+    cost: np.ndarray
+    """Each item's tokens in the record."""
+    value_cost: dict[int, float]
+    """A keyed item -> the tokens of its ", value" after another value of its key."""
+    entry_cost: dict[int, float]
+    """Message -> the tokens of its entry's label (found when first asked)."""
+    header_cost: dict[str, float]
+    """A session's date line -> its tokens in the record (found when first asked)."""
+    beyond: frozenset[int]
+    """Values the record could list but made no item of."""
+    row_cost: dict[int, float]
+    """A listed record's head and braces, by group."""
+    key_named: np.ndarray
+    """Per item, whether the focus names its key."""
+    headers: np.ndarray
+    """The places of the items that are a session's date line, ascending."""
+
+    @staticmethod
+    def none() -> "Listable":
+        return Listable([], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset(), {}, np.zeros(0, dtype=bool),
+                        np.zeros(0, dtype=np.int64))
 
 
 @dataclass
@@ -45,8 +74,7 @@ class _Candidates:
 
 def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndarray, rel: np.ndarray | None,
            recency: np.ndarray, header_of: list[str | None], units: Sequence[Unit], verdicts: np.ndarray | None,
-           ) -> tuple[list[Item], np.ndarray, np.ndarray, dict[int, float], dict[int, float], dict[str, float],
-                      frozenset[int], dict[int, float], np.ndarray]:
+           ) -> Listable:
     """The record items a view may list: each value not shown by the base decisions, keyed
     from its newest occurrence with a key or a context word among the units that may be
     left out (else its newest)."""
@@ -54,8 +82,8 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     pol = scene.options.policy
     n_lits = len(cols.lit_text)
     if n_lits == 0:
-        return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset(), {}, np.zeros(0, dtype=bool)
-    owners = cols.unit_owner(cols.lit_ptr.view)
+        return Listable.none()
+    owners = row_units(cols)
     lit_idx = cols.lit_idx.view
     open_units = (decision == OMITTED)[owners]
     missing = ~shown & ~noise
@@ -69,7 +97,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         said_elsewhere = talk_counts(cols) > 0
         rows = rows[~(prompt[owners[rows]] & said_elsewhere[lit_idx[rows]])]
     if not len(rows):
-        return [], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset(), {}, np.zeros(0, dtype=bool)
+        return Listable.none()
     starts = cols.msg_start.view
     statements: dict[int, dict[str, Literal]] = {}  # unit -> first_statements, for units of many values
 
@@ -110,7 +138,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     # the conversation turned on: "your reservations are 8C8K4E, UDMOP1, ...".
     outputs = _outputs(cols)
     if outputs.any():  # (in a conversation without tool output, every value is said)
-        said = cols.literal_counts(~outputs[cols.u_msg.view]) > 0
+        said = said_literals(cols, outputs)
         gain *= np.where(said[candidates], pol.said, 1.0)
     # The ids of a list the agent is working through: after passing two or more of them to
     # calls, the ones it has not passed yet are its next arguments.
@@ -248,8 +276,8 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
             key_named[i] = names(items[i].key)  # type: ignore[arg-type]
         if key_named.any():
             _name_results(cols, items, key_named, row_items, at_row, len(units), row_cost, count, names)
-    return (items, item_gain, memo.cost[rows_of], value_cost, _EntryCosts(cols, kept.label_costs, count),
-            _HeaderCosts(count), beyond, row_cost, key_named)
+    return Listable(items, item_gain, memo.cost[rows_of], value_cost, _EntryCosts(cols, kept.label_costs, count),
+                    _HeaderCosts(count), beyond, row_cost, key_named, header_at)
 
 
 def _name_results(cols: Columns, items: list[Item], key_named: np.ndarray, row_items: Sequence[Item | None],
@@ -400,15 +428,68 @@ def _cover_lines(cols: Columns, covering: dict[tuple, Item], facts: _Facts, sids
         added[j] = float(weights[starts[j]:starts[j] + n[j]].sum())
     has = np.flatnonzero(n > 0)
     item_gain[at[has]] += added[has]
+    # A span that lists the same values as on the view before takes the same item (the
+    # one ``covering`` holds for them): only the spans whose values changed are looked up.
+    last = cols.memo(_LastCovers)
+    spans, lo, k = sids[has], starts[has], n[has]
+    same = last.unchanged(spans, lo, k, inner_lits)
+    wider_of = last.wider
+    for a, sid in zip(at[has[same]].tolist(), spans[same].tolist()):
+        items[a] = wider_of[sid]
+    changed = np.flatnonzero(~same)
     listed = inner_lits.tolist()
-    for a, u, start, k in zip(at[has].tolist(), units[has].tolist(), starts[has].tolist(), n[has].tolist()):
+    for a, u, sid, start, m in zip(at[has[changed]].tolist(), units[has[changed]].tolist(), spans[changed].tolist(),
+                                   lo[changed].tolist(), k[changed].tolist()):
         item = items[a]
-        inner = tuple(listed[start:start + k])
+        inner = tuple(listed[start:start + m])
         key = (u, item.span, inner)
         wider = covering.get(key)
         if wider is None:
             wider = covering[key] = _covering(item, item.literal, item.covers + inner)
-        items[a] = wider
+        items[a] = wider_of[sid] = wider
+    last.keep(spans, lo, k, inner_lits)
+
+
+@dataclass
+class _LastCovers:
+    """The values each span's item listed beside its own on the view before, and that item
+    (the conversation's memo, see ``Columns.memo``), by span id (see ``_Facts.spans``)."""
+
+    lits: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """The values listed, span after span."""
+    start: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Per span id, where its values start in ``lits`` (-1: not listed on the view before)."""
+    count: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Per span id, how many values it listed."""
+    wider: dict[int, Item] = field(default_factory=dict)
+    """Per span id, the item that listed them."""
+    listed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """The span ids listed on the view before."""
+
+    def unchanged(self, spans: np.ndarray, lo: np.ndarray, k: np.ndarray, lits: np.ndarray) -> np.ndarray:
+        """Per span of ``spans`` (listing ``lits[lo[j]:lo[j] + k[j]]``), whether it lists
+        the same values, in the same order, as on the view before."""
+        known = spans < len(self.start)
+        was = np.where(known, self.start[np.where(known, spans, 0)] if len(self.start) else -1, -1)
+        same = (was >= 0) & (self.count[np.where(known, spans, 0)] == k if len(self.count) else False)
+        check = np.flatnonzero(same)
+        if len(check):
+            m = k[check]
+            offsets = np.arange(int(m.sum())) - np.repeat(np.cumsum(m) - m, m)
+            differ = lits[np.repeat(lo[check], m) + offsets] != self.lits[np.repeat(was[check], m) + offsets]
+            same[check[np.bincount(np.repeat(np.arange(len(check)), m)[differ], minlength=len(check)) > 0]] = False
+        return same
+
+    def keep(self, spans: np.ndarray, lo: np.ndarray, k: np.ndarray, lits: np.ndarray) -> None:
+        """Remember this view's spans and their values for the next view."""
+        top = int(spans.max()) + 1 if len(spans) else 0
+        if top > len(self.start):
+            more = max(top, 2 * len(self.start)) - len(self.start)
+            self.start = np.concatenate([self.start, np.full(more, -1, dtype=np.int64)])
+            self.count = np.concatenate([self.count, np.zeros(more, dtype=np.int64)])
+        self.start[self.listed] = -1
+        self.start[spans], self.count[spans] = lo, k
+        self.lits, self.listed = lits, spans
 
 
 class _EntryCosts(dict):

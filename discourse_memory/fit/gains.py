@@ -32,6 +32,28 @@ class _Gains:
     """Whether its text asks a question (:func:`_questions`)."""
 
 
+@dataclass
+class _WithUnits:
+    """The messages with units, in order (the conversation's memo, see ``Columns.memo``)."""
+
+    messages: list[int] = field(default_factory=list)
+    units: int = 0
+    """How many units ``messages`` covers."""
+
+
+def messages_with_units(cols: Columns) -> np.ndarray:
+    """The messages that have units, ascending (units are in message order; the messages
+    past a memory's horizon have none): extended by the units appended since."""
+    memo = cols.memo(_WithUnits)
+    u_msg = cols.u_msg.view
+    if memo.units < len(u_msg):
+        new = u_msg[memo.units:]
+        before = memo.messages[-1] if memo.messages else -1
+        memo.messages.extend(new[np.flatnonzero(np.r_[new[0] != before, new[1:] != new[:-1]])].tolist())
+        memo.units = len(u_msg)
+    return cols.grown("_with_units", memo.messages, np.int64)[:len(memo.messages)]
+
+
 def _unit_kind_weights(pol: Policy) -> np.ndarray:
     """Per unit kind (``UNIT_KINDS``), what a unit of it weighs in the view."""
     weights = {"tool_call": pol.call_weight, "field": pol.field_weight, "table_row": pol.row_weight}
@@ -75,6 +97,14 @@ def _rank_in_runs(group: np.ndarray, key: np.ndarray) -> np.ndarray:
     of ~30,000 keys (the same places as a ``lexsort`` by group then key)."""
     n = len(group)
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    if n > 16 * len(starts):
+        # Long runs, more than 16 on average (a tool output of hundreds of lines): padded
+        # rows cost more than they save. Two stable sorts of the elements (by key, then by group: ties in order).
+        by_key = np.argsort(key, kind="stable")
+        order = by_key[np.argsort(group[by_key], kind="stable")]
+        places = np.empty(n)
+        places[order] = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
+        return places
     lengths = np.diff(np.r_[starts, n])
     width = np.frexp((lengths - 1).astype(np.float64))[1].astype(np.int8)  # (bits of length - 1: 2**width >= length)
     col = np.arange(n) - np.repeat(starts, lengths)
@@ -159,8 +189,7 @@ def _focus_gains(cols: Columns, rel: np.ndarray, focus: float, asks: bool, pol: 
     # the match (the end of the question, the start of the answer), the rest to all.
     # Only a message with units takes a share, and every match is in one: read at those
     # messages alone (8,400 of 200,000 in a long history's horizon), with their neighbours.
-    shown = u_msg[np.flatnonzero(np.r_[True, u_msg[1:] != u_msg[:-1]])].astype(np.int64) if len(u_msg) \
-        else np.zeros(0, dtype=np.int64)
+    shown = messages_with_units(cols)
     roles = _role_codes(cols)
     nxt, prv = np.minimum(shown + 1, n_msgs - 1), np.maximum(shown - 1, 0)
     before = np.where((shown + 1 < n_msgs) & (roles[shown] != roles[nxt]), msg_rel[nxt], 0.0)

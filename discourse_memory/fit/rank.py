@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, count
-from operator import attrgetter
 
 import numpy as np
 
@@ -19,9 +17,10 @@ from ..record import VALUES_LINE, comment_units, date_headers, is_date_header, n
 from ..replies import question_units
 from ..units import Unit, before_values, head_literal_texts
 from .candidates import _items
-from .gains import _focus_gains, _kind_values, _note_cap, _rank_within, _record_share, _unit_kind_weights
+from .gains import messages_with_units, _focus_gains, _kind_values, _note_cap, _rank_within, _record_share, _unit_kind_weights
 from .names import names_result
 from .limits import LIMITS
+from .sources import row_units
 from .signals import _outputs, failed_result, listing_messages, outcome_lines
 from .types import _CALL, _CALLS, _CLIP, _FULL, _HEADING, _ITEM, _LINE_KIND, _LISTED, _LONG, _OPEN, \
     _REST, Ranked, Scene
@@ -94,8 +93,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     head_info = cols.per_unit_sum(value, head=True) + cols.u_head_share.view * words
     # (read at units only: computed at the messages with one, not over the messages past a
     # memory's horizon, which have none; units are in message order)
-    index = u_msg[np.flatnonzero(np.r_[True, u_msg[1:] != u_msg[:-1]])].astype(np.int64) if n_units \
-        else np.zeros(0, dtype=np.int64)
+    index = messages_with_units(cols)
     age = (n_msgs - 1 - index).astype(np.float64)
     recency = np.ones(n_msgs)
     recency[index] = 1.0 + pol.recency * index / max(n_msgs - 1, 1) + pol.recent * np.exp(-age / pol.recent_span)
@@ -103,7 +101,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     if first_user is not None:
         recency[first_user] *= pol.task
     outputs = _outputs(cols)
-    weight = recency[u_msg] * _unit_kind_weights(pol)[kind] * np.where(outputs, pol.output_weight, 1.0)[u_msg]
+    weight = recency[u_msg] * _unit_kind_weights(pol)[kind] * np.where(outputs[u_msg], pol.output_weight, 1.0)
     # A command's verdict: the last line of its output ("12 passed in 0.15s", the error it
     # stopped at) says how it went, where the header above it ("IS_CRON: undefined") says little.
     verdicts = outcome_lines(cols, outputs, info) if pol.outcome != 1.0 and outputs.any() else None
@@ -160,11 +158,14 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     # (read from the conversation's per-message arrays, not by a walk of every call and
     # result of the history on every view: 18,000 of them at 200,000 messages)
     owner_of_msg = _owners(cols)
-    answered = owner_of_msg[owner_of_msg >= 0]
-    n_results = np.bincount(answered, minlength=n_msgs)
-    open_call = (n_results > 0) & ~forced_msg & ~prot_msg
-    open_call[[a for a in unanswered | orphans if a < n_msgs]] = False
-    picked = np.flatnonzero(open_call)
+    calls = _answered(cols, owner_of_msg)
+    n_results = calls.counts
+    picked = calls.callers[~forced_msg[calls.callers] & ~prot_msg[calls.callers]]
+    closed = [a for a in unanswered | orphans if a < n_msgs]
+    if closed:
+        picked = picked[~np.isin(picked, closed)]
+    open_call = np.zeros(n_msgs, dtype=bool)
+    open_call[picked] = True
     call_msgs = picked.tolist()
     call_rows = u_msg[is_call]
     per_msg_cost = np.bincount(call_rows, weights=tokens[is_call], minlength=n_msgs)
@@ -177,7 +178,7 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     if rel is not None and call_msgs:  # a call is worth what its results share with the focus
         msg_rel = np.zeros(n_msgs)
         np.maximum.at(msg_rel, u_msg, rel)  # once per view, not a scan of every unit per call
-        result_msgs = np.flatnonzero(owner_of_msg >= 0)
+        result_msgs = calls.results
         result_msgs = result_msgs[open_call[owner_of_msg[result_msgs]]]
         call_rel = np.zeros(n_msgs)
         np.maximum.at(call_rel, owner_of_msg[result_msgs], msg_rel[result_msgs])
@@ -190,7 +191,9 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
         if failed:  # the call, and what its result says went wrong
             boost = 1.0 + pol.retry * np.exp(-j / 4.0)
             call_gain[a] *= boost
-            in_failed = np.isin(u_msg, failed)
+            # (its units, read by their messages' spans: not a scan of every unit)
+            spans = cols.msg_start.view
+            in_failed = np.concatenate([np.arange(spans[r], spans[r + 1]) for r in sorted(set(failed))])
             full_gain[in_failed] *= boost
             clip_gain[in_failed] *= boost
     placeholder = scene.count(PLACEHOLDER)
@@ -209,12 +212,14 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     # Short messages open whole: every unit's opening (a clip, or the unit itself if
     # short) comes back at once, so a shown message never loses a sentence outright.
     starts = cols.msg_start.view
-    n_units_msg = np.diff(starts)
-    short = (n_units_msg <= pol.short_units) & (cols.msg_cost.view <= pol.short_tokens)
-    in_short = candidate & short[u_msg]
+    # (read at the units: not arrays of every message of a long history)
+    in_short = candidate & (starts[u_msg + 1] - starts[u_msg] <= pol.short_units) \
+        & (cols.msg_cost.view[u_msg] <= pol.short_tokens)
     open_cost_u = np.where(split, clip_cost_u, full_cost)
     open_gain_u = np.where(split, clip_gain, full_gain)
-    open_msgs = np.flatnonzero(np.bincount(u_msg[in_short], minlength=n_msgs) > 0)
+    short_msgs = u_msg[in_short]  # (in message order: each message's first is where its run starts)
+    open_msgs = short_msgs[np.flatnonzero(np.r_[True, short_msgs[1:] != short_msgs[:-1]])] if len(short_msgs) \
+        else short_msgs
     open_cost = np.bincount(u_msg[in_short], weights=open_cost_u[in_short], minlength=n_msgs)
     open_gain = np.bincount(u_msg[in_short], weights=open_gain_u[in_short], minlength=n_msgs)
     open_ratio = np.full(n_msgs, np.inf)
@@ -249,12 +254,13 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     # Record items: each value not shown by what is kept anyway, with its key.
     base_shown = cols.literal_counts(decision == KEPT) > 0
     header_of = date_headers(cols)
-    items, item_gain, item_cost, value_cost, entry_cost, header_cost, beyond, row_cost, key_named = _items(
-        scene, decision, base_shown, noise, rel, recency, header_of, units, verdicts)
+    listable = _items(scene, decision, base_shown, noise, rel, recency, header_of, units, verdicts)
+    items, item_gain, item_cost, entry_cost, key_named, row_cost = (
+        listable.items, listable.gain, listable.cost, listable.entry_cost, listable.key_named, listable.row_cost)
 
     # A reply is shown with its question (see _take).
     question_unit = question_units(cols)
-    asked = question_unit >= 0
+    asked = _asked(cols, question_unit)
     question_cost = np.zeros(n_msgs)
     question_cost[asked] = open_cost_u[question_unit[asked]]
     kinds = np.concatenate([np.full(len(picked), _CALLS), np.full(len(open_msgs), _OPEN),
@@ -298,8 +304,6 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     reserve = min(reserve, note_cap)
 
     date_unit = _date_units(cols, units)
-    dates = np.unique(date_unit[date_unit >= 0])
-    date_cost = dict(zip(dates.tolist(), (cols.u_tokens.view[dates] + pol.mark_tokens).tolist()))
     overhead = cols.msg_label_cost.view.copy()
     if options.recall:  # the reference a message's first mark carries (``…#12``)
         overhead += np.array([scene.count(f"#{i}") for i in range(n_msgs)], dtype=np.float64)
@@ -307,19 +311,19 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
         overhead += scene.frames
     elif options.message_overhead:
         overhead += np.array([options.overhead(m.raw) for m in cols.messages], dtype=np.float64)
-    # (a session's date line -> its item; the items' flags read by C-level loops, not one by one)
-    header_items = {items[k].text: k for k in compress(count(), map(attrgetter("header"), items))}
+    header_items = {items[k].text: k for k in listable.headers.tolist()}  # (a session's date line -> its item)
     return Ranked(
         base=decision, calls_forced=frozenset(calls_forced), protected=protected, winner=winner,
         opening=np.where(split, CLIPPED, KEPT).astype(np.int8), in_short=in_short, kinds=kinds, targets=targets,
         costs=costs, order=order, call_cost=call_cost, owner_of_msg=owner_of_msg, owner_u=owner_u,
-        msg_overhead=overhead, item_of=items, value_cost=value_cost, entry_cost=entry_cost, header_of=header_of,
-        header_cost=header_cost, header_items=header_items,
+        msg_overhead=overhead, item_of=items, value_cost=listable.value_cost, entry_cost=entry_cost,
+        header_of=header_of,
+        header_cost=listable.header_cost, header_items=header_items,
         values_line=scene.count(VALUES_LINE) - scene.count("]"), shown_lits=base_shown, u_msg=u_msg,
         lits=(cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
         call_units=_CallUnits(is_call, starts), msg_start=starts, long_head=_long_head(scene, units, long_tokens),
-        item_order=item_order, reserve=reserve, note_cap=note_cap, beyond=beyond, row_cost=row_cost,
-        date_unit=date_unit, date_cost=date_cost, list_head=list_heads(cols), head_tokens=cols.u_tokens.view,
+        item_order=item_order, reserve=reserve, note_cap=note_cap, beyond=listable.beyond, row_cost=row_cost,
+        date_unit=date_unit, date_cost=_DateCosts(cols.u_tokens.view, pol.mark_tokens), list_head=list_heads(cols), head_tokens=cols.u_tokens.view,
         question_unit=question_unit, question_cost=question_cost, cols=cols,
         mark_cost=float(scene.count(" " + PLACEHOLDER)), mark_estimate=float(pol.mark_tokens))
 
@@ -395,6 +399,79 @@ def _owners(cols: Columns) -> np.ndarray:
     return cols.grown("_owners", memo, np.int64)[:len(cols)]
 
 
+@dataclass
+class _Answered:
+    """The calls answered so far (the conversation's memo, see ``Columns.memo``: a result
+    is paired with its call once, when it is appended)."""
+
+    seen: int = 0
+    """How many messages these cover."""
+    counts: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Per message, how many results answer its calls (in its first ``seen`` places)."""
+    callers: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """The messages with a result, ascending."""
+    results: list[int] = field(default_factory=list)
+    """The messages that answer a call, ascending."""
+
+
+@dataclass(frozen=True)
+class _Calls:
+    counts: np.ndarray
+    callers: np.ndarray
+    results: np.ndarray
+
+
+def _answered(cols: Columns, owner_of_msg: np.ndarray) -> _Calls:
+    """Per message, how many results answer it; the messages with a result; the messages
+    that are one (read at the messages appended since: arrays of every message of a long
+    history were most of this on every view)."""
+    memo = cols.memo(_Answered)
+    n = len(owner_of_msg)
+    if memo.seen < n:
+        if len(memo.counts) < n:  # (grown by doubling)
+            memo.counts = np.concatenate([memo.counts, np.zeros(max(n, 2 * len(memo.counts)) - len(memo.counts),
+                                                                dtype=np.int64)])
+        new = owner_of_msg[memo.seen:n]
+        found = np.flatnonzero(new >= 0)
+        if len(found):
+            np.add.at(memo.counts, new[found], 1)
+            memo.results.extend((found + memo.seen).tolist())
+            memo.callers = np.flatnonzero(memo.counts[:n] > 0)
+        memo.seen = n
+    return _Calls(memo.counts[:n], memo.callers, cols.grown("_results", memo.results, np.int64)[:len(memo.results)])
+
+
+@dataclass
+class _Asked:
+    """The messages a question's unit is known for (the conversation's memo)."""
+
+    seen: int = 0
+    asked: list[int] = field(default_factory=list)
+
+
+def _asked(cols: Columns, question_unit: np.ndarray) -> np.ndarray:
+    """The messages that answer a question (``question_unit >= 0``), ascending: extended by
+    the messages appended since (a message's question never changes)."""
+    memo = cols.memo(_Asked)
+    if memo.seen < len(question_unit):
+        memo.asked.extend((np.flatnonzero(question_unit[memo.seen:] >= 0) + memo.seen).tolist())
+        memo.seen = len(question_unit)
+    return cols.grown("_asked", memo.asked, np.int64)[:len(memo.asked)]
+
+
+class _DateCosts(dict):
+    """A session's date line (its unit) -> the tokens of showing it, found when the take
+    first asks (a long history has thousands; a view shows a few)."""
+
+    def __init__(self, tokens: np.ndarray, mark: float) -> None:
+        super().__init__()
+        self._tokens, self._mark = tokens, mark
+
+    def __missing__(self, unit: int) -> float:
+        cost = self[unit] = float(self._tokens[unit] + self._mark)
+        return cost
+
+
 class _CallUnits(dict):
     """Assistant message -> its tool-call units, found when the take first asks (it shows a
     few of the thousands of calls a long agent history has)."""
@@ -432,7 +509,7 @@ def _lacking(cols: Columns, units: np.ndarray, winner: np.ndarray) -> np.ndarray
     stale = units[memo.against[units] != winner[units]]
     if len(stale):
         lit_idx = cols.lit_idx.view
-        owner = cols.unit_owner(cols.lit_ptr.view)
+        owner = row_units(cols)
         n_lits = max(len(cols.lit_text), 1)
         winning = np.zeros(n_units, dtype=bool)
         winning[winner[stale]] = True

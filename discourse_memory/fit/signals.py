@@ -14,6 +14,7 @@ from ..columns import UNIT_KINDS, Columns
 from ..messages import SYSTEM_ROLES
 from ..record import output_command, result_call
 from .limits import LIMITS
+from .sources import row_units
 from .types import _CALL, _LINE_KIND
 
 
@@ -67,13 +68,16 @@ def outcome_lines(cols: Columns, outputs: np.ndarray, info: np.ndarray) -> np.nd
     # (a file printed or a listing ends where the file or the tree does: no verdict)
     ran = outputs & ~reading_messages(cols, outputs) & ~listing_messages(cols, outputs)
     rows = np.flatnonzero(ran[u_msg] & (kind == line) & (info > 0) & ~cols.u_tag_line.view)  # (a closing tag is no verdict)
-    last = np.full(len(cols), -1, dtype=np.int64)
-    np.maximum.at(last, u_msg[rows], rows)
-    # (an output of a line or two is all verdict: "Transfer successful", "17645.0")
-    last[np.bincount(u_msg[rows], minlength=len(cols)) < LIMITS.outcome_lines] = -1
+    # Each message's last such line, of those with enough of them (an output of a line or
+    # two is all verdict: "Transfer successful", "17645.0"). (Read along the rows, which
+    # come in message order: not arrays of every message of a long history.)
+    msgs = u_msg[rows]
+    ends = np.flatnonzero(np.r_[msgs[1:] != msgs[:-1], True]) if len(rows) else rows
+    counts = np.diff(np.r_[-1, ends])
+    last = rows[ends[counts >= LIMITS.outcome_lines]]
     out = np.zeros(len(u_msg), dtype=bool)
     said = cols.memo(_Signals).verdicts
-    for u in last[last >= 0].tolist():  # (one line a message: read by its end)
+    for u in last.tolist():  # (one line a message: read by its end)
         hit = said.get(u)
         if hit is None:
             hit = said[u] = _VERDICT.search(units.text(u)[-LIMITS.verdict_chars:]) is not None
@@ -182,6 +186,26 @@ def _id_shape(text: str) -> str:
 _LIST_KINDS = np.array([k in ("list_item", "line", "table_row") for k in UNIT_KINDS])
 
 
+@dataclass
+class _Pending:
+    """What :func:`pending_ids` reads of the rows and units already appended (the
+    conversation's memo, see ``Columns.memo``): none of it changes but by new rows, so a
+    view reads only the rows of ids, not every row of the history."""
+
+    ident: int = -1
+    """The literal kind code of an identifier these were read with."""
+    units: int = 0
+    """How many units ``group`` covers."""
+    group: list[int] = field(default_factory=list)
+    """Per unit, its list: a unit, or consecutive list items, lines or rows of one message."""
+    rows: int = 0
+    """How many rows of the literal index ``id_rows`` and ``last_call`` cover."""
+    id_rows: list[int] = field(default_factory=list)
+    """The rows, outside tool calls, of literals of kind identifier."""
+    last_call: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Per literal, the last message whose calls pass it (-1: none)."""
+
+
 def pending_ids(cols: Columns) -> np.ndarray:
     """Per literal: an id of a list (one unit, or a message's consecutive list items, lines
     or rows) that holds at least two ids of the same shape the agent has since passed to
@@ -190,36 +214,58 @@ def pending_ids(cols: Columns) -> np.ndarray:
     n_lits = len(cols.lit_text)
     out = np.zeros(n_lits, dtype=bool)
     ident = cols.kind_code("identifier")
-    kind = cols.u_kind.view
-    is_call = kind == _CALL
-    if ident < 0 or not is_call.any():
+    if ident < 0:
         return out
-    lit_ptr, lit_idx = cols.lit_ptr.view, cols.lit_idx.view
-    u_msg = cols.u_msg.view
-    owners = cols.unit_owner(lit_ptr)
-    row_msg = u_msg[owners]
-    # The last message whose calls pass each literal (-1: none).
-    last_call = np.full(n_lits, -1, dtype=np.int64)
-    call_rows = is_call[owners]
-    np.maximum.at(last_call, lit_idx[call_rows], row_msg[call_rows])
-    # A list: a unit, or consecutive list items, lines or rows of one message.
-    listed = _LIST_KINDS[kind] & ~is_call
-    joins = np.zeros(len(kind), dtype=bool)
-    joins[1:] = listed[1:] & listed[:-1] & (u_msg[1:] == u_msg[:-1])
-    group = np.cumsum(~joins)[owners]
-    rows = np.flatnonzero(~call_rows & (cols.lit_kind.view[lit_idx] == ident))
-    if not len(rows):
+    memo = _pending_memo(cols, ident)
+    last_call = memo.last_call[:n_lits]
+    if not memo.id_rows or not (last_call >= 0).any():  # (no id, or no call passed a value: none pending)
         return out
-    lits, groups = lit_idx[rows], group[rows]
-    done = last_call[lits] > row_msg[rows]
+    rows = cols.grown("_pending_id_rows", memo.id_rows, np.int64)
+    group_of = cols.grown("_pending_groups", memo.group, np.int64)
+    owners = row_units(cols)[rows]
+    lits, groups = cols.lit_idx.view[rows], group_of[owners]
+    done = last_call[lits] > cols.u_msg.view[owners]
     shapes = _shape_ids(cols)[lits]
     # Lists with two distinct ids passed since, and the shapes of those.
     n_shapes = int(shapes.max()) + 1
-    ready = done & _two_distinct(groups[done], lits[done], int(group.max()) + 1)[groups]
+    ready = done & _two_distinct(groups[done], lits[done], memo.group[-1] + 1)[groups]
     keys = np.unique(groups[ready] * n_shapes + shapes[ready])
     todo = ~done & np.isin(groups * n_shapes + shapes, keys)
     out[lits[todo]] = True
     return out
+
+
+def _pending_memo(cols: Columns, ident: int) -> _Pending:
+    """The conversation's :class:`_Pending`, extended by the units and rows appended since."""
+    memo = cols.memo(_Pending)
+    if memo.ident != ident:  # (the code is fixed once an identifier is seen: read anew if not)
+        memo.ident, memo.units, memo.group, memo.rows, memo.id_rows = ident, 0, [], 0, []
+        memo.last_call = np.zeros(0, dtype=np.int64)
+    kind = cols.u_kind.view
+    u_msg = cols.u_msg.view
+    n_units = len(kind)
+    if memo.units < n_units:
+        # A list: a unit, or consecutive list items, lines or rows of one message.
+        lo = max(memo.units - 1, 0)
+        listed = _LIST_KINDS[kind[lo:]] & (kind[lo:] != _CALL)
+        joins = listed[1:] & listed[:-1] & (u_msg[lo + 1:] == u_msg[lo:-1])
+        if memo.units == 0:
+            joins = np.r_[False, joins]
+        start = memo.group[-1] if memo.group else 0
+        memo.group.extend((start + np.cumsum(~joins)).tolist())
+        memo.units = n_units
+    lit_idx = cols.lit_idx.view
+    n_lits = len(cols.lit_text)
+    if len(memo.last_call) < n_lits:
+        memo.last_call = np.concatenate([memo.last_call, np.full(n_lits - len(memo.last_call), -1, dtype=np.int64)])
+    if memo.rows < len(lit_idx):
+        new = np.arange(memo.rows, len(lit_idx))
+        owners = row_units(cols)[new]
+        call_rows = kind[owners] == _CALL
+        np.maximum.at(memo.last_call, lit_idx[new[call_rows]], u_msg[owners[call_rows]])
+        memo.id_rows.extend(new[~call_rows & (cols.lit_kind.view[lit_idx[new]] == ident)].tolist())
+        memo.rows = len(lit_idx)
+    return memo
 
 
 def _two_distinct(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:

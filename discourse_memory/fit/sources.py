@@ -88,6 +88,53 @@ def _by_value(cols: Columns, owners: np.ndarray, rows: np.ndarray) -> np.ndarray
     return memo.order[wanted[memo.order]]
 
 
+@dataclass
+class _RowFacts:
+    """Per row of the literal index, what is fixed about it once appended (the
+    conversation's memo, see ``Columns.memo``): its unit, and per literal whether a unit
+    outside a tool's output states it. Rows are only appended: a view extends these by its
+    new rows (each was an array of every row, made again on every view)."""
+
+    owners: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Per row, its unit (``Columns.unit_owner`` of ``lit_ptr``), in its first ``n`` places."""
+    n: int = 0
+    said: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    """Per literal, whether a unit of a message that is no tool output states it (of the
+    first ``said_rows`` rows)."""
+    said_rows: int = 0
+
+
+def row_units(cols: Columns) -> np.ndarray:
+    """Per row of the literal index, its unit (as ``cols.unit_owner(cols.lit_ptr.view)``)."""
+    memo = cols.memo(_RowFacts)
+    ptr = cols.lit_ptr.view
+    n_rows = int(ptr[-1])
+    if memo.n < n_rows:
+        have = int(np.searchsorted(ptr, memo.n, side="right")) - 1  # the unit of the first new row
+        new = np.repeat(np.arange(have, len(ptr) - 1), np.diff(ptr[have:]))[memo.n - int(ptr[have]):]
+        if len(memo.owners) < n_rows:  # (grown by doubling)
+            memo.owners = np.concatenate([memo.owners[:memo.n],
+                                          np.zeros(max(n_rows, 2 * len(memo.owners)) - memo.n, dtype=np.int64)])
+        memo.owners[memo.n:n_rows] = new
+        memo.n = n_rows
+    return memo.owners[:n_rows]
+
+
+def said_literals(cols: Columns, outputs: np.ndarray) -> np.ndarray:
+    """Per literal, whether a unit of a message that is no tool output states it
+    (``outputs``: per message, a tool's output, which never changes once appended)."""
+    memo = cols.memo(_RowFacts)
+    n_lits, lit_idx = len(cols.lit_text), cols.lit_idx.view
+    if len(memo.said) < n_lits:
+        memo.said = np.concatenate([memo.said, np.zeros(n_lits - len(memo.said), dtype=bool)])
+    if memo.said_rows < len(lit_idx):
+        new = slice(memo.said_rows, len(lit_idx))
+        talk = ~outputs[cols.u_msg.view[row_units(cols)[new]]]
+        memo.said[lit_idx[new][talk]] = True
+        memo.said_rows = len(lit_idx)
+    return memo.said[:n_lits]
+
+
 def _has_context(cols: Columns, item: Item, lit: int) -> bool:
     """A date line, a key, a text of its own (a quoted string, a line number's file), or
     words of the sentence around the value."""
