@@ -1,6 +1,6 @@
 """Where a fresh worker's first view goes, with the shared analysis cache (issue 49).
 
-    python benchmarks/bench_first_view_stages.py [--tokens 65000] [--runs 3] [--bare]
+    python benchmarks/bench_first_view_stages.py [--tokens 65000] [--runs 3] [--bare] [--repeat N]
 
 The history of ``bench_workers.py`` (the first runs of ``swe_dev.jsonl`` up to ``--tokens``
 tokens, three turns on, budget a quarter of it), analysed by a warm memory into an
@@ -13,6 +13,12 @@ view (wall clock and the process's CPU time), each stage's milliseconds (a stage
 includes the stages it calls), and the warm turn. Views are checked equal to the warm memory's.
 ``--bare``: no timers (whose calls add to the stages they time), for comparing two versions
 of the code: run it in turn with each, alternating, and compare the CPU times.
+``--repeat N``: per run, the first views of N memories restored one after another in the
+process (each with a compactor of its own, as a fresh worker has), each view's CPU time of
+this thread (a warm-up thread's is not counted) with its two halves, the columns (reading the
+analyses, columns and rows from the cache, ``Compactor._columns``) and the rest
+(``Compactor._compact``): the least and the lower quartile are printed, steadier under other
+jobs' load than one view a process.
 """
 
 from __future__ import annotations
@@ -82,7 +88,42 @@ def make(path: str, tokens: int) -> None:
         pickle.dump((state, budget, cache.data, view.messages, view.note), f)
 
 
-def fresh(path: str, bare: bool = False) -> None:
+def _repeated(state, budget, data, messages, note, n: int) -> None:  # type: ignore[no-untyped-def]
+    import gc
+
+    from discourse_memory import DiscourseMemory
+    from discourse_memory.compaction import Compactor
+
+    spent: dict[str, float] = {}
+
+    def timed(name, f):  # type: ignore[no-untyped-def]
+        def g(*a, **k):  # type: ignore[no-untyped-def]
+            t = time.thread_time()
+            try:
+                return f(*a, **k)
+            finally:
+                spent[name] = spent.get(name, 0.0) + (time.thread_time() - t) * 1000
+        return g
+
+    Compactor._columns = timed("columns", Compactor._columns)  # type: ignore[method-assign]
+    Compactor._compact = timed("rest", Compactor._compact)  # type: ignore[method-assign]
+    got: dict[str, list[float]] = {"first view": [], "columns": [], "rest": []}
+    for _ in range(n):
+        spent.clear()
+        t = time.thread_time()
+        memory = DiscourseMemory.from_dict(state, cache=DictCache(dict(data)))
+        view = memory.view(budget)
+        spent["first view"] = (time.thread_time() - t) * 1000
+        assert view.messages == messages and view.note == note, "views differ"
+        for k, v in got.items():
+            v.append(spent[k])
+        del memory, view
+        gc.collect()
+    print(f"{n} first views, ms CPU (least, lower quartile): " + "; ".join(
+        f"{k} {min(v):.1f}, {sorted(v)[len(v) // 4]:.1f}" for k, v in got.items()))
+
+
+def fresh(path: str, bare: bool = False, repeat: int = 0) -> None:
     from bench_core_speed import new_message
     from discourse_memory import DiscourseMemory
     from discourse_memory.nlp import get_pipeline
@@ -110,6 +151,9 @@ def fresh(path: str, bare: bool = False) -> None:
         for part in path:
             owner = getattr(owner, part)
         setattr(owner, last, timed(last, getattr(owner, last)))
+    if repeat:
+        _repeated(state, budget, data, messages, note, repeat)
+        return
     t, c = time.perf_counter(), time.process_time()
     memory = DiscourseMemory.from_dict(state, cache=DictCache(data))
     view = memory.view(budget)
@@ -130,16 +174,18 @@ def main() -> None:
     ap.add_argument("--tokens", type=int, default=65000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--bare", action="store_true", help="no stage timers: the first view's times only")
+    ap.add_argument("--repeat", type=int, default=0, help="first views of this many memories a process (see above)")
     ap.add_argument("--fresh", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.fresh:
-        fresh(args.fresh, args.bare)
+        fresh(args.fresh, args.bare, args.repeat)
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "state.pkl")
         make(path, args.tokens)
         for _ in range(args.runs):
-            subprocess.run([sys.executable, __file__, "--fresh", path, *(["--bare"] if args.bare else [])], check=True)
+            subprocess.run([sys.executable, __file__, "--fresh", path, *(["--bare"] if args.bare else []),
+                            *(["--repeat", str(args.repeat)] if args.repeat else [])], check=True)
 
 
 if __name__ == "__main__":

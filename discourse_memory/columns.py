@@ -15,7 +15,7 @@ from bisect import bisect_right
 from itertools import accumulate, chain, repeat
 from operator import lt, sub, truediv
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
 
@@ -27,10 +27,14 @@ from .text_marks import marks_of
 from .tool_pairs import ToolPairs
 from .units import Field, MeasuredPiece, Unit, field_getter
 
+if TYPE_CHECKING:
+    from .shared_columns import SharedSegment
+
 __all__ = ["Columns", "UNIT_KINDS", "Units"]
 
 UNIT_KINDS = ("heading", "list_item", "field", "table_row", "code", "sentence", "line", "tool_call")
 _KIND_CODE = {k: i for i, k in enumerate(UNIT_KINDS)}
+_NO_ROW = None  # (a unit whose columns a shared segment holds: counted, not read)
 
 class _Grow:
     """A numpy array with amortised appends."""
@@ -218,6 +222,8 @@ class Columns:
         """Per content word, how many units state it."""
         # per key: the newest unit with that key
         self._key_ids: dict[str, int] = {}
+        self.key_text: list[str] = []
+        """Per key number, the key (``key_ids`` inverted)."""
         self.key_total = _Grow(np.int64)
         """How many units of each key the conversation has (for occurrence numbers)."""
         self.key_newest = _Grow(np.int64)
@@ -226,6 +232,9 @@ class Columns:
         self.lit_text: list[str] = []
         self.lit_kind_names: list[str] = []
         self._lit_kind_codes: dict[str, int] = {}
+        self.kind_name_row: list[int] = []
+        """Per literal kind name, the literal row (of ``lit_idx``) where it first stands (a shared
+        segment of messages carries the names as of its last message: :mod:`.shared_columns`)."""
         self.lit_kind = _Grow(np.int16)
         """Index into ``lit_kind_names``: the kind the literal first appears as."""
         self.lit_df = _Grow(np.float64)
@@ -252,6 +261,11 @@ class Columns:
         if got is None:
             got = self._memos[kind] = kind()
         return got  # type: ignore[return-value]
+
+    @property
+    def key_ids(self) -> dict[str, int]:
+        """The number of each unit key, in order of first appearance (read, never written)."""
+        return self._key_ids
 
     def speaker(self, message: int) -> str | None:
         """The speaker label message ``message`` opens with ("Caroline"), when the
@@ -287,6 +301,18 @@ class Columns:
     def extend(self, messages: list[Message], fields: list[list[Field]]) -> list[list[str]]:
         """Append messages (numbered from ``len(self)``) and their fields, in one batch;
         returns the keys of each message's units."""
+        keys_of = self._extend(messages, fields, None)
+        assert keys_of is not None
+        return keys_of
+
+    def extend_shared(self, messages: list[Message], fields: list[list[Field]], shared: SharedSegment) -> None:
+        """Append messages and their fields as :meth:`extend` does, their units' columns taken
+        from ``shared`` (read from a shared cache: :mod:`.shared_columns`; it must have passed
+        :func:`.shared_columns.fits` against these columns and fields)."""
+        self._extend(messages, fields, shared)
+
+    def _extend(self, messages: list[Message], fields: list[list[Field]],
+                shared: SharedSegment | None) -> list[list[str]] | None:
         count = self._count
         first = len(self._occurrences)
         rows: list[MeasuredPiece] = []  # every unit of the batch, a tool call as a measured piece
@@ -325,7 +351,15 @@ class Columns:
                 self._fields.append(f)
                 at = len(rows)
                 self._firsts.append(first + at)
-                if f.units and isinstance(f.units[0], Unit):
+                if shared is not None:  # (the units' columns are shared: the marks only)
+                    rows.extend(repeat(_NO_ROW, len(f.units)))
+                    if f.marks is not None:
+                        marked = f.marks
+                    elif f.units and isinstance(f.units[0], Unit):
+                        marked = marks_of(f.text, [_call_row(f.units[0]).piece])  # type: ignore[arg-type]
+                    else:
+                        marked = marks_of(f.text, list(map(_PIECE, f.units)))  # type: ignore[arg-type]
+                elif f.units and isinstance(f.units[0], Unit):
                     for u in f.units:
                         row = call_rows.get((u.key, u.text))  # type: ignore[union-attr]
                         if row is None:
@@ -341,6 +375,9 @@ class Columns:
             owners.extend([m.index] * (len(rows) - before))
             starts.append(first + len(rows))
         index = first + len(rows)
+        if shared is not None:
+            self._take_shared(shared, first, index, owners, starts, costs, label_costs, sessions, mid, tags, tag_lines)
+            return None
         # Columns of the batch taken with C-level maps: a long history has tens of
         # thousands of units, and a Python statement per unit and column added up.
         pieces = list(map(_PIECE, rows))
@@ -353,22 +390,70 @@ class Columns:
         words_of = list(map(_WORDS, pieces))
         keys_of = [keys[a - first:b - first] for a, b in zip([first, *starts], starts)]
 
-        key_rows = _number(self._key_ids, keys)
+        self.key_text.extend(_new_entries(self._key_ids, keys))
+        key_rows = list(map(self._key_ids.__getitem__, keys))
         all_texts = list(chain.from_iterable(texts_of))
         new_lits = _new_entries(self.lit_ids, all_texts)
         self.lit_text.extend(new_lits)
         lit_rows = list(map(self.lit_ids.__getitem__, all_texts))
         # A literal's kind is the kind it first appears as in a unit.
+        n_names = len(self.lit_kind_names)
         kind_names = list(map(self._kind_code, chain.from_iterable(map(_KINDS, pieces))))
+        for code in range(n_names, len(self.lit_kind_names)):  # (where each new name first stands)
+            self.kind_name_row.append(self.lit_idx.n + kind_names.index(code))
         head_rows = list(map(self.lit_ids.__getitem__, chain.from_iterable(heads_of)))
         n_words_before = len(self.word_ids)
         all_words = list(chain.from_iterable(words_of))
         self.word_text.extend(_new_entries(self.word_ids, all_words))
         word_rows = list(map(self.word_ids.__getitem__, all_words))
 
+        self._grow(first, index, key_rows, len(new_lits), lit_rows, head_rows,
+                   len(self.word_ids) - n_words_before, word_rows,
+                   list(map(len, texts_of)), list(map(len, heads_of)), list(map(len, words_of)), owners, starts, costs,
+                   label_costs, sessions, mid, tags, tag_lines,
+                   list(map(_KIND_CODE.__getitem__, kinds)), list(map(_TOKENS, rows)), list(map(_CLIP, rows)),
+                   list(map(lt, head_ends, sizes)), list(map(truediv, head_ends, map(max, sizes, repeat(1)))))
+        if lit_rows:
+            lrows = np.asarray(lit_rows, dtype=np.int64)
+            fresh = lrows >= len(self.lit_text) - len(new_lits)
+            if fresh.any():  # first appearance wins: the last write of a reversed scatter
+                codes = np.asarray(kind_names, dtype=np.int16)
+                self.lit_kind.view[lrows[fresh][::-1]] = codes[fresh][::-1]
+        return keys_of
+
+    def _take_shared(self, shared: SharedSegment, first: int, index: int, owners: list[int], starts: list[int],
+                     costs: list[int], label_costs: list[float], sessions: list[int], mid: list[str],
+                     tags: list[str], tag_lines: list[int]) -> None:
+        """:meth:`_grow` with the units' columns and numbers of a shared segment."""
+        new_keys, new_lits, new_words = shared.new_keys, shared.new_lits, shared.new_words
+        self._key_ids.update(zip(new_keys, range(len(self._key_ids), len(self._key_ids) + len(new_keys))))
+        self.key_text.extend(new_keys)
+        self.lit_ids.update(zip(new_lits, range(len(self.lit_text), len(self.lit_text) + len(new_lits))))
+        self.lit_text.extend(new_lits)
+        self.word_ids.update(zip(new_words, range(len(self.word_text), len(self.word_text) + len(new_words))))
+        self.word_text.extend(new_words)
+        for name in shared.kind_names[len(self.lit_kind_names):]:
+            self._lit_kind_codes[name] = len(self.lit_kind_names)
+            self.lit_kind_names.append(name)
+        self.kind_name_row.extend(shared.kind_name_rows[len(self.kind_name_row):])
+        self._grow(first, index, shared.keys, len(new_lits), shared.lits, shared.heads, len(new_words), shared.words,
+                   shared.n_lits, shared.n_heads, shared.n_words, owners, starts, costs, label_costs, sessions, mid, tags, tag_lines,
+                   shared.kinds, shared.tokens, shared.clips, shared.clippable, shared.head_share)
+        if len(new_lits):
+            self.lit_kind.view[len(self.lit_text) - len(new_lits):] = shared.lit_kinds
+
+    def _grow(self, first: int, index: int, key_rows: Any, n_new: int, lit_rows: Any, head_rows: Any,
+              n_new_words: int, word_rows: Any, n_texts: Any, n_heads: Any, n_words: Any, owners: list[int], starts: list[int], costs: list[int], label_costs: list[float],
+              sessions: list[int], mid: list[str], tags: list[str], tag_lines: list[int], kinds: Any, tokens: Any,
+              clips: Any, clippable: Any, head_share: Any) -> None:
+        """Append the columns of units ``first..index-1`` (their keys, literals, heads and words
+        numbered; new literals and words already numbered, ``n_new`` and ``n_new_words`` of them)
+        and of their messages, and update the vocabularies' counts."""
+        # (numbers as arrays once: a list given to an array's extend is converted again)
+        krows, lit_rows, head_rows, word_rows = (np.asarray(x, dtype=np.int64)
+                                                 for x in (key_rows, lit_rows, head_rows, word_rows))
         # Occurrence numbers: earlier units of the same key, in this conversation.
         self.key_total.extend([0] * (len(self._key_ids) - self.key_total.n))
-        krows = np.asarray(key_rows, dtype=np.int64)
         if len(krows):
             order = np.argsort(krows, kind="stable")
             ranked = krows[order]
@@ -388,46 +473,42 @@ class Columns:
         self.key_newest.extend([0] * (len(self._key_ids) - self.key_newest.n))
         if len(krows):
             np.maximum.at(self.key_newest.view, krows, np.arange(first, index, dtype=np.int64))
-        n_new = len(new_lits)
         self.lit_kind.extend([0] * n_new)
         self.lit_df.extend([0.0] * n_new)
         self.lit_last_msg.extend([0] * n_new)
         self.lit_mid.extend([False] * n_new)
         self.lit_tags.extend([0.0] * n_new)
-        if lit_rows:
-            lrows = np.asarray(lit_rows, dtype=np.int64)
-            per_unit = np.fromiter(map(len, texts_of), np.int64, len(texts_of))
+        if len(lit_rows):
+            lrows = lit_rows
+            per_unit = np.asarray(n_texts, dtype=np.int64)
             np.maximum.at(self.lit_last_msg.view, lrows, np.repeat(np.asarray(owners, dtype=np.int64), per_unit))
             np.add.at(self.lit_df.view, lrows, 1.0)
-            fresh = lrows >= len(self.lit_text) - n_new
-            if fresh.any():  # first appearance wins: the last write of a reversed scatter
-                codes = np.asarray(kind_names, dtype=np.int16)
-                self.lit_kind.view[lrows[fresh][::-1]] = codes[fresh][::-1]
+            # (a literal of a mark is one of its text's, numbered above; one a shared segment
+            # did not number, which only a forged one can lack, is not marked)
+            ids = self.lit_ids
             if mid:
-                self.lit_mid.view[list(map(self.lit_ids.__getitem__, mid))] = True
+                self.lit_mid.view[[ids[t] for t in mid if t in ids]] = True
             if tags:
-                np.add.at(self.lit_tags.view, np.asarray(list(map(self.lit_ids.__getitem__, tags)), dtype=np.int64),
-                          1.0)
-        self.word_df.extend([0.0] * (len(self.word_ids) - n_words_before))
-        if word_rows:
-            np.add.at(self.word_df.view, np.asarray(word_rows, dtype=np.int64), 1.0)
+                np.add.at(self.lit_tags.view, np.asarray([ids[t] for t in tags if t in ids], dtype=np.int64), 1.0)
+        self.word_df.extend([0.0] * n_new_words)
+        if len(word_rows):
+            np.add.at(self.word_df.view, word_rows, 1.0)
         self.word_idx.extend(word_rows)
-        self.word_ptr.extend(_ends(self.word_idx.n - len(word_rows), words_of))
+        self.word_ptr.extend(_ends(self.word_idx.n - len(word_rows), n_words))
         self.lit_idx.extend(lit_rows)
-        self.lit_ptr.extend(_ends(self.lit_idx.n - len(lit_rows), texts_of))
+        self.lit_ptr.extend(_ends(self.lit_idx.n - len(lit_rows), n_texts))
         self.head_idx.extend(head_rows)
-        self.head_ptr.extend(_ends(self.head_idx.n - len(head_rows), heads_of))
-        self.u_key.extend(key_rows)
+        self.head_ptr.extend(_ends(self.head_idx.n - len(head_rows), n_heads))
+        self.u_key.extend(krows)
         self.u_msg.extend(owners)
-        self.u_kind.extend(list(map(_KIND_CODE.__getitem__, kinds)))
-        self.u_tokens.extend(list(map(_TOKENS, rows)))
-        self.u_clip.extend(list(map(_CLIP, rows)))
-        self.u_clippable.extend(list(map(lt, head_ends, sizes)))
-        self.u_head_share.extend(list(map(truediv, head_ends, map(max, sizes, repeat(1)))))
-        on_line = np.zeros(len(rows), dtype=np.bool_)
+        self.u_kind.extend(kinds)
+        self.u_tokens.extend(tokens)
+        self.u_clip.extend(clips)
+        self.u_clippable.extend(clippable)
+        self.u_head_share.extend(head_share)
+        on_line = np.zeros(index - first, dtype=np.bool_)
         on_line[tag_lines] = True
         self.u_tag_line.extend(on_line)
-        return keys_of
 
     def _kind_code(self, kind: str) -> int:
         code = self._lit_kind_codes.get(kind)
@@ -538,12 +619,6 @@ def _new_entries(ids: dict[str, int], items: list[str]) -> list[str]:
     return new
 
 
-def _number(ids: dict[str, int], items: list[str]) -> list[int]:
-    """The number of each item, numbering new ones in order of first appearance."""
-    _new_entries(ids, items)
-    return list(map(ids.__getitem__, items))
-
-
-def _ends(base: int, groups: list[tuple[str, ...]]) -> list[int]:
-    """CSR pointers: where each group ends, counting from ``base``."""
-    return list(accumulate(map(len, groups), initial=base))[1:]
+def _ends(base: int, sizes: Any) -> np.ndarray:
+    """CSR pointers: where each group of ``sizes`` ends, counting from ``base``."""
+    return base + np.cumsum(np.asarray(sizes, dtype=np.int64))

@@ -23,6 +23,7 @@ from .columns import Columns
 from .errors import BudgetTooSmallError, InvalidOptionError
 from .fit import Scene, fit
 from .fit.shared_rows import SharedRows
+from .shared_columns import SharedColumns
 from .framing import Framing, _Rule, framing_of, rule_for_format
 from .focus import focus_of_text, focus_of_turn, focus_terms, relevance
 from .gc_pause import gc_paused, is_bulk
@@ -95,6 +96,8 @@ class Compactor:
                                  shared=bind(cache, self.counter, options.pipeline, options.clip_tokens))
         # (the fitting stage's row memo of a conversation, shared beside the analyses: fit/shared_rows.py)
         self._rows = None if self.analyzer.shared is None else SharedRows(self.analyzer.shared)
+        # (and its columns, per segment of messages: shared_columns.py)
+        self._shared_cols = None if self.analyzer.shared is None else SharedColumns(self.analyzer.shared)
         self._lock = threading.RLock()
         self._raw: list[tuple[Any, ...]] = []
         self._prints: list[tuple[Any, ...]] = []
@@ -287,10 +290,17 @@ class Compactor:
             # parts, calls): text cannot predict the tag of a conversation holding it.
             tag = digest(tag + "\x00" + repr(p))
             tags.append(tag)
+        shared = self.analyzer.shared
         if self._rows is not None and not len(cols):  # (its row entry is read with the analyses: one round trip)
             self._rows.ride(tags)
+        if self._shared_cols is not None and not len(cols):  # (and its column entries)
+            shared.riders = [*shared.riders, *self._shared_cols.keys(tags)]
         with gc_paused(is_bulk([tf.text for m in new for tf in m.texts])):
-            cols.extend(new, self.analyzer.fields(new))
+            fields = self.analyzer.fields(new)
+            done = 0
+            if self._shared_cols is not None and not len(cols):
+                done = self._shared_cols.take(cols, shared.carried, tags, new, fields)
+            cols.extend(new[done:], fields[done:])
         self._tags.extend(tags)
         self._cols = cols
         if owned:
@@ -374,6 +384,8 @@ class Compactor:
         plan = fit(scene)
         if self._rows is not None:
             self._rows.save(cols, self._tags)
+        if self._shared_cols is not None:
+            self._shared_cols.save(cols, self._tags)
         out, sources, tokens, note = render(plan)
         out, sources = list(out), list(sources)
         rendered.clear()

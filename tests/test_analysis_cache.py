@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from discourse_memory import AnalysisCache, Compactor, DiscourseMemory, InvalidOptionError, RedisAnalysisCache
-from discourse_memory import analysis_codec, cache_entry
+from discourse_memory import analysis_codec, cache_entry, shared_columns
 from discourse_memory.analysis_cache import bind
 from discourse_memory.fit import shared_rows
 from discourse_memory.limits import LIMITS
@@ -66,17 +66,22 @@ def _is_rows(key: str) -> bool:
     return ":r" in key  # a conversation's row entry (fit/shared_rows.py), not a text's analysis
 
 
+def _is_cols(key: str) -> bool:
+    return ":u" in key  # a conversation's column entry (shared_columns.py)
+
+
 def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
     keys = sorted(cache.data)
     for i, key in enumerate(keys):
         blob = cache.data[key]
-        if _is_rows(key) and mode in ("forged", "resigned_out_of_range"):
+        if (_is_rows(key) or _is_cols(key)) and mode in ("forged", "resigned_out_of_range"):
+            fmt = shared_rows if _is_rows(key) else shared_columns
             if mode == "forged":
-                cache.data[key] = _forged(shared_rows, key, blob)
+                cache.data[key] = _forged(fmt, key, blob)
             else:  # every number of every row past the header out of range, or one of them
                 at = data.draw(st.integers(4, max(4, len(zlib.decompress(blob[20:])) // 8)), label="row number")
                 value = data.draw(st.sampled_from([-3, 10**9]), label="value")
-                cache.data[key] = _resigned(shared_rows, key, blob, lambda ints: ints.__setitem__(
+                cache.data[key] = _resigned(fmt, key, blob, lambda ints: ints.__setitem__(
                     slice(min(at, len(ints) - 1), None if value < 0 else min(at, len(ints) - 1) + 1), value))
             continue
         if mode == "flip":
@@ -119,6 +124,7 @@ def test_a_view_through_the_cache_is_the_view_without_it(msgs, share, mode, data
     with pytest.MonkeyPatch.context() as mp:
         segment = data.draw(st.sampled_from([1, 2, LIMITS.shared_segment]), label="segment")
         mp.setattr(shared_rows, "LIMITS", dataclasses.replace(LIMITS, shared_segment=segment))
+        mp.setattr(shared_columns, "LIMITS", dataclasses.replace(LIMITS, shared_segment=segment))
         writer = DiscourseMemory(msgs[:cut], cache=cache)
         if mode != "cold":
             for n in sorted({cut, *data.draw(st.lists(st.integers(1, cut), max_size=2), label="earlier views")}):
@@ -152,9 +158,11 @@ def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
     expected = _bytes(DiscourseMemory(msgs).view(budget))
     assert _bytes(DiscourseMemory(msgs, cache=cache).view(budget)) == expected
     texts = {m["content"] for m in msgs if m.get("content")}
-    assert len([k for k in cache.data if not _is_rows(k)]) == len(texts)  # every text written once
+    assert len([k for k in cache.data if not _is_rows(k) and not _is_cols(k)]) == len(texts)  # every text once
     # and the rows of its segments of messages that the view read, one entry each
     assert 1 <= len([k for k in cache.data if _is_rows(k)]) <= len(msgs) // LIMITS.shared_segment
+    # and the columns of every segment
+    assert len([k for k in cache.data if _is_cols(k)]) == len(msgs) // LIMITS.shared_segment
     cache.reads = 0
 
     def analysed_here(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -169,11 +177,20 @@ def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
         assert unit.message >= tail, "a row's item was made though the store holds it"
         return item_for(cols, index, unit, *args, **kwargs)
 
+    from discourse_memory.columns import Columns
+
+    extend = Columns.extend
+
+    def built_here(cols, messages, fields):  # type: ignore[no-untyped-def]
+        assert not messages or messages[0].index >= tail, "a message's columns were built though the store holds them"
+        return extend(cols, messages, fields)
+
     monkeypatch.setattr("discourse_memory.units.segment_texts", analysed_here)
     monkeypatch.setattr(candidates, "item_for", row_read_here)
+    monkeypatch.setattr(Columns, "extend", built_here)
     warm = DiscourseMemory(msgs, cache=cache)
     assert _bytes(warm.view(budget)) == expected
-    assert cache.reads == 1  # one read for the whole conversation, its analyses and its rows
+    assert cache.reads == 1  # one read for the whole conversation: its analyses, rows and columns
 
 
 def test_a_conversation_a_few_messages_on_reads_the_rows_of_its_start():

@@ -1,0 +1,364 @@
+"""A conversation's columns (:class:`.columns.Columns`), shared between workers per segment
+of messages.
+
+A fresh worker's first view read every text's analysis from the shared cache and then took
+the conversation's columns from it unit by unit: each unit's key, literals, heads and words
+numbered through the conversation's vocabularies (dictionary look-ups for tens of thousands
+of strings), about a sixth of that view (issue 49). Those numbers are a function of the
+conversation's first messages, so they are shared like the row memo (:mod:`.fit.shared_rows`):
+per segment of ``LIMITS.shared_segment`` messages, under a key of the first ``b`` messages, an
+entry holds the columns of the units of messages ``a`` to ``b - 1`` and the vocabulary they
+add. A reader applies the entries of a conversation's complete segments in order, from its
+first message, while they hold and check out, and builds the rest (fewer than a segment's
+messages, or from the first entry missing) as before. Each segment is written once, by the
+first worker that has its columns and does not know the store to hold it: a conversation's
+entries together are its columns once.
+
+Key: ``<settings>:u<b>:<tag>`` (the analysis settings' digest with this format's version, the
+segment's end and the compactor's chained digest of the first ``b`` messages).
+
+Value: the envelope of :mod:`.cache_entry` (magic, digest of key and body, keyed by the store's
+``secret``; zlib). Strings: the keys, literal texts and words the segment adds, then the
+literal kinds' names as of its last message. Numbers: a header, per message its units, per unit
+its kind, tokens, clip tokens, whether it can be clipped, its head's share (the floats' bits),
+key and how many literals, heads and words it has, then those as numbers of the vocabularies,
+then each new literal's kind. A reader checks every number against its columns and the
+messages' fields (the units of each message, every number in its vocabulary, the floats finite
+and in range, the new strings new) before it takes any: an entry that fails is a miss, and so
+are the entries after it. What a text's analysis gives with the fields (labels, dates, marks)
+is not stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from bisect import bisect_left
+from dataclasses import dataclass
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .cache_entry import seal, unseal
+from .columns import UNIT_KINDS, Columns
+from .limits import LIMITS
+from .messages import Message
+from .units import Field
+
+__all__ = ["COLUMNS_VERSION", "SharedColumns", "SharedSegment", "decode", "decode_run", "encode", "fits", "vocabularies"]
+
+MAGIC = b"DMC\x01"
+COLUMNS_VERSION = "1"
+"""Raised whenever what :meth:`Columns.extend` makes of a message changes: part of every key."""
+PERSON = b"dm-columns"
+"""The digest's personalisation (:mod:`.cache_entry`): an entry of another format never passes."""
+_HEAD = 12  # a, b, units, literal rows, head rows, word rows, keys before, new keys, literals before,
+# new literals, words before, new words
+_COLS = 9  # per unit: kind tokens clip clippable head_share key n_lits n_heads n_words
+
+
+@dataclass(frozen=True, slots=True)
+class SharedSegment:
+    """The columns of the units of messages ``a`` to ``b - 1`` as an entry holds them (checked
+    for its own consistency; :func:`fits` checks it against a conversation)."""
+
+    a: int
+    b: int
+    units: np.ndarray
+    """Per message, its units."""
+    kinds: np.ndarray
+    tokens: np.ndarray
+    clips: np.ndarray
+    clippable: np.ndarray
+    head_share: np.ndarray
+    keys: np.ndarray
+    """Per unit, its key's number."""
+    n_lits: np.ndarray
+    n_heads: np.ndarray
+    n_words: np.ndarray
+    lits: np.ndarray
+    heads: np.ndarray
+    words: np.ndarray
+    keys_before: int
+    lits_before: int
+    words_before: int
+    new_keys: list[str]
+    new_lits: list[str]
+    lit_kinds: np.ndarray
+    """Per new literal, its kind's number (of ``kind_names``)."""
+    new_words: list[str]
+    kind_names: list[str]
+    kind_name_rows: list[int]
+    """Per kind name, the literal row where it first stands."""
+
+
+def vocabularies(cols: Columns, a: int, b: int, before: tuple[int, int, int]) -> tuple[int, int, int]:
+    """How many keys, literals and words ``cols`` had numbered after message ``b - 1``, given
+    those after message ``a - 1`` (each numbered in order of first appearance: the greatest
+    number so far, plus one), reading only the units of messages ``a`` to ``b - 1``."""
+    starts = cols.msg_start.view
+    u0, u1 = int(starts[a]), int(starts[b])
+    out = []
+    for values, ptr, known in ((cols.u_key.view, None, before[0]), (cols.lit_idx.view, cols.lit_ptr.view, before[1]),
+                               (cols.word_idx.view, cols.word_ptr.view, before[2])):
+        lo, hi = (u0, u1) if ptr is None else (int(ptr[u0]), int(ptr[u1]))
+        out.append(max(known, int(values[lo:hi].max()) + 1) if hi > lo else known)
+    return out[0], out[1], out[2]
+
+
+def encode(key: str, cols: Columns, a: int, b: int, before: tuple[int, int, int],
+           after: tuple[int, int, int], secret: bytes = b"") -> bytes | None:
+    """The entry of ``cols``' messages ``a`` to ``b - 1``, with the vocabularies' sizes ``before``
+    and ``after`` them (:func:`vocabularies`); None: columns no entry can hold."""
+    starts = cols.msg_start.view
+    u0, u1 = int(starts[a]), int(starts[b])
+    lp, hp, wp = cols.lit_ptr.view, cols.head_ptr.view, cols.word_ptr.view
+    tokens, clips = cols.u_tokens.view[u0:u1], cols.u_clip.view[u0:u1]
+    if not (np.array_equal(tokens, np.round(tokens)) and np.array_equal(clips, np.round(clips))):
+        return None  # (a counter of fractional tokens: not shared)
+    (k0, l0, w0), (k1, l1, w1) = before, after
+    n_names = bisect_left(cols.kind_name_row, int(lp[u1]))  # (the rows where names first stand: in order)
+    strings = [*cols.key_text[k0:k1], *cols.lit_text[l0:l1], *cols.word_text[w0:w1], *cols.lit_kind_names[:n_names]]
+    per_unit = np.stack([cols.u_kind.view[u0:u1].astype(np.int64), tokens.astype(np.int64), clips.astype(np.int64),
+                         cols.u_clippable.view[u0:u1].astype(np.int64),
+                         np.ascontiguousarray(cols.u_head_share.view[u0:u1]).view(np.int64),
+                         cols.u_key.view[u0:u1], np.diff(lp[u0:u1 + 1]), np.diff(hp[u0:u1 + 1]),
+                         np.diff(wp[u0:u1 + 1])], axis=1) if u1 > u0 else np.zeros((0, _COLS), dtype=np.int64)
+    ints = np.concatenate([
+        np.array([a, b, u1 - u0, int(lp[u1] - lp[u0]), int(hp[u1] - hp[u0]), int(wp[u1] - wp[u0]), k0, k1 - k0,
+                  l0, l1 - l0, w0, w1 - w0, n_names], dtype=np.int64),
+        np.diff(starts[a:b + 1]), per_unit.ravel(), cols.lit_idx.view[lp[u0]:lp[u1]],
+        cols.head_idx.view[hp[u0]:hp[u1]], cols.word_idx.view[wp[u0]:wp[u1]],
+        cols.lit_kind.view[l0:l1].astype(np.int64), np.asarray(cols.kind_name_row[:n_names], dtype=np.int64)])
+    return seal(MAGIC, PERSON, key, strings, ints, secret, 1)
+
+
+def decode(key: str, blob: Any, a: int, b: int, secret: bytes = b"") -> SharedSegment | None:
+    """The segment an entry holds, if it is a well-formed entry of this format for this key
+    and messages ``a`` to ``b - 1`` (its numbers consistent with each other; :func:`fits`
+    checks them against a conversation)."""
+    return decode_run([(key, blob, a, b)], secret)
+
+
+class _Parts(NamedTuple):
+    """An opened entry whose lengths agree with its header: its parts, their values unchecked."""
+
+    a: int
+    b: int
+    counts: tuple[int, ...]  # units, literal rows, head rows, word rows
+    vocab: tuple[int, ...]  # keys before, new keys, literals before, new literals, words before, new words
+    units: np.ndarray
+    rows: np.ndarray
+    lits: np.ndarray
+    heads: np.ndarray
+    words: np.ndarray
+    lit_kinds: np.ndarray
+    name_rows: np.ndarray
+    strings: list[str]
+
+
+def _open(key: str, blob: Any, a: int, b: int, secret: bytes) -> _Parts | None:
+    opened = unseal(MAGIC, PERSON, key, blob, secret)
+    if opened is None:
+        return None
+    strings, ints = opened
+    if len(ints) < _HEAD + 1:
+        return None
+    got_a, got_b, n_units, n_lr, n_hr, n_wr, k0, n_k, l0, n_l, w0, n_w, n_names = ints[:_HEAD + 1].tolist()
+    if (got_a, got_b) != (a, b) or not 0 <= a < b or min(n_units, n_lr, n_hr, n_wr, k0, n_k, l0, n_l, w0, n_w,
+                                                        n_names) < 0:
+        return None
+    n_msgs = b - a
+    if len(ints) != _HEAD + 1 + n_msgs + _COLS * n_units + n_lr + n_hr + n_wr + n_l + n_names \
+            or len(strings) != n_k + n_l + n_w + n_names:
+        return None
+    at = _HEAD + 1
+    cut = np.cumsum([at, n_msgs, _COLS * n_units, n_lr, n_hr, n_wr, n_l]).tolist()
+    units, rows, lits, heads, words, lit_kinds, name_rows = np.split(ints, cut)[1:]
+    return _Parts(a, b, (n_units, n_lr, n_hr, n_wr), (k0, n_k, l0, n_l, w0, n_w), units,
+                  rows.reshape(n_units, _COLS), lits, heads, words, lit_kinds, name_rows, strings)
+
+
+def _continues(p: _Parts, nxt: _Parts) -> bool:
+    """Whether ``nxt`` numbers its vocabularies from where ``p`` left them, with its names."""
+    k0, n_k, l0, n_l, w0, n_w = p.vocab
+    names = p.strings[n_k + n_l + n_w:]
+    k1, m_k, l1, m_l, w1, m_w = nxt.vocab
+    return (nxt.a == p.b and (k1, l1, w1) == (k0 + n_k, l0 + n_l, w0 + n_w)
+            and nxt.strings[m_k + m_l + m_w:m_k + m_l + m_w + len(names)] == names
+            and nxt.name_rows[:len(p.name_rows)].tolist() == p.name_rows.tolist())
+
+
+def decode_run(entries: Sequence[tuple[str, Any, int, int]], secret: bytes = b"") -> SharedSegment | None:
+    """The entries ``(key, blob, a, b)`` of consecutive segments, from the first, while they
+    are well-formed and continue one another, as one segment (None: not the first): their
+    numbers checked together, a few array operations for all of them."""
+    run: list[_Parts] = []
+    for key, blob, a, b in entries:
+        got = _open(key, blob, a, b, secret)
+        if got is None or (run and not _continues(run[-1], got)):
+            break
+        run.append(got)
+    while run:  # (checked together; an entry that fails ends the run before it)
+        bad = _failed(run)
+        if not bad.any():
+            return _joined(run)
+        run = run[:int(np.argmax(bad))]
+    return None
+
+
+def _failed(run: list[_Parts]) -> np.ndarray:
+    """Per entry of ``run``, whether one of its numbers breaks a rule."""
+    n = len(run)
+    ids = np.arange(n)
+
+    def per(counts: list[int]) -> np.ndarray:  # each number's entry
+        return np.repeat(ids, counts)
+
+    def any_of(bad: np.ndarray, owner: np.ndarray) -> np.ndarray:
+        return np.bincount(owner[bad], minlength=n) > 0 if len(bad) else np.zeros(n, dtype=bool)
+
+    n_units, n_lr, n_hr, n_wr = (np.array(c, dtype=np.int64) for c in zip(*(p.counts for p in run)))
+    k0, n_k, l0, n_l, w0, n_w = (np.array(c, dtype=np.int64) for c in zip(*(p.vocab for p in run)))
+    n_names = np.array([len(p.name_rows) for p in run], dtype=np.int64)
+    units = np.concatenate([p.units for p in run])
+    msg_of = per([p.b - p.a for p in run])
+    failed = any_of(units < 0, msg_of) | (np.bincount(msg_of, weights=np.maximum(units, 0), minlength=n) != n_units)
+    rows = np.concatenate([p.rows for p in run])
+    unit_of = per(n_units.tolist())
+    kinds, tokens, clips, clippable, share, keys, n_lits, n_heads, n_words = rows.T
+    head_share = np.ascontiguousarray(share).view(np.float64)
+    with np.errstate(invalid="ignore"):
+        odd_share = ~np.isfinite(head_share) | (head_share < 0.0) | (head_share > 1.0)
+    failed |= any_of((kinds < 0) | (kinds >= len(UNIT_KINDS)) | (tokens < 0) | (clips < 0) | (clippable < 0)
+                     | (clippable > 1) | odd_share | (keys < 0) | (keys >= (k0 + n_k)[unit_of]) | (n_lits < 0)
+                     | (n_heads < 0) | (n_words < 0), unit_of)
+    for counts, total in ((n_lits, n_lr), (n_heads, n_hr), (n_words, n_wr)):
+        failed |= np.bincount(unit_of, weights=np.maximum(counts, 0), minlength=n) != total
+    for name, counts, limit in (("lits", n_lr, l0 + n_l), ("heads", n_hr, l0 + n_l), ("words", n_wr, w0 + n_w),
+                                ("lit_kinds", n_l, n_names)):
+        values, owner = np.concatenate([getattr(p, name) for p in run]), per(counts.tolist())
+        failed |= any_of((values < 0) | (values >= limit[owner]), owner)
+    name_rows, owner = np.concatenate([p.name_rows for p in run]), per(n_names.tolist())
+    failed |= any_of(name_rows < 0, owner)
+    if len(name_rows) > 1:
+        failed |= any_of(np.r_[False, (np.diff(name_rows) <= 0) & (owner[1:] == owner[:-1])], owner)
+    return failed
+
+
+def _joined(run: list[_Parts]) -> SharedSegment:
+    """Consecutive entries (each continuing the one before, every number checked) as one segment."""
+    first, last = run[0], run[-1]
+    rows = np.concatenate([p.rows for p in run])
+    kinds, tokens, clips, clippable, share, keys, n_lits, n_heads, n_words = rows.T
+
+    def cat(name: str) -> np.ndarray:
+        return np.concatenate([getattr(p, name) for p in run])
+
+    def part(p: _Parts, at: int) -> list[str]:  # new keys (0), literals (1) or words (2) of an entry's strings
+        n_k, n_l, n_w = p.vocab[1], p.vocab[3], p.vocab[5]
+        return p.strings[(0, n_k, n_k + n_l)[at]:(n_k, n_k + n_l, n_k + n_l + n_w)[at]]
+
+    n_k, n_l, n_w = last.vocab[1], last.vocab[3], last.vocab[5]
+    return SharedSegment(first.a, last.b, cat("units"), kinds.astype(np.int8), tokens.astype(np.float64),
+                         clips.astype(np.float64), clippable.astype(bool), np.ascontiguousarray(share).view(np.float64),
+                         np.ascontiguousarray(keys), np.ascontiguousarray(n_lits), np.ascontiguousarray(n_heads),
+                         np.ascontiguousarray(n_words), cat("lits"), cat("heads"), cat("words"), first.vocab[0],
+                         first.vocab[2], first.vocab[4], [t for p in run for t in part(p, 0)],
+                         [t for p in run for t in part(p, 1)], cat("lit_kinds").astype(np.int16),
+                         [t for p in run for t in part(p, 2)], last.strings[n_k + n_l + n_w:],
+                         last.name_rows.tolist())
+
+
+def fits(seg: SharedSegment, cols: Columns, fields: list[list[Field]]) -> bool:
+    """Whether ``seg`` continues ``cols`` (which holds its first ``seg.a`` messages) with
+    messages of ``fields``: their units, the vocabularies it numbers from and adds to, the
+    and the literal kinds' names agree."""
+    if len(cols) != seg.a or len(fields) != seg.b - seg.a:
+        return False
+    units = [sum(len(f.units) for f in fs) for fs in fields]
+    if units != seg.units.tolist():
+        return False
+    if (seg.keys_before, seg.lits_before, seg.words_before) != (len(cols.key_ids), len(cols.lit_text),
+                                                                len(cols.word_text)):
+        return False
+    names = cols.lit_kind_names
+    if seg.kind_names[:len(names)] != names or seg.kind_name_rows[:len(names)] != cols.kind_name_row:
+        return False
+    if seg.kind_name_rows and seg.kind_name_rows[-1] >= cols.lit_idx.n + len(seg.lits):
+        return False
+    # New strings must be new, and distinct (a vocabulary numbers each once).
+    for new, known in ((seg.new_keys, cols.key_ids), (seg.new_lits, cols.lit_ids), (seg.new_words, cols.word_ids)):
+        if len(set(new)) != len(new) or any(map(known.__contains__, new)):
+            return False
+    return True
+
+
+class SharedColumns:
+    """A compactor's reads and writes of column entries (see the module docstring)."""
+
+    def __init__(self, shared: Any) -> None:
+        self.shared = shared  # a SharedAnalyses: the store, its secret, settings and failure log
+        self._settings = hashlib.blake2b(f"{shared.settings}:c{COLUMNS_VERSION}".encode(), digest_size=8).hexdigest()
+        self._cols: Columns | None = None
+        # (the store holds the segments up to message ``_done``, as far as this compactor knows,
+        # and the vocabularies had ``_vocab`` entries there)
+        self._done = 0
+        self._vocab = (0, 0, 0)
+
+    def key(self, b: int, tag: str) -> str:
+        return f"{self._settings}:u{b}:{tag}"
+
+    def keys(self, tags: list[str]) -> list[str]:
+        """The keys of the entries of a conversation with ``tags``: one per complete segment."""
+        step = LIMITS.shared_segment
+        return [self.key(b, tags[b - 1]) for b in range(step, len(tags) + 1, step)]
+
+    def take(self, cols: Columns, carried: dict[str, Any], tags: list[str], messages: list[Message],
+             fields: list[list[Field]]) -> int:
+        """Into ``cols`` (empty), the messages of the segments of ``carried`` (entries read with
+        the analyses, or read here) from the conversation's first message while they hold and
+        check out; how many messages they covered (the rest are the caller's to extend)."""
+        self._cols, self._done, self._vocab = cols, 0, (0, 0, 0)
+        keys = self.keys(tags)
+        if not keys or len(cols):
+            return 0
+        if not all(k in carried for k in keys):  # (the analyses were all in this process: no round trip yet)
+            try:
+                blobs = list(self.shared.store.get_many(keys))
+            except Exception as exc:  # (a store's failure is a miss)
+                self.shared._warn("read", exc)
+                return 0
+            if len(blobs) != len(keys):
+                self.shared._warn("read", ValueError(f"get_many returned {len(blobs)} values for {len(keys)} keys"))
+                return 0
+            carried = dict(zip(keys, blobs))
+        step = LIMITS.shared_segment
+        run = [(key, carried.get(key), b - step, b) for b, key in zip(range(step, len(tags) + 1, step), keys)]
+        seg = decode_run(run, self.shared.secret)
+        if seg is None or not fits(seg, cols, fields[:seg.b]):
+            return 0  # (the first segments: a reader that shares them shares all its tags, so all agree or none)
+        cols.extend_shared(messages[:seg.b], fields[:seg.b], seg)
+        self._done, self._vocab = seg.b, (len(cols.key_text), len(cols.lit_text), len(cols.word_text))
+        return seg.b
+
+    def save(self, cols: Columns, tags: list[str]) -> None:
+        """Write the entries of the complete segments of ``cols`` past those the store holds (as
+        far as this compactor knows): on a turn, the segment it completed, if any."""
+        if cols is not self._cols:
+            self._cols, self._done, self._vocab = cols, 0, (0, 0, 0)
+        step = LIMITS.shared_segment
+        n = min(len(tags), len(cols))
+        items = {}
+        for b in range(self._done + step, n + 1, step):
+            after = vocabularies(cols, b - step, b, self._vocab)
+            key = self.key(b, tags[b - 1])
+            blob = encode(key, cols, b - step, b, self._vocab, after, self.shared.secret)
+            self._done, self._vocab = b, after
+            if blob is not None and len(blob) <= LIMITS.shared_entry_bytes:
+                items[key] = blob
+        if items:
+            try:
+                self.shared.store.set_many(items)
+            except Exception as exc:  # (a store's failure: the entries are not shared)
+                self.shared._warn("write", exc)

@@ -1,0 +1,151 @@
+"""A conversation's columns read from the shared cache (shared_columns.py) are the columns it
+builds without it, array for array; an entry that breaks a rule, or does not continue the
+conversation, is not read, and the columns are built instead."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pytest
+
+from discourse_memory import Compactor, DiscourseMemory, shared_columns
+from discourse_memory.columns import Columns
+from discourse_memory.limits import LIMITS
+
+from .conftest import SHARED_DATA
+from .test_analysis_cache import SECRET, DictCache, _bytes, _is_cols, _resigned
+
+ARRAYS = ["msg_start", "msg_cost", "msg_label_cost", "msg_session", "u_msg", "u_kind", "u_tokens", "u_clip",
+          "u_clippable", "u_head_share", "u_key", "lit_ptr", "lit_idx", "head_ptr", "head_idx", "word_ptr", "word_idx",
+          "word_df", "key_total", "key_newest", "lit_kind", "lit_df", "lit_last_msg", "lit_mid", "lit_tags",
+          "u_tag_line"]
+LISTS = ["word_text", "lit_text", "key_text", "lit_kind_names", "kind_name_row", "msg_date", "_occurrences", "_labels",
+         "_firsts"]
+DICTS = ["word_ids", "lit_ids", "key_ids", "_number_labels", "_label_uses", "_lit_kind_codes"]
+
+
+def _run(name: str, line: int = 0) -> list[dict]:
+    path = SHARED_DATA / name
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    return json.loads(path.read_text().splitlines()[line])["messages"]
+
+
+def _same_columns(got: Columns, want: Columns) -> None:
+    for name in ARRAYS:
+        a, b = getattr(got, name).view, getattr(want, name).view
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    for name in LISTS + DICTS:
+        a, b = getattr(got, name), getattr(want, name)
+        assert a == b and (not isinstance(a, dict) or list(a.items()) == list(b.items())), name
+    assert len(got.units) == len(want.units)
+    assert list(got.units) == list(want.units)
+
+
+def _columns(msgs: list[dict], cache: DictCache | None) -> tuple[Columns, int]:
+    compactor = Compactor(cache=cache)
+    took: list[int] = []
+    if compactor._shared_cols is not None:
+        real = compactor._shared_cols.take
+
+        def spy(*args):  # type: ignore[no-untyped-def]
+            took.append(real(*args))
+            return took[-1]
+
+        compactor._shared_cols.take = spy  # type: ignore[method-assign]
+    compactor._columns(msgs)
+    return compactor._cols, (took[0] if took else 0)
+
+
+def _written(msgs: list[dict], budget_share: float = 0.25) -> DictCache:
+    cache = DictCache()
+    memory = DiscourseMemory(msgs, cache=cache)
+    memory.view(max(1, int(Compactor().count_messages(msgs) * budget_share)))
+    return cache
+
+
+@pytest.mark.parametrize("name,line", [("agents/swe_dev.jsonl", 0), ("agents/tau_airline_dev.jsonl", 1),
+                                       ("multilingual/crosswoz_dev.jsonl", 0)])
+def test_columns_read_from_the_cache_are_the_columns_built(name, line):
+    msgs = _run(name, line)
+    cache = _written(msgs)
+    assert len([k for k in cache.data if _is_cols(k)]) == len(msgs) // LIMITS.shared_segment
+    got, took = _columns(msgs, cache)
+    assert took == len(msgs) // LIMITS.shared_segment * LIMITS.shared_segment
+    want, _ = _columns(msgs, None)
+    _same_columns(got, want)
+    # and a conversation that goes on past them: its new messages built on the shared ones
+    more = msgs + [{"role": "user", "content": "Flight HAT110 on 2024-05-17, booking ZFA04Y: confirm?"}]
+    got, _ = _columns(more, cache)
+    _same_columns(got, _columns(more, None)[0])
+
+
+def test_a_resigned_column_entry_that_breaks_a_rule_is_refused():
+    msgs = _run("agents/tau_airline_dev.jsonl", 0)
+    cache = _written(msgs)
+    want, _ = _columns(msgs, None)
+    expected = _bytes(DiscourseMemory(msgs).view(500))
+    keys = sorted((int(k.split(":u")[1].split(":")[0]), k) for k in cache.data if _is_cols(k))
+    b, key = keys[len(keys) // 2]
+    a = b - LIMITS.shared_segment
+    head = 13  # (shared_columns: the header's numbers, then each message's units)
+    n_msgs = LIMITS.shared_segment
+    unit = head + n_msgs  # the first unit's numbers: kind tokens clip clippable share key lits heads words
+    edits = {
+        "a message with a unit more": lambda x: x.__setitem__(head, x[head] + 1),
+        "a kind that does not exist": lambda x: x.__setitem__(unit, 99),
+        "tokens below 0": lambda x: x.__setitem__(unit + 1, -5),
+        "a head share past 1": lambda x: x.__setitem__(unit + 4, np.array([1.5]).view(np.int64)[0]),
+        "a head share not a number": lambda x: x.__setitem__(unit + 4, np.array([np.nan]).view(np.int64)[0]),
+        "a key out of the vocabulary": lambda x: x.__setitem__(unit + 5, 10**9),
+        "a vocabulary that starts elsewhere": lambda x: x.__setitem__(6, x[6] + 1),
+        "a literal out of the vocabulary": lambda x: x.__setitem__(unit + 9 * int(x[2]) if x[3] else unit + 5, 10**9),
+        "another segment's": lambda x: x.__setitem__(1, b + 1),
+    }
+    original = cache.data[key]
+    for what, edit in edits.items():
+        cache.data[key] = _resigned(shared_columns, key, original, edit)
+        got, took = _columns(msgs, cache)
+        assert took == a, what  # the segments before it are read, not it nor those after it
+        _same_columns(got, want)
+        assert _bytes(DiscourseMemory(msgs, cache=cache).view(500)) == expected, what
+    cache.data[key] = original
+    assert _columns(msgs, cache)[1] == len(msgs) // LIMITS.shared_segment * LIMITS.shared_segment
+
+
+def test_a_column_entry_is_read_only_by_its_own_conversation():
+    msgs = _run("agents/swe_dev.jsonl", 1)
+    cache = _written(msgs)
+    other = [dict(m) for m in msgs]
+    other[2]["content"] = (other[2].get("content") or "") + " (edited)"
+    got, took = _columns(other, cache)
+    assert took == 0
+    _same_columns(got, _columns(other, None)[0])
+    # A missing segment: those before it are read, the rest built.
+    keys = sorted((int(k.split(":u")[1].split(":")[0]), k) for k in cache.data if _is_cols(k))
+    del cache.data[keys[2][1]]
+    got, took = _columns(msgs, cache)
+    assert took == keys[2][0] - LIMITS.shared_segment
+    _same_columns(got, _columns(msgs, None)[0])
+
+
+def test_a_failing_store_is_a_miss():
+    msgs = _run("agents/tau_airline_dev.jsonl", 0)
+    cache = _written(msgs)
+
+    class Failing(DictCache):
+        def get_many(self, keys: Sequence[str]) -> list[bytes | None]:
+            if any(_is_cols(k) for k in keys):
+                raise ConnectionError("down")
+            return super().get_many(keys)
+
+        def set_many(self, items: Mapping[str, bytes]) -> None:
+            raise ConnectionError("down")
+
+    failing = Failing()
+    failing.data = cache.data
+    got, took = _columns(msgs, failing)
+    assert took == 0
+    _same_columns(got, _columns(msgs, None)[0])
