@@ -8,9 +8,11 @@ tokens, one
 ``compact(..., relax=True)`` each. Per file it prints:
 
 - the first take's error: the view's count less what is fixed (protected messages, the
-  note's frame), over the room the take spent by its estimates. Below 1 the estimates
+  note's frame at its longest), over the room the take spent by its estimates. Below 1 the estimates
   count more than the view holds (the view is left short, and a pass more fills it); above
   1, less (the view overflows, and a pass more cuts it);
+- takes a view: how many whole takes (the first, and one for the room left; a cut is the
+  first take rewound, :func:`discourse_memory.fit.take.rewound`, not a take);
 - renders a view: how many plans were rendered and counted (the first take, a cut's
   each, a take for the room left, each round of longer heads), and how many views were
   lengthened (``fit.lengthen._lengthen``);
@@ -52,7 +54,7 @@ def main() -> None:
     fits: list[dict[str, Any]] = []
     take, fit, lengthen = fitting._take, fitting._fit, fitting._lengthen
 
-    def watched_fit(scene: Any, step: Any, protected: Any, fixed: int) -> Any:
+    def watched_fit(scene: Any, step: Any, protected: Any, fixed: int, *rest: Any) -> Any:
         seen: dict[str, Any] = {"fixed": fixed, "budget": scene.budget, "takes": [], "counts": []}
 
         def watched_take(ranked: Any, room: float, *stop: Any) -> Any:
@@ -72,7 +74,7 @@ def main() -> None:
 
         fitting._take, fitting._lengthen = watched_take, watched_lengthen
         try:
-            plan = fit(dataclasses.replace(scene, measure=measure), step, protected, fixed)
+            plan = fit(dataclasses.replace(scene, measure=measure), step, protected, fixed, *rest)
         finally:
             fitting._take, fitting._lengthen = take, lengthen
         fits.append(seen)
@@ -97,13 +99,15 @@ def main() -> None:
                         fills.append(view.tokens_after / budget)
             errors = [(f["counts"][0] - f["fixed"]) / f["takes"][0] for f in fits if f["takes"] and f["takes"][0] > 0]
             renders = [len(f["counts"]) for f in fits]
+            takes = [len(f["takes"]) for f in fits]
             first = [(f["counts"][0] - f["budget"]) / f["budget"] * 100 for f in fits if f["counts"]]
             lengthened = sum(f.get("lengthen", 0) for f in fits)
             if not errors or not fills:
                 print(f"{Path(name).name}: no view was fitted")
                 continue
             print(f"{Path(name).name}: {len(fits)} views fitted; first take's count/estimate: min {min(errors):.3f} "
-                  f"median {statistics.median(errors):.3f} max {max(errors):.3f}; renders a view "
+                  f"median {statistics.median(errors):.3f} max {max(errors):.3f}; takes a view "
+                  f"{statistics.mean(takes):.2f}; renders a view "
                   f"{statistics.mean(renders):.2f} (most {max(renders)}); lengthened {lengthened}; first render less "
                   f"the budget: median {statistics.median(first):+.1f}% (least {min(first):+.1f}%, most "
                   f"{max(first):+.1f}%; {sum(x > 0 for x in first)} over); fill {statistics.mean(fills) * 100:.1f}% "

@@ -365,7 +365,9 @@ class Compactor:
             total = sum(counted) + count_note(note)
             if frames is not None:
                 # A shown message keeps its source's framing (role, name, ids) unless its calls went.
-                total += sum(int(frames[src]) if len(m.get("tool_calls") or ()) == len(msgs[src].tool_calls)
+                # (its frame read as a Python number: a long history's view shows a thousand)
+                framed = memoryview(frames)
+                total += sum(int(framed[src]) if len(m.get("tool_calls") or ()) == len(msgs[src].tool_calls)
                              else options.overhead(m) for m, src in zip(out, sources))
             else:
                 total += sum(options.overhead(m) for m in out)

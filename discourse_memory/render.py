@@ -11,6 +11,8 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from .columns import Columns
 from .plan import CLIPPED, KEPT, PLACEHOLDER, Plan
 from .units import Unit, clipped_text
@@ -128,7 +130,10 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, count: Callable[[str
     # (the messages of the few hundred shown units, as a set: a count over every message
     # of a 200,000-message history was a fraction of a millisecond each render)
     any_shown = set(cols.u_msg.view[shown].tolist())
-    starts = cols.msg_start.view
+    # (read a message at a time, a thousand times a render of a long history's view: its
+    # units' decisions as bytes sliced from one copy, its bounds as Python numbers)
+    starts = memoryview(cols.msg_start.view.astype(np.int64, copy=False))
+    decided = decision.tobytes() if decision.dtype.itemsize == 1 else None
     out: list[dict[str, Any]] = []
     sources: list[int] = []
     counted: list[int] = []
@@ -153,10 +158,11 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, count: Callable[[str
         calls_kept = i in plan.calls_present
         if i not in any_shown and not calls_kept and not is_result:
             continue
-        s, e = int(starts[i]), int(starts[i + 1])
+        s, e = starts[i], starts[i + 1]
         my_heads = tuple((k, h) for k, h in heads.items() if s <= k < e) if heads else ()
         # The speaker is in the key: whether a label counts as one can change as the conversation grows.
-        key = (i, decision[s:e].tobytes(), calls_kept, is_result, my_heads, recall, cols.speaker(i))
+        key = (i, decided[s:e] if decided is not None else decision[s:e].tobytes(), calls_kept, is_result, my_heads,
+               recall, cols.speaker(i))
         hit = cache.get(key) if cache is not None else None
         if hit is not None:
             if hit[0] is not None:

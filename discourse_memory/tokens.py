@@ -212,9 +212,12 @@ class TiktokenCounter(_Shared):
             return self.count(text)
         total = 0
         start = 0
+        known = self._cache._data.get  # (hundreds of pieces a note, most counted before: read without a call)
         for cut in _CUTS.finditer(text):
             end = cut.end()
-            total += self.count(text[start:end])
+            piece = text[start:end]
+            n = known(piece)
+            total += self.count(piece) if n is None else n
             start = end
         return total + self.count(text[start:])
 

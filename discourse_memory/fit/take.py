@@ -36,15 +36,15 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
     calls_present = set(r.calls_forced)
     journal = Journal()
     # (what the choices are made of is written down as it changes, for ``rewound``)
-    decided, calls_log, taken_log, heads_log = journal.decided, journal.calls, journal.taken, journal.heads
+    ops, marks = journal.ops, journal.marks
 
     def decide(at: Any, value: Any) -> None:
         decision[at] = value
-        decided.append((at, value))
+        ops.append((at, value))
 
     def call_shown(call: int) -> None:
         calls_present.add(call)
-        calls_log.append(call)
+        ops.append((call,))
     # (read an item at a time, a few thousand times a view: a byte per literal, not numpy's scalars)
     shown_lits = bytearray(r.shown_lits.astype(np.bool_).tobytes())
     msg_shown = bytearray(len(r.msg_overhead))  # per message: shown (some part of it, or its framing)
@@ -91,7 +91,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             return 0.0  # the item's line still lists a value the view does not show
         nonlocal used
         freed = taken.pop(k)
-        taken_log.append(~k)
+        ops.append(~k)
         m = item.message
         if item.key is not None:
             scope = item.group if item.row is not None else -1
@@ -219,10 +219,10 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             headers.add(header)
         if dated_line:
             taken[k] = cost
-            taken_log.append(k)
+            ops.append(k)
             return
         taken[k] = cost + (extra if extra <= 0.0 else 0.0)  # (min(extra, 0.0))
-        taken_log.append(k)
+        ops.append(k)
         for c in fresh:
             by_literal[c] = k
         if new_entry and header is not None:
@@ -235,7 +235,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             in_rows.add(k)
         if session is not None and session not in taken:
             taken[session] = 0.0  # the date line printed above this entry
-            taken_log.append(session)
+            ops.append(session)
 
     for msg in sorted(r.protected):  # the protected messages' sessions are dated first
         date = int(r.date_unit[msg])
@@ -258,7 +258,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             break
         if left != last:
             steps.append((pos, room - left))
-            journal.marks.append((len(decided), len(calls_log), len(taken_log), len(heads_log)))
+            marks.append(len(ops))
             last = left
         if used < reserve and next_item < n_queue and used + item_costs[queue[next_item]] <= reserve:
             fill_reserve()  # items it held were shown by units: the room goes to the next items
@@ -293,7 +293,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
                 continue
             end, lits = r.long_head(unit, step)
             heads[unit] = end
-            heads_log.append((unit, end))
+            ops.append((None, unit, end))
             long_steps[unit] = step + 1
             left -= cost
             for lit in lits:  # its literals, as show() marks them
@@ -380,10 +380,12 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             decide(us, [opening[u] for u in us])
             freed += show([u for u in us if opening[u] == KEPT], False) + show([u for u in us if opening[u] == CLIPPED], True)
         elif kind == _CLIP:
-            decide(target, CLIPPED)
+            dv[target] = CLIPPED  # (a unit's decision, written through its view)
+            ops.append((target, CLIPPED))
             freed += show([target], True)
         else:
-            decide(target, KEPT)
+            dv[target] = KEPT
+            ops.append((target, KEPT))
             freed += show([target], False)
         if need_date:  # (after an opening's own decisions: they may leave its date line out)
             msg_shown[u_msg[date]] = True
@@ -405,16 +407,14 @@ def _listed(r: Ranked, taken: Iterable[int]) -> list[Item]:
 
 @dataclass
 class Journal:
-    """How a take made its choices, in order: each decision written (units, value), each
-    call shown, each record item taken (``k``) or given back (``~k``), each longer head; and,
-    at each of its steps (``Chosen.steps``), how many of each it had made. The take stopped
-    at a step is these replayed up to that step's marks (:func:`rewound`)."""
+    """How a take made its choices, in order (``ops``): each decision written, ``(units,
+    value)``; each call shown, ``(call,)``; each record item taken, ``k``, or given back,
+    ``~k``; each longer head, ``(None, unit, end)``; and, at each of its steps
+    (``Chosen.steps``), how many it had made (``marks``). The take stopped at a step is
+    these replayed up to that step's mark (:func:`rewound`)."""
 
-    decided: list[tuple[Any, Any]] = field(default_factory=list)
-    calls: list[int] = field(default_factory=list)
-    taken: list[int] = field(default_factory=list)
-    heads: list[tuple[int, int]] = field(default_factory=list)
-    marks: list[tuple[int, int, int, int]] = field(default_factory=list)
+    ops: list[Any] = field(default_factory=list)
+    marks: list[int] = field(default_factory=list)
 
 
 def rewound(r: Ranked, chosen: Chosen, stop: int) -> Chosen:
@@ -424,19 +424,22 @@ def rewound(r: Ranked, chosen: Chosen, stop: int) -> Chosen:
     at = bisect_left(chosen.steps, stop, key=itemgetter(0))
     if journal is None or at == len(chosen.steps) or chosen.steps[at][0] != stop:
         raise ValueError(f"rank position {stop} is not a step of this take")
-    n_decided, n_calls, n_taken, n_heads = journal.marks[at]
     decision = r.base.copy()
-    for units, value in islice(journal.decided, n_decided):
-        decision[units] = value
     calls_present = set(r.calls_forced)
-    calls_present.update(islice(journal.calls, n_calls))
     taken: dict[int, None] = {}
-    for k in islice(journal.taken, n_taken):
-        if k >= 0:
-            taken[k] = None
+    heads: dict[int, int] = {}
+    for op in islice(journal.ops, journal.marks[at]):
+        if type(op) is not tuple:  # an item: taken (k) or given back (~k)
+            if op >= 0:
+                taken[op] = None
+            else:
+                del taken[~op]
+        elif len(op) == 2:
+            decision[op[0]] = op[1]
+        elif len(op) == 1:
+            calls_present.add(op[0])
         else:
-            del taken[~k]
-    heads = dict(islice(journal.heads, n_heads))
+            heads[op[1]] = op[2]
     return Chosen(decision, calls_present, _listed(r, taken), heads, chosen.steps[at][1], chosen.steps[:at],
                   replace(journal, marks=journal.marks[:at]))
 
