@@ -18,11 +18,13 @@ Key: ``<settings>:u<b>:<tag>`` (the analysis settings' digest with this format's
 segment's end and the compactor's chained digest of the first ``b`` messages).
 
 Value: the envelope of :mod:`.cache_entry` (magic, digest of key and body, keyed by the store's
-``secret``; zlib). Strings: the keys, literal texts and words the segment adds, then the
-literal kinds' names as of its last message. Numbers: a header, per message its units, per unit
-its kind, tokens, clip tokens, whether it can be clipped, its head's share (the floats' bits),
-key and how many literals, heads and words it has, then those as numbers of the vocabularies,
-then each new literal's kind. A reader checks every number against its columns and the
+``secret``; zlib). Strings: the keys, literal texts and words the segment adds, the literal
+kinds' names as of its last message, and the words it writes in lower case
+(:func:`.record.noise.lowercase_words`, a scan of every message's text on a first view).
+Numbers: a header, per message its units, per unit its kind, tokens, clip tokens, whether it
+can be clipped, its head's share (the floats' bits), key and how many literals, heads and
+words it has, then those as numbers of the vocabularies, each new literal's kind, the row
+where each kind name first stands, and each lower-case word's count. A reader checks every number against its columns and the
 messages' fields (the units of each message, every number in its vocabulary, the floats finite
 and in range, the new strings new) before it takes any: an entry that fails is a miss, and so
 are the entries after it. What a text's analysis gives with the fields (labels, dates, marks)
@@ -32,6 +34,7 @@ is not stored.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from bisect import bisect_left
 from dataclasses import dataclass
 from collections.abc import Sequence
@@ -42,6 +45,7 @@ import numpy as np
 from .cache_entry import seal, unseal
 from .columns import UNIT_KINDS, Columns
 from .limits import LIMITS
+from .record.noise import lowercase_words_of, seed_lowercase_words
 from .messages import Message
 from .units import Field
 
@@ -52,8 +56,8 @@ COLUMNS_VERSION = "1"
 """Raised whenever what :meth:`Columns.extend` makes of a message changes: part of every key."""
 PERSON = b"dm-columns"
 """The digest's personalisation (:mod:`.cache_entry`): an entry of another format never passes."""
-_HEAD = 12  # a, b, units, literal rows, head rows, word rows, keys before, new keys, literals before,
-# new literals, words before, new words
+_HEAD = 14  # a, b, units, literal rows, head rows, word rows, keys before, new keys, literals before,
+# new literals, words before, new words, kind names, lower-case words
 _COLS = 9  # per unit: kind tokens clip clippable head_share key n_lits n_heads n_words
 
 
@@ -90,6 +94,8 @@ class SharedSegment:
     kind_names: list[str]
     kind_name_rows: list[int]
     """Per kind name, the literal row where it first stands."""
+    lower_words: Counter[str]
+    """What :func:`.record.noise.lowercase_words` counts in these messages."""
 
 
 def vocabularies(cols: Columns, a: int, b: int, before: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -118,7 +124,9 @@ def encode(key: str, cols: Columns, a: int, b: int, before: tuple[int, int, int]
         return None  # (a counter of fractional tokens: not shared)
     (k0, l0, w0), (k1, l1, w1) = before, after
     n_names = bisect_left(cols.kind_name_row, int(lp[u1]))  # (the rows where names first stand: in order)
-    strings = [*cols.key_text[k0:k1], *cols.lit_text[l0:l1], *cols.word_text[w0:w1], *cols.lit_kind_names[:n_names]]
+    lower = lowercase_words_of(cols, a, b)
+    strings = [*cols.key_text[k0:k1], *cols.lit_text[l0:l1], *cols.word_text[w0:w1], *cols.lit_kind_names[:n_names],
+               *lower]
     per_unit = np.stack([cols.u_kind.view[u0:u1].astype(np.int64), tokens.astype(np.int64), clips.astype(np.int64),
                          cols.u_clippable.view[u0:u1].astype(np.int64),
                          np.ascontiguousarray(cols.u_head_share.view[u0:u1]).view(np.int64),
@@ -126,11 +134,12 @@ def encode(key: str, cols: Columns, a: int, b: int, before: tuple[int, int, int]
                          np.diff(wp[u0:u1 + 1])], axis=1) if u1 > u0 else np.zeros((0, _COLS), dtype=np.int64)
     ints = np.concatenate([
         np.array([a, b, u1 - u0, int(lp[u1] - lp[u0]), int(hp[u1] - hp[u0]), int(wp[u1] - wp[u0]), k0, k1 - k0,
-                  l0, l1 - l0, w0, w1 - w0, n_names], dtype=np.int64),
+                  l0, l1 - l0, w0, w1 - w0, n_names, len(lower)], dtype=np.int64),
         np.diff(starts[a:b + 1]), per_unit.ravel(), cols.lit_idx.view[lp[u0]:lp[u1]],
         cols.head_idx.view[hp[u0]:hp[u1]], cols.word_idx.view[wp[u0]:wp[u1]],
-        cols.lit_kind.view[l0:l1].astype(np.int64), np.asarray(cols.kind_name_row[:n_names], dtype=np.int64)])
-    return seal(MAGIC, PERSON, key, strings, ints, secret, 1)
+        cols.lit_kind.view[l0:l1].astype(np.int64), np.asarray(cols.kind_name_row[:n_names], dtype=np.int64),
+        np.fromiter(lower.values(), dtype=np.int64, count=len(lower))])
+    return seal(MAGIC, PERSON, key, strings, ints, secret, 6)
 
 
 def decode(key: str, blob: Any, a: int, b: int, secret: bytes = b"") -> SharedSegment | None:
@@ -154,7 +163,10 @@ class _Parts(NamedTuple):
     words: np.ndarray
     lit_kinds: np.ndarray
     name_rows: np.ndarray
-    strings: list[str]
+    lower_counts: np.ndarray
+    strings: list[str]  # new keys, literals and words
+    names: list[str]
+    lower: list[str]
 
 
 def _open(key: str, blob: Any, a: int, b: int, secret: bytes) -> _Parts | None:
@@ -162,30 +174,30 @@ def _open(key: str, blob: Any, a: int, b: int, secret: bytes) -> _Parts | None:
     if opened is None:
         return None
     strings, ints = opened
-    if len(ints) < _HEAD + 1:
+    if len(ints) < _HEAD:
         return None
-    got_a, got_b, n_units, n_lr, n_hr, n_wr, k0, n_k, l0, n_l, w0, n_w, n_names = ints[:_HEAD + 1].tolist()
+    got_a, got_b, n_units, n_lr, n_hr, n_wr, k0, n_k, l0, n_l, w0, n_w, n_names, n_lower = ints[:_HEAD].tolist()
     if (got_a, got_b) != (a, b) or not 0 <= a < b or min(n_units, n_lr, n_hr, n_wr, k0, n_k, l0, n_l, w0, n_w,
-                                                        n_names) < 0:
+                                                        n_names, n_lower) < 0:
         return None
     n_msgs = b - a
-    if len(ints) != _HEAD + 1 + n_msgs + _COLS * n_units + n_lr + n_hr + n_wr + n_l + n_names \
-            or len(strings) != n_k + n_l + n_w + n_names:
+    if len(ints) != _HEAD + n_msgs + _COLS * n_units + n_lr + n_hr + n_wr + n_l + n_names + n_lower \
+            or len(strings) != n_k + n_l + n_w + n_names + n_lower:
         return None
-    at = _HEAD + 1
-    cut = np.cumsum([at, n_msgs, _COLS * n_units, n_lr, n_hr, n_wr, n_l]).tolist()
-    units, rows, lits, heads, words, lit_kinds, name_rows = np.split(ints, cut)[1:]
+    cut = np.cumsum([_HEAD, n_msgs, _COLS * n_units, n_lr, n_hr, n_wr, n_l, n_names]).tolist()
+    units, rows, lits, heads, words, lit_kinds, name_rows, lower_counts = np.split(ints, cut)[1:]
+    at = n_k + n_l + n_w
     return _Parts(a, b, (n_units, n_lr, n_hr, n_wr), (k0, n_k, l0, n_l, w0, n_w), units,
-                  rows.reshape(n_units, _COLS), lits, heads, words, lit_kinds, name_rows, strings)
+                  rows.reshape(n_units, _COLS), lits, heads, words, lit_kinds, name_rows, lower_counts, strings[:at],
+                  strings[at:at + n_names], strings[at + n_names:])
 
 
 def _continues(p: _Parts, nxt: _Parts) -> bool:
     """Whether ``nxt`` numbers its vocabularies from where ``p`` left them, with its names."""
     k0, n_k, l0, n_l, w0, n_w = p.vocab
-    names = p.strings[n_k + n_l + n_w:]
-    k1, m_k, l1, m_l, w1, m_w = nxt.vocab
+    k1, _, l1, _, w1, _ = nxt.vocab
     return (nxt.a == p.b and (k1, l1, w1) == (k0 + n_k, l0 + n_l, w0 + n_w)
-            and nxt.strings[m_k + m_l + m_w:m_k + m_l + m_w + len(names)] == names
+            and nxt.names[:len(p.names)] == p.names
             and nxt.name_rows[:len(p.name_rows)].tolist() == p.name_rows.tolist())
 
 
@@ -239,6 +251,8 @@ def _failed(run: list[_Parts]) -> np.ndarray:
                                 ("lit_kinds", n_l, n_names)):
         values, owner = np.concatenate([getattr(p, name) for p in run]), per(counts.tolist())
         failed |= any_of((values < 0) | (values >= limit[owner]), owner)
+    lower, owner = np.concatenate([p.lower_counts for p in run]), per([len(p.lower) for p in run])
+    failed |= any_of(lower < 1, owner)
     name_rows, owner = np.concatenate([p.name_rows for p in run]), per(n_names.tolist())
     failed |= any_of(name_rows < 0, owner)
     if len(name_rows) > 1:
@@ -259,15 +273,18 @@ def _joined(run: list[_Parts]) -> SharedSegment:
         n_k, n_l, n_w = p.vocab[1], p.vocab[3], p.vocab[5]
         return p.strings[(0, n_k, n_k + n_l)[at]:(n_k, n_k + n_l, n_k + n_l + n_w)[at]]
 
-    n_k, n_l, n_w = last.vocab[1], last.vocab[3], last.vocab[5]
+    lower: Counter[str] = Counter()
+    get = lower.get
+    for p in run:  # (in order: the words in order of first appearance, as counted from the first message)
+        for word, n in zip(p.lower, p.lower_counts.tolist()):
+            lower[word] = get(word, 0) + n
     return SharedSegment(first.a, last.b, cat("units"), kinds.astype(np.int8), tokens.astype(np.float64),
                          clips.astype(np.float64), clippable.astype(bool), np.ascontiguousarray(share).view(np.float64),
                          np.ascontiguousarray(keys), np.ascontiguousarray(n_lits), np.ascontiguousarray(n_heads),
                          np.ascontiguousarray(n_words), cat("lits"), cat("heads"), cat("words"), first.vocab[0],
                          first.vocab[2], first.vocab[4], [t for p in run for t in part(p, 0)],
                          [t for p in run for t in part(p, 1)], cat("lit_kinds").astype(np.int16),
-                         [t for p in run for t in part(p, 2)], last.strings[n_k + n_l + n_w:],
-                         last.name_rows.tolist())
+                         [t for p in run for t in part(p, 2)], last.names, last.name_rows.tolist(), lower)
 
 
 def fits(seg: SharedSegment, cols: Columns, fields: list[list[Field]]) -> bool:
@@ -339,6 +356,7 @@ class SharedColumns:
         if seg is None or not fits(seg, cols, fields[:seg.b]):
             return 0  # (the first segments: a reader that shares them shares all its tags, so all agree or none)
         cols.extend_shared(messages[:seg.b], fields[:seg.b], seg)
+        seed_lowercase_words(cols, seg.lower_words, seg.b)
         self._done, self._vocab = seg.b, (len(cols.key_text), len(cols.lit_text), len(cols.word_text))
         return seg.b
 

@@ -13,6 +13,7 @@ import pytest
 from discourse_memory import Compactor, DiscourseMemory, shared_columns
 from discourse_memory.columns import Columns
 from discourse_memory.limits import LIMITS
+from discourse_memory.record.noise import lowercase_words
 
 from .conftest import SHARED_DATA
 from .test_analysis_cache import SECRET, DictCache, _bytes, _is_cols, _resigned
@@ -42,6 +43,8 @@ def _same_columns(got: Columns, want: Columns) -> None:
         assert a == b and (not isinstance(a, dict) or list(a.items()) == list(b.items())), name
     assert len(got.units) == len(want.units)
     assert list(got.units) == list(want.units)
+    # and the count of lower-case words the shared segments seeded
+    assert list(lowercase_words(got).items()) == list(lowercase_words(want).items())
 
 
 def _columns(msgs: list[dict], cache: DictCache | None) -> tuple[Columns, int]:
@@ -90,7 +93,7 @@ def test_a_resigned_column_entry_that_breaks_a_rule_is_refused():
     keys = sorted((int(k.split(":u")[1].split(":")[0]), k) for k in cache.data if _is_cols(k))
     b, key = keys[len(keys) // 2]
     a = b - LIMITS.shared_segment
-    head = 13  # (shared_columns: the header's numbers, then each message's units)
+    head = shared_columns._HEAD  # (the header's numbers, then each message's units)
     n_msgs = LIMITS.shared_segment
     unit = head + n_msgs  # the first unit's numbers: kind tokens clip clippable share key lits heads words
     edits = {

@@ -183,6 +183,24 @@ def lowercase_words(cols: Columns) -> Counter[str]:
     return memo.lower_words
 
 
+def lowercase_words_of(cols: Columns, a: int, b: int) -> Counter[str]:
+    """What :func:`lowercase_words` counts in messages ``a`` to ``b - 1`` (a segment of them
+    shared between workers: :mod:`..shared_columns`)."""
+    out: Counter[str] = Counter()
+    for m in cols.messages[a:b]:
+        for tf in m.texts:
+            out.update(_LOWER_WORD.findall(tf.text))
+    return out
+
+
+def seed_lowercase_words(cols: Columns, words: Counter[str], seen: int) -> None:
+    """Start the conversation's count of :func:`lowercase_words` with ``words``, its count in
+    the first ``seen`` messages (read from a shared cache), if it has not started."""
+    memo = cols.memo(NoiseMemo)
+    if memo.lower_seen == 0 and not memo.lower_words:
+        memo.lower_words, memo.lower_seen = words, seen
+
+
 def _code_glue(text: str) -> bool:
     """A "quoted string" that is the code between two string literals: it opens or
     closes on code punctuation, or holds escaped line breaks."""
