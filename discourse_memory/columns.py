@@ -34,7 +34,6 @@ __all__ = ["Columns", "UNIT_KINDS", "Units"]
 
 UNIT_KINDS = ("heading", "list_item", "field", "table_row", "code", "sentence", "line", "tool_call")
 _KIND_CODE = {k: i for i, k in enumerate(UNIT_KINDS)}
-_NO_ROW = None  # (a unit whose columns a shared segment holds: counted, not read)
 
 class _Grow:
     """A numpy array with amortised appends."""
@@ -351,15 +350,7 @@ class Columns:
                 self._fields.append(f)
                 at = len(rows)
                 self._firsts.append(first + at)
-                if shared is not None:  # (the units' columns are shared: the marks only)
-                    rows.extend(repeat(_NO_ROW, len(f.units)))
-                    if f.marks is not None:
-                        marked = f.marks
-                    elif f.units and isinstance(f.units[0], Unit):
-                        marked = marks_of(f.text, [_call_row(f.units[0]).piece])  # type: ignore[arg-type]
-                    else:
-                        marked = marks_of(f.text, list(map(_PIECE, f.units)))  # type: ignore[arg-type]
-                elif f.units and isinstance(f.units[0], Unit):
+                if f.units and isinstance(f.units[0], Unit):
                     for u in f.units:
                         row = call_rows.get((u.key, u.text))  # type: ignore[union-attr]
                         if row is None:
@@ -375,8 +366,14 @@ class Columns:
             owners.extend([m.index] * (len(rows) - before))
             starts.append(first + len(rows))
         index = first + len(rows)
-        if shared is not None:
-            self._take_shared(shared, first, index, owners, starts, costs, label_costs, sessions, mid, tags, tag_lines)
+        if shared is not None:  # (the units' measures from their analyses; their numbers shared)
+            pieces = list(map(_PIECE, rows))
+            sizes = list(map(sub, map(_END, pieces), map(_START, pieces)))
+            head_ends = list(map(_HEAD_END, rows))
+            self._take_shared(shared, first, index, owners, starts, costs, label_costs, sessions, mid, tags, tag_lines,
+                              list(map(_KIND_CODE.__getitem__, map(_KIND, pieces))), list(map(_TOKENS, rows)),
+                              list(map(_CLIP, rows)), list(map(lt, head_ends, sizes)),
+                              list(map(truediv, head_ends, map(max, sizes, repeat(1)))))
             return None
         # Columns of the batch taken with C-level maps: a long history has tens of
         # thousands of units, and a Python statement per unit and column added up.
@@ -423,8 +420,9 @@ class Columns:
 
     def _take_shared(self, shared: SharedSegment, first: int, index: int, owners: list[int], starts: list[int],
                      costs: list[int], label_costs: list[float], sessions: list[int], mid: list[str],
-                     tags: list[str], tag_lines: list[int]) -> None:
-        """:meth:`_grow` with the units' columns and numbers of a shared segment."""
+                     tags: list[str], tag_lines: list[int], kinds: list[int], tokens: list[int], clips: list[int],
+                     clippable: list[bool], head_share: list[float]) -> None:
+        """:meth:`_grow` with the units' numbers of a shared segment (and their measures)."""
         new_keys, new_lits, new_words = shared.new_keys, shared.new_lits, shared.new_words
         self._key_ids.update(zip(new_keys, range(len(self._key_ids), len(self._key_ids) + len(new_keys))))
         self.key_text.extend(new_keys)
@@ -437,8 +435,8 @@ class Columns:
             self.lit_kind_names.append(name)
         self.kind_name_row.extend(shared.kind_name_rows[len(self.kind_name_row):])
         self._grow(first, index, shared.keys, len(new_lits), shared.lits, shared.heads, len(new_words), shared.words,
-                   shared.n_lits, shared.n_heads, shared.n_words, owners, starts, costs, label_costs, sessions, mid, tags, tag_lines,
-                   shared.kinds, shared.tokens, shared.clips, shared.clippable, shared.head_share)
+                   shared.n_lits, shared.n_heads, shared.n_words, owners, starts, costs, label_costs, sessions, mid,
+                   tags, tag_lines, kinds, tokens, clips, clippable, head_share)
         if len(new_lits):
             self.lit_kind.view[len(self.lit_text) - len(new_lits):] = shared.lit_kinds
 

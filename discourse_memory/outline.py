@@ -107,6 +107,22 @@ class _Heads:
     """How many messages ``heads`` covers."""
 
 
+def found_heads(cols: Columns) -> tuple[np.ndarray, int]:
+    """:func:`list_heads` as found so far (finding no more): the heads, and the messages they
+    cover (a segment of them is shared between workers: :mod:`.shared_columns`)."""
+    state = cols.memo(_Heads)
+    return state.heads.view, state.seen
+
+
+def seed_list_heads(cols: Columns, heads: np.ndarray, seen: int) -> None:
+    """Start :func:`list_heads` with ``heads``, those of the units of the first ``seen``
+    messages (read from a shared cache), if it has not started."""
+    state = cols.memo(_Heads)
+    if state.seen == 0 and state.heads.n == 0:
+        state.heads.extend(heads)
+        state.seen = seen
+
+
 def list_heads(cols: Columns) -> np.ndarray:
     """Per unit, the unit that heads it (see the module docstring), or -1. Found once per
     message (a message's units never change)."""

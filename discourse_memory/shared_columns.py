@@ -21,10 +21,13 @@ Value: the envelope of :mod:`.cache_entry` (magic, digest of key and body, keyed
 ``secret``; zlib). Strings: the keys, literal texts and words the segment adds, the literal
 kinds' names as of its last message, and the words it writes in lower case
 (:func:`.record.noise.lowercase_words`, a scan of every message's text on a first view).
-Numbers: a header, per message its units, per unit its kind, tokens, clip tokens, whether it
-can be clipped, its head's share (the floats' bits), key and how many literals, heads and
+Numbers: a header, per message its units, per unit its key and how many literals, heads and
 words it has, then those as numbers of the vocabularies, each new literal's kind, the row
-where each kind name first stands, and each lower-case word's count. A reader checks every number against its columns and the
+where each kind name first stands, each lower-case word's count, and the first-view scans the
+writer had made of these messages (per unit the list item that heads it,
+:func:`.outline.list_heads`; per message whether it is a listing or prints code,
+:mod:`.fit.signals`). What follows from the texts' analyses, which the reader has, is not
+stored: a unit's kind, tokens, clip cost and head are taken from them. A reader checks every number against its columns and the
 messages' fields (the units of each message, every number in its vocabulary, the floats finite
 and in range, the new strings new) before it takes any: an entry that fails is a miss, and so
 are the entries after it. What a text's analysis gives with the fields (labels, dates, marks)
@@ -43,8 +46,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .cache_entry import seal, unseal
-from .columns import UNIT_KINDS, Columns
+from .columns import Columns
 from .limits import LIMITS
+from .fit.signals import found_scans, seed_scans
+from .outline import found_heads, seed_list_heads
 from .record.noise import lowercase_words_of, seed_lowercase_words
 from .messages import Message
 from .units import Field
@@ -56,9 +61,11 @@ COLUMNS_VERSION = "1"
 """Raised whenever what :meth:`Columns.extend` makes of a message changes: part of every key."""
 PERSON = b"dm-columns"
 """The digest's personalisation (:mod:`.cache_entry`): an entry of another format never passes."""
-_HEAD = 14  # a, b, units, literal rows, head rows, word rows, keys before, new keys, literals before,
-# new literals, words before, new words, kind names, lower-case words
-_COLS = 9  # per unit: kind tokens clip clippable head_share key n_lits n_heads n_words
+_HEAD = 17  # a, b, units, literal rows, head rows, word rows, keys before, new keys, literals before,
+# new literals, words before, new words, kind names, lower-case words, and whether it holds list heads,
+# listings and code reads
+_COLS = 4  # per unit: key n_lits n_heads n_words
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,11 +77,6 @@ class SharedSegment:
     b: int
     units: np.ndarray
     """Per message, its units."""
-    kinds: np.ndarray
-    tokens: np.ndarray
-    clips: np.ndarray
-    clippable: np.ndarray
-    head_share: np.ndarray
     keys: np.ndarray
     """Per unit, its key's number."""
     n_lits: np.ndarray
@@ -96,6 +98,12 @@ class SharedSegment:
     """Per kind name, the literal row where it first stands."""
     lower_words: Counter[str]
     """What :func:`.record.noise.lowercase_words` counts in these messages."""
+    list_heads: np.ndarray | None
+    """Per unit, :func:`.outline.list_heads` (None: the writer had not found them)."""
+    listing: np.ndarray | None
+    """Per message, :func:`.fit.signals.listing_messages` (None: not found)."""
+    reading: np.ndarray | None
+    """Per message, :func:`.fit.signals.reading_messages` (None: not found)."""
 
 
 def vocabularies(cols: Columns, a: int, b: int, before: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -119,26 +127,27 @@ def encode(key: str, cols: Columns, a: int, b: int, before: tuple[int, int, int]
     starts = cols.msg_start.view
     u0, u1 = int(starts[a]), int(starts[b])
     lp, hp, wp = cols.lit_ptr.view, cols.head_ptr.view, cols.word_ptr.view
-    tokens, clips = cols.u_tokens.view[u0:u1], cols.u_clip.view[u0:u1]
-    if not (np.array_equal(tokens, np.round(tokens)) and np.array_equal(clips, np.round(clips))):
-        return None  # (a counter of fractional tokens: not shared)
     (k0, l0, w0), (k1, l1, w1) = before, after
     n_names = bisect_left(cols.kind_name_row, int(lp[u1]))  # (the rows where names first stand: in order)
     lower = lowercase_words_of(cols, a, b)
+    # (the first-view scans found for these messages, if the writer's views found them)
+    heads, seen = found_heads(cols)
+    heads = heads[u0:u1] if seen >= b else np.zeros(0, dtype=np.int64)
+    listing, reading = found_scans(cols)
+    listing = np.asarray(listing[a:b] if len(listing) >= b else [], dtype=np.int64)
+    reading = np.asarray(reading[a:b] if len(reading) >= b else [], dtype=np.int64)
     strings = [*cols.key_text[k0:k1], *cols.lit_text[l0:l1], *cols.word_text[w0:w1], *cols.lit_kind_names[:n_names],
                *lower]
-    per_unit = np.stack([cols.u_kind.view[u0:u1].astype(np.int64), tokens.astype(np.int64), clips.astype(np.int64),
-                         cols.u_clippable.view[u0:u1].astype(np.int64),
-                         np.ascontiguousarray(cols.u_head_share.view[u0:u1]).view(np.int64),
-                         cols.u_key.view[u0:u1], np.diff(lp[u0:u1 + 1]), np.diff(hp[u0:u1 + 1]),
+    per_unit = np.stack([cols.u_key.view[u0:u1], np.diff(lp[u0:u1 + 1]), np.diff(hp[u0:u1 + 1]),
                          np.diff(wp[u0:u1 + 1])], axis=1) if u1 > u0 else np.zeros((0, _COLS), dtype=np.int64)
     ints = np.concatenate([
         np.array([a, b, u1 - u0, int(lp[u1] - lp[u0]), int(hp[u1] - hp[u0]), int(wp[u1] - wp[u0]), k0, k1 - k0,
-                  l0, l1 - l0, w0, w1 - w0, n_names, len(lower)], dtype=np.int64),
+                  l0, l1 - l0, w0, w1 - w0, n_names, len(lower), int(seen >= b), len(listing) > 0, len(reading) > 0],
+                 dtype=np.int64),
         np.diff(starts[a:b + 1]), per_unit.ravel(), cols.lit_idx.view[lp[u0]:lp[u1]],
         cols.head_idx.view[hp[u0]:hp[u1]], cols.word_idx.view[wp[u0]:wp[u1]],
         cols.lit_kind.view[l0:l1].astype(np.int64), np.asarray(cols.kind_name_row[:n_names], dtype=np.int64),
-        np.fromiter(lower.values(), dtype=np.int64, count=len(lower))])
+        np.fromiter(lower.values(), dtype=np.int64, count=len(lower)), heads, listing, reading])
     return seal(MAGIC, PERSON, key, strings, ints, secret, 6)
 
 
@@ -164,6 +173,9 @@ class _Parts(NamedTuple):
     lit_kinds: np.ndarray
     name_rows: np.ndarray
     lower_counts: np.ndarray
+    heads_memo: np.ndarray | None
+    listing: np.ndarray | None
+    reading: np.ndarray | None
     strings: list[str]  # new keys, literals and words
     names: list[str]
     lower: list[str]
@@ -176,20 +188,26 @@ def _open(key: str, blob: Any, a: int, b: int, secret: bytes) -> _Parts | None:
     strings, ints = opened
     if len(ints) < _HEAD:
         return None
-    got_a, got_b, n_units, n_lr, n_hr, n_wr, k0, n_k, l0, n_l, w0, n_w, n_names, n_lower = ints[:_HEAD].tolist()
+    (got_a, got_b, n_units, n_lr, n_hr, n_wr, k0, n_k, l0, n_l, w0, n_w, n_names, n_lower, has_heads, has_listing,
+     has_reading) = ints[:_HEAD].tolist()
     if (got_a, got_b) != (a, b) or not 0 <= a < b or min(n_units, n_lr, n_hr, n_wr, k0, n_k, l0, n_l, w0, n_w,
-                                                        n_names, n_lower) < 0:
+                                                        n_names, n_lower) < 0 \
+            or not {has_heads, has_listing, has_reading} <= {0, 1}:
         return None
     n_msgs = b - a
     if len(ints) != _HEAD + n_msgs + _COLS * n_units + n_lr + n_hr + n_wr + n_l + n_names + n_lower \
+            + has_heads * n_units + (has_listing + has_reading) * n_msgs \
             or len(strings) != n_k + n_l + n_w + n_names + n_lower:
         return None
-    cut = np.cumsum([_HEAD, n_msgs, _COLS * n_units, n_lr, n_hr, n_wr, n_l, n_names]).tolist()
-    units, rows, lits, heads, words, lit_kinds, name_rows, lower_counts = np.split(ints, cut)[1:]
+    cut = np.cumsum([_HEAD, n_msgs, _COLS * n_units, n_lr, n_hr, n_wr, n_l, n_names, n_lower, has_heads * n_units,
+                     has_listing * n_msgs]).tolist()
+    units, rows, lits, heads, words, lit_kinds, name_rows, lower_counts, heads_memo, listing, reading = \
+        np.split(ints, cut)[1:]
     at = n_k + n_l + n_w
     return _Parts(a, b, (n_units, n_lr, n_hr, n_wr), (k0, n_k, l0, n_l, w0, n_w), units,
-                  rows.reshape(n_units, _COLS), lits, heads, words, lit_kinds, name_rows, lower_counts, strings[:at],
-                  strings[at:at + n_names], strings[at + n_names:])
+                  rows.reshape(n_units, _COLS), lits, heads, words, lit_kinds, name_rows, lower_counts,
+                  heads_memo if has_heads else None, listing if has_listing else None,
+                  reading if has_reading else None, strings[:at], strings[at:at + n_names], strings[at + n_names:])
 
 
 def _continues(p: _Parts, nxt: _Parts) -> bool:
@@ -238,13 +256,9 @@ def _failed(run: list[_Parts]) -> np.ndarray:
     failed = any_of(units < 0, msg_of) | (np.bincount(msg_of, weights=np.maximum(units, 0), minlength=n) != n_units)
     rows = np.concatenate([p.rows for p in run])
     unit_of = per(n_units.tolist())
-    kinds, tokens, clips, clippable, share, keys, n_lits, n_heads, n_words = rows.T
-    head_share = np.ascontiguousarray(share).view(np.float64)
-    with np.errstate(invalid="ignore"):
-        odd_share = ~np.isfinite(head_share) | (head_share < 0.0) | (head_share > 1.0)
-    failed |= any_of((kinds < 0) | (kinds >= len(UNIT_KINDS)) | (tokens < 0) | (clips < 0) | (clippable < 0)
-                     | (clippable > 1) | odd_share | (keys < 0) | (keys >= (k0 + n_k)[unit_of]) | (n_lits < 0)
-                     | (n_heads < 0) | (n_words < 0), unit_of)
+    keys, n_lits, n_heads, n_words = rows.T
+    failed |= any_of((keys < 0) | (keys >= (k0 + n_k)[unit_of]) | (n_lits < 0) | (n_heads < 0) | (n_words < 0),
+                     unit_of)
     for counts, total in ((n_lits, n_lr), (n_heads, n_hr), (n_words, n_wr)):
         failed |= np.bincount(unit_of, weights=np.maximum(counts, 0), minlength=n) != total
     for name, counts, limit in (("lits", n_lr, l0 + n_l), ("heads", n_hr, l0 + n_l), ("words", n_wr, w0 + n_w),
@@ -252,7 +266,7 @@ def _failed(run: list[_Parts]) -> np.ndarray:
         values, owner = np.concatenate([getattr(p, name) for p in run]), per(counts.tolist())
         failed |= any_of((values < 0) | (values >= limit[owner]), owner)
     lower, owner = np.concatenate([p.lower_counts for p in run]), per([len(p.lower) for p in run])
-    failed |= any_of(lower < 1, owner)
+    failed |= any_of(lower < 1, owner)  # (and their sum within the texts': fits)
     name_rows, owner = np.concatenate([p.name_rows for p in run]), per(n_names.tolist())
     failed |= any_of(name_rows < 0, owner)
     if len(name_rows) > 1:
@@ -264,7 +278,7 @@ def _joined(run: list[_Parts]) -> SharedSegment:
     """Consecutive entries (each continuing the one before, every number checked) as one segment."""
     first, last = run[0], run[-1]
     rows = np.concatenate([p.rows for p in run])
-    kinds, tokens, clips, clippable, share, keys, n_lits, n_heads, n_words = rows.T
+    keys, n_lits, n_heads, n_words = rows.T
 
     def cat(name: str) -> np.ndarray:
         return np.concatenate([getattr(p, name) for p in run])
@@ -278,13 +292,16 @@ def _joined(run: list[_Parts]) -> SharedSegment:
     for p in run:  # (in order: the words in order of first appearance, as counted from the first message)
         for word, n in zip(p.lower, p.lower_counts.tolist()):
             lower[word] = get(word, 0) + n
-    return SharedSegment(first.a, last.b, cat("units"), kinds.astype(np.int8), tokens.astype(np.float64),
-                         clips.astype(np.float64), clippable.astype(bool), np.ascontiguousarray(share).view(np.float64),
-                         np.ascontiguousarray(keys), np.ascontiguousarray(n_lits), np.ascontiguousarray(n_heads),
+    def memo(name: str) -> np.ndarray | None:  # (one a segment lacks: none for the run)
+        got = [getattr(p, name) for p in run]
+        return None if any(g is None for g in got) else np.concatenate(got)
+
+    return SharedSegment(first.a, last.b, cat("units"), np.ascontiguousarray(keys), np.ascontiguousarray(n_lits), np.ascontiguousarray(n_heads),
                          np.ascontiguousarray(n_words), cat("lits"), cat("heads"), cat("words"), first.vocab[0],
                          first.vocab[2], first.vocab[4], [t for p in run for t in part(p, 0)],
                          [t for p in run for t in part(p, 1)], cat("lit_kinds").astype(np.int16),
-                         [t for p in run for t in part(p, 2)], last.names, last.name_rows.tolist(), lower)
+                         [t for p in run for t in part(p, 2)], last.names, last.name_rows.tolist(), lower,
+                         memo("heads_memo"), memo("listing"), memo("reading"))
 
 
 def fits(seg: SharedSegment, cols: Columns, fields: list[list[Field]]) -> bool:
@@ -304,11 +321,26 @@ def fits(seg: SharedSegment, cols: Columns, fields: list[list[Field]]) -> bool:
         return False
     if seg.kind_name_rows and seg.kind_name_rows[-1] >= cols.lit_idx.n + len(seg.lits):
         return False
+    if sum(seg.lower_words.values()) > sum(len(f.text) for fs in fields for f in fs):
+        return False  # (more lower-case words than the texts have characters)
     # New strings must be new, and distinct (a vocabulary numbers each once).
     for new, known in ((seg.new_keys, cols.key_ids), (seg.new_lits, cols.lit_ids), (seg.new_words, cols.word_ids)):
         if len(set(new)) != len(new) or any(map(known.__contains__, new)):
             return False
     return True
+
+
+def _seed_scans(cols: Columns, seg: SharedSegment) -> None:
+    """The first-view scans ``seg`` holds, into ``cols`` (which it starts), those that are
+    well formed: a unit's head one of its message's units before it, a flag 0 or 1."""
+    heads = seg.list_heads
+    if heads is not None and len(heads) == len(cols.units):
+        starts = cols.msg_start.view[cols.u_msg.view]
+        if bool(((heads == -1) | ((heads >= starts) & (heads < np.arange(len(heads))))).all()):
+            seed_list_heads(cols, heads, seg.b)
+    flags = [f if f is not None and len(f) == seg.b and bool(((f == 0) | (f == 1)).all()) else None
+             for f in (seg.listing, seg.reading)]
+    seed_scans(cols, *(None if f is None else [bool(x) for x in f.tolist()] for f in flags))
 
 
 class SharedColumns:
@@ -357,6 +389,7 @@ class SharedColumns:
             return 0  # (the first segments: a reader that shares them shares all its tags, so all agree or none)
         cols.extend_shared(messages[:seg.b], fields[:seg.b], seg)
         seed_lowercase_words(cols, seg.lower_words, seg.b)
+        _seed_scans(cols, seg)
         self._done, self._vocab = seg.b, (len(cols.key_text), len(cols.lit_text), len(cols.word_text))
         return seg.b
 

@@ -13,6 +13,8 @@ import pytest
 from discourse_memory import Compactor, DiscourseMemory, shared_columns
 from discourse_memory.columns import Columns
 from discourse_memory.limits import LIMITS
+from discourse_memory.fit.signals import _outputs, found_scans, listing_messages, reading_messages
+from discourse_memory.outline import found_heads, list_heads
 from discourse_memory.record.noise import lowercase_words
 
 from .conftest import SHARED_DATA
@@ -43,8 +45,11 @@ def _same_columns(got: Columns, want: Columns) -> None:
         assert a == b and (not isinstance(a, dict) or list(a.items()) == list(b.items())), name
     assert len(got.units) == len(want.units)
     assert list(got.units) == list(want.units)
-    # and the count of lower-case words the shared segments seeded
+    # and the first-view scans the shared segments seeded
     assert list(lowercase_words(got).items()) == list(lowercase_words(want).items())
+    assert np.array_equal(list_heads(got), list_heads(want))
+    assert np.array_equal(listing_messages(got, _outputs(got)), listing_messages(want, _outputs(want)))
+    assert np.array_equal(reading_messages(got, _outputs(got)), reading_messages(want, _outputs(want)))
 
 
 def _columns(msgs: list[dict], cache: DictCache | None) -> tuple[Columns, int]:
@@ -77,6 +82,10 @@ def test_columns_read_from_the_cache_are_the_columns_built(name, line):
     assert len([k for k in cache.data if _is_cols(k)]) == len(msgs) // LIMITS.shared_segment
     got, took = _columns(msgs, cache)
     assert took == len(msgs) // LIMITS.shared_segment * LIMITS.shared_segment
+    # (seeded: the scans a writer's views made; an agent run's views make them all)
+    assert found_heads(got)[1] == took and all(len(x) in (0, took) for x in found_scans(got))
+    if name.startswith("agents/"):
+        assert [len(x) for x in found_scans(got)] == [took, took]
     want, _ = _columns(msgs, None)
     _same_columns(got, want)
     # and a conversation that goes on past them: its new messages built on the shared ones
@@ -95,23 +104,27 @@ def test_a_resigned_column_entry_that_breaks_a_rule_is_refused():
     a = b - LIMITS.shared_segment
     head = shared_columns._HEAD  # (the header's numbers, then each message's units)
     n_msgs = LIMITS.shared_segment
-    unit = head + n_msgs  # the first unit's numbers: kind tokens clip clippable share key lits heads words
+    unit = head + n_msgs  # the first unit's numbers: key, literals, heads, words
+    cols = shared_columns._COLS
     edits = {
         "a message with a unit more": lambda x: x.__setitem__(head, x[head] + 1),
-        "a kind that does not exist": lambda x: x.__setitem__(unit, 99),
-        "tokens below 0": lambda x: x.__setitem__(unit + 1, -5),
-        "a head share past 1": lambda x: x.__setitem__(unit + 4, np.array([1.5]).view(np.int64)[0]),
-        "a head share not a number": lambda x: x.__setitem__(unit + 4, np.array([np.nan]).view(np.int64)[0]),
-        "a key out of the vocabulary": lambda x: x.__setitem__(unit + 5, 10**9),
+        "a key below 0": lambda x: x.__setitem__(unit, -5),
+        "a key out of the vocabulary": lambda x: x.__setitem__(unit, 10**9),
+        "more literals than it has": lambda x: x.__setitem__(unit + 1, x[unit + 1] + 1),
         "a vocabulary that starts elsewhere": lambda x: x.__setitem__(6, x[6] + 1),
-        "a literal out of the vocabulary": lambda x: x.__setitem__(unit + 9 * int(x[2]) if x[3] else unit + 5, 10**9),
+        "a literal out of the vocabulary": lambda x: x.__setitem__(unit + cols * int(x[2]) if x[3] else unit, 10**9),
+        "a lower-case word counted more than its texts hold": lambda x: x.__setitem__(-1 - int(x[14]) * int(x[2])
+                                                                                        - (int(x[15]) + int(x[16])) * n_msgs, 10**9),
         "another segment's": lambda x: x.__setitem__(1, b + 1),
+        "a flag neither 0 nor 1": lambda x: x.__setitem__(14, 2),
     }
     original = cache.data[key]
     for what, edit in edits.items():
         cache.data[key] = _resigned(shared_columns, key, original, edit)
         got, took = _columns(msgs, cache)
-        assert took == a, what  # the segments before it are read, not it nor those after it
+        # (the segments before it are read, not it nor those after it; a count checked against the
+        # conversation's texts, with the run, refuses the run)
+        assert took == (0 if what.startswith("a lower-case word") else a), what
         _same_columns(got, want)
         assert _bytes(DiscourseMemory(msgs, cache=cache).view(500)) == expected, what
     cache.data[key] = original

@@ -131,7 +131,21 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
     safe_r = np.where(hit, r, 0)
     safe_u = np.clip(unit, 0, max(len(cols.u_msg.view) - 1, 0))
     owners = np.searchsorted(ptr, safe_r, side="right") - 1
+    # (an item's span, and a row's costs, within what its message's texts can hold: the characters
+    # of its texts and calls, a generous bound for the tokens of what a row lists)
+    u_msg = cols.u_msg.view
+    chars = np.zeros(len(cols.messages) + 1, dtype=np.int64)
+    room = np.zeros(len(r), dtype=np.int64)
+    if len(u_msg) and len(cols.lit_idx.view):
+        row_msg = u_msg[np.clip(np.searchsorted(ptr, np.clip(r, 0, len(cols.lit_idx.view) - 1), side="right") - 1,
+                                0, len(u_msg) - 1)]  # (each row's message, where its number is in range)
+        for m in np.unique(row_msg).tolist():
+            message = cols.messages[m]
+            chars[m] = sum(len(tf.text) for tf in message.texts) + sum(len(c.arguments) for c in message.tool_calls)
+        room = chars[row_msg]
+    bad |= (cost > 4 * (room + 64)) | (vcost > 4 * (room + 64))
     bad |= (has == 1) & (
+        (sb > room) |
         (unit != owners) | (msg != cols.u_msg.view[safe_u]) | ((header != 0) & (header != 1))
         | ((header == 0) & (lit != cols.lit_idx.view[safe_r])) | (lit < 0) | (lit >= n_lits) | (n_cov < 1)
         | ~(((sa == -1) & (sb == -1)) | ((sa >= 0) & (sb >= sa)))

@@ -45,6 +45,23 @@ class _Signals:
     """An id shape -> its number."""
 
 
+def found_scans(cols: Columns) -> tuple[list[bool], list[bool]]:
+    """:func:`listing_messages` and :func:`reading_messages` as found so far (finding no more;
+    a segment of them is shared between workers: :mod:`..shared_columns`)."""
+    memo = cols.memo(_Signals)
+    return memo.listing, memo.reading
+
+
+def seed_scans(cols: Columns, listing: list[bool] | None, reading: list[bool] | None) -> None:
+    """Start :func:`listing_messages` and :func:`reading_messages` with their values for the
+    first messages (read from a shared cache), each if it has not started."""
+    memo = cols.memo(_Signals)
+    if listing is not None and not memo.listing:
+        memo.listing = listing
+    if reading is not None and not memo.reading:
+        memo.reading = reading
+
+
 def _outputs(cols: Columns) -> np.ndarray:
     """Per message: a tool's output (see :func:`is_tool_output`), or a system message."""
     memo = cols.memo(_Signals).outputs
