@@ -623,7 +623,8 @@ def compact(
             or None (rank by what units state, regardless of the next turn).
         token_counter: a tiktoken encoding name (default ``"cl100k_base"``, offline),
             a ``callable(str) -> int``, or a :class:`~discourse_memory.TokenCounter`.
-        keep_system: keep system/developer messages verbatim.
+        keep_system: keep system/developer messages verbatim (a long one that would leave
+            the conversation little room is outlined: ``Policy.system_share``).
         keep_last_turn: keep the last user message and everything after it verbatim.
         strict: raise instead of protecting less when the protected messages do not fit
             (by default protection degrades: see :class:`~discourse_memory.Options`).

@@ -82,7 +82,10 @@ class Options:
     clip_tokens: int = 12
     """Tokens a clipped unit keeps at least (twice that for code and table rows)."""
     keep_system: bool = True
-    """Keep system/developer messages verbatim (while the budget allows: see ``strict``)."""
+    """Keep system/developer messages verbatim (while the budget allows: see ``strict``). A
+    prompt over ``Policy.system_share`` of the budget that would leave the conversation
+    little room is outlined instead: each of its units' openings first, the rest competing
+    like any text (the report's ``protection`` says so)."""
     keep_last_turn: bool = True
     """Keep the newest turn (the last user message and everything after it) verbatim."""
     strict: bool = False

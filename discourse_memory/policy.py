@@ -147,6 +147,10 @@ class Policy:
     """A protected tool output larger than this share of the budget is compacted like the rest."""
     result_min_tokens: int = 64
     """A protected tool output of at most this many tokens is never compacted for its size (see ``result_share``)."""
+    system_share: float = 0.5
+    """A system prompt over this share of the budget, leaving less than this share of the rest, is outlined, not kept whole."""
+    system_opening: float = 20.0
+    """Times an outlined system prompt's unit openings are worth: each of its rules in outline against the conversation."""
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -345,7 +345,8 @@ def test_protection_degrades_in_steps_unless_strict():
 
 
 def test_the_newest_tool_chain_is_kept_before_the_newest_message_alone():
-    long_system = {"role": "system", "content": "Policy: refunds need a reservation id like ABC123. " * 30}
+    # (a prompt under half the budget: a longer one would be outlined, see test_system_outline)
+    long_system = {"role": "system", "content": "Policy: refunds need a reservation id like ABC123. " * 8}
     call = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"id": "ZX9K2"}'}}
     msgs = [long_system, {"role": "user", "content": "Find my booking, please. " * 80},
             {"role": "assistant", "content": "Looking it up.", "tool_calls": [call]},

@@ -6,7 +6,10 @@
 1. **Protect** (:func:`protections`): system messages and the newest turn are kept
    verbatim; when they do not fit, protection degrades in steps (system + the newest
    message and its open tool-call chain, then the newest message alone) unless
-   ``strict``. A tool call whose result is protected is shown too.
+   ``strict``. A tool call whose result is protected is shown too. A system prompt
+   that would take over ``Policy.system_share`` of the budget and leave the rest of the
+   history less than that share is outlined: its units' openings are worth
+   ``Policy.system_opening`` times more, and the rest of it competes like any text.
 2. **Deduplicate**: a unit of at least ``dedup_min_tokens`` tokens whose text appears
    again in a newer message is dropped; the newest copy wins.
 3. **Rank** every option by value per token: an assistant's tool calls (with a

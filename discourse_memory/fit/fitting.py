@@ -11,7 +11,7 @@ from ..record import Record, render_note
 from .lengthen import _lengthen
 from .limits import LIMITS
 from .plan import _plan
-from .protect import LARGE_OUTPUT, Protection, _protected, protections
+from .protect import Protection, _protected, protections, renamed
 from .rank import _rank
 from .take import _take, cut_at, rewound
 from .types import Chosen, Ranked, Scene
@@ -24,8 +24,8 @@ def _minimum(scene: Scene, step: Protection, frame: int) -> int:
     cols = scene.cols
     budget = scene.budget
     for _ in range(LIMITS.minimum_rounds):
-        protected, _large = _protected(cols, step, budget, scene.options.policy)
-        ranked = _rank(scene, protected)
+        protected, _large, outlined = _protected(cols, step, budget, scene.options.policy)
+        ranked = _rank(scene, protected, outlined)
         need = max(_fixed_cost(cols, protected, scene) + frame,
                    scene.measure(_plan(scene, ranked, _take(ranked, 0.0), step.name))[0])
         if need <= budget:
@@ -48,13 +48,12 @@ def fit(scene: Scene) -> Plan:
     frame = _frame(scene, most, most if cols.u_clippable.view.any() else 0, most, 0)
     steps = protections(options)
     for k, step in enumerate(steps):
-        protected, large = _protected(cols, step, budget, scene.options.policy)
-        if large:
-            step = Protection(step.name + LARGE_OUTPUT, step.system, step.turn)
+        protected, large, outlined = _protected(cols, step, budget, scene.options.policy)
+        step = renamed(step, large, outlined)
         fixed = _fixed_cost(cols, protected, scene) + frame
         if fixed <= budget:
             try:
-                return _fit(scene, step, protected, fixed, frame)
+                return _fit(scene, step, protected, fixed, frame, outlined)
             except BudgetTooSmallError:  # the exact count of the bare view overflows
                 pass
         if k == len(steps) - 1:
@@ -95,14 +94,15 @@ def _fixed_cost(cols: Columns, protected: frozenset[int], scene: Scene) -> int:
     return fixed
 
 
-def _fit(scene: Scene, step: Protection, protected: frozenset[int], fixed: int, longest: int) -> Plan:
+def _fit(scene: Scene, step: Protection, protected: frozenset[int], fixed: int, longest: int,
+         outlined: frozenset[int] = frozenset()) -> Plan:
     """Take once, at the room the estimates leave; one render confirms the count. A view
     over its budget is cut: the take's lowest-ranked choices are dropped (its choices
     before a rank position kept) by what it is over. A view short of its budget by
     ``Limits.enough_share`` takes once more at the room it left (cut likewise if that
     overflows), kept if it holds more; room still left goes to longer heads."""
     budget = scene.budget
-    ranked = _rank(scene, protected)
+    ranked = _rank(scene, protected, outlined)
     margin = max(2, int(budget * LIMITS.margin_share))
     enough = max(LIMITS.enough_tokens, int(LIMITS.enough_share * budget))
     # (``fixed`` holds the frame at its longest, ``longest``, for any view of the conversation:

@@ -1,5 +1,6 @@
 """Protection: the messages a view keeps verbatim (system messages, the newest turn), and
-the steps it degrades in when they do not fit."""
+the steps it degrades in when they do not fit; a system prompt that would crowd the
+conversation out is outlined instead (:func:`_outlines`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from .signals import is_tool_output
 
 LARGE_OUTPUT = " (a tool output over half the budget compacted)"
 """How the report's protection says so."""
+OUTLINED = " (a long system prompt outlined)"
+"""How the report's protection says a system prompt was outlined (see :func:`_outlines`)."""
 
 
 @dataclass(frozen=True)
@@ -50,13 +53,13 @@ def _name(system: bool, turn: str) -> str:
     return " + ".join(parts) or "nothing"
 
 
-def _protected(cols: Columns, p: Protection, budget: int, pol: Policy) -> tuple[frozenset[int], bool]:
-    """The messages a protection step keeps verbatim, and whether a tool output it would
-    have kept was too large (see ``Policy.result_share``)."""
+def _protected(cols: Columns, p: Protection, budget: int, pol: Policy) -> tuple[frozenset[int], bool, frozenset[int]]:
+    """The messages a protection step keeps verbatim, whether a tool output it would
+    have kept was too large (see ``Policy.result_share``), and the system messages it
+    outlines instead of keeping (see :func:`_outlines`)."""
     msgs = cols.messages
     keep: set[int] = set()
-    if p.system:
-        keep.update(np.flatnonzero(system_messages(cols)).tolist())
+    system = np.flatnonzero(system_messages(cols)) if p.system else np.zeros(0, dtype=np.int64)
     if msgs and p.turn != "none":
         last = msgs[-1].index
         if p.turn == "turn":
@@ -66,8 +69,38 @@ def _protected(cols: Columns, p: Protection, budget: int, pol: Policy) -> tuple[
             keep.update(cols.pairs.chain_of(last))
         else:
             keep.add(last)
+    outlined = frozenset(system.tolist()) if _outlines(cols, system, keep, budget, pol) else frozenset()
+    if not outlined:
+        keep.update(system.tolist())
     # A tool's output is the model's to read, not the user's words: one too large for
     # its share of the budget is compacted like the rest (its focus keeps what matters).
     costs = cols.msg_cost.view
     large = {i for i in keep if costs[i] > max(pol.result_share * budget, pol.result_min_tokens) and is_tool_output(cols, i)}
-    return frozenset(keep - large), bool(large)
+    return frozenset(keep - large), bool(large), outlined
+
+
+def _outlines(cols: Columns, system: np.ndarray, turn: set[int], budget: int, pol: Policy) -> bool:
+    """Whether the system prompt is outlined rather than kept whole: it would take over
+    ``Policy.system_share`` of the budget while the room it leaves holds less than that
+    share of the rest of the history. Kept whole, a long prompt (an agent's policy) would
+    leave the conversation a few messages; outlined, each of its units shows its opening
+    first (``Policy.system_opening``) and the rest of it competes like any text (and can
+    be recalled). Only where it would fit whole beside the newest turn: where it does not,
+    protection steps down as before."""
+    if not len(system):
+        return False
+    costs = cols.msg_cost.view
+    prompt = int(costs[system].sum())
+    rest = int(costs.sum()) - prompt
+    beside = sum(int(costs[i]) for i in turn) - sum(int(costs[i]) for i in system.tolist() if i in turn)
+    return (prompt > pol.system_share * budget and budget - prompt < pol.system_share * rest
+            and prompt + beside <= budget)
+
+
+def renamed(step: Protection, large: bool, outlined: frozenset[int]) -> Protection:
+    """The step as the report names it: what it compacted of what it was to keep."""
+    if outlined:
+        step = Protection(_name(False, step.turn) + OUTLINED, False, step.turn)
+    if large:
+        step = Protection(step.name + LARGE_OUTPUT, step.system, step.turn)
+    return step

@@ -39,7 +39,7 @@ class _Headings:
     """Per message: the assistant message whose call it answers, or -1 (:func:`_owners`)."""
 
 
-def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
+def _rank(scene: Scene, protected: frozenset[int], outlined: frozenset[int] = frozenset()) -> Ranked:
     cols, options = scene.cols, scene.options
     pol = options.policy
     n_msgs = len(cols)
@@ -130,6 +130,11 @@ def _rank(scene: Scene, protected: frozenset[int]) -> Ranked:
     opening = pol.opening * np.where((info > 0) & (kind != _HEADING), 1.0, pol.boilerplate)
     full_gain = weight * (opening + info)
     clip_gain = weight * (opening + np.minimum(head_info, info))
+    if outlined:  # a long system prompt's outline: each unit's opening before the conversation's text
+        in_outline = np.isin(u_msg, list(outlined))
+        more = np.where(in_outline, clip_gain * (pol.system_opening - 1.0), 0.0)
+        clip_gain = clip_gain + more
+        full_gain = full_gain + more
     rel = scene.relevance
     focus = pol.focus * (pol.question if scene.asks else pol.remark if scene.remark else 1.0)
     if rel is not None and len(rel) == n_units and rel.any():

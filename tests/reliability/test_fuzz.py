@@ -152,6 +152,7 @@ def _protected(msgs: list[dict[str, Any]], protection: str, budget: int) -> set[
         return set(range(len(msgs)))
     large_outputs = "(a tool output over half the budget compacted)" in protection
     protection = protection.replace(" (a tool output over half the budget compacted)", "")
+    protection = protection.replace(" (a long system prompt outlined)", "")  # (then named without "system")
     out = {i for i, m in enumerate(msgs) if m.get("role") in ("system", "developer")} \
         if protection.startswith("system") else set()
     if not msgs:
