@@ -31,7 +31,8 @@ session instead (see ``_take``)."""
 def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
     """Options in rank order while they fit ``room`` (see the module docstring, step 4);
     ``stop``: the rank position at which it stops (the options from it on are not taken:
-    the same choices as the take of ``room`` made before it, see :func:`cut_at`)."""
+    the same choices as the take of ``room`` made before it, see :func:`cut_at`; a view's
+    cut replays the whole take's journal to there instead, :func:`rewound`)."""
     decision = r.base.copy()
     calls_present = set(r.calls_forced)
     journal = Journal()
