@@ -157,10 +157,16 @@ def bar(url: str, tokens: int, turns: int, runs: int, tmp: str) -> None:
               f"({', '.join(f'{v:.0f}' for v in values)} ms in {runs} processes); x its round's warm turn: "
               f"median {statistics.median(ratios[label]):.1f}x ({', '.join(f'{v:.1f}' for v in ratios[label])})")
     entries = client.keys("dm:a:*")
-    size = sum(client.memory_usage(k) or 0 for k in entries)
-    print(f"shared cache: {len(entries)} entries, {size / 1024:.0f} KiB in Redis "
-          f"({size / max(1, sum(len(m.get('content') or '') for m in state['messages'])):.2f} bytes a character "
-          f"of the history)")
+    sizes = {k: client.memory_usage(k) or 0 for k in entries}
+    size = sum(sizes.values())
+    chars = max(1, sum(len(m.get("content") or "") for m in state["messages"]))
+    print(f"shared cache: {len(entries)} entries, {size / 1024:.0f} KiB in Redis ({size / chars:.2f} bytes a "
+          f"character of the history)")
+    # (by kind: a text's analysis, a segment's rows (fit/shared_rows.py), a segment's columns (shared_columns.py))
+    for kind, mark in (("rows", b":r"), ("columns", b":u")):
+        own = [v for k, v in sizes.items() if mark in k]
+        print(f"  of which {kind}: {len(own)} entries, {sum(own) / 1024:.0f} KiB ({sum(own) / chars:.2f} bytes a "
+              f"character)")
 
 
 def conversations(n: int) -> list[list[dict]]:

@@ -95,9 +95,9 @@ class Limits:
     """A shared analysis whose body inflates past this many bytes is a zip bomb, not an
     analysis, and is not read (:mod:`.analysis_codec`)."""
     shared_segment: int = 4
-    """Messages per shared entry of the fitting stage's rows (:mod:`.fit.shared_rows`): a
-    worker computes the rows of fewer than this many messages past its conversation's last
-    entry itself."""
+    """Messages per shared entry of the fitting stage's rows (:mod:`.fit.shared_rows`) and of a
+    conversation's columns (:mod:`.shared_columns`): a worker computes the rows and columns of
+    fewer than this many messages past its conversation's last entry itself."""
     shared_rewrite_rows: int = 16
     """Rows more than its shared entry holds that views must have read in a segment of
     messages to write the entry again."""
