@@ -88,11 +88,12 @@ def _agent_conversation(turns: int) -> list[dict]:
         if t % 4 == 3:
             msgs.append({"role": "tool", "tool_call_id": f"c{t}", "content": f"Error: reservation {rid} timed out"})
         else:
-            msgs.append({"role": "tool", "tool_call_id": f"c{t}",
-                         "content": f"- reservation_id: {rid}\n- flight: HAT{100 + t}\n- origin: JFK\n- price: ${200 + t}\n"
-                                    f"```\nfare = lookup('{rid}', 'HAT{100 + t}', {t * 7})\ntotal = fare + {t * 3} + 15\n```"})
+            content = (f"- reservation_id: {rid}\n- flight: HAT{100 + t}\n- origin: JFK\n- price: ${200 + t}\n"
+                       f"```\nfare = lookup('{rid}', 'HAT{100 + t}', {t * 7})\ntotal = fare + {t * 3} + 15\n```")
+            msgs.append({"role": "tool", "tool_call_id": f"c{t}", "content": content})
         if t % 3 == 2:
-            msgs.append({"role": "user", "content": f"Is flight HAT{100 + t} from JFK still on time on 2024-05-{10 + t}?"})
+            asked = f"Is flight HAT{100 + t} from JFK still on time on 2024-05-{10 + t}?"
+            msgs.append({"role": "user", "content": asked})
     return msgs
 
 
