@@ -259,7 +259,8 @@ def _word_rows(cols: Columns, stems: np.ndarray) -> tuple[np.ndarray, np.ndarray
             memo.row_units = np.concatenate([memo.row_units[:done], np.zeros(size - done, dtype=np.int64)])
         memo.row_stems[done:n] = stems[idx[done:n]]
         first = int(np.searchsorted(ptr, done, side="right")) - 1  # (the unit of the first new row)
-        memo.row_units[done:n] = np.repeat(np.arange(first, len(ptr) - 1), np.diff(ptr[first:]))[done - int(ptr[first]):]
+        units = np.repeat(np.arange(first, len(ptr) - 1), np.diff(ptr[first:]))
+        memo.row_units[done:n] = units[done - int(ptr[first]):]
         memo.rows_n = n
     return memo.row_stems[:n], memo.row_units[:n]
 

@@ -88,11 +88,12 @@ def _agent_conversation(turns: int) -> list[dict]:
         if t % 4 == 3:
             msgs.append({"role": "tool", "tool_call_id": f"c{t}", "content": f"Error: reservation {rid} timed out"})
         else:
-            msgs.append({"role": "tool", "tool_call_id": f"c{t}",
-                         "content": f"- reservation_id: {rid}\n- flight: HAT{100 + t}\n- origin: JFK\n- price: ${200 + t}\n"
-                                    f"```\nfare = lookup('{rid}', 'HAT{100 + t}', {t * 7})\ntotal = fare + {t * 3} + 15\n```"})
+            content = (f"- reservation_id: {rid}\n- flight: HAT{100 + t}\n- origin: JFK\n- price: ${200 + t}\n"
+                       f"```\nfare = lookup('{rid}', 'HAT{100 + t}', {t * 7})\ntotal = fare + {t * 3} + 15\n```")
+            msgs.append({"role": "tool", "tool_call_id": f"c{t}", "content": content})
         if t % 3 == 2:
-            msgs.append({"role": "user", "content": f"Is flight HAT{100 + t} from JFK still on time on 2024-05-{10 + t}?"})
+            asked = f"Is flight HAT{100 + t} from JFK still on time on 2024-05-{10 + t}?"
+            msgs.append({"role": "user", "content": asked})
     return msgs
 
 
@@ -227,23 +228,26 @@ def test_a_memory_viewed_turn_by_turn_gives_the_views_of_a_fresh_one() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.dictionaries(st.integers(0, 12), st.lists(st.integers(0, 5), min_size=1, max_size=4), max_size=8),
+@given(st.lists(st.dictionaries(st.integers(0, 12), st.tuples(st.integers(0, 2),
+                                                              st.lists(st.integers(0, 5), min_size=1, max_size=4)),
+                                max_size=8),
                 min_size=1, max_size=6))
 def test_a_span_lists_the_same_values_as_on_the_view_before_exactly_when_they_are_equal(
-        views: list[dict[int, list[int]]]) -> None:
-    """``candidates._LastCovers``: a span's item is taken from the view before only when the
-    span lists the same values in the same order as then (a span not listed on the view
-    just before counts as changed)."""
+        views: list[dict[int, tuple[int, list[int]]]]) -> None:
+    """``candidates._LastCovers``: a span's item is taken from the view before only when it
+    is the same value's item and the span lists the same values in the same order as then
+    (a span not listed on the view just before counts as changed)."""
     from discourse_memory.fit.candidates import _LastCovers
 
     last = _LastCovers()
-    before: dict[int, list[int]] = {}
+    before: dict[int, tuple[int, list[int]]] = {}
     for listed in views:
         spans = np.array(sorted(listed), dtype=np.int64)
-        k = np.array([len(listed[s]) for s in spans.tolist()], dtype=np.int64)
+        owns = np.array([listed[s][0] for s in spans.tolist()], dtype=np.int64)
+        k = np.array([len(listed[s][1]) for s in spans.tolist()], dtype=np.int64)
         lo = np.cumsum(k) - k
-        lits = np.array([v for s in spans.tolist() for v in listed[s]], dtype=np.int64)
-        same = last.unchanged(spans, lo, k, lits)
+        lits = np.array([v for s in spans.tolist() for v in listed[s][1]], dtype=np.int64)
+        same = last.unchanged(spans, owns, lo, k, lits)
         assert same.tolist() == [before.get(s) == listed[s] for s in spans.tolist()]
-        last.keep(spans, lo, k, lits)
+        last.keep(spans, owns, lo, k, lits)
         before = listed

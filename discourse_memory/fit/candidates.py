@@ -431,8 +431,8 @@ def _cover_lines(cols: Columns, covering: dict[tuple, Item], facts: _Facts, sids
     # A span that lists the same values as on the view before takes the same item (the
     # one ``covering`` holds for them): only the spans whose values changed are looked up.
     last = cols.memo(_LastCovers)
-    spans, lo, k = sids[has], starts[has], n[has]
-    same = last.unchanged(spans, lo, k, inner_lits)
+    spans, lo, k, owns = sids[has], starts[has], n[has], own[has]
+    same = last.unchanged(spans, owns, lo, k, inner_lits)
     wider_of = last.wider
     for a, sid in zip(at[has[same]].tolist(), spans[same].tolist()):
         items[a] = wider_of[sid]
@@ -442,12 +442,12 @@ def _cover_lines(cols: Columns, covering: dict[tuple, Item], facts: _Facts, sids
                                    lo[changed].tolist(), k[changed].tolist()):
         item = items[a]
         inner = tuple(listed[start:start + m])
-        key = (u, item.span, inner)
+        key = (u, item.span, item.literal, inner)  # (its own value too: another value of the span may be the candidate)
         wider = covering.get(key)
         if wider is None:
             wider = covering[key] = _covering(item, item.literal, item.covers + inner)
         items[a] = wider_of[sid] = wider
-    last.keep(spans, lo, k, inner_lits)
+    last.keep(spans, owns, lo, k, inner_lits)
 
 
 @dataclass
@@ -461,17 +461,23 @@ class _LastCovers:
     """Per span id, where its values start in ``lits`` (-1: not listed on the view before)."""
     count: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     """Per span id, how many values it listed."""
+    own: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Per span id, the value whose item it was."""
     wider: dict[int, Item] = field(default_factory=dict)
     """Per span id, the item that listed them."""
     listed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     """The span ids listed on the view before."""
 
-    def unchanged(self, spans: np.ndarray, lo: np.ndarray, k: np.ndarray, lits: np.ndarray) -> np.ndarray:
-        """Per span of ``spans`` (listing ``lits[lo[j]:lo[j] + k[j]]``), whether it lists
-        the same values, in the same order, as on the view before."""
+    def unchanged(self, spans: np.ndarray, owns: np.ndarray, lo: np.ndarray, k: np.ndarray,
+                  lits: np.ndarray) -> np.ndarray:
+        """Per span of ``spans`` (the item of value ``owns[j]``, listing ``lits[lo[j]:lo[j] + k[j]]``
+        beside it), whether it is the same value's item listing the same values, in the same
+        order, as on the view before."""
         known = spans < len(self.start)
-        was = np.where(known, self.start[np.where(known, spans, 0)] if len(self.start) else -1, -1)
-        same = (was >= 0) & (self.count[np.where(known, spans, 0)] == k if len(self.count) else False)
+        at = np.where(known, spans, 0)
+        was = np.where(known, self.start[at] if len(self.start) else -1, -1)
+        same = (was >= 0) & (self.count[at] == k if len(self.count) else False) \
+            & (self.own[at] == owns if len(self.own) else False)
         check = np.flatnonzero(same)
         if len(check):
             m = k[check]
@@ -480,15 +486,16 @@ class _LastCovers:
             same[check[np.bincount(np.repeat(np.arange(len(check)), m)[differ], minlength=len(check)) > 0]] = False
         return same
 
-    def keep(self, spans: np.ndarray, lo: np.ndarray, k: np.ndarray, lits: np.ndarray) -> None:
+    def keep(self, spans: np.ndarray, owns: np.ndarray, lo: np.ndarray, k: np.ndarray, lits: np.ndarray) -> None:
         """Remember this view's spans and their values for the next view."""
         top = int(spans.max()) + 1 if len(spans) else 0
         if top > len(self.start):
             more = max(top, 2 * len(self.start)) - len(self.start)
             self.start = np.concatenate([self.start, np.full(more, -1, dtype=np.int64)])
             self.count = np.concatenate([self.count, np.zeros(more, dtype=np.int64)])
+            self.own = np.concatenate([self.own, np.full(more, -1, dtype=np.int64)])
         self.start[self.listed] = -1
-        self.start[spans], self.count[spans] = lo, k
+        self.start[spans], self.count[spans], self.own[spans] = lo, k, owns
         self.lits, self.listed = lits, spans
 
 

@@ -17,7 +17,8 @@ from ..record import VALUES_LINE, comment_units, date_headers, is_date_header, n
 from ..replies import question_units
 from ..units import Unit, before_values, head_literal_texts
 from .candidates import _items
-from .gains import messages_with_units, _focus_gains, _kind_values, _note_cap, _rank_within, _record_share, _unit_kind_weights
+from .gains import _focus_gains, _kind_values, _note_cap, _rank_within, _record_share, _unit_kind_weights, \
+    messages_with_units
 from .names import names_result
 from .limits import LIMITS
 from .sources import row_units
@@ -322,13 +323,13 @@ def _rank(scene: Scene, protected: frozenset[int], outlined: frozenset[int] = fr
         opening=np.where(split, CLIPPED, KEPT).astype(np.int8), in_short=in_short, kinds=kinds, targets=targets,
         costs=costs, order=order, call_cost=call_cost, owner_of_msg=owner_of_msg, owner_u=owner_u,
         msg_overhead=overhead, item_of=items, value_cost=listable.value_cost, entry_cost=entry_cost,
-        header_of=header_of,
-        header_cost=listable.header_cost, header_items=header_items,
+        header_of=header_of, header_cost=listable.header_cost, header_items=header_items,
         values_line=scene.count(VALUES_LINE) - scene.count("]"), shown_lits=base_shown, u_msg=u_msg,
         lits=(cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),
         call_units=_CallUnits(is_call, starts), msg_start=starts, long_head=_long_head(scene, units, long_tokens),
         item_order=item_order, reserve=reserve, note_cap=note_cap, beyond=listable.beyond, row_cost=row_cost,
-        date_unit=date_unit, date_cost=_DateCosts(cols.u_tokens.view, pol.mark_tokens), list_head=list_heads(cols), head_tokens=cols.u_tokens.view,
+        date_unit=date_unit, date_cost=_DateCosts(cols.u_tokens.view, pol.mark_tokens), list_head=list_heads(cols),
+        head_tokens=cols.u_tokens.view,
         question_unit=question_unit, question_cost=question_cost, cols=cols,
         mark_cost=float(scene.count(" " + PLACEHOLDER)), mark_estimate=float(pol.mark_tokens))
 

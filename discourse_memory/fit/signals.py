@@ -43,6 +43,11 @@ class _Signals:
     """Per literal, the number of its :func:`_id_shape`."""
     shape_numbers: dict[str, int] = field(default_factory=dict)
     """An id shape -> its number."""
+    output_lines: list[int] = field(default_factory=list)
+    """The units that are a line of a tool's text output (not of a file printed or a
+    listing, not a closing tag): where :func:`outcome_lines` looks for a verdict."""
+    line_units: int = 0
+    """How many units ``output_lines`` covers."""
 
 
 def found_scans(cols: Columns) -> tuple[list[bool], list[bool]]:
@@ -82,9 +87,16 @@ def outcome_lines(cols: Columns, outputs: np.ndarray, info: np.ndarray) -> np.nd
     kind = cols.u_kind.view
     line = UNIT_KINDS.index("line")
     units = cols.units
-    # (a file printed or a listing ends where the file or the tree does: no verdict)
-    ran = outputs & ~reading_messages(cols, outputs) & ~listing_messages(cols, outputs)
-    rows = np.flatnonzero(ran[u_msg] & (kind == line) & (info > 0) & ~cols.u_tag_line.view)  # (a closing tag is no verdict)
+    memo = cols.memo(_Signals)
+    if memo.line_units < len(u_msg):  # (the lines a verdict may be: fixed once appended, found once)
+        # (a file printed or a listing ends where the file or the tree does: no verdict)
+        ran = outputs & ~reading_messages(cols, outputs) & ~listing_messages(cols, outputs)
+        new = slice(memo.line_units, len(u_msg))
+        lines = ran[u_msg[new]] & (kind[new] == line) & ~cols.u_tag_line.view[new]  # (a closing tag is no verdict)
+        memo.output_lines.extend((np.flatnonzero(lines) + memo.line_units).tolist())
+        memo.line_units = len(u_msg)
+    lines = cols.grown("_output_lines", memo.output_lines, np.int64)[:len(memo.output_lines)]
+    rows = lines[info[lines] > 0]
     # Each message's last such line, of those with enough of them (an output of a line or
     # two is all verdict: "Transfer successful", "17645.0"). (Read along the rows, which
     # come in message order: not arrays of every message of a long history.)
@@ -93,7 +105,7 @@ def outcome_lines(cols: Columns, outputs: np.ndarray, info: np.ndarray) -> np.nd
     counts = np.diff(np.r_[-1, ends])
     last = rows[ends[counts >= LIMITS.outcome_lines]]
     out = np.zeros(len(u_msg), dtype=bool)
-    said = cols.memo(_Signals).verdicts
+    said = memo.verdicts
     for u in last.tolist():  # (one line a message: read by its end)
         hit = said.get(u)
         if hit is None:
