@@ -251,3 +251,65 @@ def test_a_span_lists_the_same_values_as_on_the_view_before_exactly_when_they_ar
         assert same.tolist() == [before.get(s) == listed[s] for s in spans.tolist()]
         last.keep(spans, owns, lo, k, lits)
         before = listed
+
+
+def _plain_literal_counts(cols: Columns, unit_mask: np.ndarray, head_mask: np.ndarray | None) -> np.ndarray:
+    """``Columns.literal_counts`` as it was: a mask of every row of the literal index."""
+    rows = np.repeat(unit_mask, np.diff(cols.lit_ptr.view))
+    out = np.bincount(cols.lit_idx.view[rows], minlength=len(cols.lit_text)).astype(np.float64)
+    if head_mask is not None and head_mask.any():
+        hrows = np.repeat(head_mask, np.diff(cols.head_ptr.view))
+        out += np.bincount(cols.head_idx.view[hrows], minlength=len(cols.lit_text))
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from([0.0, 0.01, 0.2, 0.3, 0.9, 1.0]), st.sampled_from([None, 0.0, 0.05, 1.0]),
+       st.integers(0, 2**32 - 1))
+def test_literal_counts_read_at_the_units_spans_match_a_mask_of_every_row(share: float, head: float | None,
+                                                                           seed: int) -> None:
+    # (sparse masks gather the units' rows by their spans, dense ones mask every row: the same counts)
+    rng = np.random.default_rng(seed)
+    msgs = validate_messages(_agent_conversation(6) + sample_conversation(1))
+    cols = Columns(COUNTER.count)
+    cols.extend(msgs, Analyzer(COUNTER).fields(msgs))
+    n = len(cols.units)
+    unit_mask = rng.random(n) < share
+    head_mask = None if head is None else rng.random(n) < head
+    got = cols.literal_counts(unit_mask, head_mask)
+    assert got.dtype == np.float64
+    assert np.array_equal(got, _plain_literal_counts(cols, unit_mask, head_mask))
+
+
+def test_message_references_counted_once_match_a_count_of_each() -> None:
+    """The tokens of each message's ``#i`` (read when the model can recall), kept with the
+    conversation and grown turn by turn, are those counted anew; another counter counts anew."""
+    from discourse_memory.fit.rank import _ref_costs
+
+    msgs = validate_messages(_agent_conversation(4) + sample_conversation(1))
+    analyzer = Analyzer(COUNTER)
+    cols = Columns(COUNTER.count)
+    for at in range(0, len(msgs), 7):
+        batch = msgs[at:at + 7]
+        cols.extend(batch, analyzer.fields(batch))
+        assert np.array_equal(_ref_costs(cols, COUNTER.count),
+                              np.array([COUNTER.count(f"#{i}") for i in range(len(cols))], dtype=np.float64))
+    assert np.array_equal(_ref_costs(cols, len), np.array([len(f"#{i}") for i in range(len(cols))], dtype=np.float64))
+
+
+def test_a_memory_that_recalls_viewed_turn_by_turn_gives_the_views_of_a_fresh_one() -> None:
+    # (the references' costs, kept with the conversation, change no view)
+    from discourse_memory import DiscourseMemory
+    from discourse_memory.errors import BudgetTooSmallError
+
+    msgs = _agent_conversation(10)
+    grown = DiscourseMemory(msgs[:3], recall=True)
+    for n in range(4, len(msgs) + 1):
+        grown.append(msgs[n - 1])
+        try:
+            view = grown.view(400)
+        except BudgetTooSmallError:
+            continue
+        fresh = DiscourseMemory(msgs[:n], recall=True).view(400)
+        assert view.messages == fresh.messages
+        assert view.note == fresh.note

@@ -312,7 +312,7 @@ def _rank(scene: Scene, protected: frozenset[int], outlined: frozenset[int] = fr
     date_unit = _date_units(cols, units)
     overhead = cols.msg_label_cost.view.copy()
     if options.recall:  # the reference a message's first mark carries (``…#12``)
-        overhead += np.array([scene.count(f"#{i}") for i in range(n_msgs)], dtype=np.float64)
+        overhead += _ref_costs(cols, scene.count)
     if scene.frames is not None:
         overhead += scene.frames
     elif options.message_overhead:
@@ -445,6 +445,34 @@ def _answered(cols: Columns, owner_of_msg: np.ndarray) -> _Calls:
             memo.callers = np.flatnonzero(memo.counts[:n] > 0)
         memo.seen = n
     return _Calls(memo.counts[:n], memo.callers, cols.grown("_results", memo.results, np.int64)[:len(memo.results)])
+
+
+@dataclass
+class _RefCosts:
+    """Per message, the tokens of its reference (``#12``) by one counter (the conversation's
+    memo, see ``Columns.memo``: a message's place never changes)."""
+
+    count: Callable[[str], int] | None = None
+    """The counter these were counted by (another counter counts them anew)."""
+    costs: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    n: int = 0
+    """How many messages ``costs`` covers (grown by doubling past it)."""
+
+
+def _ref_costs(cols: Columns, count: Callable[[str], int]) -> np.ndarray:
+    """Per message ``i``, ``count(f"#{i}")``, the reference a message's first mark carries
+    when the model can recall (counted once per message: 200,000 counts on every view of a
+    long history were most of its ranking)."""
+    memo = cols.memo(_RefCosts)
+    if memo.count != count:  # (a bound method equals another of the same counter)
+        memo.count, memo.costs, memo.n = count, np.zeros(0), 0
+    n = len(cols)
+    if memo.n < n:
+        if len(memo.costs) < n:
+            memo.costs = np.concatenate([memo.costs[:memo.n], np.zeros(max(n, 2 * len(memo.costs)) - memo.n)])
+        memo.costs[memo.n:n] = [count(f"#{i}") for i in range(memo.n, n)]
+        memo.n = n
+    return memo.costs[:n]
 
 
 @dataclass
