@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 import numpy as np
 
 from .labels import date_line, label_before_number, speaker_label
-from .literals import first_kinds
+from .literals import Literal, first_kinds
 from .messages import Message
 from .segment import Piece
 from .text_marks import marks_of
@@ -124,6 +124,17 @@ class Units(Sequence[Unit]):
             return got.text
         k = bisect_right(self._firsts, i) - 1
         return self._fields[k].unit_text(i - self._firsts[k])
+
+    def literals(self, i: int) -> tuple[Literal, ...]:
+        """Unit ``i``'s literals, without building the unit (a restored memory's first view
+        reads those of a thousand units to find what each row's span shows)."""
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        got = self._replaced.get(i) if self._replaced else None
+        if got is not None:
+            return got.literals
+        k = bisect_right(self._firsts, i) - 1
+        return self._fields[k].unit_literals(i - self._firsts[k])
 
     def _range(self, start: int, stop: int, step: int) -> Iterator[Unit]:
         if step != 1:

@@ -50,6 +50,7 @@ from .columns import Columns
 from .limits import LIMITS
 from .fit.signals import found_scans, seed_scans
 from .outline import found_heads, seed_list_heads
+from .record.examples import FoundScans, found_scans as found_prompt_scans, seed_scans as seed_prompt_scans
 from .record.noise import lowercase_words_of, seed_lowercase_words
 from .messages import Message
 from .units import Field
@@ -57,13 +58,14 @@ from .units import Field
 __all__ = ["COLUMNS_VERSION", "SharedColumns", "SharedSegment", "decode", "decode_run", "encode", "fits", "vocabularies"]
 
 MAGIC = b"DMC\x01"
-COLUMNS_VERSION = "1"
+COLUMNS_VERSION = "2"
 """Raised whenever what :meth:`Columns.extend` makes of a message changes: part of every key."""
 PERSON = b"dm-columns"
 """The digest's personalisation (:mod:`.cache_entry`): an entry of another format never passes."""
-_HEAD = 17  # a, b, units, literal rows, head rows, word rows, keys before, new keys, literals before,
+_HEAD = 22  # a, b, units, literal rows, head rows, word rows, keys before, new keys, literals before,
 # new literals, words before, new words, kind names, lower-case words, and whether it holds list heads,
-# listings and code reads
+# listings and code reads; whether it holds the prompt scans (record/examples.py), and how many
+# example units, literal occurrences outside examples, harness units and comment units
 _COLS = 4  # per unit: key n_lits n_heads n_words
 
 
@@ -104,6 +106,10 @@ class SharedSegment:
     """Per message, :func:`.fit.signals.listing_messages` (None: not found)."""
     reading: np.ndarray | None
     """Per message, :func:`.fit.signals.reading_messages` (None: not found)."""
+    prompt: FoundScans | None = None
+    """The units :func:`.record.examples.example_units`, ``harness_units`` and
+    ``comment_units`` found in these messages, numbered from the conversation's first unit
+    (None: not found)."""
 
 
 def vocabularies(cols: Columns, a: int, b: int, before: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -136,19 +142,37 @@ def encode(key: str, cols: Columns, a: int, b: int, before: tuple[int, int, int]
     listing, reading = found_scans(cols)
     listing = np.asarray(listing[a:b] if len(listing) >= b else [], dtype=np.int64)
     reading = np.asarray(reading[a:b] if len(reading) >= b else [], dtype=np.int64)
+    prompt = found_prompt_scans(cols)
+    has_prompt = prompt.seen >= b
+    ex, har, com = (np.asarray(_within(found, u0, u1) if has_prompt else [], dtype=np.int64) - u0
+                    for found in (prompt.examples, prompt.harness, prompt.comments))
+    out = _within_pairs(prompt.outside, u0, u1) if has_prompt else []
+    outside = np.asarray(out, dtype=np.int64).reshape(len(out), 2) - np.array([u0, 0], dtype=np.int64)
     strings = [*cols.key_text[k0:k1], *cols.lit_text[l0:l1], *cols.word_text[w0:w1], *cols.lit_kind_names[:n_names],
                *lower]
     per_unit = np.stack([cols.u_key.view[u0:u1], np.diff(lp[u0:u1 + 1]), np.diff(hp[u0:u1 + 1]),
                          np.diff(wp[u0:u1 + 1])], axis=1) if u1 > u0 else np.zeros((0, _COLS), dtype=np.int64)
     ints = np.concatenate([
         np.array([a, b, u1 - u0, int(lp[u1] - lp[u0]), int(hp[u1] - hp[u0]), int(wp[u1] - wp[u0]), k0, k1 - k0,
-                  l0, l1 - l0, w0, w1 - w0, n_names, len(lower), int(seen >= b), len(listing) > 0, len(reading) > 0],
+                  l0, l1 - l0, w0, w1 - w0, n_names, len(lower), int(seen >= b), len(listing) > 0, len(reading) > 0,
+                  int(has_prompt), len(ex), len(outside), len(har), len(com)],
                  dtype=np.int64),
         np.diff(starts[a:b + 1]), per_unit.ravel(), cols.lit_idx.view[lp[u0]:lp[u1]],
         cols.head_idx.view[hp[u0]:hp[u1]], cols.word_idx.view[wp[u0]:wp[u1]],
         cols.lit_kind.view[l0:l1].astype(np.int64), np.asarray(cols.kind_name_row[:n_names], dtype=np.int64),
-        np.fromiter(lower.values(), dtype=np.int64, count=len(lower)), heads, listing, reading])
+        np.fromiter(lower.values(), dtype=np.int64, count=len(lower)), heads, listing, reading, ex,
+        outside.ravel(), har, com])
     return seal(MAGIC, PERSON, key, strings, ints, secret, 6)
+
+
+def _within(units: list[int], u0: int, u1: int) -> list[int]:
+    """The units of ``units`` (in order) from ``u0`` to ``u1 - 1``."""
+    return units[bisect_left(units, u0):bisect_left(units, u1)]
+
+
+def _within_pairs(pairs: list[tuple[int, int]], u0: int, u1: int) -> list[tuple[int, int]]:
+    """The pairs of ``pairs`` (in order of their unit) whose unit is from ``u0`` to ``u1 - 1``."""
+    return pairs[bisect_left(pairs, (u0, -1)):bisect_left(pairs, (u1, -1))]
 
 
 def decode(key: str, blob: Any, a: int, b: int, secret: bytes = b"") -> SharedSegment | None:
@@ -176,6 +200,7 @@ class _Parts(NamedTuple):
     heads_memo: np.ndarray | None
     listing: np.ndarray | None
     reading: np.ndarray | None
+    prompt: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None  # examples, outside, harness, comments
     strings: list[str]  # new keys, literals and words
     names: list[str]
     lower: list[str]
@@ -189,25 +214,27 @@ def _open(key: str, blob: Any, a: int, b: int, secret: bytes) -> _Parts | None:
     if len(ints) < _HEAD:
         return None
     (got_a, got_b, n_units, n_lr, n_hr, n_wr, k0, n_k, l0, n_l, w0, n_w, n_names, n_lower, has_heads, has_listing,
-     has_reading) = ints[:_HEAD].tolist()
+     has_reading, has_prompt, n_ex, n_out, n_har, n_com) = ints[:_HEAD].tolist()
     if (got_a, got_b) != (a, b) or not 0 <= a < b or min(n_units, n_lr, n_hr, n_wr, k0, n_k, l0, n_l, w0, n_w,
-                                                        n_names, n_lower) < 0 \
-            or not {has_heads, has_listing, has_reading} <= {0, 1}:
+                                                        n_names, n_lower, n_ex, n_out, n_har, n_com) < 0 \
+            or not {has_heads, has_listing, has_reading, has_prompt} <= {0, 1} \
+            or not has_prompt and n_ex + n_out + n_har + n_com:
         return None
     n_msgs = b - a
     if len(ints) != _HEAD + n_msgs + _COLS * n_units + n_lr + n_hr + n_wr + n_l + n_names + n_lower \
-            + has_heads * n_units + (has_listing + has_reading) * n_msgs \
+            + has_heads * n_units + (has_listing + has_reading) * n_msgs + n_ex + 2 * n_out + n_har + n_com \
             or len(strings) != n_k + n_l + n_w + n_names + n_lower:
         return None
     cut = np.cumsum([_HEAD, n_msgs, _COLS * n_units, n_lr, n_hr, n_wr, n_l, n_names, n_lower, has_heads * n_units,
-                     has_listing * n_msgs]).tolist()
-    units, rows, lits, heads, words, lit_kinds, name_rows, lower_counts, heads_memo, listing, reading = \
-        np.split(ints, cut)[1:]
+                     has_listing * n_msgs, has_reading * n_msgs, n_ex, 2 * n_out, n_har]).tolist()
+    units, rows, lits, heads, words, lit_kinds, name_rows, lower_counts, heads_memo, listing, reading, ex, out, har, \
+        com = np.split(ints, cut)[1:]
     at = n_k + n_l + n_w
     return _Parts(a, b, (n_units, n_lr, n_hr, n_wr), (k0, n_k, l0, n_l, w0, n_w), units,
                   rows.reshape(n_units, _COLS), lits, heads, words, lit_kinds, name_rows, lower_counts,
                   heads_memo if has_heads else None, listing if has_listing else None,
-                  reading if has_reading else None, strings[:at], strings[at:at + n_names], strings[at + n_names:])
+                  reading if has_reading else None, (ex, out.reshape(n_out, 2), har, com) if has_prompt else None,
+                  strings[:at], strings[at:at + n_names], strings[at + n_names:])
 
 
 def _continues(p: _Parts, nxt: _Parts) -> bool:
@@ -274,6 +301,17 @@ def _failed(run: list[_Parts]) -> np.ndarray:
     return failed
 
 
+def _prompt_in_segment(p: _Parts) -> bool:
+    """Whether the prompt scans' units of ``p`` are of its own units, their literals of the
+    vocabulary as it stands after it (a scan that is not is made instead)."""
+    assert p.prompt is not None
+    n_units, (l0, _, _, n_l, _, _) = p.counts[0], p.vocab
+    ex, out, har, com = p.prompt
+    units = np.concatenate([ex, out[:, 0], har, com])
+    return not len(units) or (int(units.min()) >= 0 and int(units.max()) < n_units
+                              and (not len(out) or (int(out[:, 1].min()) >= 0 and int(out[:, 1].max()) < l0 + n_l)))
+
+
 def _joined(run: list[_Parts]) -> SharedSegment:
     """Consecutive entries (each continuing the one before, every number checked) as one segment."""
     first, last = run[0], run[-1]
@@ -296,12 +334,20 @@ def _joined(run: list[_Parts]) -> SharedSegment:
         got = [getattr(p, name) for p in run]
         return None if any(g is None for g in got) else np.concatenate(got)
 
+    prompt = None
+    if all(p.prompt is not None and _prompt_in_segment(p) for p in run):  # (numbered from the conversation's first unit)
+        base = np.cumsum([0] + [p.counts[0] for p in run[:-1]]).tolist()
+        parts = [(ex + u0, out + np.array([u0, 0], dtype=np.int64), har + u0, com + u0)
+                 for u0, (ex, out, har, com) in zip(base, (p.prompt for p in run if p.prompt is not None))]
+        prompt = FoundScans(last.b, np.concatenate([x[0] for x in parts]).tolist(),
+                            [(int(u), int(lit)) for u, lit in np.concatenate([x[1] for x in parts]).tolist()],
+                            np.concatenate([x[2] for x in parts]).tolist(), np.concatenate([x[3] for x in parts]).tolist())
     return SharedSegment(first.a, last.b, cat("units"), np.ascontiguousarray(keys), np.ascontiguousarray(n_lits), np.ascontiguousarray(n_heads),
                          np.ascontiguousarray(n_words), cat("lits"), cat("heads"), cat("words"), first.vocab[0],
                          first.vocab[2], first.vocab[4], [t for p in run for t in part(p, 0)],
                          [t for p in run for t in part(p, 1)], cat("lit_kinds").astype(np.int16),
                          [t for p in run for t in part(p, 2)], last.names, last.name_rows.tolist(), lower,
-                         memo("heads_memo"), memo("listing"), memo("reading"))
+                         memo("heads_memo"), memo("listing"), memo("reading"), prompt)
 
 
 def fits(seg: SharedSegment, cols: Columns, fields: list[list[Field]]) -> bool:
@@ -341,6 +387,25 @@ def _seed_scans(cols: Columns, seg: SharedSegment) -> None:
     flags = [f if f is not None and len(f) == seg.b and bool(((f == 0) | (f == 1)).all()) else None
              for f in (seg.listing, seg.reading)]
     seed_scans(cols, *(None if f is None else [bool(x) for x in f.tolist()] for f in flags))
+    found = seg.prompt
+    if found is not None and _prompt_well_formed(found, int(cols.msg_start.view[seg.b]), len(cols.lit_text)):
+        seed_prompt_scans(cols, found)
+
+
+def _prompt_well_formed(found: FoundScans, n_units: int, n_lits: int) -> bool:
+    """Whether ``found``'s units are in order, each once, among the first ``n_units``, and each
+    literal occurrence outside an example is of an example unit (in order) and a literal."""
+    for units in (found.examples, found.harness, found.comments):
+        a = np.asarray(units, dtype=np.int64)
+        if len(a) and not (int(a[0]) >= 0 and int(a[-1]) < n_units and bool((np.diff(a) > 0).all())):
+            return False
+    if found.outside:
+        pairs = np.asarray(found.outside, dtype=np.int64)
+        units, lits = pairs[:, 0], pairs[:, 1]
+        if not (bool((np.diff(units) >= 0).all()) and bool(np.isin(units, found.examples).all())
+                and int(lits.min()) >= 0 and int(lits.max()) < n_lits):
+            return False
+    return True
 
 
 class SharedColumns:

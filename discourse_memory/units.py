@@ -382,6 +382,13 @@ class Field(NamedTuple):
                            key, occurrence, literals, depth, tokens, head_end, clip_tokens, gap, info, words,
                            literal_texts, head_literal_texts, suffix))
 
+    def unit_literals(self, j: int) -> tuple[Literal, ...]:
+        """Unit ``j``'s literals, without building the unit (:meth:`unit`)."""
+        u = self.units[j]
+        if isinstance(u, Unit):
+            return u.literals
+        return u.piece.literals
+
     def unit_text(self, j: int) -> str:
         """Unit ``j``'s text, without building the unit (:meth:`unit`)."""
         u = self.units[j]

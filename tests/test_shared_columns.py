@@ -10,11 +10,13 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pytest
 
-from discourse_memory import Compactor, DiscourseMemory, shared_columns
+from discourse_memory import Compactor, DiscourseMemory, cache_entry, shared_columns
 from discourse_memory.columns import Columns
 from discourse_memory.limits import LIMITS
 from discourse_memory.fit.signals import _outputs, found_scans, listing_messages, reading_messages
 from discourse_memory.outline import found_heads, list_heads
+from discourse_memory.record.examples import comment_units, example_units, harness_units
+from discourse_memory.record.examples import found_scans as found_prompt_scans
 from discourse_memory.record.noise import lowercase_words
 
 from .conftest import SHARED_DATA
@@ -50,6 +52,10 @@ def _same_columns(got: Columns, want: Columns) -> None:
     assert np.array_equal(list_heads(got), list_heads(want))
     assert np.array_equal(listing_messages(got, _outputs(got)), listing_messages(want, _outputs(want)))
     assert np.array_equal(reading_messages(got, _outputs(got)), reading_messages(want, _outputs(want)))
+    (got_ex, got_out), (want_ex, want_out) = example_units(got), example_units(want)
+    assert np.array_equal(got_ex, want_ex) and list(got_out.items()) == list(want_out.items())
+    assert np.array_equal(harness_units(got), harness_units(want))
+    assert np.array_equal(comment_units(got), comment_units(want))
 
 
 def _columns(msgs: list[dict], cache: DictCache | None) -> tuple[Columns, int]:
@@ -86,6 +92,7 @@ def test_columns_read_from_the_cache_are_the_columns_built(name, line):
     assert found_heads(got)[1] == took and all(len(x) in (0, took) for x in found_scans(got))
     if name.startswith("agents/"):
         assert [len(x) for x in found_scans(got)] == [took, took]
+        assert found_prompt_scans(got).seen == took
     want, _ = _columns(msgs, None)
     _same_columns(got, want)
     # and a conversation that goes on past them: its new messages built on the shared ones
@@ -114,9 +121,12 @@ def test_a_resigned_column_entry_that_breaks_a_rule_is_refused():
         "a vocabulary that starts elsewhere": lambda x: x.__setitem__(6, x[6] + 1),
         "a literal out of the vocabulary": lambda x: x.__setitem__(unit + cols * int(x[2]) if x[3] else unit, 10**9),
         "a lower-case word counted more than its texts hold": lambda x: x.__setitem__(-1 - int(x[14]) * int(x[2])
-                                                                                        - (int(x[15]) + int(x[16])) * n_msgs, 10**9),
+                                                                                        - (int(x[15]) + int(x[16])) * n_msgs
+                                                                                        - int(x[18] + 2 * x[19] + x[20] + x[21]), 10**9),
         "another segment's": lambda x: x.__setitem__(1, b + 1),
         "a flag neither 0 nor 1": lambda x: x.__setitem__(14, 2),
+        "prompt scans' flag neither 0 nor 1": lambda x: x.__setitem__(17, 2),
+        "prompt scans' units without the flag": lambda x: (x.__setitem__(17, 0), x.__setitem__(20, x[20] + 1)),
     }
     original = cache.data[key]
     for what, edit in edits.items():
@@ -129,6 +139,43 @@ def test_a_resigned_column_entry_that_breaks_a_rule_is_refused():
         assert _bytes(DiscourseMemory(msgs, cache=cache).view(500)) == expected, what
     cache.data[key] = original
     assert _columns(msgs, cache)[1] == len(msgs) // LIMITS.shared_segment * LIMITS.shared_segment
+
+
+@pytest.mark.parametrize("what", ["an example unit past its segment", "an example unit below 0",
+                                  "a literal outside an example out of the vocabulary", "a harness unit twice"])
+def test_prompt_scans_that_break_a_rule_are_made_instead(what):
+    msgs = _run("agents/swe_dev.jsonl", 1)
+    cache = _written(msgs)
+    want, _ = _columns(msgs, None)
+    expected = _bytes(DiscourseMemory(msgs).view(800))
+    head = shared_columns._HEAD
+    found = []
+    for key, blob in cache.data.items():  # (an entry with example units, literals outside them and harness units)
+        if _is_cols(key):
+            ints = cache_entry.unseal(shared_columns.MAGIC, shared_columns.PERSON, key, blob, SECRET)[1]
+            if ints[17] and ints[18] and ints[19] and ints[20] > 1:
+                found.append(key)
+    assert found
+    key = found[0]
+
+    def edit(x):  # type: ignore[no-untyped-def]
+        n_ex, n_out = int(x[18]), int(x[19])
+        ex = len(x) - int(x[18] + 2 * x[19] + x[20] + x[21])  # where the prompt scans start
+        out, har = ex + n_ex, ex + n_ex + 2 * n_out
+        if what == "an example unit past its segment":
+            x[ex + n_ex - 1] = x[2]
+        elif what == "an example unit below 0":
+            x[ex] = -1
+        elif what == "a literal outside an example out of the vocabulary":
+            x[out + 1] = 10**9
+        else:
+            x[har + 1] = x[har]
+
+    cache.data[key] = _resigned(shared_columns, key, cache.data[key], edit)
+    got, took = _columns(msgs, cache)
+    assert took == len(msgs) // LIMITS.shared_segment * LIMITS.shared_segment  # (the columns are read)
+    _same_columns(got, want)
+    assert _bytes(DiscourseMemory(msgs, cache=cache).view(800)) == expected
 
 
 def test_a_column_entry_is_read_only_by_its_own_conversation():

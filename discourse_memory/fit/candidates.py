@@ -6,13 +6,14 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
+from itertools import islice
+from operator import itemgetter, le
 import re
 from typing import ClassVar
 
 import numpy as np
 
-from ..columns import UNIT_KINDS, Columns
+from ..columns import UNIT_KINDS, Columns, Units
 from ..literals import Literal
 from ..plan import OMITTED
 from ..record import NAMED_NUMBER, Item, comment_units, first_statements, harness_units, item_for, message_label, \
@@ -606,8 +607,16 @@ def _shown_in(cols: Columns, units: Sequence[Unit], cache: dict, u: int, span: t
     if found is None:
         by_start = cache.get(u)
         if by_start is None:  # a code block states thousands: one sort, then a bisection per span
-            lits = sorted(units[u].literals, key=lambda x: x.start)
-            by_start = cache[u] = ([x.start for x in lits], lits)
+            # (the literals alone, not the unit built, and no sort when they are in order, as
+            # most are: a restored memory's first view reads a thousand units' here)
+            got = units.literals(u) if isinstance(units, Units) else units[u].literals
+            starts = [x[2] for x in got]
+            if all(map(le, starts, islice(starts, 1, None))):
+                lits = list(got)
+            else:
+                lits = sorted(got, key=lambda x: x.start)
+                starts = [x.start for x in lits]
+            by_start = cache[u] = (starts, lits)
         starts, lits = by_start
         ids = cols.lit_ids
         inside = []

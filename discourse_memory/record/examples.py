@@ -77,6 +77,9 @@ class ExamplesMemo:
     """Units reaching into an example section."""
     outside: Counter[int] = field(default_factory=Counter)
     """For those units, how often each literal stands outside every section."""
+    outside_at: list[tuple[int, int]] = field(default_factory=list)
+    """Each of those counts' occurrences, in order: (unit, literal) (a segment of them is
+    shared between workers: :mod:`..shared_columns`)."""
     harness: Inside = field(default_factory=Inside)
     comments: Inside = field(default_factory=Inside)
     system: list[bool] = field(default_factory=list)
@@ -106,11 +109,47 @@ def example_units(cols: Columns) -> tuple[np.ndarray, Counter[int]]:
             for x in unit.literals:
                 at = unit.start + x.start
                 if not any(a <= at < b for a, b in spans):
-                    outside[cols.lit_ids[x.text]] += 1
+                    lit = cols.lit_ids[x.text]
+                    outside[lit] += 1
+                    memo.outside_at.append((u, lit))
     memo.examples.messages = len(cols.messages)
     mask = np.zeros(len(cols.u_msg.view), dtype=bool)
     mask[found] = True
     return mask, outside
+
+
+@dataclass(frozen=True, slots=True)
+class FoundScans:
+    """What :func:`example_units`, :func:`harness_units` and :func:`comment_units` found of a
+    conversation's first ``seen`` messages: the units of each, in order, and each literal
+    occurrence outside an example section of a unit reaching into one, (unit, literal)."""
+
+    seen: int
+    examples: list[int]
+    outside: list[tuple[int, int]]
+    harness: list[int]
+    comments: list[int]
+
+
+def found_scans(cols: Columns) -> FoundScans:
+    """The three scans as found so far (finding no more), over the messages all three read."""
+    memo = cols.memo(ExamplesMemo)
+    return FoundScans(min(memo.examples.messages, memo.harness.messages, memo.comments.messages),
+                      memo.examples.units, memo.outside_at, memo.harness.units, memo.comments.units)
+
+
+def seed_scans(cols: Columns, found: FoundScans) -> None:
+    """Start the three scans with ``found`` (read from a shared cache: each unit and literal
+    within the columns, the units in order), if none has started."""
+    memo = cols.memo(ExamplesMemo)
+    if memo.examples.messages or memo.harness.messages or memo.comments.messages or memo.outside_at:
+        return
+    memo.examples.units.extend(found.examples)
+    memo.harness.units.extend(found.harness)
+    memo.comments.units.extend(found.comments)
+    memo.outside_at.extend(found.outside)
+    memo.outside.update(lit for _, lit in found.outside)
+    memo.examples.messages = memo.harness.messages = memo.comments.messages = found.seen
 
 
 # A harness's own text inside a user message: the instructions a harness wraps around a
