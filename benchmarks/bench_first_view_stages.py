@@ -48,6 +48,7 @@ STAGES = [
     ("discourse_memory.text_marks", "marks_of"),
     ("discourse_memory.fit.shared_rows", "SharedRows.seed"),
     ("discourse_memory.compaction", "fit"),
+    ("discourse_memory.fit.candidates", "_row_facts"),
     ("discourse_memory.fit.candidates", "_sources"),
     ("discourse_memory.fit.candidates", "item_for"),
     ("discourse_memory.fit.candidates", "_item_costs"),

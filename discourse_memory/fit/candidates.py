@@ -367,32 +367,46 @@ def _row_facts(cols: Columns, units: Sequence[Unit], owners: np.ndarray, kept: _
         return facts
     u_kind = cols.u_kind.view
     list_item = UNIT_KINDS.index("list_item")
-    for r in np.unique(new).tolist():
+    # (the flags gathered in lists and put in one assignment each: a first view reads a thousand
+    # rows here, and a numpy scalar store per flag per row was a third of it)
+    read = np.unique(new).tolist()
+    header, keyed, named, span = [], [], [], []
+    in_row, groups, costs = [], [], []
+    named_number, spans, row_costs = NAMED_NUMBER.fullmatch, facts.spans, kept.row_costs
+    for r in read:
         item = row_items[r]
         assert item is not None
         u = int(owners[r])
-        facts.header[r] = item.header
-        facts.keyed[r] = item.key is not None
-        facts.named[r] = NAMED_NUMBER.fullmatch(item.text) is not None
+        header.append(item.header)
+        keyed.append(item.key is not None)
+        named.append(named_number(item.text) is not None)
         if item.row is not None:
-            facts.in_row[r] = True
-            facts.group[r] = item.group
-            cost = kept.row_costs.get(item.row)
+            in_row.append(r)
+            groups.append(item.group)
+            cost = row_costs.get(item.row)
             if cost is None:
-                cost = kept.row_costs[item.row] = count("{" + item.row + ", }")
-            facts.row_cost[r] = cost
+                cost = row_costs[item.row] = count("{" + item.row + ", }")
+            costs.append(cost)
         kind = int(u_kind[u])
         if item.key is None and item.span is not None and not item.header and (
                 _LINE_KIND[kind] or kind == list_item and (
                     item.span == _short_span(kept.short_spans, units, u) or item.row == item.text)):
-            sid = facts.spans.get((u, item.span))
+            sid = spans.get((u, item.span))
             if sid is None:
-                sid = facts.spans[u, item.span] = len(facts.spans)
+                sid = spans[u, item.span] = len(spans)
                 facts.span_lits.extend(_shown_in(cols, units, kept.inner, u, item.span))
                 facts.span_ptr.append(len(facts.span_lits))
-            facts.span[r] = sid
+            span.append(sid)
         else:
-            facts.span[r] = -1
+            span.append(-1)
+    facts.header[read] = header
+    facts.keyed[read] = keyed
+    facts.named[read] = named
+    facts.span[read] = span
+    if in_row:
+        facts.in_row[in_row] = True
+        facts.group[in_row] = groups
+        facts.row_cost[in_row] = costs
     return facts
 
 
