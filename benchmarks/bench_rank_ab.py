@@ -88,14 +88,14 @@ def main() -> None:
     times: dict[str, list[float]] = {"base": [], "this": []}
     turn = [0]
 
-    def both(scene: Any, protected: frozenset[int]) -> Any:
+    def both(scene: Any, protected: frozenset[int], *rest: Any) -> Any:  # (rest: a system prompt's outline)
         order = ["base", "this"] if turn[0] % 2 == 0 else ["this", "base"]
         turn[0] += 1
         out = {}
         for who in order:
             f = base_rank if who == "base" else mine
             t = time.process_time()
-            out[who] = f(scene, protected)
+            out[who] = f(scene, protected, *rest)
             times[who].append(time.process_time() - t)
         a, b = out["base"], out["this"]
         if (a.order.tobytes() != b.order.tobytes() or a.costs.tobytes() != b.costs.tobytes()

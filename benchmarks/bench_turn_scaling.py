@@ -2,7 +2,7 @@
 
     python benchmarks/bench_turn_scaling.py [--sizes 1000,10000,50000,100000,200000]
                                             [--budget 32000] [--turns 5] [--json out.json]
-                                            [--clock wall|cpu]
+                                            [--clock wall|cpu] [--recall] [--no-anchors]
 
 For each size, in a fresh process: a history of that many messages (the built-in sample
 conversation, sessions chained until it is long enough, cut after a user message), put
@@ -15,6 +15,9 @@ encoding (it keeps no state: every turn re-counts the history), and LlamaIndex's
 turn, and only up to ``--buffer-max`` messages: its ``get`` re-counts the whole remaining
 slice for every message it drops, so it is quadratic in the history past the limit).
 Issue 18's bar: at most 30 ms per turn at 200k messages, flat from 10k to 200k.
+``--recall``: the memory made with ``recall=True`` (the note names references, as the
+LangChain middleware's does). ``--no-anchors``: the anchors are not run (at 200k,
+``trim_messages`` alone is a minute of the run).
 """
 
 from __future__ import annotations
@@ -55,7 +58,8 @@ def new_message(i: int) -> dict[str, Any]:
     return make(i)
 
 
-def child(n: int, budget: int, turns: int, buffer_max: int, clock: Any = time.perf_counter) -> dict[str, Any]:
+def child(n: int, budget: int, turns: int, buffer_max: int, clock: Any = time.perf_counter, recall: bool = False,
+          anchors: bool = True) -> dict[str, Any]:
     from discourse_memory import DiscourseMemory, compact
     from discourse_memory.nlp import get_pipeline
 
@@ -64,7 +68,7 @@ def child(n: int, budget: int, turns: int, buffer_max: int, clock: Any = time.pe
              {"role": "assistant", "content": "Done."}], 300)
     msgs = history(n)
     row: dict[str, Any] = {"messages": len(msgs)}
-    memory = DiscourseMemory(msgs)
+    memory = DiscourseMemory(msgs, recall=recall)
     start = time.perf_counter()
     memory.view(budget)
     row["first_view_s"] = round(time.perf_counter() - start, 2)
@@ -76,6 +80,9 @@ def child(n: int, budget: int, turns: int, buffer_max: int, clock: Any = time.pe
         memory.view(budget)
         times.append(clock() - start)
     row["turn_ms"] = round(1000 * statistics.median(times), 1)
+    if not anchors:
+        row["trim_ms"] = row["buffer_ms"] = "not run"
+        return row
     try:
         from langchain_core.messages import trim_messages
 
@@ -126,18 +133,22 @@ def main() -> None:
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                     help="time turns and anchors with the wall clock (default) or the process's CPU time "
                          "(steadier on a shared machine; the first view is wall clock either way)")
+    ap.add_argument("--recall", action="store_true", help="the memory made with recall=True")
+    ap.add_argument("--no-anchors", action="store_true", help="skip trim_messages and ChatMemoryBuffer")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         clock = time.process_time if args.clock == "cpu" else time.perf_counter
-        print(json.dumps(child(args.child, args.budget, args.turns, args.buffer_max, clock)))
+        print(json.dumps(child(args.child, args.budget, args.turns, args.buffer_max, clock, args.recall,
+                               not args.no_anchors)))
         return
     rows = []
     print(f"budget {args.budget} tokens; median of {args.turns} turns (append ~500 tokens + view)")
     print(f"{'messages':>9} {'first view':>11} {'turn':>9} {'trim_messages':>14} {'ChatMemoryBuffer':>17}")
     for n in (int(float(s)) for s in args.sizes.split(",")):
         out = subprocess.run([sys.executable, __file__, "--child", str(n), "--budget", str(args.budget),
-                              "--turns", str(args.turns), "--buffer-max", str(args.buffer_max), "--clock", args.clock],
+                              "--turns", str(args.turns), "--buffer-max", str(args.buffer_max), "--clock", args.clock,
+                              *(["--recall"] if args.recall else []), *(["--no-anchors"] if args.no_anchors else [])],
                              capture_output=True, text=True)
         if out.returncode:
             print(f"{n:9d} failed: {out.stderr.strip().splitlines()[-1] if out.stderr.strip() else out.returncode}")

@@ -201,7 +201,7 @@ def relevance(cols: Columns, focus: Focus, policy: Policy = DEFAULT_POLICY) -> n
     msg_tokens, own = _document_tokens(cols, doc)
     # (a message's norm and score are read at its units only: past a memory's horizon most
     # messages have none, and a pass over all of them was milliseconds a view)
-    msg_norm = k1 * (1.0 - b + b * msg_tokens[u_doc] / max(float(msg_tokens[own].mean()), 1.0))
+    msg_norm = k1 * (1.0 - b + b * msg_tokens[u_doc] / max(_document_mean(cols, msg_tokens, own), 1.0))
     unit_score = np.zeros(n)
     msg_score = np.zeros(n_msgs)
     best = 0.0
@@ -288,16 +288,32 @@ def _document_tokens(cols: Columns, doc: np.ndarray) -> tuple[np.ndarray, np.nda
     n, done = len(doc), memo.tokens_n
     if done > n:  # (columns only grow; counted afresh rather than trusted)
         memo.tokens, memo.own, done = np.zeros(0), np.zeros(0, dtype=bool), 0
+        memo.own_sum = memo.own_n = 0
     if done < n:
         if len(memo.tokens) < n:  # (room for more, doubled: a turn appends a message or two)
             size = max(n, 2 * len(memo.tokens))
             memo.tokens = np.concatenate([memo.tokens[:done], np.zeros(size - done)])
             memo.own = np.concatenate([memo.own[:done], np.zeros(size - done, dtype=bool)])
         new = doc[done:n]
-        np.add.at(memo.tokens, new, cols.msg_cost.view[done:n].astype(np.float64))  # (in order)
+        costs = cols.msg_cost.view[done:n]
+        np.add.at(memo.tokens, new, costs.astype(np.float64))  # (in order)
         memo.own[done:n] = new == np.arange(done, n)
+        # (the own documents' tokens, summed as the messages come: each adds to its document)
+        memo.own_sum += int(costs[memo.own[new]].sum())
+        memo.own_n += int(memo.own[done:n].sum())
         memo.tokens_n = n
     return memo.tokens[:n], memo.own[:n]
+
+
+def _document_mean(cols: Columns, tokens: np.ndarray, own: np.ndarray) -> float:
+    """The mean tokens of a document (``tokens[own].mean()``), from the sum kept with the
+    conversation (:func:`_document_tokens`): not a pick of every message of a long history
+    on every view. The same float: the tokens are whole numbers, which a float64 sum
+    (numpy's, pairwise) adds exactly below 2**53, then one division by the count."""
+    memo = cols.memo(_FocusMemo)
+    if memo.tokens_n != len(tokens) or not memo.own_n or memo.own_sum >= 2 ** 53:
+        return float(tokens[own].mean())
+    return memo.own_sum / memo.own_n
 
 
 def focus_terms(cols: Columns, focus: Focus) -> frozenset[str]:
@@ -326,6 +342,10 @@ class _FocusMemo:
     """Per message, whether it is its own document (as ``tokens``)."""
     tokens_n: int = 0
     """The messages counted in ``tokens`` and ``own``."""
+    own_sum: int = 0
+    """The tokens of the own documents (``tokens[own].sum()``, a whole number)."""
+    own_n: int = 0
+    """How many messages are their own document (``own.sum()``)."""
     row_stems: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     """Per row of the word index, its word's stem (:func:`_word_rows`), with room to grow."""
     row_units: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))

@@ -382,6 +382,8 @@ def test_relevance_on_columns_grown_turn_by_turn_is_relevance_on_columns_made_at
         expected = np.bincount(doc, weights=cols.msg_cost.view.astype(np.float64), minlength=end)
         assert tokens.tobytes() == expected.tobytes()
         assert own.tolist() == (doc == np.arange(end)).tolist()
+        mean = np.float64(focus._document_mean(cols, tokens, own))
+        assert mean.tobytes() == np.float64(tokens[own].mean()).tobytes()
         f_grown, f_fresh = focus.focus_of_turn(cols), focus.focus_of_turn(fresh)
         assert (f_grown is None) == (f_fresh is None)
         if f_grown is not None:

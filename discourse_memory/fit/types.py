@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import chain
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -136,7 +134,8 @@ class Ranked:
     def item_lists(self) -> tuple[list[int], list[bool]]:
         """Per record item, its message and whether it is a session's date line (read by the
         take's bound on an item, thousands of times a pass: see ``take._take``)."""
-        return list(map(attrgetter("message"), self.item_of)), list(map(attrgetter("header"), self.item_of))
+        items = self.item_of  # (comprehensions: an attrgetter call per item was twice their time)
+        return [it.message for it in items], [it.header for it in items]
 
     @cached_property
     def present(self) -> np.ndarray:
@@ -148,8 +147,9 @@ class Ranked:
         """Per literal, whether the record could list it (an item covers it, or it was a
         candidate made no item: see ``beyond``)."""
         mask = np.zeros(len(self.shown_lits), dtype=bool)
-        mask[list(chain.from_iterable(map(attrgetter("covers"), self.item_of)))] = True  # (C-level loops)
-        mask[list(self.beyond)] = True
+        mask[[c for it in self.item_of for c in it.covers]] = True
+        if self.beyond:
+            mask[list(self.beyond)] = True
         return mask
 
 
