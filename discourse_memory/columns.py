@@ -12,7 +12,7 @@ scores.
 from __future__ import annotations
 
 from bisect import bisect_right
-from itertools import accumulate, chain, repeat
+from itertools import chain, repeat
 from operator import lt, sub, truediv
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, overload
@@ -117,24 +117,24 @@ class Units(Sequence[Unit]):
     def text(self, i: int) -> str:
         """Unit ``i``'s text, without building the unit (a restored memory's first view
         reads the text of thousands of lines to find tags, listings and verdicts)."""
-        if not 0 <= i < self._n:
-            raise IndexError(i)
-        got = self._replaced.get(i) if self._replaced else None
-        if got is not None:
-            return got.text
-        k = bisect_right(self._firsts, i) - 1
-        return self._fields[k].unit_text(i - self._firsts[k])
+        got, field, j = self._locate(i)
+        return got.text if got is not None else field.unit_text(j)
 
     def literals(self, i: int) -> tuple[Literal, ...]:
         """Unit ``i``'s literals, without building the unit (a restored memory's first view
         reads those of a thousand units to find what each row's span shows)."""
+        got, field, j = self._locate(i)
+        return got.literals if got is not None else field.unit_literals(j)
+
+    def _locate(self, i: int) -> tuple[Unit | None, Any, int]:
+        """Unit ``i`` where it was replaced, else its field and its place in that field."""
         if not 0 <= i < self._n:
             raise IndexError(i)
         got = self._replaced.get(i) if self._replaced else None
         if got is not None:
-            return got.literals
+            return got, None, 0
         k = bisect_right(self._firsts, i) - 1
-        return self._fields[k].unit_literals(i - self._firsts[k])
+        return None, self._fields[k], i - self._firsts[k]
 
     def _range(self, start: int, stop: int, step: int) -> Iterator[Unit]:
         if step != 1:

@@ -53,9 +53,7 @@ def json_members(text: str) -> list[tuple[int, int, int]] | None:
     stripped = text.strip()
     if len(stripped) < LIMITS.json_document_chars or stripped[0] not in "{[" or stripped[-1] not in "}]":
         return None
-    try:
-        json.loads(stripped)
-    except (ValueError, RecursionError):
+    if json_value(stripped) is None:  # (an object or array: None only where it does not parse)
         return None
     start = len(text) - len(text.lstrip())
     out: list[tuple[int, int, int]] = []
