@@ -14,11 +14,18 @@ operations, not a Python statement per number), then the text's marks (:mod:`.te
 literal texts as indices of the literals' own strings, tag lines as pieces). What follows
 from the text and a row (a piece's gap, suffix, literal texts in order and their kinds) is not
 stored but rebuilt, so it cannot disagree.
+
+Every number is checked when the entry is read; the pieces themselves are built when first
+looked at (:class:`DecodedPieces`): a fresh worker's first view reads every text of its history
+and builds fewer than half of their pieces.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator, Sequence
+from itertools import accumulate, repeat
+from operator import itemgetter
+from typing import Any, overload
 
 import numpy as np
 
@@ -28,7 +35,7 @@ from .segment import Piece
 from .text_marks import TextMarks, marks_of
 from .units import MeasuredPiece
 
-__all__ = ["FORMAT", "decode", "encode"]
+__all__ = ["FORMAT", "DecodedPieces", "decode", "encode"]
 
 MAGIC = b"DMA\x02"
 FORMAT = 2
@@ -78,7 +85,7 @@ def encode(key: str, text: str, pieces: tuple[MeasuredPiece, ...], secret: bytes
 
 
 def decode(key: str, text: str, blob: Any, secret: bytes = b"",
-           ) -> tuple[tuple[MeasuredPiece, ...], int, TextMarks] | None:
+           ) -> tuple[DecodedPieces, int, TextMarks] | None:
     """The pieces an entry holds for ``text`` under ``key``, the text's tokens (-1: not
     given) and its marks; None for anything that is not a well-formed entry of this format
     written for this key (and ``secret``)."""
@@ -92,7 +99,7 @@ def decode(key: str, text: str, blob: Any, secret: bytes = b"",
 
 
 def _pieces(text: str, strings: list[str], ints: np.ndarray,
-            ) -> tuple[tuple[MeasuredPiece, ...], int, TextMarks] | None:
+            ) -> tuple[DecodedPieces, int, TextMarks] | None:
     """The measured pieces of a decoded body, the text's tokens and marks, every number
     checked against the text and the strings (None if one fails)."""
     if len(ints) < _HEAD:
@@ -144,41 +151,120 @@ def _pieces(text: str, strings: list[str], ints: np.ndarray,
             return None
     if n_lines and not (int(lines.min()) >= 0 and int(lines.max()) < n_pieces):
         return None
-    get, new = strings.__getitem__, tuple.__new__
-    # (the named tuples are built with tuple.__new__: their generated __new__ is a Python
-    # call per piece, and a first view decodes thousands of pieces)
-    literals = [new(Literal, row) for row in zip(map(get, lits[:, 0].tolist()), map(get, lits[:, 1].tolist()),
-                                                  lits[:, 2].tolist(), lits[:, 3].tolist())]
-    all_words = list(map(get, words.tolist()))
-    heads_l = heads.tolist()
-    out = []
-    append = out.append
-    prev = w = li = h = 0
-    for k, a, b, key_i, d, inf, t, hd, c, suf, nw, nl, nh in rows.tolist():
+    if n_heads:
+        # (a head's literal is one of its piece's distinct literal texts: checked for all pieces
+        # here, since the pieces are built only when looked at, and an entry must fail whole)
+        n_texts = np.zeros(n_pieces, dtype=np.int64)
+        if n_lits:
+            pairs = np.sort(np.repeat(np.arange(n_pieces, dtype=np.int64), l_n) * n_strings + lits[:, 0])
+            distinct = pairs[np.r_[True, pairs[1:] != pairs[:-1]]]
+            n_texts = np.bincount(distinct // n_strings, minlength=n_pieces)
+        if int((heads - np.repeat(n_texts, np.maximum(h_n, 0))).max()) >= 0:
+            return None
+    mark_texts = list(map(strings.__getitem__, marked.tolist()))
+    return (DecodedPieces(text, strings, rows, lits, words, heads), n_tokens,
+            TextMarks(tuple(mark_texts[:n_mid]), tuple(mark_texts[n_mid:]), tuple(lines.tolist())))
+
+
+_new = tuple.__new__
+
+
+class DecodedPieces(Sequence[MeasuredPiece]):
+    """A text's measured pieces as a checked entry holds them, each built when first looked
+    at: a first view through the shared cache decodes every text of the history (thousands
+    of pieces, tens of thousands of literals and words) and reads fewer than half of them.
+    Equal to the tuple of the same pieces; :meth:`measures` gives what the columns take of
+    every piece without building one."""
+
+    __slots__ = ("_text", "_strings", "_rows", "_lits", "_words", "_heads", "_built", "_table")
+
+    def __init__(self, text: str, strings: list[str], rows: np.ndarray, lits: np.ndarray, words: np.ndarray,
+                 heads: np.ndarray) -> None:
+        self._text, self._strings, self._rows, self._lits, self._words, self._heads = \
+            text, strings, rows, lits, words, heads
+        self._built: list[MeasuredPiece | None] = [None] * len(rows)
+        self._table: tuple[Any, ...] | None = None
+
+    def __len__(self) -> int:
+        return len(self._built)
+
+    @overload
+    def __getitem__(self, j: int) -> MeasuredPiece: ...
+
+    @overload
+    def __getitem__(self, j: slice) -> tuple[MeasuredPiece, ...]: ...
+
+    def __getitem__(self, j: int | slice) -> MeasuredPiece | tuple[MeasuredPiece, ...]:
+        if isinstance(j, slice):
+            return tuple([self[i] for i in range(*j.indices(len(self._built)))])
+        got = self._built[j]  # (an IndexError past the end, as a tuple's)
+        if got is None:
+            got = self._built[j] = self._piece(j % len(self._built))
+        return got
+
+    def __iter__(self) -> Iterator[MeasuredPiece]:
+        for j in range(len(self._built)):
+            yield self[j]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (tuple, DecodedPieces)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"DecodedPieces({tuple(self)!r})"
+
+    def measures(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per piece, its kind's number (of ``columns.UNIT_KINDS``), tokens, clip cost, head's
+        end and size in characters."""
+        r = self._rows
+        return r[:, 0], r[:, 6], r[:, 8], r[:, 7], r[:, 2] - r[:, 1]
+
+    def _lists(self) -> tuple[Any, ...]:
+        """The entry's rows as lists, its literals and words built (in bulk, C-level maps: the
+        first piece looked at in a text is most often one of many), and where each piece's
+        literals, words and heads start (made once, on the first piece looked at)."""
+        table = self._table
+        if table is None:
+            rows, lits = self._rows, self._lits
+            get = self._strings.__getitem__
+            table_l = rows.tolist()
+            # (a head count of -1 is "all the literals": none of the heads' own)
+            starts = [list(accumulate(map(itemgetter(10), table_l), initial=0)),
+                      list(accumulate(map(itemgetter(11), table_l), initial=0)),
+                      list(accumulate(map(max, map(itemgetter(12), table_l), repeat(0)), initial=0))]
+            literals = list(map(_new, repeat(Literal), zip(map(get, lits[:, 0].tolist()), map(get, lits[:, 1].tolist()),
+                                                           lits[:, 2].tolist(), lits[:, 3].tolist())))
+            table = self._table = (table_l, literals, list(map(get, self._words.tolist())), self._heads.tolist(),
+                                   *starts)
+        return table
+
+    def _piece(self, j: int) -> MeasuredPiece:
+        rows, literals, words, heads, word_at, lit_at, head_at = self._table or self._lists()
+        row = rows[j]
+        k, a, b, key_i, d, inf, t, hd, c, suf, nw, nl, nh = row
         # (most pieces state no value or one: those need no dict of first kinds)
         if nl == 0:
             lit_t = texts = kind_t = ()
         elif nl == 1:
-            lit = literals[li]
+            lit = literals[lit_at[j]]
             lit_t, texts, kind_t = (lit,), (lit.text,), (lit.kind,)
         else:
+            li = lit_at[j]
             lit_t = tuple(literals[li:li + nl])
-            kinds = first_kinds(lit_t)
-            texts, kind_t = tuple(kinds), tuple(kinds.values())
-        li += nl
+            first = first_kinds(lit_t)
+            texts, kind_t = tuple(first), tuple(first.values())
         if nh < 0:
             head_texts = texts
         else:
-            at_heads = heads_l[h:h + nh]
-            h += nh
-            if at_heads and max(at_heads) >= len(texts):
-                return None
-            head_texts = tuple([texts[j] for j in at_heads])
-        piece = new(Piece, (_KINDS[k], a, b, strings[key_i], lit_t, d, inf, tuple(all_words[w:w + nw]) if nw else (),
-                            texts, kind_t))
-        w += nw
+            h = head_at[j]
+            head_texts = tuple([texts[x] for x in heads[h:h + nh]])
+        w = word_at[j]
+        text = self._text
+        piece = _new(Piece, (_KINDS[k], a, b, self._strings[key_i], lit_t, d, inf, tuple(words[w:w + nw]), texts, kind_t))
         # (the gap before a piece is the text from the last piece's end: empty if they overlap)
-        append(new(MeasuredPiece, (piece, text[prev:a], t, hd, c, texts, head_texts, text[b:b + suf])))
-        prev = b + suf
-    mark_texts = list(map(strings.__getitem__, marked.tolist()))
-    return tuple(out), n_tokens, TextMarks(tuple(mark_texts[:n_mid]), tuple(mark_texts[n_mid:]), tuple(lines.tolist()))
+        prev = 0 if j == 0 else rows[j - 1][2] + rows[j - 1][9]
+        return _new(MeasuredPiece, (piece, text[prev:a], t, hd, c, texts, head_texts, text[b:b + suf]))

@@ -25,6 +25,7 @@ from .messages import Message
 from .segment import Piece
 from .text_marks import marks_of
 from .tool_pairs import ToolPairs
+from .analysis_codec import DecodedPieces
 from .units import Field, MeasuredPiece, Unit, field_getter
 
 if TYPE_CHECKING:
@@ -326,6 +327,8 @@ class Columns:
         count = self._count
         first = len(self._occurrences)
         rows: list[MeasuredPiece] = []  # every unit of the batch, a tool call as a measured piece
+        measures: list[tuple[np.ndarray, ...]] = []  # (a shared segment's: the measures of every unit, per field)
+        n_rows = 0
         call_rows: dict[tuple[str, str], MeasuredPiece] = {}
         owners: list[int] = []
         starts: list[int] = []
@@ -356,35 +359,40 @@ class Columns:
             sessions.append(session)
             costs.append(sum(count(tf.text) for tf in m.texts)
                          + sum(count(c.name) + count(c.arguments) for c in m.tool_calls))
-            before = len(rows)
+            before = n_rows
             for f in fs:
                 self._fields.append(f)
-                at = len(rows)
+                at = n_rows
                 self._firsts.append(first + at)
-                if f.units and isinstance(f.units[0], Unit):
-                    for u in f.units:
+                units = f.units
+                if type(units) is tuple and units and isinstance(units[0], Unit):
+                    this: Any = []
+                    for u in units:
                         row = call_rows.get((u.key, u.text))  # type: ignore[union-attr]
                         if row is None:
                             row = call_rows[u.key, u.text] = _call_row(u)  # type: ignore[union-attr,arg-type]
-                        rows.append(row)
-                    marked = marks_of(f.text, list(map(_PIECE, rows[at:])))
+                        this.append(row)
+                    marked = marks_of(f.text, list(map(_PIECE, this)))
                 else:
-                    rows.extend(f.units)  # type: ignore[arg-type]
-                    marked = f.marks if f.marks is not None else marks_of(f.text, list(map(_PIECE, f.units)))
+                    this = units
+                    marked = f.marks if f.marks is not None else marks_of(f.text, list(map(_PIECE, units)))
+                if shared is None:
+                    rows.extend(this)
+                else:  # (decoded pieces give their measures without building a piece)
+                    measures.append(this.measures() if isinstance(this, DecodedPieces) else _measures(this))
+                n_rows += len(this)
                 mid.extend(marked.mid)
                 tags.extend(marked.tags)
                 tag_lines.extend(at + j for j in marked.tag_lines)
-            owners.extend([m.index] * (len(rows) - before))
-            starts.append(first + len(rows))
-        index = first + len(rows)
+            owners.extend([m.index] * (n_rows - before))
+            starts.append(first + n_rows)
+        index = first + n_rows
         if shared is not None:  # (the units' measures from their analyses; their numbers shared)
-            pieces = list(map(_PIECE, rows))
-            sizes = list(map(sub, map(_END, pieces), map(_START, pieces)))
-            head_ends = list(map(_HEAD_END, rows))
+            kinds, tokens, clips, head_ends, sizes = (
+                np.concatenate([m[c] for m in measures]) if measures else np.zeros(0, dtype=np.int64)
+                for c in range(5))
             self._take_shared(shared, first, index, owners, starts, costs, label_costs, sessions, mid, tags, tag_lines,
-                              list(map(_KIND_CODE.__getitem__, map(_KIND, pieces))), list(map(_TOKENS, rows)),
-                              list(map(_CLIP, rows)), list(map(lt, head_ends, sizes)),
-                              list(map(truediv, head_ends, map(max, sizes, repeat(1)))))
+                              kinds, tokens, clips, head_ends < sizes, head_ends / np.maximum(sizes, 1))
             return None
         # Columns of the batch taken with C-level maps: a long history has tens of
         # thousands of units, and a Python statement per unit and column added up.
@@ -622,6 +630,16 @@ _KIND, _START, _END, _KEY, _WORDS, _KINDS = (
 _PIECE, _TOKENS, _HEAD_END, _CLIP, _TEXTS, _HEADS = (
     field_getter(MeasuredPiece, name)
     for name in ("piece", "tokens", "head_end", "clip_tokens", "literal_texts", "head_literal_texts"))
+
+
+def _measures(rows: Sequence[MeasuredPiece]) -> tuple[np.ndarray, ...]:
+    """Per measured piece, its kind's number, tokens, clip cost, head's end and size (as
+    :meth:`.analysis_codec.DecodedPieces.measures`)."""
+    pieces = list(map(_PIECE, rows))
+    return (np.asarray(list(map(_KIND_CODE.__getitem__, map(_KIND, pieces))), dtype=np.int64),
+            np.asarray(list(map(_TOKENS, rows)), dtype=np.int64), np.asarray(list(map(_CLIP, rows)), dtype=np.int64),
+            np.asarray(list(map(_HEAD_END, rows)), dtype=np.int64),
+            np.asarray(list(map(sub, map(_END, pieces), map(_START, pieces))), dtype=np.int64))
 
 
 def _call_row(u: Unit) -> MeasuredPiece:

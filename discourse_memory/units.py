@@ -11,6 +11,7 @@ import re
 import threading
 from collections import OrderedDict
 from operator import itemgetter
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import numpy as np
@@ -363,8 +364,9 @@ class Field(NamedTuple):
     message: int
     field: str
     text: str
-    units: tuple[MeasuredPiece, ...] | tuple[Unit]
-    """The measured pieces of a text, or the one unit of a tool call (numbered 0)."""
+    units: tuple[MeasuredPiece, ...] | tuple[Unit] | Sequence[MeasuredPiece]
+    """The measured pieces of a text (a tuple, or pieces read from a shared cache, built when
+    looked at: :class:`.analysis_codec.DecodedPieces`), or the one unit of a tool call (numbered 0)."""
     marks: TextMarks | None = None
     """A text's marks (:mod:`.text_marks`), when its analysis came with them (else found
     from its pieces where they are needed)."""

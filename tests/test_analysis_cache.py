@@ -419,3 +419,25 @@ def test_redis_cache_refuses_what_it_cannot_use():
         RedisAnalysisCache(redis.Redis(), ttl=0)
     with pytest.raises(InvalidOptionError, match="redis.Redis"):
         RedisAnalysisCache({})
+
+
+def test_a_head_past_its_pieces_distinct_values_is_refused_before_any_piece_is_built():
+    # (the pieces of an entry are built when looked at: a head that names no value of its piece
+    # must fail the entry whole, not a view that looks at that piece later)
+    text = ("Ticket 8C8K4E stays with ticket 8C8K4E while the migration of every remaining service in the "
+            "cluster, the queue workers and the scheduler included, finishes on UDMOP1 tonight.")
+    pieces = Compactor(clip_tokens=8).analyzer.analyse([text])[0]
+    at = next(j for j, mp in enumerate(pieces) if mp.head_literal_texts != mp.literal_texts and mp.head_literal_texts)
+    distinct = len(pieces[at].literal_texts)
+    assert distinct < len(pieces[at].piece.literals)  # (a value stated twice: fewer texts than literals)
+    blob = analysis_codec.encode("k", text, pieces, SECRET)
+    strings, ints = cache_entry.unseal(analysis_codec.MAGIC, analysis_codec.PERSON, "k", blob, SECRET)  # type: ignore[misc]
+    n_pieces, n_words, n_lits = int(ints[1]), int(ints[2]), int(ints[3])
+    first_head = analysis_codec._HEAD + analysis_codec._COLS * n_pieces + n_words + 4 * n_lits
+    before = sum(len(mp.head_literal_texts) for mp in pieces[:at] if mp.head_literal_texts != mp.literal_texts)
+    edited = _resigned(analysis_codec, "k", blob, lambda a: a.__setitem__(first_head + before, distinct))
+    assert analysis_codec.decode("k", text, edited, SECRET) is None
+    got = analysis_codec.decode("k", text, blob, SECRET)[0]  # type: ignore[index]
+    assert isinstance(got, analysis_codec.DecodedPieces) and len(got) == len(pieces)
+    assert got[-1] == pieces[-1] and got[1:3] == pieces[1:3] and got[at] == pieces[at] and tuple(got) == pieces
+    assert got.measures()[3].tolist() == [mp.head_end for mp in pieces]
