@@ -14,9 +14,8 @@ from typing import ClassVar
 import numpy as np
 
 from ..columns import UNIT_KINDS, Columns, Units
-from ..literals import Literal
 from ..plan import OMITTED
-from ..record import NAMED_NUMBER, Item, comment_units, first_statements, harness_units, item_for, message_label, \
+from ..record import NAMED_NUMBER, Item, UnitItems, comment_units, harness_units, message_label, \
     prompt_units, short_item_span, talk_counts
 from ..units import Unit
 from .gains import _kind_values, _rank_within
@@ -100,21 +99,14 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     if not len(rows):
         return Listable.none()
     starts = cols.msg_start.view
-    statements: dict[int, dict[str, Literal]] = {}  # unit -> first_statements, for units of many values
-
-    built: dict[int, Unit] = {}  # a unit is built from its columns once, not once per value it states
+    reading: dict[int, UnitItems] = {}  # a unit is built and read once, not once per value it states
 
     def item_of(u: int, lit: int) -> Item | None:
         """The item of a row no view has read (see _RowMemo: it is kept per row)."""
-        unit = built.get(u)
+        unit = reading.get(u)
         if unit is None:
-            unit = built[u] = units[u]
-        stated = None
-        if len(unit.literals) > 16:
-            stated = statements.get(u)
-            if stated is None:
-                stated = statements[u] = first_statements(unit)
-        return item_for(cols, u, unit, lit, first=bool(starts[u_msg[u]] == u), stated=stated)
+            unit = reading[u] = UnitItems(cols, u, units[u], first=bool(starts[u_msg[u]] == u))
+        return unit.item(lit)
 
     # (by value, then newest first, ties in row order)
     rows_sorted = _by_value(cols, owners, rows)
