@@ -313,3 +313,72 @@ def test_a_memory_that_recalls_viewed_turn_by_turn_gives_the_views_of_a_fresh_on
         fresh = DiscourseMemory(msgs[:n], recall=True).view(400)
         assert view.messages == fresh.messages
         assert view.note == fresh.note
+
+
+def _plain_sources(memo, rows: np.ndarray, first: np.ndarray, ends: np.ndarray, read, context) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """``sources._sources`` as it was first written: a walk of each unread value's rows, state by state."""
+    from discourse_memory.fit.limits import LIMITS
+
+    sizes = np.minimum(ends - first, LIMITS.occurrences)
+    group = np.repeat(np.arange(len(first)), sizes)
+    starts = np.cumsum(sizes) - sizes
+    window = rows[first[group] + np.arange(len(group)) - starts[group]]
+    state = memo.state
+    found = state[window]
+    before = np.cumsum(found == 3) - (found == 3)
+    unread = np.flatnonzero((found == 0) & (before == before[starts][group]))
+    for g in np.unique(group[unread]).tolist():
+        lo = int(first[g])
+        for r in rows[lo:lo + int(sizes[g])].tolist():
+            if state[r] == 0:
+                item = memo.items[r] = read(r)
+                state[r] = 1 if item is None else 3 if context(r, item) else 2
+            if state[r] == 3:
+                break
+    found = state[window]
+    at = np.full(len(first), -1, dtype=np.int64)
+    for level in (found >= 2, found == 3):
+        hit = np.flatnonzero(level)
+        if len(hit):
+            g = group[hit]
+            lead = np.r_[True, g[1:] != g[:-1]]
+            at[g[lead]] = window[hit[lead]]
+    return at
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(1, 9), min_size=1, max_size=30), st.integers(0, 2**32 - 1))
+def test_the_rows_a_value_is_listed_from_are_those_a_walk_of_each_row_finds(sizes: list[int], seed: int) -> None:
+    """``sources._sources`` reads the rows of each value's window in order up to the first
+    with a context, as a walk row by row does, whatever the rows read on earlier turns."""
+    from discourse_memory.fit.sources import _RowMemo, _sources
+    from discourse_memory.record import Item
+
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    rows = rng.permutation(n).astype(np.int64)
+    ends = np.cumsum(sizes).astype(np.int64)
+    first = ends - np.array(sizes, dtype=np.int64)
+    kind = rng.integers(0, 3, n)  # per row: 0 no item, 1 an item without context, 2 with one
+
+    def read(r: int) -> Item | None:
+        return None if kind[r] == 0 else Item(r, r, 0, str(r))
+
+    def context(r: int, item: Item) -> bool:
+        return bool(kind[r] == 2)
+
+    memos = [_RowMemo(), _RowMemo()]
+    for memo in memos:
+        memo.grow(n)
+    for _ in range(3):  # turns: some rows already read, some not
+        known = np.flatnonzero(rng.random(n) < 0.3)
+        for memo in memos:
+            for r in known.tolist():
+                if memo.state[r] == 0:
+                    memo.items[r] = read(r)
+                    memo.state[r] = 1 if kind[r] == 0 else 2 if kind[r] == 1 else 3
+        got = _sources(memos[0], rows, first, ends, read, context)
+        want = _plain_sources(memos[1], rows, first, ends, read, context)
+        assert got.tolist() == want.tolist()
+        assert memos[0].state.tolist() == memos[1].state.tolist()
+        assert memos[0].items == memos[1].items

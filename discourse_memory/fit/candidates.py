@@ -14,9 +14,8 @@ from typing import ClassVar
 import numpy as np
 
 from ..columns import UNIT_KINDS, Columns, Units
-from ..literals import Literal
 from ..plan import OMITTED
-from ..record import NAMED_NUMBER, Item, comment_units, first_statements, harness_units, item_for, message_label, \
+from ..record import NAMED_NUMBER, Item, UnitItems, comment_units, harness_units, message_label, \
     prompt_units, short_item_span, talk_counts
 from ..units import Unit
 from .gains import _kind_values, _rank_within
@@ -100,27 +99,20 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     if not len(rows):
         return Listable.none()
     starts = cols.msg_start.view
-    statements: dict[int, dict[str, Literal]] = {}  # unit -> first_statements, for units of many values
-
-    built: dict[int, Unit] = {}  # a unit is built from its columns once, not once per value it states
+    reading: dict[int, UnitItems] = {}  # a unit is built and read once, not once per value it states
 
     def item_of(u: int, lit: int) -> Item | None:
         """The item of a row no view has read (see _RowMemo: it is kept per row)."""
-        unit = built.get(u)
+        unit = reading.get(u)
         if unit is None:
-            unit = built[u] = units[u]
-        stated = None
-        if len(unit.literals) > 16:
-            stated = statements.get(u)
-            if stated is None:
-                stated = statements[u] = first_statements(unit)
-        return item_for(cols, u, unit, lit, first=bool(starts[u_msg[u]] == u), stated=stated)
+            unit = reading[u] = UnitItems(cols, u, units[u], first=bool(starts[u_msg[u]] == u))
+        return unit.item(lit)
 
     # (by value, then newest first, ties in row order)
     rows_sorted = _by_value(cols, owners, rows)
     lits, occ = lit_idx[rows_sorted], owners[rows_sorted]
-    first = np.flatnonzero(np.r_[True, lits[1:] != lits[:-1]])  # a value's occurrences: first[j]:ends[j]
-    ends = np.r_[first[1:], len(lits)]
+    first = np.flatnonzero(np.concatenate(([True], lits[1:] != lits[:-1])))  # a value's occurrences: first[j]:ends[j]
+    ends = np.append(first[1:], len(lits))
     candidates = lits[first]
     newest = occ[first]
     rarity = np.log1p(len(units) / np.maximum(cols.lit_df.view[candidates], 1.0))
@@ -182,11 +174,15 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         in_output = np.flatnonzero(outputs[u_msg[src]] & (at_row >= 0))
         listing = memo.listing
         at = at_row[in_output]
-        for r in at[listing[at] == 0].tolist():
-            item = row_items[r]
-            line = _LINE_KIND[cols.u_kind.view[owners[r]]]
-            listing[r] = 2 if listing_line(item.text, strict=not line) else 1 if not line or item.key is not None \
-                else 3 if defines(units[int(owners[r])].text) else 4
+        fresh = at[listing[at] == 0]
+        if len(fresh):
+            classes = []
+            for r, u, line in zip(fresh.tolist(), owners[fresh].tolist(), _LINE_KIND[cols.u_kind.view[owners[fresh]]]
+                                  .tolist()):
+                item = row_items[r]
+                classes.append(2 if listing_line(item.text, strict=not line) else 1 if not line or item.key is not None
+                               else 3 if defines(units[u].text) else 4)
+            listing[fresh] = classes
         gain[in_output[listing[at] == 3]] *= pol.defines
         read = reading_messages(cols, outputs)[u_msg[src[in_output]]]
         gain[in_output[read & (listing[at] == 4)]] *= pol.read_line
@@ -213,8 +209,11 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     # fragments) reads worse than more of the diff's own text.
     gain /= 1.0 + np.maximum(_rank_within(u_msg[src], gain) - pol.record_per_message, 0.0) / pol.record_per_message
     have = at_row[at_row >= 0]
-    for r in np.unique(have[memo.cost[have] < 0]).tolist():
-        memo.cost[r], memo.value_cost[r] = _item_costs(row_items[r], count)
+    uncounted = np.unique(have[memo.cost[have] < 0])
+    if len(uncounted):
+        costs = [_item_costs(row_items[r], count) for r in uncounted.tolist()]
+        memo.cost[uncounted] = [c for c, _ in costs]
+        memo.value_cost[uncounted] = [v for _, v in costs]
     # Which candidates are made items, as the record reads them in literal order: not a value
     # the cap or a comment dropped, not a row without an item, not a session's date line after
     # its first value (it lists all of them), not a line of code or a short list item after
@@ -369,14 +368,15 @@ def _row_facts(cols: Columns, units: Sequence[Unit], owners: np.ndarray, kept: _
     list_item = UNIT_KINDS.index("list_item")
     # (the flags gathered in lists and put in one assignment each: a first view reads a thousand
     # rows here, and a numpy scalar store per flag per row was a third of it)
-    read = np.unique(new).tolist()
+    rows_read = np.unique(new)
+    read = rows_read.tolist()
     header, keyed, named, span = [], [], [], []
     in_row, groups, costs = [], [], []
     named_number, spans, row_costs = NAMED_NUMBER.fullmatch, facts.spans, kept.row_costs
-    for r in read:
+    read_units = owners[rows_read]
+    for r, u, kind in zip(read, read_units.tolist(), u_kind[read_units].tolist()):
         item = row_items[r]
         assert item is not None
-        u = int(owners[r])
         header.append(item.header)
         keyed.append(item.key is not None)
         named.append(named_number(item.text) is not None)
@@ -387,7 +387,6 @@ def _row_facts(cols: Columns, units: Sequence[Unit], owners: np.ndarray, kept: _
             if cost is None:
                 cost = row_costs[item.row] = count("{" + item.row + ", }")
             costs.append(cost)
-        kind = int(u_kind[u])
         if item.key is None and item.span is not None and not item.header and (
                 _LINE_KIND[kind] or kind == list_item and (
                     item.span == _short_span(kept.short_spans, units, u) or item.row == item.text)):
@@ -449,8 +448,11 @@ def _cover_lines(cols: Columns, covering: dict[tuple, Item], facts: _Facts, sids
     spans, lo, k, owns = sids[has], starts[has], n[has], own[has]
     same = last.unchanged(spans, owns, lo, k, inner_lits)
     wider_of = last.wider
-    for a, sid in zip(at[has[same]].tolist(), spans[same].tolist()):
-        items[a] = wider_of[sid]
+    kept_at = at[has[same]].tolist()
+    if kept_at:  # (a thousand a view: their items fetched in one call)
+        for a, wider in zip(kept_at, itemgetter(*spans[same].tolist())(wider_of) if len(kept_at) > 1
+                            else [wider_of[int(spans[same][0])]]):
+            items[a] = wider
     changed = np.flatnonzero(~same)
     listed = inner_lits.tolist()
     for a, u, sid, start, m in zip(at[has[changed]].tolist(), units[has[changed]].tolist(), spans[changed].tolist(),

@@ -159,20 +159,31 @@ def _sources(memo: _RowMemo, rows: np.ndarray, first: np.ndarray, ends: np.ndarr
     unread = np.flatnonzero((found == 0) & (before == before[starts][group]))
     if len(unread):
         # Read in order, up to the first with a context: the rows after it are never listed.
-        for g in np.unique(group[unread]).tolist():
-            lo = int(first[g])
-            for r in rows[lo:lo + int(sizes[g])].tolist():
-                if state[r] == 0:
-                    item = memo.items[r] = read(r)
-                    state[r] = 1 if item is None else 3 if context(r, item) else 2
-                if state[r] == 3:
-                    break
+        # (The windows of those values, walked as Python numbers, their states written back
+        # at once: a row is in one value's window only.)
+        walk = np.zeros(len(first), dtype=bool)
+        walk[group[unread]] = True
+        places = np.flatnonzero(walk[group])
+        done = -1  # the value whose first row with a context was met
+        read_rows, read_states = [], []
+        items = memo.items
+        for r, g, was in zip(window[places].tolist(), group[places].tolist(), found[places].tolist()):
+            if g == done:
+                continue
+            if was == 0:
+                item = items[r] = read(r)
+                was = 1 if item is None else 3 if context(r, item) else 2
+                read_rows.append(r)
+                read_states.append(was)
+            if was == 3:
+                done = g
+        state[read_rows] = read_states
     found = state[window]
     at = np.full(len(first), -1, dtype=np.int64)
     for level in (found >= 2, found == 3):  # the first with an item, overridden by the first with a context
         hit = np.flatnonzero(level)
         if len(hit):
             g = group[hit]
-            lead = np.r_[True, g[1:] != g[:-1]]
+            lead = np.concatenate(([True], g[1:] != g[:-1]))
             at[g[lead]] = window[hit[lead]]
     return at

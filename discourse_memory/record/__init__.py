@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from .entries import Entry, Item, Record
     from .examples import comment_units, example_units, harness_units, prompt_units, system_messages, \
         system_only_literals, talk_counts
-    from .items import NAMED_NUMBER, first_statements, item_for, short_item_span
+    from .items import NAMED_NUMBER, UnitItems, first_statements, item_for, short_item_span
     from .json_keys import as_read, json_field, row_key
     from .keys import inline_key, line_head, line_row, list_row, title_case
     from .labels import asked_about, command_label, date_headers, is_date_header, message_label, output_command, \
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 _OWNERS = {
     "entries": "Entry Item Record",
     "examples": "comment_units example_units harness_units prompt_units system_messages system_only_literals talk_counts",
-    "items": "NAMED_NUMBER first_statements item_for short_item_span",
+    "items": "NAMED_NUMBER UnitItems first_statements item_for short_item_span",
     "json_keys": "as_read json_field row_key",
     "keys": "inline_key line_head line_row list_row title_case",
     "labels": "asked_about command_label date_headers is_date_header message_label output_command result_call",

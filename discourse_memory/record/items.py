@@ -6,6 +6,8 @@ when it is no value (a label's words, a keyless number, a line of base64).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from .. import traces
 from ..columns import Columns
@@ -20,7 +22,7 @@ from .json_keys import as_read, row_key
 from .keys import _INLINE_KEY, _LABEL_BEFORE, _in_label, _key, inline_key, line_head, line_row, list_row, title_case
 from .labels import is_date_header
 from .limits import LIMITS
-from .lines import LINE_KINDS, _line_number_file, code_line, line_text
+from .lines import LINE_KINDS, _line_number_file, _numbered, code_line, line_text
 from .noise import _encoded_line
 from .text import _COMMON_WORDS, _PROSE_KINDS, _STOP, _WORD, _quoted, closed_marks, sanitize
 
@@ -40,115 +42,162 @@ def item_for(cols: Columns, index: int, u: Unit, literal: int, first: bool = Fal
     it: the value with its key (see the module docstring). None for a number without a
     key: a bare number out of its text says nothing. ``first``: the unit opens its
     message (so a unit stating only a date is the session's date line). ``stated``: the
-    unit's :func:`first_statements`, for a caller listing many values of one unit."""
-    value = cols.lit_text[literal]
-    u = as_read(cols, u)
-    if first and is_date_header(u):
-        covers = tuple(cols.lit_ids[x.text] for x in u.literals)
-        return Item(covers[0], index, u.message, sanitize(u.text), (0, len(u.text)), covers, True)
-    lit = (stated.get(value) if stated is not None
-           else next((x for x in u.literals if x.text == value), None))
-    kind = cols.lit_kind_names[int(cols.lit_kind.view[literal])]
-    text = _quoted(value) if kind == "quoted" else value
-    if lit is None:  # a tool call's name
-        return Item(literal, index, u.message, sanitize(text), None, (literal,))
-    if kind not in PATTERN_KINDS and (_in_label(u.text, lit.start, lit.end, u.kind in _PROSE_KINDS)
-                                      or u.kind == "heading" and title_case(u.text)):
-        return None  # "- Additional Cost: $600", "## Important Boundaries": Title Case of a label, no name
-    # A line of base64 (a binary file in a diff): its pieces are no values either. (Read
-    # within a bounded window: a unit can be one 5 MB line with many values.)
-    lo, hi = max(0, lit.start - LIMITS.encoded_scan), lit.end + LIMITS.encoded_scan
-    line_start = u.text.rfind("\n", lo, lit.start) + 1 or lo
-    line_end = u.text.find("\n", lit.end, hi)
-    line = u.text[line_start:line_end if line_end >= 0 else hi]
-    if len(line) < 2 * LIMITS.encoded_scan and _encoded_line(line.strip("+-> \t")):
-        return None
-    if kind == "percent" and traces.progress_line().fullmatch(line.strip()):  # a test runner's progress
-        return None  # "tests/test_lint.py ........ [ 80%]": how far a test run had got, no value
-    span: tuple[int, int] | None = None
-    key = _key(u, lit.start, lit.end)
-    if key is not None and key.rsplit(".", 1)[-1].strip("\"'").lower() == value.strip("\"'").lower():
-        key = None  # '"can_change": can_change,' in code: a key that names its value says nothing of it
-    # "John: That's right, his name is Ned" is a turn by its speaker, not a field keyed
-    # "John": the entry's label names the speaker ("#463 John"), and "John: Ned" said it twice
-    # and nothing of the value. Its value is listed as a sentence's is.
-    spoken = u.kind == "field" and key is not None and key == cols.speaker(u.message) \
-        and u.text.startswith(key + ":")
-    if spoken:
-        key = None
-    json_row = row_key(u)
-    row, group = (json_row, index) if json_row is not None else list_row(cols, index, u)
-    inline = key is not None and u.kind in _PROSE_KINDS and inline_key(u.text, lit.start) == key
-    if inline:
-        # "{Flight HAT136, Departure: 07:00 PM EST, Arrival: 09:30 PM EST}": which flight's times
-        held = line_row(u.text, lit.start)
-        if held is not None:
-            row, group = sanitize(held), index
-    whole = short_item_span(u) if text == value else None  # (a short list item: a prose kind)
-    if key is not None and (whole is None or inline):
-        outer = key.rsplit(".", 1)[0] if "." in key else ""
-        if outer != value and value.lower() in outer.lower():
-            return None  # "gift_card_7344518.source: gift_card": its key says it already
-        value_shown = sanitize(text)
-        return Item(literal, index, u.message, f"{sanitize(key)}: {value_shown}", None, (literal,), False,
-                    sanitize(key), value_shown, row, group)
-    if key is None and u.kind in _PROSE_KINDS:
-        head = line_head(u.text, lit.start)
-        if head is not None:
-            # "PHX to IAH on 2024-05-19" of "- PHX to IAH on 2024-05-19, Flight Number: HAT152"
-            # heads the values its labels key: listed as that row, not as the whole line again
-            # beside "{PHX to IAH on 2024-05-19, Flight Number: HAT152}".
-            shown = sanitize(head[1])
-            return Item(literal, index, u.message, shown, head[0], (literal,), row=shown, group=index)
-    if whole is not None:  # "Flight HAT192 from MIA to EWR on 2024-05-24", not "…MIA; EWR on 2024-05-24"
-        shown = sanitize(_unbolded(u.text[whole[0]:whole[1]]))
-        return Item(literal, index, u.message, shown, whole, (literal,), row=row, group=group)
-    if kind == "number":
-        if u.kind not in _PROSE_KINDS:
-            path = _line_number_file(cols, u, lit.start, lit.end)
+    unit's :func:`first_statements`, for a caller listing many values of one unit (or see
+    :class:`UnitItems`, which reads what is the same for each of them once)."""
+    return UnitItems(cols, index, u, first, stated).item(literal)
+
+
+class UnitItems:
+    """The record items of the values of one unit (:meth:`item`, as :func:`item_for`), with
+    what is the same for every value of the unit (its JSON row, its list row, its short
+    item's span, its language's stop words, its line number) read once: a line of a tool's
+    output states a hundred values, and these were most of each one's item."""
+
+    __slots__ = ("cols", "index", "unit", "first", "_stated", "_reads")
+
+    def __init__(self, cols: Columns, index: int, u: Unit, first: bool = False,
+                 stated: dict[str, Literal] | None = None) -> None:
+        self.cols, self.index, self.first = cols, index, first
+        self.unit = as_read(cols, u)
+        self._stated = stated
+        self._reads: dict[str, object] = {}
+
+    def _read(self, what: str, read: Callable[[], object]) -> Any:
+        """``read()``, once per unit (each is a function of the unit alone)."""
+        got = self._reads.get(what, _UNREAD)
+        if got is _UNREAD:
+            got = self._reads[what] = read()
+        return got
+
+    def _own(self) -> frozenset[str]:
+        return self._read("own", lambda: _own_stop_words(self.unit.text))
+
+    def _row(self) -> tuple[str | None, int]:
+        def read() -> tuple[str | None, int]:
+            json_row = row_key(self.unit)
+            return (json_row, self.index) if json_row is not None else list_row(self.cols, self.index, self.unit)
+        return self._read("row", read)
+
+    def item(self, literal: int) -> Item | None:
+        """The record item of literal ``literal`` as this unit states it (see :func:`item_for`)."""
+        cols, index, u = self.cols, self.index, self.unit
+        value = cols.lit_text[literal]
+        if self.first and self._read("header", lambda: is_date_header(u)):
+            covers = tuple(cols.lit_ids[x.text] for x in u.literals)
+            return Item(covers[0], index, u.message, sanitize(u.text), (0, len(u.text)), covers, True)
+        stated = self._stated
+        if stated is None:
+            stated = self._stated = first_statements(u)
+        lit = stated.get(value)  # (the first statement of the value, as ``next`` over the literals finds)
+        kind = cols.lit_kind_names[int(cols.lit_kind.view[literal])]
+        text = _quoted(value) if kind == "quoted" else value
+        if lit is None:  # a tool call's name
+            return Item(literal, index, u.message, sanitize(text), None, (literal,))
+        if kind not in PATTERN_KINDS and (_in_label(u.text, lit.start, lit.end, u.kind in _PROSE_KINDS)
+                                          or u.kind == "heading" and self._read("title", lambda: title_case(u.text))):
+            return None  # "- Additional Cost: $600", "## Important Boundaries": Title Case of a label, no name
+        key = _key(u, lit.start, lit.end)
+        if key is not None and key.rsplit(".", 1)[-1].strip("\"'").lower() == value.strip("\"'").lower():
+            key = None  # '"can_change": can_change,' in code: a key that names its value says nothing of it
+        path = None
+        if kind == "number" and key is None and u.kind not in _PROSE_KINDS:
+            # A number of code or output without a key is an item only as a line's number
+            # (whatever else its line is: most numbers of a tool's output end here).
+            path = _line_number_file(cols, u, lit.start, lit.end, self._read("numbered", lambda: _numbered(u)))
             if path is None:
                 return None
-            return Item(literal, index, u.message, f"{path}: {text}", None, (literal,), False, path, text)
-        after = _WORD.match(u.text, lit.end + 1) if u.text[lit.end:lit.end + 1] == " " else None
-        if after is None or after.group().lower() in _STOP or after.group().lower() in _own_stop_words(u.text):
-            # (five digits or more: an id; "Python 3", "Line 1185", "Cyberpunk 2077" are no ids)
-            named = _NAMED_BEFORE.search(u.text, max(0, lit.start - 48), lit.start) \
-                if len(value) >= LIMITS.named_digits and value.isdigit() else None
-            if named is None or named.group(1).split()[-1].lower() in _COMMON_WORDS \
-                    or _LABEL_END.match(u.text, lit.end):
-                return None  # (not in a label: "Gift Card 1: $39" keys the amount)
-            # "$100 from Certificate 4856383": the number a capitalised noun names (a
-            # certificate, a room, a gate), keyed by it
-            return Item(literal, index, u.message, sanitize(u.text[named.start(1):lit.end]), (named.start(1), lit.end),
-                        (literal,), row=row, group=group)
-        span = (lit.start, after.end())
-        before = _context_before(u.text, lit.start, lit.end, _own_stop_words(u.text))
-        if before is not None:  # "family for 10 years", not "10 years"
-            span = (before[0], after.end())
-        if u.kind == "sentence" or spoken:
-            span = _worded(u.text, span, lit.start, lit.end, _own_stop_words(u.text))
-        shown = u.text[span[0]:span[1]]
-    elif u.kind in LINE_KINDS and text == value:
-        span = code_line(u.text, lit.start, lit.end)
-        shown = line_text(u.text, span)
-    else:
-        own = _own_stop_words(u.text)
-        span = _in_context(u.text, lit.start, lit.end, own)
-        if (u.kind == "sentence" or spoken) and text == value:
-            span = _sentence_head(u.text, span, cols.opening_label(u.message), own)
-            if not any(x.text != value and x.start < span[1] and x.end > span[0] for x in u.literals):
-                # (a value beside another, "Max, Daisy", is listed in one span with it, its
-                # context the other's: widened too, the two would take two contexts' words)
-                span = _worded(u.text, span, lit.start, lit.end, own)
-        shown = u.text[span[0]:span[1]] if text == value else text
-    shown = sanitize(shown)
-    source = span if text == value else None
-    if len(shown) > LIMITS.item_chars:
-        shown = shown[:LIMITS.item_chars - 1] + "…"
-        span = None
-    if source is not None:
-        shown = closed_marks(u.text, source, shown)
-    return Item(literal, index, u.message, shown, span if text == value else None, (literal,), row=row, group=group)
+        # A line of base64 (a binary file in a diff): its pieces are no values either. (Read
+        # within a bounded window: a unit can be one 5 MB line with many values.)
+        lo, hi = max(0, lit.start - LIMITS.encoded_scan), lit.end + LIMITS.encoded_scan
+        line_start = u.text.rfind("\n", lo, lit.start) + 1 or lo
+        line_end = u.text.find("\n", lit.end, hi)
+        line = u.text[line_start:line_end if line_end >= 0 else hi]
+        if len(line) < 2 * LIMITS.encoded_scan and _encoded_line(line.strip("+-> \t")):
+            return None
+        if kind == "percent" and traces.progress_line().fullmatch(line.strip()):  # a test runner's progress
+            return None  # "tests/test_lint.py ........ [ 80%]": how far a test run had got, no value
+        span: tuple[int, int] | None = None
+        # "John: That's right, his name is Ned" is a turn by its speaker, not a field keyed
+        # "John": the entry's label names the speaker ("#463 John"), and "John: Ned" said it twice
+        # and nothing of the value. Its value is listed as a sentence's is.
+        spoken = u.kind == "field" and key is not None and key == cols.speaker(u.message) \
+            and u.text.startswith(key + ":")
+        if spoken:
+            key = None
+        row, group = self._row()
+        inline = key is not None and u.kind in _PROSE_KINDS and inline_key(u.text, lit.start) == key
+        if inline:
+            # "{Flight HAT136, Departure: 07:00 PM EST, Arrival: 09:30 PM EST}": which flight's times
+            held = line_row(u.text, lit.start)
+            if held is not None:
+                row, group = sanitize(held), index
+        whole = self._read("whole", lambda: short_item_span(u)) if text == value else None  # (a prose kind)
+        if key is not None and (whole is None or inline):
+            outer = key.rsplit(".", 1)[0] if "." in key else ""
+            if outer != value and value.lower() in outer.lower():
+                return None  # "gift_card_7344518.source: gift_card": its key says it already
+            value_shown = sanitize(text)
+            return Item(literal, index, u.message, f"{sanitize(key)}: {value_shown}", None, (literal,), False,
+                        sanitize(key), value_shown, row, group)
+        if key is None and u.kind in _PROSE_KINDS:
+            head = line_head(u.text, lit.start)
+            if head is not None:
+                # "PHX to IAH on 2024-05-19" of "- PHX to IAH on 2024-05-19, Flight Number: HAT152"
+                # heads the values its labels key: listed as that row, not as the whole line again
+                # beside "{PHX to IAH on 2024-05-19, Flight Number: HAT152}".
+                shown = sanitize(head[1])
+                return Item(literal, index, u.message, shown, head[0], (literal,), row=shown, group=index)
+        if whole is not None:  # "Flight HAT192 from MIA to EWR on 2024-05-24", not "…MIA; EWR on 2024-05-24"
+            shown = sanitize(_unbolded(u.text[whole[0]:whole[1]]))
+            return Item(literal, index, u.message, shown, whole, (literal,), row=row, group=group)
+        if kind == "number":
+            if u.kind not in _PROSE_KINDS:  # (a line's number, found above: a keyed one was listed by its key)
+                assert path is not None
+                return Item(literal, index, u.message, f"{path}: {text}", None, (literal,), False, path, text)
+            after = _WORD.match(u.text, lit.end + 1) if u.text[lit.end:lit.end + 1] == " " else None
+            if after is None or after.group().lower() in _STOP or after.group().lower() in self._own():
+                # (five digits or more: an id; "Python 3", "Line 1185", "Cyberpunk 2077" are no ids)
+                named = _NAMED_BEFORE.search(u.text, max(0, lit.start - 48), lit.start) \
+                    if len(value) >= LIMITS.named_digits and value.isdigit() else None
+                if named is None or named.group(1).split()[-1].lower() in _COMMON_WORDS \
+                        or _LABEL_END.match(u.text, lit.end):
+                    return None  # (not in a label: "Gift Card 1: $39" keys the amount)
+                # "$100 from Certificate 4856383": the number a capitalised noun names (a
+                # certificate, a room, a gate), keyed by it
+                return Item(literal, index, u.message, sanitize(u.text[named.start(1):lit.end]),
+                            (named.start(1), lit.end), (literal,), row=row, group=group)
+            span = (lit.start, after.end())
+            before = _context_before(u.text, lit.start, lit.end, self._own())
+            if before is not None:  # "family for 10 years", not "10 years"
+                span = (before[0], after.end())
+            if u.kind == "sentence" or spoken:
+                span = _worded(u.text, span, lit.start, lit.end, self._own())
+            shown = u.text[span[0]:span[1]]
+        elif u.kind in LINE_KINDS and text == value:
+            span = code_line(u.text, lit.start, lit.end)
+            shown = line_text(u.text, span)
+        else:
+            own = self._own()
+            span = _in_context(u.text, lit.start, lit.end, own)
+            if (u.kind == "sentence" or spoken) and text == value:
+                span = _sentence_head(u.text, span, cols.opening_label(u.message), own)
+                if not any(x.text != value and x.start < span[1] and x.end > span[0] for x in u.literals):
+                    # (a value beside another, "Max, Daisy", is listed in one span with it, its
+                    # context the other's: widened too, the two would take two contexts' words)
+                    span = _worded(u.text, span, lit.start, lit.end, own)
+            shown = u.text[span[0]:span[1]] if text == value else text
+        shown = sanitize(shown)
+        source = span if text == value else None
+        if len(shown) > LIMITS.item_chars:
+            shown = shown[:LIMITS.item_chars - 1] + "…"
+            span = None
+        if source is not None:
+            shown = closed_marks(u.text, source, shown)
+        return Item(literal, index, u.message, shown, span if text == value else None, (literal,), row=row,
+                    group=group)
+
+
+_UNREAD = object()
 
 
 _ITEM_MARK = re.compile(r"[ \t]*" + LIST_MARK)

@@ -33,6 +33,19 @@ _LABEL_BEFORE = re.compile(r"(?<![^\n])[ \t]{0,8}(?:" + LIST_MARK + r"[*_]{0,2}|
 # **Departure:** May 20, 2024, at 06:00 AM EST" (a comma inside the first value or before the word).
 _LABEL_THEN = re.compile(_LABEL_BEFORE.pattern[:-1]
                          + r"(?=[^\n]{0,30}?\d)[^\n;]{1,30}?[ \t,](?:on|at|from|until|by)[ \t]+$")
+_COLON = re.compile("[:" + marks.COLON + "]")
+_JOINING = ("on", "at", "from", "until", "by")
+
+
+def _joined(text: str, start: int) -> bool:
+    """Whether the text before ``start`` could end ``_LABEL_THEN``: a joining word, then
+    spaces or tabs (and the line break ``$`` may stand before); True when that is not told
+    by the forty characters read."""
+    spaced = text[max(0, start - 40):start].rstrip("\n")
+    word = spaced.rstrip(" \t")
+    return len(word) < len(spaced) and (len(word) < 5 or word.endswith(_JOINING))
+
+
 _FIELD_KEY = re.compile(r"[^\W\d][\w .\-/()#]{0,39}")
 
 
@@ -126,7 +139,12 @@ def _key(u: Unit, start: int, end: int) -> str | None:
     """The structural key of the value at ``start:end`` of unit ``u``: a field's key, a
     JSON key right before it, or a table column's header (not known here: None)."""
     text = u.text
-    match = _JSON_KEY_BEFORE.search(text, max(0, start - 60), start)
+    # (each pattern ends at the value, or before a line break just before it, on a colon or a
+    # joining word: a look at its last few characters rules most values out without a search
+    # back over sixty of them)
+    near = text[max(0, start - 12):start]
+    colon = _COLON.search(near) is not None
+    match = _JSON_KEY_BEFORE.search(text, max(0, start - 60), start) if colon else None
     if match:
         holder = _enclosing_key(text, match.start())
         # "saved_passengers.first_name: Lei", not "first_name: Lei" beside the user's own
@@ -151,7 +169,8 @@ def _key(u: Unit, start: int, end: int) -> str | None:
             return f"{outer}[{element}].{key}"
         return f"{outer}[{element}; {sanitize(head[0])}: {head[1]}].{key}"
     # "- **Total Price**: $189", "   - Certificate 1: $500", "- Departure: 10:00 PM EST on May 20"
-    label = _LABEL_BEFORE.search(text, max(0, start - 60), start) or _LABEL_THEN.search(text, max(0, start - 90), start)
+    label = (_LABEL_BEFORE.search(text, max(0, start - 60), start) if colon else None) \
+        or (_LABEL_THEN.search(text, max(0, start - 90), start) if _joined(text, start) else None)
     if label is not None:
         return label.group(1).strip()
     inline = inline_key(text, start) if u.kind in _PROSE_KINDS else None  # (not "(AND: GreaterThan(…" of a log)

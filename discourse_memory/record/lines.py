@@ -16,6 +16,13 @@ from .text import sanitize
 
 LINE_KINDS = frozenset({"code", "line"})
 _WORD_CHAR = re.compile(r"[\w-]")  # (a hyphen joins a name: "payments-gw" is not cut to "…-gw")
+_WORD_RUN = re.compile(r"[\w-]*")
+
+
+def _word_char(c: str) -> bool:
+    """``_WORD_CHAR.match(c)``: ``\\w`` of a text pattern is a character ``str.isalnum``
+    takes, or ``_`` (tests/test_record_text.py checks every code point)."""
+    return c.isalnum() or c == "_" or c == "-"
 
 
 def _line_start(text: str, at: int) -> tuple[int, bool]:
@@ -93,9 +100,12 @@ def code_line(text: str, start: int, end: int) -> tuple[int, int]:
     a = max(lo, min(a, b - chars))
     # Start and end between words, not inside one ("…= Permission.objects.get(…", not
     # "…= Permission.objects.get(content_t…").
-    while lo < a < start and _WORD_CHAR.match(text, a - 1) and _WORD_CHAR.match(text, a):
-        a += 1
-    while end < b < hi and _WORD_CHAR.match(text, b - 1) and _WORD_CHAR.match(text, b):
+    if lo < a < start and _word_char(text[a - 1]):
+        a = _WORD_RUN.match(text, a, start).end()  # type: ignore[union-attr]  # (it matches "" at least)
+    while end < b < hi:
+        c, d = text[b - 1], text[b]  # (_word_char of both, written out: a call each was most of the loop)
+        if not ((c.isalnum() or c == "_" or c == "-") and (d.isalnum() or d == "_" or d == "-")):
+            break
         b -= 1
     return a, b
 
@@ -105,14 +115,21 @@ def code_line(text: str, start: int, end: int) -> tuple[int, int]:
 _GREP_LINE = re.compile(r"((?:[\w.\-]+/)*[\w.\-]+\.\w{1,10}):(\d{1,7})[:\-]")
 
 
-def _line_number_file(cols: Columns, u: Unit, start: int, end: int) -> str | None:
+def _numbered(u: Unit) -> tuple[re.Match[str] | None, re.Match[str] | None]:
+    """What :func:`_line_number_file` reads of the start of ``u``'s text: a grep line's
+    ``path:1312:``, and a listing's line number."""
+    return _GREP_LINE.match(u.text), traces.line_number().match(u.text)
+
+
+def _line_number_file(cols: Columns, u: Unit, start: int, end: int,
+                      numbered: tuple[re.Match[str] | None, re.Match[str] | None] | None = None) -> str | None:
     """The file whose line the number at ``start:end`` numbers, if it is a line number:
     ``path:1312:`` (grep), or a number opening a line of a listing (``nl``, ``cat -n``,
-    a traceback) of the file the tool call or command names."""
-    grep = _GREP_LINE.match(u.text)
+    a traceback) of the file the tool call or command names. ``numbered``: :func:`_numbered`
+    of ``u``, when the caller has it (the same for each value of the unit)."""
+    grep, line = _numbered(u) if numbered is None else numbered
     if grep is not None and grep.start(2) == start and grep.end(2) == end:
         return grep.group(1)
-    line = traces.line_number().match(u.text)
     if line is None or line.start(1) != start or line.end(1) != end:
         return None
     return source_path(cols, u.message)

@@ -36,6 +36,11 @@ _COMMON_WORDS = _STOP | {w.lower() for w in _COMMON_STARTERS} | {"not", "must", 
 
 def sanitize(text: str) -> str:
     """One line: every kind of line break and control character becomes a space."""
+    if text.isprintable() and "  " not in text:
+        # (most values: no break, no control and no whitespace but single spaces, the only
+        # printable whitespace, so the two substitutions change nothing; an item's text is
+        # sanitized for each value of every unit a turn reads: tests/test_record_text.py)
+        return text.strip()
     return _SPACES.sub(" ", _BREAKS.sub(" ", text)).strip()
 
 
