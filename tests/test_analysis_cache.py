@@ -441,3 +441,88 @@ def test_a_head_past_its_pieces_distinct_values_is_refused_before_any_piece_is_b
     assert isinstance(got, analysis_codec.DecodedPieces) and len(got) == len(pieces)
     assert got[-1] == pieces[-1] and got[1:3] == pieces[1:3] and got[at] == pieces[at] and tuple(got) == pieces
     assert got.measures()[3].tolist() == [mp.head_end for mp in pieces]
+
+
+def _facts(memory: DiscourseMemory) -> tuple[dict[int, tuple], int]:  # type: ignore[type-arg]
+    """Per row whose facts a view read: (header, keyed, named, the literals its span shows or
+    None); and how many rows had facts."""
+    from discourse_memory.fit.candidates import _Facts
+
+    facts = memory._compactor._cols.memo(_Facts)
+    out = {}
+    for r in np.flatnonzero(facts.span != _Facts.UNREAD).tolist():
+        sid = int(facts.span[r])
+        shown = None if sid < 0 else tuple(facts.span_lits[facts.span_ptr[sid]:facts.span_ptr[sid + 1]])
+        out[r] = (bool(facts.header[r]), bool(facts.keyed[r]), bool(facts.named[r]), shown)
+    return out, len(out)
+
+
+def test_a_fresh_worker_reads_the_rows_facts_a_warm_one_found():
+    path = SHARED_DATA / "agents" / "swe_dev.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    msgs = json.loads(path.read_text().splitlines()[1])["messages"]
+    budget = Compactor().count_messages(msgs) // 4
+    cache = DictCache()
+    DiscourseMemory(msgs, cache=cache).view(budget)
+    alone = DiscourseMemory(msgs)
+    alone.view(budget)
+    fresh = DiscourseMemory(msgs, cache=cache)
+    found = []
+    from discourse_memory.fit import candidates
+
+    real = candidates._row_facts
+
+    def spy(cols, units, owners, kept, row_items, rows, count):  # type: ignore[no-untyped-def]
+        facts = cols.memo(candidates._Facts)
+        facts.grow(len(row_items))
+        found.append(int((facts.span[rows] == candidates._Facts.UNREAD).sum()))
+        return real(cols, units, owners, kept, row_items, rows, count)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(candidates, "_row_facts", spy)
+        assert _bytes(fresh.view(budget)) == _bytes(alone.view(budget))
+    (want, n_want), (got, n_got) = _facts(alone), _facts(fresh)
+    assert n_got >= n_want > 100 and all(got[r] == want[r] for r in want)
+    assert found and found[0] < n_want // 10  # (the entries held nearly every row's facts: few found again)
+
+
+def test_a_row_entry_of_no_rows_reads_as_none_and_bad_facts_are_refused():
+    path = SHARED_DATA / "agents" / "swe_dev.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    msgs = json.loads(path.read_text().splitlines()[1])["messages"][:40]
+    cache = DictCache()
+    DiscourseMemory(msgs, cache=cache).view(Compactor().count_messages(msgs) // 4)
+
+    def fresh_cols():  # type: ignore[no-untyped-def]
+        compactor = DiscourseMemory(msgs)._compactor
+        compactor._columns(msgs)
+        return compactor._cols
+
+    def spans(kv) -> int:  # type: ignore[no-untyped-def]  # (rows whose span's literals the entry holds)
+        strings, ints = cache_entry.unseal(shared_rows.MAGIC, shared_rows.PERSON, kv[0], kv[1], SECRET)
+        return int((ints[4:4 + shared_rows._COLS * int(ints[2])].reshape(-1, shared_rows._COLS)[:, -1] > 0).sum())
+
+    key, blob = max(((k, v) for k, v in cache.data.items() if _is_rows(k)), key=spans)
+    b = int(key.split(":r")[1].split(":")[0])
+    a = b - LIMITS.shared_segment
+    # (a forged entry of no rows: read as none, where it raised IndexError)
+    empty = cache_entry.seal(shared_rows.MAGIC, shared_rows.PERSON, key, [], np.array([a, b, 0, 0]), SECRET)
+    assert shared_rows.decode(key, empty, fresh_cols(), a, b, SECRET) == 0
+    strings, ints = cache_entry.unseal(shared_rows.MAGIC, shared_rows.PERSON, key, blob, SECRET)  # type: ignore[misc]
+    cols_n = shared_rows._COLS
+    table = ints[4:4 + cols_n * int(ints[2])].reshape(-1, cols_n)
+    last = cols_n - 1
+    with_span = int(np.flatnonzero(table[:, last] > 0)[0])
+    no_item = np.flatnonzero(table[:, 1] == 0)
+    first_shown = 4 + cols_n * int(ints[2])
+    edits = [lambda x: x.__setitem__(4 + cols_n * with_span + last, -3),  # below "not read"
+             lambda x: x.__setitem__(first_shown, 10**9),  # a span's literal out of range
+             lambda x: x.__setitem__(first_shown, -1),
+             lambda x: x.__setitem__(4 + cols_n * with_span + 10, 0)]  # a span's facts on a keyed item
+    if len(no_item):
+        edits.append(lambda x: x.__setitem__(4 + cols_n * int(no_item[0]) + last, -1))  # facts of no item
+    for edit in edits:
+        assert shared_rows.decode(key, _resigned(shared_rows, key, blob, edit), fresh_cols(), a, b, SECRET) == -1
+    assert shared_rows.decode(key, blob, fresh_cols(), a, b, SECRET) > 0

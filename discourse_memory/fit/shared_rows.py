@@ -26,6 +26,12 @@ the store's ``secret``), a zlib body of a JSON list of strings then int64 column
 read against the reader's columns (rows within the segment's messages, an item's unit,
 message and literal those of its row, every index in range). A row's context class is not
 stored but recomputed. Whatever fails is a miss: the rows are computed.
+
+With a row's item go its facts (``candidates._Facts``), where a view had read them: whether
+its item lists the values of a span of its unit and which literals that span shows (a
+bisection of the unit's literals per row: a tenth of a fresh worker's first view). Its
+header, key and named-number flags are taken from the item itself; a row of a list's records
+keeps its facts to the view (their cost is a token count there).
 """
 
 from __future__ import annotations
@@ -38,20 +44,23 @@ import numpy as np
 from ..cache_entry import seal, unseal
 from ..columns import Columns
 from ..limits import LIMITS
-from ..record import Item
+from ..record import NAMED_NUMBER, Item
+from .candidates import _Facts
 from .sources import _has_context, _row_memo
 
 __all__ = ["SharedRows", "decode", "decode_many", "encode"]
 
-MAGIC = b"DMR\x01"
-ROWS_VERSION = "3"
+MAGIC = b"DMR\x02"
+ROWS_VERSION = "4"
 """Raised whenever what a row's item is (``record.item_for``, the listing classes, the costs)
 changes: part of every key."""
 PERSON = b"dm-rows"
 """The digest's personalisation (:mod:`..cache_entry`): an entry of another format never passes."""
 # per row: row, has item, literal, unit, message, text, span start, span end (-1: none),
-# covers, header, key (-1: none), value, row name (-1: none), group, listing, cost, value cost
-_COLS = 17
+# covers, header, key (-1: none), value, row name (-1: none), group, listing, cost, value cost,
+# and its facts' span (``candidates._Facts``: -2 not read, -1 none, else how many literals it shows)
+_COLS = 18
+_UNREAD = _Facts.UNREAD
 
 
 def _row_range(cols: Columns, a: int, b: int) -> tuple[int, int]:
@@ -69,20 +78,29 @@ def encode(key: str, cols: Columns, a: int, b: int, secret: bytes = b"") -> byte
     s = strings.setdefault
     table: list[int] = []
     covers: list[int] = []
+    shown: list[int] = []  # the literals of each read span, row after row
     items, listing, cost, value_cost = memo.items, memo.listing.tolist(), memo.cost.tolist(), memo.value_cost.tolist()
+    facts = cols.memo(_Facts)
+    fact_span, span_ptr, span_lits = facts.span, facts.span_ptr, facts.span_lits
     for r in rows:
         it = items[r]
         if it is None:
             table.extend((r, 0, -1, -1, -1, -1, -1, -1, 0, 0, -1, -1, -1, -1, listing[r], int(cost[r]),
-                          int(value_cost[r])))
+                          int(value_cost[r]), _UNREAD))
             continue
         span = it.span or (-1, -1)
         covers.extend(it.covers)
+        # (a row of a list's records keeps its facts to the view: its cost is a count there)
+        sid = int(fact_span[r]) if r < len(fact_span) and it.row is None else _UNREAD
+        if sid >= 0:
+            lits = span_lits[span_ptr[sid]:span_ptr[sid + 1]]
+            shown.extend(lits)
+            sid = len(lits)
         table.extend((r, 1, it.literal, it.unit, it.message, s(it.text, len(strings)), span[0], span[1],
                       len(it.covers), int(it.header), -1 if it.key is None else s(it.key, len(strings)),
                       s(it.value, len(strings)), -1 if it.row is None else s(it.row, len(strings)), it.group,
-                      listing[r], int(cost[r]), int(value_cost[r])))
-    ints = np.asarray([a, b, len(rows), len(covers), *table, *covers], dtype="<i8")
+                      listing[r], int(cost[r]), int(value_cost[r]), sid))
+    ints = np.asarray([a, b, len(rows), len(covers), *table, *shown, *covers], dtype="<i8")
     return seal(MAGIC, PERSON, key, strings, ints, secret, 1)
 
 
@@ -96,7 +114,7 @@ def decode(key: str, blob: Any, cols: Columns, a: int, b: int, secret: bytes = b
 def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret: bytes = b"") -> list[int]:
     """:func:`decode` of each ``(key, blob, a, b)``, their numbers checked together (a few
     array operations for all the entries of a conversation, not for each)."""
-    opened: list[tuple[int, int, int, list[str], np.ndarray]] = []  # (entry, a, b, strings, ints)
+    opened: list[tuple[int, int, int, list[str], np.ndarray, int]] = []  # (entry, a, b, strings, ints, shown)
     out = [-1] * len(entries)
     for e, (key, blob, a, b) in enumerate(entries):
         got = unseal(MAGIC, PERSON, key, blob, secret)
@@ -106,14 +124,19 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
         if len(ints) < 4:
             continue
         got_a, got_b, n_rows, n_covers = ints[:4].tolist()
-        if (got_a, got_b) == (a, b) and min(n_rows, n_covers) >= 0 and len(ints) == 4 + _COLS * n_rows + n_covers:
-            opened.append((e, a, b, strings, ints))
+        if (got_a, got_b) != (a, b) or min(n_rows, n_covers) < 0 or len(ints) < 4 + _COLS * n_rows + n_covers:
+            continue
+        n_shown = int(np.maximum(ints[4 + _COLS - 1:4 + _COLS * n_rows:_COLS], 0).sum())
+        if len(ints) == 4 + _COLS * n_rows + n_shown + n_covers:
+            opened.append((e, a, b, strings, ints, n_shown))
     if not opened:
         return out
     n_rows_of = np.array([int(x[4][2]) for x in opened], dtype=np.int64)
     n_cov_of = np.array([int(x[4][3]) for x in opened], dtype=np.int64)
+    n_shown_of = np.array([x[5] for x in opened], dtype=np.int64)
     table = np.concatenate([x[4][4:4 + _COLS * int(x[4][2])] for x in opened]).reshape(-1, _COLS)
-    covers = np.concatenate([x[4][4 + _COLS * int(x[4][2]):] for x in opened])
+    shown = np.concatenate([x[4][4 + _COLS * int(x[4][2]):4 + _COLS * int(x[4][2]) + x[5]] for x in opened])
+    covers = np.concatenate([x[4][4 + _COLS * int(x[4][2]) + x[5]:] for x in opened])
     eid = np.repeat(np.arange(len(opened)), n_rows_of)  # per row, its entry (of ``opened``)
     n_str = np.array([len(x[3]) for x in opened], dtype=np.int64)
     str_at = np.cumsum(n_str) - n_str  # each entry's strings in ``strings``
@@ -123,9 +146,12 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
     first, limit = ptr[starts[ends_a]][eid], ptr[starts[ends_b]][eid]
     n_units = starts[ends_b][eid]
     n_lits, n_strings = len(cols.lit_text), n_str[eid]
-    r, has, lit, unit, msg, text, sa, sb, n_cov, header, key, value, row, group, listing, cost, vcost = table.T
+    r, has, lit, unit, msg, text, sa, sb, n_cov, header, key, value, row, group, listing, cost, vcost, n_span = table.T
     bad = ((r < first) | (r >= limit) | ((has != 0) & (has != 1)) | (listing < 0) | (listing > 4)
-           | (cost < -1) | (vcost < 0) | ((has == 0) & (n_cov != 0)))
+           | (cost < -1) | (vcost < 0) | ((has == 0) & (n_cov != 0)) | (n_span < _UNREAD)
+           # (facts only of an item not of a list's records; a span's only of an item with a span, no key, no header)
+           | ((n_span != _UNREAD) & ((has == 0) | (row != -1)))
+           | ((n_span >= 0) & ((sa < 0) | (key != -1) | (header != 0))))
     bad[1:] |= (np.diff(r) <= 0) & (eid[1:] == eid[:-1])
     hit = (has == 1) & ~bad
     safe_r = np.where(hit, r, 0)
@@ -155,9 +181,10 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
     counted = np.where(has == 1, n_cov, 0)
     refused |= np.bincount(eid, weights=counted, minlength=len(opened)) != n_cov_of
     # Where each item's covers start in ``covers``: its entry's, then the items before it there.
-    before = np.cumsum(counted) - counted
-    entry_row = np.cumsum(n_rows_of) - n_rows_of
-    at_cov = (np.cumsum(n_cov_of) - n_cov_of)[eid] + before - before[np.minimum(entry_row, len(before) - 1)][eid]
+    at_cov = _starts(counted, eid, n_rows_of, n_cov_of)
+    if len(shown):
+        shown_eid = np.repeat(np.arange(len(opened)), n_shown_of)
+        refused |= np.bincount(shown_eid, weights=(shown < 0) | (shown >= n_lits), minlength=len(opened)) > 0
     if len(covers):
         cov_eid = np.repeat(np.arange(len(opened)), n_cov_of)
         refused |= np.bincount(cov_eid, weights=(covers < 0) | (covers >= n_lits), minlength=len(opened)) > 0
@@ -174,8 +201,20 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
     at_cov = at_cov.tolist()
     offsets = str_at[eid].tolist()
     rows_l = table.tolist()
+    # Where each row's span literals start in ``shown``: its entry's, then the rows before it there.
+    at_shown = _starts(np.maximum(n_span, 0), eid, n_rows_of, n_shown_of).tolist()
+    shown_l = shown.tolist()
+    facts = cols.memo(_Facts)
+    facts.grow(len(items))
+    spans, span_ptr, span_lits = facts.spans, facts.span_ptr, facts.span_lits
+    named_number = NAMED_NUMBER.fullmatch
+    read: list[int] = []
+    read_header: list[bool] = []
+    read_keyed: list[bool] = []
+    read_named: list[bool] = []
+    read_span: list[int] = []
     for j in np.flatnonzero(take).tolist():
-        rr, h, li, u, m, t, a0, b0, nc, hd, k, v, rw, g, ls, c, vc = rows_l[j]
+        rr, h, li, u, m, t, a0, b0, nc, hd, k, v, rw, g, ls, c, vc, ns = rows_l[j]
         if not h:
             items[rr] = None
             state[rr] = 1
@@ -185,13 +224,47 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
                                     bool(hd), None if k < 0 else strings[o + k], strings[o + v],
                                     None if rw < 0 else strings[o + rw], g)
             state[rr] = 3 if _has_context(cols, item, int(lit_idx[rr])) else 2
+            if ns != _UNREAD:  # (its facts, as candidates._row_facts finds them: that reads it no more)
+                read.append(rr)
+                read_header.append(bool(hd))
+                read_keyed.append(k >= 0)
+                read_named.append(named_number(item.text) is not None)
+                if ns < 0:
+                    read_span.append(-1)
+                else:
+                    sid = spans.get((u, item.span))  # type: ignore[arg-type]
+                    if sid is None:
+                        sid = spans[u, item.span] = len(spans)  # type: ignore[index]
+                        s0 = at_shown[j]
+                        span_lits.extend(shown_l[s0:s0 + ns])
+                        span_ptr.append(len(span_lits))
+                    read_span.append(sid)
         memo.listing[rr] = ls
         memo.cost[rr] = c
         memo.value_cost[rr] = vc
+    if read:
+        unread = facts.span[read] == _UNREAD  # (facts found here before are kept)
+        if not unread.all():
+            keep = unread.tolist()
+            read, read_header, read_keyed, read_named, read_span = (
+                [x for x, y in zip(col, keep) if y] for col in (read, read_header, read_keyed, read_named, read_span))
+        facts.header[read] = read_header
+        facts.keyed[read] = read_keyed
+        facts.named[read] = read_named
+        facts.span[read] = read_span
     for i, x in enumerate(opened):
         if not refused[i]:
             out[x[0]] = int(n_rows_of[i])
     return out
+
+
+def _starts(per_row: np.ndarray, eid: np.ndarray, n_rows_of: np.ndarray, n_of: np.ndarray) -> np.ndarray:
+    """Where each row's ``per_row`` numbers start in the entries' numbers laid end to end
+    (``n_of`` of them per entry): its entry's, then the rows before it there."""
+    before = np.cumsum(per_row) - per_row
+    # (an entry of no rows has no first row: its place past the end reads 0, and no row reads it)
+    first = np.r_[before, 0][np.cumsum(n_rows_of) - n_rows_of]
+    return (np.cumsum(n_of) - n_of)[eid] + before - first[eid]
 
 
 class SharedRows:
