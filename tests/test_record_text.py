@@ -151,3 +151,22 @@ def test_a_units_items_read_in_any_order_are_each_values_item_read_alone() -> No
         checked += len(lits)
     assert checked > 20
     assert re.search(r"\d", " ".join(str(u.text) for u in units))
+
+
+def test_an_item_widened_by_its_slots_is_the_item_replaced() -> None:
+    from dataclasses import FrozenInstanceError, fields, replace
+
+    import pytest
+
+    from discourse_memory.record import Item, widened
+
+    values = {"literal": 1, "unit": 2, "message": 3, "text": "x", "span": (1, 2), "covers": (1,), "header": True,
+              "key": "k", "value": "v", "row": "r", "group": 5}
+    assert set(values) == {f.name for f in fields(Item)}  # (a field added to Item must be set by widened too)
+    item = Item(**values)  # type: ignore[arg-type]
+    wide = widened(item, (1, 7, 9))
+    assert wide == replace(item, covers=(1, 7, 9))
+    assert hash(wide) == hash(replace(item, covers=(1, 7, 9)))
+    assert all(getattr(wide, name) == (value if name != "covers" else (1, 7, 9)) for name, value in values.items())
+    with pytest.raises(FrozenInstanceError):
+        wide.text = "y"  # type: ignore[misc]

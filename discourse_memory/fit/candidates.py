@@ -15,8 +15,8 @@ import numpy as np
 
 from ..columns import UNIT_KINDS, Columns, Units
 from ..plan import OMITTED
-from ..record import NAMED_NUMBER, Item, UnitItems, comment_units, harness_units, message_label, \
-    prompt_units, short_item_span, talk_counts
+from ..record import NAMED_NUMBER, Item, UnitItems, comment_units, harness_units, message_label, prompt_units, \
+    short_item_span, talk_counts, widened
 from ..units import Unit
 from .gains import _kind_values, _rank_within
 from .signals import _SENTINEL, _outputs, defines, listing_line, pending_ids, reading_messages
@@ -462,7 +462,7 @@ def _cover_lines(cols: Columns, covering: dict[tuple, Item], facts: _Facts, sids
         key = (u, item.span, item.literal, inner)  # (its own value too: another value of the span may be the candidate)
         wider = covering.get(key)
         if wider is None:
-            wider = covering[key] = _covering(item, item.literal, item.covers + inner)
+            wider = covering[key] = widened(item, item.covers + inner)
         items[a] = wider_of[sid] = wider
     last.keep(spans, owns, lo, k, inner_lits)
 

@@ -43,6 +43,34 @@ class Item:
     item's head): items of one group are listed together."""
 
 
+_NEW = object.__new__
+# (each field's slot, by name; a field added to Item and not set here fails widened's test)
+_LITERAL, _UNIT, _MESSAGE, _TEXT, _SPAN, _COVERS = (Item.literal.__set__, Item.unit.__set__, Item.message.__set__,
+                                                    Item.text.__set__, Item.span.__set__, Item.covers.__set__)
+_HEADER, _KEY, _VALUE, _ROW, _GROUP = (Item.header.__set__, Item.key.__set__, Item.value.__set__, Item.row.__set__,
+                                       Item.group.__set__)
+
+
+def widened(item: Item, covers: tuple[int, ...]) -> Item:
+    """``item`` listing ``covers`` instead (``dataclasses.replace(item, covers=covers)``),
+    built by the fields' slots: a frozen dataclass's ``__init__`` sets each field through
+    ``object.__setattr__``, twice this, and a turn widens a few hundred items (the fit's
+    line spans). tests/test_record_text.py holds it equal to the replace."""
+    new = _NEW(Item)
+    _LITERAL(new, item.literal)
+    _UNIT(new, item.unit)
+    _MESSAGE(new, item.message)
+    _TEXT(new, item.text)
+    _SPAN(new, item.span)
+    _COVERS(new, covers)
+    _HEADER(new, item.header)
+    _KEY(new, item.key)
+    _VALUE(new, item.value)
+    _ROW(new, item.row)
+    _GROUP(new, item.group)
+    return new
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """The listed values of one message."""
