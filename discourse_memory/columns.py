@@ -199,6 +199,8 @@ class Columns:
         self.msg_start = _Grow(np.int64)
         self.msg_start.extend([0])
         self.msg_cost = _Grow(np.int64)
+        self._cost_total = (0, 0)  # (messages summed, their tokens): see history_tokens
+        self._kept_sums: dict[bool, _UnitSums] = {}  # see per_unit_sum
         self._labels: list[str | None] = []
         self._number_labels: dict[int, str] = {}  # message -> a label before a number (see speaker)
         self._label_uses: dict[str, int] = {}
@@ -543,14 +545,19 @@ class Columns:
         ``word_ptr``), the unit it belongs to."""
         return np.repeat(np.arange(len(ptr) - 1), np.diff(ptr))
 
-    def per_unit_sum(self, values: np.ndarray, head: bool = False) -> np.ndarray:
-        """For each unit, the sum of ``values`` over its (head) literals."""
+    def per_unit_sum(self, values: np.ndarray, head: bool = False, kept: bool = False) -> np.ndarray:
+        """For each unit, the sum of ``values`` over its (head) literals. ``kept``: the
+        sums are kept for the next call (one per ``head``), which, given the same values
+        for the literals they had, adds only the units appended since (read, never
+        written: shared from call to call)."""
         ptr = (self.head_ptr if head else self.lit_ptr).view
         idx = (self.head_idx if head else self.lit_idx).view
         if len(idx) == 0:
             return np.zeros(len(ptr) - 1)
-        csum = np.concatenate(([0.0], np.cumsum(values[idx])))
-        return csum[ptr[1:]] - csum[ptr[:-1]]
+        if not kept or values.dtype != np.float64:
+            csum = np.concatenate(([0.0], np.cumsum(values[idx])))
+            return csum[ptr[1:]] - csum[ptr[:-1]]
+        return self._kept_sums.setdefault(head, _UnitSums()).read(values, ptr, idx)
 
     def grown(self, name: str, values: list, dtype: type) -> np.ndarray:
         """``values``, a memo that only grows (one item per message or unit, found once),
@@ -564,6 +571,18 @@ class Columns:
         out = grow.view
         out.flags.writeable = False  # (shared from view to view: read, never written)
         return out
+
+    def history_tokens(self) -> int:
+        """The tokens of every message (``msg_cost``'s sum), kept as the messages come: not
+        a sum of 200,000 costs on every view of a long history (the same whole number)."""
+        done, total = self._cost_total
+        n = self.msg_cost.n
+        if done != n:
+            if done > n:  # (columns only grow; counted afresh rather than trusted)
+                done, total = 0, 0
+            total += int(self.msg_cost.view[done:n].sum())
+            self._cost_total = (n, total)
+        return total
 
     def word_weights(self, power: float = 1.0) -> np.ndarray:
         """For each unit, the sum over its content words of their inverse document
@@ -585,6 +604,39 @@ class Columns:
         out = _index_counts(self.lit_ptr.view, self.lit_idx.view, unit_mask, n).astype(np.float64)
         if head_mask is not None and head_mask.any():
             out += _index_counts(self.head_ptr.view, self.head_idx.view, head_mask, n)
+        return out
+
+
+class _UnitSums:
+    """Per unit, the sum of a value per literal over its rows (``Columns.per_unit_sum``),
+    kept with the prefix sums it was read from. Rows and units are only appended, so
+    while the literals' values stay those of the last call (new literals may come), the
+    prefix sums of the old rows and the sums of the old units stand: the new rows' prefix
+    sums go on from the last (one accumulation, in row order: the same floats as one over
+    every row) and only the new units are read. Values of a literal changed: read afresh."""
+
+    def __init__(self) -> None:
+        self.values = np.zeros(0)
+        self.csum = _Grow(np.float64)
+        self.sums = _Grow(np.float64)
+
+    def read(self, values: np.ndarray, ptr: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        rows, units, known = self.csum.n - 1, self.sums.n, len(self.values)
+        if rows < 0 or rows > len(idx) or units > len(ptr) - 1 or known > len(values) \
+                or values[:known].tobytes() != self.values.tobytes():
+            self.csum, self.sums = _Grow(np.float64), _Grow(np.float64)
+            self.csum.extend([0.0])
+            rows = units = 0
+        if rows == 0:  # (as a sum of every row: the first row's value as it is, not 0.0 + it)
+            self.csum.extend(np.cumsum(values[idx]))
+        elif rows < len(idx):
+            self.csum.extend(np.cumsum(np.concatenate((self.csum.view[-1:], values[idx[rows:]])))[1:])
+        if units < len(ptr) - 1:
+            csum = self.csum.view
+            self.sums.extend(csum[ptr[units + 1:]] - csum[ptr[units:-1]])
+        self.values = values.copy()
+        out = self.sums.view
+        out.flags.writeable = False
         return out
 
 

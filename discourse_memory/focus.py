@@ -203,7 +203,10 @@ def relevance(cols: Columns, focus: Focus, policy: Policy = DEFAULT_POLICY) -> n
     # messages have none, and a pass over all of them was milliseconds a view)
     msg_norm = k1 * (1.0 - b + b * msg_tokens[u_doc] / max(_document_mean(cols, msg_tokens, own), 1.0))
     unit_score = np.zeros(n)
-    msg_score = np.zeros(n_msgs)
+    # (per document from the first a unit reads: past a memory's horizon, the 190,000
+    # messages before it have no units, and two sums over all of them were a pass each)
+    first_doc = int(u_doc.min())
+    msg_score = np.zeros(n_msgs - first_doc)
     best = 0.0
     stems, stem_df = _stems(cols)
     word_terms = np.unique(stems[focus.words]) if len(focus.words) else focus.words
@@ -220,18 +223,19 @@ def relevance(cols: Columns, focus: Focus, policy: Policy = DEFAULT_POLICY) -> n
         term_weight = np.zeros(len(df))
         term_weight[terms] = weights * _idf(df[terms], n)
         best += float(term_weight.sum())
-        hit = np.flatnonzero(term_weight[idx] > 0)
+        hit = np.flatnonzero((term_weight > 0)[idx])  # (a mask per term, read at the rows: not their weights)
         if not len(hit):
             continue
         owner = units[hit] if units is not None else np.searchsorted(ptr, hit, side="right") - 1
-        unit_score += np.bincount(owner, weights=term_weight[idx[hit]], minlength=n)
+        hit_terms = idx[hit]
+        unit_score += np.bincount(owner, weights=term_weight[hit_terms], minlength=n)
         # Each term once per message (a call with its outputs).
-        pairs = _sorted_unique(u_doc[owner] * len(df) + idx[hit])
-        msg_score += np.bincount(pairs // len(df), weights=term_weight[pairs % len(df)], minlength=n_msgs)
+        pairs = _sorted_unique((u_doc[owner] - first_doc) * len(df) + hit_terms)
+        msg_score += np.bincount(pairs // len(df), weights=term_weight[pairs % len(df)], minlength=len(msg_score))
     if best <= 0:
         return np.zeros(n)
     unit_rel = np.minimum(unit_score * (k1 + 1.0) / (unit_norm + 1.0) / best, 1.0)
-    msg_rel = np.minimum(msg_score[u_doc] * (k1 + 1.0) / (msg_norm + 1.0) / best, 1.0)  # (per unit)
+    msg_rel = np.minimum(msg_score[u_doc - first_doc] * (k1 + 1.0) / (msg_norm + 1.0) / best, 1.0)  # (per unit)
     rel = np.maximum(unit_rel, msg_rel * np.where(unit_score > 0, 1.0, 0.5))
     if focus.kinds and policy.answer_kind and len(cols.lit_kind_names):
         wanted = np.isin(np.array(cols.lit_kind_names), focus.kinds)

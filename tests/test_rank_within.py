@@ -78,3 +78,33 @@ def test_two_distinct_cases() -> None:
     groups, values = np.array([0, 0, 1, 1, 3]), np.array([3, 4, 2, 2, 5])
     assert _two_distinct(groups, values, 4).tolist() == [True, False, False, False]
     assert _two_distinct(groups[::-1], values[::-1], 4).tolist() == [True, False, False, False]
+
+
+def _places_reference(rel: np.ndarray) -> np.ndarray:
+    rank = np.zeros(len(rel))
+    matched = np.flatnonzero(rel > 0)
+    if len(matched) + int(np.count_nonzero(rel == 0)) == len(rel):
+        rank[matched[np.argsort(-rel[matched], kind="stable")]] = np.arange(len(matched))
+    else:
+        rank[np.argsort(-rel, kind="stable")] = np.arange(len(rel))
+    return rank
+
+
+_RELEVANCES = st.one_of(st.sampled_from([0.0, 1.0, 0.5, 5e-324, 2.2250738585072014e-308, np.inf]),
+                        st.floats(min_value=0.0, max_value=1.0, allow_nan=False))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_RELEVANCES, max_size=150), st.sampled_from([None, -0.0, -1.0, np.nan]))
+def test_focus_places_match_a_float_sort(values: list[float], odd: float | None) -> None:
+    """``gains._places_high_first`` (the matches' places, best first, for the focus's
+    diminishing returns) sorts positive floats by their bits as integers: the same places
+    as a stable sort of the floats, ties in order, subnormals and infinity included; a
+    negative value, a signed zero or NaN takes the plain sort."""
+    from discourse_memory.fit.gains import _places_high_first
+
+    rel = np.array(values, dtype=np.float64)
+    if odd is not None and len(rel):
+        rel[len(rel) // 3] = odd
+    assert np.array_equal(_places_high_first(rel), _places_reference(rel))
+    assert _places_high_first(np.array([0.5, 0.0, 1.0, 0.5, 0.25])).tolist() == [1.0, 0.0, 0.0, 2.0, 3.0]

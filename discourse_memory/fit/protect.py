@@ -91,7 +91,7 @@ def _outlines(cols: Columns, system: np.ndarray, turn: set[int], budget: int, po
         return False
     costs = cols.msg_cost.view
     prompt = int(costs[system].sum())
-    rest = int(costs.sum()) - prompt
+    rest = cols.history_tokens() - prompt
     beside = sum(int(costs[i]) for i in turn) - sum(int(costs[i]) for i in system.tolist() if i in turn)
     return (prompt > pol.system_share * budget and budget - prompt < pol.system_share * rest
             and prompt + beside <= budget)

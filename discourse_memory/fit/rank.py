@@ -90,8 +90,8 @@ def _rank(scene: Scene, protected: frozenset[int], outlined: frozenset[int] = fr
     value = np.where(not_said, 0.0, kind_value[cols.lit_kind.view] if len(kind_value) else 0.0)
     # (A call's words are for the focus to find it by: what it is worth is its values.)
     words = np.where(is_call, 0.0, cols.word_weights(pol.idf_power))
-    info = cols.per_unit_sum(value) + words
-    head_info = cols.per_unit_sum(value, head=True) + cols.u_head_share.view * words
+    info = cols.per_unit_sum(value, kept=True) + words
+    head_info = cols.per_unit_sum(value, head=True, kept=True) + cols.u_head_share.view * words
     # (read at units only: computed at the messages with one, not over the messages past a
     # memory's horizon, which have none; units are in message order)
     index = messages_with_units(cols)
@@ -310,13 +310,7 @@ def _rank(scene: Scene, protected: frozenset[int], outlined: frozenset[int] = fr
     reserve = min(reserve, note_cap)
 
     date_unit = _date_units(cols, units)
-    overhead = cols.msg_label_cost.view.copy()
-    if options.recall:  # the reference a message's first mark carries (``…#12``)
-        overhead += _ref_costs(cols, scene.count)
-    if scene.frames is not None:
-        overhead += scene.frames
-    elif options.message_overhead:
-        overhead += np.array([options.overhead(m.raw) for m in cols.messages], dtype=np.float64)
+    overhead = _overheads(scene)
     header_items = {items[k].text: k for k in listable.headers.tolist()}  # (a session's date line -> its item)
     return Ranked(
         base=decision, calls_forced=frozenset(calls_forced), protected=protected, winner=winner,
@@ -445,6 +439,51 @@ def _answered(cols: Columns, owner_of_msg: np.ndarray) -> _Calls:
             memo.callers = np.flatnonzero(memo.counts[:n] > 0)
         memo.seen = n
     return _Calls(memo.counts[:n], memo.callers, cols.grown("_results", memo.results, np.int64)[:len(memo.results)])
+
+
+@dataclass
+class _Overheads:
+    """Per message, the tokens its first shown piece pays (the conversation's memo, see
+    ``Columns.memo``: a message's label, reference and framing never change)."""
+
+    key: tuple[object, ...] = ()
+    """What these were counted with: recall's counter, the framing rule."""
+    costs: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    n: int = 0
+    """How many messages ``costs`` covers (grown by doubling past it)."""
+
+
+def _overheads(scene: Scene) -> np.ndarray:
+    """Per message, its label's tokens, its reference's with recall (``…#12``) and its
+    framing's (``scene.frames``): extended by the new messages only (three arrays of every
+    message of a long history were added up on every view; the same floats, added in the
+    same order). A caller's own overhead (an int or a function) is counted afresh."""
+    cols, options = scene.cols, scene.options
+    if scene.frames is None and options.message_overhead:
+        overhead = cols.msg_label_cost.view.copy()
+        if options.recall:  # the reference a message's first mark carries (``…#12``)
+            overhead += _ref_costs(cols, scene.count)
+        overhead += np.array([options.overhead(m.raw) for m in cols.messages], dtype=np.float64)
+        return overhead
+    memo = cols.memo(_Overheads)
+    key = (options.recall, scene.count if options.recall else None, scene.frames is not None,
+           options.message_overhead if scene.frames is not None else None)
+    n = len(cols)
+    if len(memo.key) != len(key) or any(a is not b and a != b for a, b in zip(memo.key, key)) or memo.n > n:
+        memo.key, memo.costs, memo.n = key, np.zeros(0), 0
+    if memo.n < n:
+        if len(memo.costs) < n:
+            memo.costs = np.concatenate([memo.costs[:memo.n], np.zeros(max(n, 2 * len(memo.costs)) - memo.n)])
+        new = cols.msg_label_cost.view[memo.n:n].copy()
+        if options.recall:
+            new += _ref_costs(cols, scene.count)[memo.n:n]
+        if scene.frames is not None:
+            new += scene.frames[memo.n:n]
+        memo.costs[memo.n:n] = new
+        memo.n = n
+    out = memo.costs[:n]
+    out.flags.writeable = False  # (shared from view to view: read, never written)
+    return out
 
 
 @dataclass

@@ -1,0 +1,115 @@
+"""What a turn keeps from the last one instead of reading every message of a long history
+again: each kept sum or array must equal what counting afresh gives, to the bit, however
+the messages come (one at a time or in batches) and whatever the options."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from discourse_memory.columns import Columns
+from discourse_memory.fit.rank import _overheads
+from discourse_memory.messages import validate_messages
+from discourse_memory.tokens import get_token_counter
+from discourse_memory.units import Analyzer
+
+COUNTER = get_token_counter()
+
+
+def _history(n: int) -> list[dict]:
+    out: list[dict] = [{"role": "system", "content": "You are careful."}]
+    for i in range(n):
+        out.append({"role": "user", "content": f"Caroline: step {i}, set retries to {i % 7} in /etc/app{i}.yaml."})
+        out.append({"role": "assistant", "content": f"Done with step {i}." * (1 + i % 3)})
+    return out
+
+
+@pytest.mark.parametrize("batches", [[1] * 9, [5, 1, 1, 30, 1], [40]])
+def test_history_tokens_is_the_sum_of_the_costs(batches: list[int]) -> None:
+    msgs = _history(sum(batches))
+    cols, analyzer, at = Columns(COUNTER.count), Analyzer(COUNTER), 0
+    assert cols.history_tokens() == 0
+    for size in batches:
+        batch = validate_messages(msgs[at:at + size], start=at)
+        cols.extend(batch, analyzer.fields(batch))
+        at += size
+        assert cols.history_tokens() == int(cols.msg_cost.view.sum()) > 0
+        assert isinstance(cols.history_tokens(), int)
+
+
+def _fresh(cols: Columns, recall: bool, frames: np.ndarray | None) -> np.ndarray:
+    out = cols.msg_label_cost.view.copy()
+    if recall:
+        out += np.array([COUNTER.count(f"#{i}") for i in range(len(cols))], dtype=np.float64)
+    if frames is not None:
+        out += frames
+    return out
+
+
+@pytest.mark.parametrize("recall", [False, True])
+@pytest.mark.parametrize("framed", [False, True])
+def test_overheads_kept_equal_counted_afresh(recall: bool, framed: bool) -> None:
+    """``rank._overheads``: a message's label, reference and framing, extended by the new
+    messages only; the same floats as adding the three arrays up on every view. A new
+    counter or framing rule counts them afresh."""
+    msgs = _history(30)
+    cols, analyzer, at = Columns(COUNTER.count), Analyzer(COUNTER), 0
+    rule = object()
+    for size in (1, 4, 1, 20, 1, 1, 33):
+        batch = validate_messages(msgs[at:at + size], start=at)
+        cols.extend(batch, analyzer.fields(batch))
+        at += size
+        frames = (np.arange(len(cols), dtype=np.float64) % 5) * 0.25 + 3.0 if framed else None
+        options = SimpleNamespace(recall=recall, message_overhead=rule if framed else None)
+        scene = SimpleNamespace(cols=cols, options=options, count=COUNTER.count, frames=frames)
+        got = _overheads(scene)
+        assert got.tobytes() == _fresh(cols, recall, frames).tobytes()
+        assert not got.flags.writeable  # (shared from view to view)
+    # another framing rule: its frames, not the kept ones
+    frames = np.full(len(cols), 7.0)
+    scene = SimpleNamespace(cols=cols, options=SimpleNamespace(recall=recall, message_overhead=object()),
+                            count=COUNTER.count, frames=frames)
+    assert _overheads(scene).tobytes() == _fresh(cols, recall, frames).tobytes()
+
+
+def test_a_callers_own_overhead_is_counted_on_each_view() -> None:
+    """A caller's int or function (no framing rule: ``frames`` is None) is asked again."""
+    cols = Columns(COUNTER.count)
+    batch = validate_messages(_history(3))
+    cols.extend(batch, Analyzer(COUNTER).fields(batch))
+    asked: list[int] = []
+
+    def overhead(raw: dict) -> int:
+        asked.append(1)
+        return 4
+
+    options = SimpleNamespace(recall=False, message_overhead=overhead, overhead=overhead)
+    scene = SimpleNamespace(cols=cols, options=options, count=COUNTER.count, frames=None)
+    for _ in range(2):
+        assert _overheads(scene).tolist() == (cols.msg_label_cost.view + 4.0).tolist()
+    assert len(asked) == 2 * len(cols)
+
+
+@pytest.mark.parametrize("head", [False, True])
+def test_kept_unit_sums_equal_summed_afresh(head: bool) -> None:
+    """``Columns.per_unit_sum(kept=True)`` adds the new units' sums to those it kept while
+    the literals' values stay; a changed value (a literal now worth nothing, a signed zero,
+    a NaN) sums every row again. The same floats as summing afresh, to the bit."""
+    msgs = _history(40)
+    cols, analyzer, at = Columns(COUNTER.count), Analyzer(COUNTER), 0
+    rng = np.random.default_rng(3)
+    weights = rng.random(10_000) * 3.0
+    for step, size in enumerate((1, 3, 1, 1, 30, 1, 20, 1, 1, 23)):
+        batch = validate_messages(msgs[at:at + size], start=at)
+        cols.extend(batch, analyzer.fields(batch))
+        at += size
+        values = weights[:len(cols.lit_text)].copy()
+        if step in (4, 7):  # a literal's value changed since the last call
+            values[step % len(values)] = 0.0 if step == 4 else -0.0
+        if step == 8:
+            values[0] = np.nan
+        got = cols.per_unit_sum(values, head=head, kept=True)
+        fresh = cols.per_unit_sum(values, head=head)
+        assert got.tobytes() == fresh.tobytes()
