@@ -157,7 +157,9 @@ def _pieces(text: str, strings: list[str], ints: np.ndarray,
         n_texts = np.zeros(n_pieces, dtype=np.int64)
         if n_lits:
             pairs = np.sort(np.repeat(np.arange(n_pieces, dtype=np.int64), l_n) * n_strings + lits[:, 0])
-            distinct = pairs[np.r_[True, pairs[1:] != pairs[:-1]]]
+            first = np.ones(len(pairs), dtype=bool)
+            np.not_equal(pairs[1:], pairs[:-1], out=first[1:])
+            distinct = pairs[first]
             n_texts = np.bincount(distinct // n_strings, minlength=n_pieces)
         if int((heads - np.repeat(n_texts, np.maximum(h_n, 0))).max()) >= 0:
             return None
