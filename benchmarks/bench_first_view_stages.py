@@ -52,7 +52,6 @@ STAGES = [
     ("discourse_memory.fit.candidates", "_sources"),
     ("discourse_memory.fit.candidates", "item_for"),
     ("discourse_memory.fit.candidates", "_item_costs"),
-    ("discourse_memory.fit.rank", "outcome_lines"),
 ]
 
 
@@ -135,7 +134,7 @@ def fresh(path: str, bare: bool = False, repeat: int = 0) -> None:
         state, budget, data, messages, note = pickle.load(f)
     get_pipeline()
     other = [json.loads(line)["messages"] for line in DATA.open()][-1]
-    DiscourseMemory(other).view(4000)  # (a worker in service: its code paths are warm)
+    DiscourseMemory(other, cache=DictCache()).view(4000)  # (a worker in service: its code paths, the store's too, are warm)
     spent: dict[str, float] = {}
 
     def timed(name, f):
