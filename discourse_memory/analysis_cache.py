@@ -176,13 +176,12 @@ class SharedAnalyses:
         # A text's tokens as a whole (what a message costs shown whole) come with its analysis:
         # counted here, they were a tiktoken encoding of the whole history on a fresh worker.
         counts = getattr(self.counter, "_cache", None)
-        for text, key, blob in zip(texts, keys, blobs):
-            if blob is not None:
-                got = analysis_codec.decode(key, text, blob, self.secret)
-                if got is not None:
-                    out[text], marked[text] = got[0], got[2]
-                    if got[1] >= 0 and counts is not None and counts.get(text) is None:
-                        counts.put(text, got[1])
+        present = [(key, text, blob) for text, key, blob in zip(texts, keys, blobs) if blob is not None]
+        for (_, text, _), got in zip(present, analysis_codec.decode_many(present, self.secret)):
+            if got is not None:
+                out[text], marked[text] = got[0], got[2]
+                if got[1] >= 0 and counts is not None and counts.get(text) is None:
+                    counts.put(text, got[1])
         return out, marked
 
     def save(self, analysed: Mapping[str, tuple[MeasuredPiece, ...]],

@@ -15,9 +15,10 @@ literal texts as indices of the literals' own strings, tag lines as pieces). Wha
 from the text and a row (a piece's gap, suffix, literal texts in order and their kinds) is not
 stored but rebuilt, so it cannot disagree.
 
-Every number is checked when the entry is read; the pieces themselves are built when first
-looked at (:class:`DecodedPieces`): a fresh worker's first view reads every text of its history
-and builds fewer than half of their pieces.
+Every number is checked when the entry is read, the entries of a view's texts together
+(:func:`decode_many`: a few array operations for all of them, one that fails refused alone);
+the pieces themselves are built when first looked at (:class:`DecodedPieces`): a fresh
+worker's first view reads every text of its history and builds fewer than half of their pieces.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from .segment import Piece
 from .text_marks import TextMarks, marks_of
 from .units import MeasuredPiece
 
-__all__ = ["FORMAT", "DecodedPieces", "decode", "encode"]
+__all__ = ["FORMAT", "DecodedPieces", "decode", "decode_many", "encode"]
 
 MAGIC = b"DMA\x02"
 FORMAT = 2
@@ -89,81 +90,141 @@ def decode(key: str, text: str, blob: Any, secret: bytes = b"",
     """The pieces an entry holds for ``text`` under ``key``, the text's tokens (-1: not
     given) and its marks; None for anything that is not a well-formed entry of this format
     written for this key (and ``secret``)."""
-    opened = unseal(MAGIC, PERSON, key, blob, secret)
-    if opened is None:
-        return None
+    return decode_many([(key, text, blob)], secret)[0]
+
+
+def decode_many(entries: Sequence[tuple[str, str, Any]], secret: bytes = b"",
+                ) -> list[tuple[DecodedPieces, int, TextMarks] | None]:
+    """:func:`decode` of each ``(key, text, blob)``, their numbers checked together (a few
+    array operations for all the texts of a view, not for each: a fresh worker's first view
+    reads a hundred entries and more); one that fails is refused alone."""
+    out: list[tuple[DecodedPieces, int, TextMarks] | None] = [None] * len(entries)
+    opened = []
+    for i, (key, text, blob) in enumerate(entries):
+        got = unseal(MAGIC, PERSON, key, blob, secret)
+        if got is None:
+            continue
+        strings, ints = got
+        if len(ints) < _HEAD:
+            continue
+        head = ints[:_HEAD].tolist()
+        n_chars, n_pieces, n_words, n_lits, n_heads, n_tokens, n_mid, n_tags, n_lines = head
+        if n_chars != len(text) or min(n_pieces, n_words, n_lits, n_heads, n_tokens + 1, n_mid, n_tags, n_lines) < 0 \
+                or len(ints) != _HEAD + _COLS * n_pieces + n_words + 4 * n_lits + n_heads + n_mid + n_tags + n_lines:
+            continue
+        opened.append((i, text, strings, ints, head))
     try:
-        return _pieces(text, *opened)
-    except (ValueError, TypeError, IndexError, KeyError, RecursionError):
-        return None
+        good = _checked(opened, _rows_hold(opened))
+        good = _checked(good, _parts_hold(good))
+    except (ValueError, TypeError, IndexError, KeyError):
+        # (not expected: the checks index safely; then each entry alone, one failing is refused alone)
+        if len(opened) == 1:
+            return out
+        for o in opened:
+            out[o[0]] = decode_many([entries[o[0]]], secret)[0]
+        return out
+    for i, text, strings, ints, head in good:
+        n_pieces, n_words, n_lits, n_heads, n_mid, n_tags = head[1], head[2], head[3], head[4], head[6], head[7]
+        at = _HEAD + _COLS * n_pieces
+        rows = ints[_HEAD:at].reshape(n_pieces, _COLS)
+        words = ints[at:at + n_words]
+        at += n_words
+        lits = ints[at:at + 4 * n_lits].reshape(n_lits, 4)
+        at += 4 * n_lits
+        heads = ints[at:at + n_heads]
+        at += n_heads
+        mark_texts = list(map(strings.__getitem__, ints[at:at + n_mid + n_tags].tolist()))
+        lines = ints[at + n_mid + n_tags:].tolist()
+        out[i] = (DecodedPieces(text, strings, rows, lits, words, heads), head[5],
+                  TextMarks(tuple(mark_texts[:n_mid]), tuple(mark_texts[n_mid:]), tuple(lines)))
+    return out
 
 
-def _pieces(text: str, strings: list[str], ints: np.ndarray,
-            ) -> tuple[DecodedPieces, int, TextMarks] | None:
-    """The measured pieces of a decoded body, the text's tokens and marks, every number
-    checked against the text and the strings (None if one fails)."""
-    if len(ints) < _HEAD:
-        return None
-    n_chars, n_pieces, n_words, n_lits, n_heads, n_tokens, n_mid, n_tags, n_lines = ints[:_HEAD].tolist()
-    if n_chars != len(text) or min(n_pieces, n_words, n_lits, n_heads, n_tokens + 1, n_mid, n_tags, n_lines) < 0 \
-            or len(ints) != _HEAD + _COLS * n_pieces + n_words + 4 * n_lits + n_heads + n_mid + n_tags + n_lines:
-        return None
-    at = _HEAD + _COLS * n_pieces
-    rows = ints[_HEAD:at].reshape(n_pieces, _COLS)
-    words = ints[at:at + n_words]
-    lits = ints[at + n_words:at + n_words + 4 * n_lits].reshape(n_lits, 4)
-    at += n_words + 4 * n_lits
-    heads = ints[at:at + n_heads]
-    at += n_heads
-    marked = ints[at:at + n_mid + n_tags]  # (indices of strings that must be literal texts of this entry)
-    lines = ints[at + n_mid + n_tags:]
-    kind, start, end, key, depth, info, tokens, head, clip, suffix, w_n, l_n, h_n = rows.T
-    n_strings = len(strings)
+def _checked(opened: list[Any], ok: np.ndarray) -> list[Any]:
+    """The entries of ``opened`` that ``ok`` keeps."""
+    return [o for o, k in zip(opened, ok.tolist()) if k]
+
+
+def _rows_hold(opened: list[Any]) -> np.ndarray:
+    """Per opened entry, whether its pieces' rows keep every rule (within the text, indices in
+    range, counts that add up to the header's): after it, its parts line up with its rows."""
+    n = len(opened)
+    if not n:
+        return np.zeros(0, dtype=bool)
+    heads = np.array([o[4] for o in opened], dtype=np.int64)
+    n_chars, n_pieces, n_words, n_lits, n_heads = heads[:, 0], heads[:, 1], heads[:, 2], heads[:, 3], heads[:, 4]
+    n_strings = np.array([len(o[2]) for o in opened], dtype=np.int64)
+    rows = np.concatenate([o[3][_HEAD:_HEAD + _COLS * int(o[4][1])] for o in opened]).reshape(-1, _COLS)
+    eid = np.repeat(np.arange(n), n_pieces)
+    kind, start, end, key, _, _, _, head, _, suffix, w_n, l_n, h_n = rows.T
     size = end - start
-    if n_pieces:
-        # (each column's least and greatest in two calls, then the rules on those: a rule per
-        # column as an array each was most of an entry's checks)
-        lo, hi = rows.min(axis=0).tolist(), rows.max(axis=0).tolist()
-        if not (lo[0] >= 0 and hi[0] < len(_KINDS) and lo[1] >= 0 and min(lo[3:12]) >= 0 and lo[12] >= -1
-                and hi[3] < n_strings and hi[2] <= n_chars and hi[9] <= n_chars and int(size.min()) >= 0
-                and int((end + suffix).max()) <= n_chars
-                and int((head - size).max()) <= 0 and int(w_n.sum()) == n_words and int(l_n.sum()) == n_lits
-                and int(np.maximum(h_n, 0).sum()) == n_heads):
-            return None
-    if n_pieces == 0 and n_words + n_lits + n_heads:
-        return None
-    if n_words and not (int(words.min()) >= 0 and int(words.max()) < n_strings):
-        return None
-    if n_lits:
-        names, lkinds, lstart, lend = lits.T
-        lo, hi = lits.min(axis=0).tolist(), lits.max(axis=0).tolist()
-        if not (min(lo) >= 0 and max(hi[0], hi[1]) < n_strings and int((lend - lstart).min()) >= 0
-                and int((lend - np.repeat(size, l_n)).max()) <= 0):
-            return None
-    if n_heads and int(heads.min()) < 0:
-        return None
-    if n_mid + n_tags:
-        if not (n_lits and int(marked.min()) >= 0 and int(marked.max()) < n_strings):
-            return None
-        is_literal = np.zeros(n_strings, dtype=bool)
-        is_literal[lits[:, 0]] = True  # (in range: checked above)
-        if not is_literal[marked].all():
-            return None
-    if n_lines and not (int(lines.min()) >= 0 and int(lines.max()) < n_pieces):
-        return None
-    if n_heads:
-        # (a head's literal is one of its piece's distinct literal texts: checked for all pieces
-        # here, since the pieces are built only when looked at, and an entry must fail whole)
-        n_texts = np.zeros(n_pieces, dtype=np.int64)
-        if n_lits:
-            pairs = np.sort(np.repeat(np.arange(n_pieces, dtype=np.int64), l_n) * n_strings + lits[:, 0])
-            distinct = pairs[np.r_[True, pairs[1:] != pairs[:-1]]]
-            n_texts = np.bincount(distinct // n_strings, minlength=n_pieces)
-        if int((heads - np.repeat(n_texts, np.maximum(h_n, 0))).max()) >= 0:
-            return None
-    mark_texts = list(map(strings.__getitem__, marked.tolist()))
-    return (DecodedPieces(text, strings, rows, lits, words, heads), n_tokens,
-            TextMarks(tuple(mark_texts[:n_mid]), tuple(mark_texts[n_mid:]), tuple(lines.tolist())))
+    chars = n_chars[eid]
+    bad = ((kind < 0) | (kind >= len(_KINDS)) | (start < 0) | (rows[:, 3:12] < 0).any(axis=1) | (h_n < -1)
+           | (key >= n_strings[eid]) | (end > chars) | (suffix > chars) | (size < 0) | (end + suffix > chars)
+           | (head > size))
+    ok = np.bincount(eid, weights=bad, minlength=n) == 0
+    for counts, total in ((w_n, n_words), (l_n, n_lits), (np.maximum(h_n, 0), n_heads)):
+        ok &= np.bincount(eid, weights=counts, minlength=n) == total
+    return ok
+
+
+def _parts_hold(opened: list[Any]) -> np.ndarray:
+    """Per opened entry whose rows hold, whether its words, literals, heads, marks and tag
+    lines do: every string index in range, a literal within its piece, a head one of its
+    piece's distinct values, a mark one of the entry's literal texts, a tag line one of its pieces."""
+    n = len(opened)
+    if not n:
+        return np.zeros(0, dtype=bool)
+    heads = np.array([o[4] for o in opened], dtype=np.int64)
+    n_pieces, n_words, n_lits, n_heads = heads[:, 1], heads[:, 2], heads[:, 3], heads[:, 4]
+    n_marked, n_lines = heads[:, 6] + heads[:, 7], heads[:, 8]
+    n_strings = np.array([len(o[2]) for o in opened], dtype=np.int64)
+    str_at = np.cumsum(n_strings) - n_strings  # (each entry's strings, laid end to end)
+    ids = np.arange(n)
+
+    def part(offset: Any, length: Any) -> np.ndarray:
+        return np.concatenate([o[3][a:a + m] for o, a, m in zip(opened, offset.tolist(), length.tolist())]) \
+            if n else np.zeros(0, dtype=np.int64)
+
+    at = _HEAD + _COLS * n_pieces
+    rows = np.concatenate([o[3][_HEAD:a] for o, a in zip(opened, at.tolist())]).reshape(-1, _COLS)
+    words = part(at, n_words)
+    lits = part(at + n_words, 4 * n_lits).reshape(-1, 4)
+    at_heads = at + n_words + 4 * n_lits
+    head_idx = part(at_heads, n_heads)
+    marked = part(at_heads + n_heads, n_marked)
+    lines = part(at_heads + n_heads + n_marked, n_lines)
+    word_of, lit_of, head_of = np.repeat(ids, n_words), np.repeat(ids, n_lits), np.repeat(ids, n_heads)
+    mark_of, line_of = np.repeat(ids, n_marked), np.repeat(ids, n_lines)
+
+    def bad_in(flags: np.ndarray, owner: np.ndarray) -> np.ndarray:
+        return np.bincount(owner, weights=flags, minlength=n) > 0
+
+    failed = bad_in((words < 0) | (words >= n_strings[word_of]), word_of)
+    # (the rows' counts add up: a literal's piece is the row it falls in, entry after entry)
+    size = rows[:, 2] - rows[:, 1]
+    l_n, h_n = rows[:, 11], np.maximum(rows[:, 12], 0)
+    names, kinds, lstart, lend = lits.T
+    failed |= bad_in((lits < 0).any(axis=1) | (names >= n_strings[lit_of]) | (kinds >= n_strings[lit_of])
+                     | (lend < lstart) | (lend > np.repeat(size, l_n)), lit_of)
+    # A head names one of its piece's distinct literal texts (the pieces are built later, and an
+    # entry must fail whole).
+    # (a name out of range, refused above, is clipped here so that it stays in its piece)
+    room = int(n_strings.max()) + 1
+    pairs = np.sort(np.repeat(np.arange(len(rows), dtype=np.int64), l_n) * room + np.clip(names, 0, room - 1))
+    first = np.ones(len(pairs), dtype=bool)
+    np.not_equal(pairs[1:], pairs[:-1], out=first[1:])
+    distinct = np.bincount(pairs[first] // room, minlength=len(rows))
+    failed |= bad_in((head_idx < 0) | (head_idx >= np.repeat(distinct, h_n)), head_of)
+    # A mark is one of its entry's literal texts.
+    is_literal = np.zeros(int(n_strings.sum()), dtype=bool)
+    in_range = (names >= 0) & (names < n_strings[lit_of])
+    is_literal[(str_at[lit_of] + names)[in_range]] = True
+    mark_ok = (marked >= 0) & (marked < n_strings[mark_of])
+    mark_ok[mark_ok] = is_literal[(str_at[mark_of] + marked)[mark_ok]]
+    failed |= bad_in(~mark_ok, mark_of)
+    failed |= bad_in((lines < 0) | (lines >= n_pieces[line_of]), line_of)
+    return ~failed
 
 
 _new = tuple.__new__

@@ -526,3 +526,30 @@ def test_a_row_entry_of_no_rows_reads_as_none_and_bad_facts_are_refused():
     for edit in edits:
         assert shared_rows.decode(key, _resigned(shared_rows, key, blob, edit), fresh_cols(), a, b, SECRET) == -1
     assert shared_rows.decode(key, blob, fresh_cols(), a, b, SECRET) > 0
+
+
+def test_analyses_checked_together_refuse_a_bad_entry_alone():
+    texts = ["Dana moved the gateway to v2.3.1 on 2026-10-08. Owner: Mia Li",
+             "Ticket 8C8K4E stays with ticket 8C8K4E; the rest moves to UDMOP1 tonight.",
+             "| id | price |\n|---|---|\n| HAT110 | 105 |\n| HAT206 | 102 |",
+             "Then Dana met Mia Li at the office.\n\n<output>\nsee <pr_description> above\n</output>\nexit 0\n", ""]
+    compactor = Compactor()
+    entries = [(f"k{i}", t, analysis_codec.encode(f"k{i}", t, p, SECRET, compactor.counter.count(t)))
+               for i, (t, p) in enumerate(zip(texts, compactor.analyzer.analyse(texts)))]
+    whole = analysis_codec.decode_many(entries, SECRET)
+    assert all(got is not None for got in whole)
+    assert whole == [analysis_codec.decode(k, t, b, SECRET) for k, t, b in entries]
+    head, cols = analysis_codec._HEAD, analysis_codec._COLS
+    # (a piece's start past the text; a literal's name past the strings, which once made the
+    # batch's head check raise; the last number out of range; a kind that does not exist)
+    for edit in (lambda a: a.__setitem__(head + 1, 10**6),
+                 lambda a: a.__setitem__(head + cols * int(a[1]) + int(a[2]), 10**6),
+                 lambda a: a.__setitem__(-1, 10**9),
+                 lambda a: a.__setitem__(head, 99)):
+        for bad in range(len(entries) - 1):
+            k, t, b = entries[bad]
+            batch = list(entries)
+            batch[bad] = (k, t, _resigned(analysis_codec, k, b, edit))
+            got = analysis_codec.decode_many(batch, SECRET)
+            assert got[bad] is None and got[:bad] + got[bad + 1:] == whole[:bad] + whole[bad + 1:]
+            assert got == [analysis_codec.decode(k, t, b, SECRET) for k, t, b in batch]

@@ -46,7 +46,7 @@ from ..columns import Columns
 from ..limits import LIMITS
 from ..record import NAMED_NUMBER, Item
 from .candidates import _Facts
-from .sources import _has_context, _row_memo
+from .sources import _row_memo
 
 __all__ = ["SharedRows", "decode", "decode_many", "encode"]
 
@@ -197,7 +197,23 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
     state, items, lit_idx = memo.state, memo.items, cols.lit_idx.view
     strings = [t for x in opened for t in x[3]]
     cov = covers.tolist()
-    take = ~refused[eid]
+    taken = np.flatnonzero(~refused[eid])
+    rows_t = r[taken]
+    # (the numbers of every row taken at once; the loop below builds the items)
+    memo.listing[rows_t], memo.cost[rows_t], memo.value_cost[rows_t] = listing[taken], cost[taken], vcost[taken]
+    bare = rows_t[has[taken] == 0]
+    state[bare] = 1
+    for rr in bare.tolist():
+        items[rr] = None
+    taken = taken[has[taken] == 1]
+    rows_t = r[taken]
+    # A row's context class (sources._has_context), for all of them: a date line, a key, no
+    # span, or a span wider than its value.
+    lit_text = cols.lit_text
+    widths = np.fromiter(map(len, map(lit_text.__getitem__, lit_idx[rows_t].tolist())), dtype=np.int64,
+                         count=len(rows_t))
+    state[rows_t] = np.where((header[taken] != 0) | (key[taken] >= 0) | (sa[taken] < 0) | (sb[taken] - sa[taken] > widths),
+                             3, 2)
     at_cov = at_cov.tolist()
     offsets = str_at[eid].tolist()
     rows_l = table.tolist()
@@ -213,35 +229,28 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
     read_keyed: list[bool] = []
     read_named: list[bool] = []
     read_span: list[int] = []
-    for j in np.flatnonzero(take).tolist():
-        rr, h, li, u, m, t, a0, b0, nc, hd, k, v, rw, g, ls, c, vc, ns = rows_l[j]
-        if not h:
-            items[rr] = None
-            state[rr] = 1
-        else:
-            o, at = offsets[j], at_cov[j]
-            item = items[rr] = Item(li, u, m, strings[o + t], None if a0 < 0 else (a0, b0), tuple(cov[at:at + nc]),
-                                    bool(hd), None if k < 0 else strings[o + k], strings[o + v],
-                                    None if rw < 0 else strings[o + rw], g)
-            state[rr] = 3 if _has_context(cols, item, int(lit_idx[rr])) else 2
-            if ns != _UNREAD:  # (its facts, as candidates._row_facts finds them: that reads it no more)
-                read.append(rr)
-                read_header.append(bool(hd))
-                read_keyed.append(k >= 0)
-                read_named.append(named_number(item.text) is not None)
-                if ns < 0:
-                    read_span.append(-1)
-                else:
-                    sid = spans.get((u, item.span))  # type: ignore[arg-type]
-                    if sid is None:
-                        sid = spans[u, item.span] = len(spans)  # type: ignore[index]
-                        s0 = at_shown[j]
-                        span_lits.extend(shown_l[s0:s0 + ns])
-                        span_ptr.append(len(span_lits))
-                    read_span.append(sid)
-        memo.listing[rr] = ls
-        memo.cost[rr] = c
-        memo.value_cost[rr] = vc
+    for j in taken.tolist():
+        rr, _, li, u, m, t, a0, b0, nc, hd, k, v, rw, g, _, _, _, ns = rows_l[j]
+        o, at = offsets[j], at_cov[j]
+        text = strings[o + t]
+        span = None if a0 < 0 else (a0, b0)
+        items[rr] = Item(li, u, m, text, span, tuple(cov[at:at + nc]), bool(hd), None if k < 0 else strings[o + k],
+                         strings[o + v], None if rw < 0 else strings[o + rw], g)
+        if ns != _UNREAD:  # (its facts, as candidates._row_facts finds them: that reads it no more)
+            read.append(rr)
+            read_header.append(bool(hd))
+            read_keyed.append(k >= 0)
+            read_named.append(named_number(text) is not None)
+            if ns < 0:
+                read_span.append(-1)
+            else:
+                sid = spans.get((u, span))  # type: ignore[arg-type]
+                if sid is None:
+                    sid = spans[u, span] = len(spans)  # type: ignore[index]
+                    s0 = at_shown[j]
+                    span_lits.extend(shown_l[s0:s0 + ns])
+                    span_ptr.append(len(span_lits))
+                read_span.append(sid)
     if read:
         unread = facts.span[read] == _UNREAD  # (facts found here before are kept)
         if not unread.all():
