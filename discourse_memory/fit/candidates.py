@@ -13,7 +13,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..columns import UNIT_KINDS, Columns, Units
+from ..columns import UNIT_KINDS, Columns
+from ..field_units import Units
 from ..plan import OMITTED
 from ..record import NAMED_NUMBER, Item, UnitItems, comment_units, harness_units, message_label, prompt_units, \
     short_item_span, talk_counts, widened
