@@ -7,8 +7,9 @@ tokens, three turns on, budget a quarter of it), analysed by a warm memory into 
 in-process dict cache (the entries a shared Redis would hold; no server needed). Then, per
 run, a new process that has loaded its pipeline and viewed another conversation restores
 the history with ``DiscourseMemory.from_dict`` and takes its first view through the cache,
-with the functions named wrapped in timers (``take``: reading the conversation's column
-entries, ``shared_columns.py``; ``seed``: its row entries, ``fit/shared_rows.py``); it then
+with the functions named wrapped in timers (``load``: reading the texts' analyses,
+``analysis_cache.py``; ``take``: reading the conversation's column entries, ``shared_columns.py``,
+of which ``decode_run`` opens and checks them; ``seed``: its row entries, ``fit/shared_rows.py``); it then
 takes one warm turn. Printed per run: the first
 view (wall clock and the process's CPU time), each stage's milliseconds (a stage's time
 includes the stages it calls), and the warm turn. Views are checked equal to the warm memory's.
@@ -42,8 +43,10 @@ sys.path.insert(0, str(HERE))
 DATA = HERE.parent.parent / "shared" / "data" / "agents" / "swe_dev.jsonl"
 
 STAGES = [
-    ("discourse_memory.analysis_codec", "decode"),
+    ("discourse_memory.analysis_cache", "SharedAnalyses.load"),  # (the analyses' entries read and checked)
+    ("discourse_memory.analysis_codec", "decode"),  # (one entry: older versions' load)
     ("discourse_memory.shared_columns", "SharedColumns.take"),
+    ("discourse_memory.shared_columns", "decode_run"),
     ("discourse_memory.columns", "Columns.extend"),
     ("discourse_memory.text_marks", "marks_of"),
     ("discourse_memory.fit.shared_rows", "SharedRows.seed"),
@@ -150,12 +153,12 @@ def fresh(path: str, bare: bool = False, repeat: int = 0) -> None:
     for mod, name in ([] if bare or repeat else STAGES):
         try:  # (a stage an older version of the code has not: not timed)
             owner = importlib.import_module(mod)
-        except ImportError:
+            *path, last = name.split(".")  # (a method: "Class.method")
+            for part in path:
+                owner = getattr(owner, part)
+            setattr(owner, last, timed(last, getattr(owner, last)))
+        except (ImportError, AttributeError):
             continue
-        *path, last = name.split(".")  # (a method: "Class.method")
-        for part in path:
-            owner = getattr(owner, part)
-        setattr(owner, last, timed(last, getattr(owner, last)))
     if repeat:
         _repeated(state, budget, data, messages, note, repeat)
         return

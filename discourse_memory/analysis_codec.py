@@ -285,37 +285,35 @@ class DecodedPieces(Sequence[MeasuredPiece]):
         return r[:, 0], r[:, 6], r[:, 8], r[:, 7], r[:, 2] - r[:, 1]
 
     def _lists(self) -> tuple[Any, ...]:
-        """The entry's rows as lists, its literals and words built (in bulk, C-level maps: the
-        first piece looked at in a text is most often one of many), and where each piece's
-        literals, words and heads start (made once, on the first piece looked at)."""
+        """The entry's numbers as lists, and where each piece's literals, words and heads start
+        (made once, on the first piece looked at: a first view looks at a piece of every text,
+        and at a quarter of all pieces)."""
         table = self._table
         if table is None:
             rows, lits = self._rows, self._lits
-            get = self._strings.__getitem__
             table_l = rows.tolist()
             # (a head count of -1 is "all the literals": none of the heads' own)
             starts = [list(accumulate(map(itemgetter(10), table_l), initial=0)),
                       list(accumulate(map(itemgetter(11), table_l), initial=0)),
                       list(accumulate(map(max, map(itemgetter(12), table_l), repeat(0)), initial=0))]
-            literals = list(map(_new, repeat(Literal), zip(map(get, lits[:, 0].tolist()), map(get, lits[:, 1].tolist()),
-                                                           lits[:, 2].tolist(), lits[:, 3].tolist())))
-            table = self._table = (table_l, literals, list(map(get, self._words.tolist())), self._heads.tolist(),
-                                   *starts)
+            table = self._table = (table_l, lits.tolist(), self._words.tolist(), self._heads.tolist(), *starts)
         return table
 
     def _piece(self, j: int) -> MeasuredPiece:
-        rows, literals, words, heads, word_at, lit_at, head_at = self._table or self._lists()
+        rows, lits, words, heads, word_at, lit_at, head_at = self._table or self._lists()
         row = rows[j]
         k, a, b, key_i, d, inf, t, hd, c, suf, nw, nl, nh = row
+        get = self._strings.__getitem__
         # (most pieces state no value or one: those need no dict of first kinds)
         if nl == 0:
             lit_t = texts = kind_t = ()
         elif nl == 1:
-            lit = literals[lit_at[j]]
+            name, kind, start, end = lits[lit_at[j]]
+            lit = _new(Literal, (get(name), get(kind), start, end))
             lit_t, texts, kind_t = (lit,), (lit.text,), (lit.kind,)
         else:
             li = lit_at[j]
-            lit_t = tuple(literals[li:li + nl])
+            lit_t = tuple([_new(Literal, (get(name), get(kind), start, end)) for name, kind, start, end in lits[li:li + nl]])
             first = first_kinds(lit_t)
             texts, kind_t = tuple(first), tuple(first.values())
         if nh < 0:
@@ -325,7 +323,8 @@ class DecodedPieces(Sequence[MeasuredPiece]):
             head_texts = tuple([texts[x] for x in heads[h:h + nh]])
         w = word_at[j]
         text = self._text
-        piece = _new(Piece, (_KINDS[k], a, b, self._strings[key_i], lit_t, d, inf, tuple(words[w:w + nw]), texts, kind_t))
+        piece = _new(Piece, (_KINDS[k], a, b, get(key_i), lit_t, d, inf, tuple(map(get, words[w:w + nw])), texts,
+                             kind_t))
         # (the gap before a piece is the text from the last piece's end: empty if they overlap)
         prev = 0 if j == 0 else rows[j - 1][2] + rows[j - 1][9]
         return _new(MeasuredPiece, (piece, text[prev:a], t, hd, c, texts, head_texts, text[b:b + suf]))
