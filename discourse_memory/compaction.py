@@ -19,7 +19,7 @@ import numpy as np
 
 from . import formats
 from .analysis_cache import AnalysisCache, bind
-from .columns import Columns
+from .columns import Columns, _Grow
 from .errors import BudgetTooSmallError, InvalidOptionError
 from .fit import Scene, fit
 from .fit.shared_rows import SharedRows
@@ -107,7 +107,7 @@ class Compactor:
         self._rules: dict[str, Framing] = {}
         # Per message of the columns, its framing under a bound rule (by the rule's id): a
         # long history's view does not walk every message for it again.
-        self._frames: tuple[Columns | None, Any, np.ndarray] = (None, None, np.zeros(0))
+        self._frames: tuple[Columns | None, Any, _Grow, int] = (None, None, _Grow(np.float64), 0)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> "Compactor":
         return self  # caches only: sharing them is safe
@@ -338,10 +338,10 @@ class Compactor:
         msgs = cols.messages
         units = cols.units
         count = self.counter.count
-        before = int(cols.msg_cost.view.sum())
+        before = cols.history_tokens()
         frames = self._message_frames(cols, options)
         if frames is not None:
-            before += int(frames.sum())
+            before += self._frames[3]
         elif options.message_overhead:
             before += sum(options.overhead(m.raw) for m in msgs)
         # (a memory's window that fits is still a view: the messages beyond its horizon are not in it)
@@ -422,18 +422,19 @@ class Compactor:
 
     def _message_frames(self, cols: Columns, options: Options) -> np.ndarray | None:
         """Per message of ``cols``, its framing under ``options``' bound rule (extended as
-        the conversation grows); None for a caller's own int or function."""
+        the conversation grows, with its sum); None for a caller's own int or function."""
         rule = options.message_overhead
         if not isinstance(rule, _Rule):
             return None
-        owner, key, frames = self._frames
-        if owner is not cols or key is not rule or len(frames) > len(cols.messages):
-            frames = np.zeros(0, dtype=np.float64)
-        if len(frames) < len(cols.messages):  # (a copy of the column is a memcpy; a walk of the messages is not)
-            new = np.fromiter((rule(m.raw) for m in cols.messages[len(frames):]), dtype=np.float64)
-            frames = np.concatenate((frames, new))
-        self._frames = (cols, rule, frames)
-        return frames
+        owner, key, frames, total = self._frames
+        if owner is not cols or key is not rule or frames.n > len(cols.messages):
+            frames, total = _Grow(np.float64), 0
+        if frames.n < len(cols.messages):  # (grown by the new messages: not a copy of 200,000 frames a turn)
+            new = [rule(m.raw) for m in cols.messages[frames.n:]]
+            frames.extend(new)
+            total += int(sum(new))
+        self._frames = (cols, rule, frames, total)
+        return frames.view
 
     def _terms(self, text: str) -> tuple[list[str], list[str]]:
         """Content words and literal texts of ``text``, analysed like the history."""
