@@ -50,7 +50,7 @@ STAGES = [
     ("discourse_memory.compaction", "fit"),
     ("discourse_memory.fit.candidates", "_row_facts"),
     ("discourse_memory.fit.candidates", "_sources"),
-    ("discourse_memory.fit.candidates", "item_for"),
+    ("discourse_memory.record.items", "UnitItems.item"),
     ("discourse_memory.fit.candidates", "_item_costs"),
     ("discourse_memory.fit.rank", "outcome_lines"),
 ]
@@ -154,9 +154,12 @@ def fresh(path: str, bare: bool = False, repeat: int = 0) -> None:
         except ImportError:
             continue
         *path, last = name.split(".")  # (a method: "Class.method")
-        for part in path:
-            owner = getattr(owner, part)
-        setattr(owner, last, timed(last, getattr(owner, last)))
+        try:
+            for part in path:
+                owner = getattr(owner, part)
+            setattr(owner, last, timed(last, getattr(owner, last)))
+        except AttributeError:
+            continue
     if repeat:
         _repeated(state, budget, data, messages, note, repeat)
         return

@@ -171,11 +171,11 @@ def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
     from discourse_memory.fit import candidates
 
     tail = len(msgs) // LIMITS.shared_segment * LIMITS.shared_segment  # (past the last whole segment: made here)
-    item_for = candidates.item_for
+    unit_items = candidates.UnitItems  # (made for a unit when a row of it is first read)
 
     def row_read_here(cols, index, unit, *args, **kwargs):  # type: ignore[no-untyped-def]
         assert unit.message >= tail, "a row's item was made though the store holds it"
-        return item_for(cols, index, unit, *args, **kwargs)
+        return unit_items(cols, index, unit, *args, **kwargs)
 
     from discourse_memory.columns import Columns
 
@@ -186,7 +186,7 @@ def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
         return extend(cols, messages, fields)
 
     monkeypatch.setattr("discourse_memory.units.segment_texts", analysed_here)
-    monkeypatch.setattr(candidates, "item_for", row_read_here)
+    monkeypatch.setattr(candidates, "UnitItems", row_read_here)
     monkeypatch.setattr(Columns, "extend", built_here)
     warm = DiscourseMemory(msgs, cache=cache)
     assert _bytes(warm.view(budget)) == expected
