@@ -53,7 +53,7 @@ STAGES = [
     ("discourse_memory.compaction", "fit"),
     ("discourse_memory.fit.candidates", "_row_facts"),
     ("discourse_memory.fit.candidates", "_sources"),
-    ("discourse_memory.fit.candidates", "item_for"),
+    ("discourse_memory.record.items", "UnitItems.item"),
     ("discourse_memory.fit.candidates", "_item_costs"),
 ]
 

@@ -171,7 +171,7 @@ def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
     from discourse_memory.fit import candidates
 
     tail = len(msgs) // LIMITS.shared_segment * LIMITS.shared_segment  # (past the last whole segment: made here)
-    unit_items = candidates.UnitItems
+    unit_items = candidates.UnitItems  # (made for a unit when a row of it is first read)
 
     def row_read_here(cols, index, unit, *args, **kwargs):  # type: ignore[no-untyped-def]
         assert unit.message >= tail, "a row's item was made though the store holds it"
