@@ -487,6 +487,42 @@ def test_a_fresh_worker_reads_the_rows_facts_a_warm_one_found():
     assert found and found[0] < n_want // 10  # (the entries held nearly every row's facts: few found again)
 
 
+def test_a_fresh_worker_reads_the_items_a_warm_one_built():
+    """The items decoded from row entries (built column by column, each by its fields' slots)
+    are the warm memory's, field for field and type for type."""
+    from discourse_memory.fit.sources import _row_memo
+    from discourse_memory.record import Item
+
+    path = SHARED_DATA / "agents" / "swe_dev.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    msgs = json.loads(path.read_text().splitlines()[1])["messages"]
+    budget = Compactor().count_messages(msgs) // 4
+    cache = DictCache()
+    warm = DiscourseMemory(msgs, cache=cache)
+    warm.view(budget)
+    fresh = DiscourseMemory(msgs, cache=cache)
+    decoded = []
+    real = shared_rows.decode_many
+
+    def spy(cols, entries, secret=b""):  # type: ignore[no-untyped-def]
+        got = real(cols, entries, secret)
+        memo = _row_memo(cols)
+        decoded.extend((r, memo.state[r], memo.items[r]) for r in np.flatnonzero(memo.state).tolist())
+        return got
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(shared_rows, "decode_many", spy)
+        assert _bytes(fresh.view(budget)) == _bytes(warm.view(budget))
+    want = _row_memo(warm._compactor._cols)
+    assert sum(it is not None for _, _, it in decoded) > 100
+    for r, state, item in decoded:
+        assert state == want.state[r] and repr(item) == repr(want.items[r]) and item == want.items[r]
+        assert item is None or type(item) is Item
+    fields = (7, 3, 2, "7 ms", (1, 5), (7, 9), True, "took", "7 ms", "run", 4)
+    assert repr(shared_rows._item(*fields)) == repr(Item(*fields)) and shared_rows._item(*fields) == Item(*fields)
+
+
 def test_a_row_entry_of_no_rows_reads_as_none_and_bad_facts_are_refused():
     path = SHARED_DATA / "agents" / "swe_dev.jsonl"
     if not path.exists():

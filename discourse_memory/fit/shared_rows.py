@@ -195,11 +195,10 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
             refused |= np.bincount(eid[ok_rows], weights=wrong, minlength=len(opened)) > 0
     memo = _row_memo(cols)
     state, items, lit_idx = memo.state, memo.items, cols.lit_idx.view
-    strings = [t for x in opened for t in x[3]]
-    cov = covers.tolist()
+    strings: list[str | None] = [t for x in opened for t in x[3]]
     taken = np.flatnonzero(~refused[eid])
     rows_t = r[taken]
-    # (the numbers of every row taken at once; the loop below builds the items)
+    # (the numbers of every row taken at once)
     memo.listing[rows_t], memo.cost[rows_t], memo.value_cost[rows_t] = listing[taken], cost[taken], vcost[taken]
     bare = rows_t[has[taken] == 0]
     state[bare] = 1
@@ -214,57 +213,88 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
                          count=len(rows_t))
     state[rows_t] = np.where((header[taken] != 0) | (key[taken] >= 0) | (sa[taken] < 0) | (sb[taken] - sa[taken] > widths),
                              3, 2)
-    at_cov = at_cov.tolist()
-    offsets = str_at[eid].tolist()
-    rows_l = table.tolist()
-    # Where each row's span literals start in ``shown``: its entry's, then the rows before it there.
-    at_shown = _starts(np.maximum(n_span, 0), eid, n_rows_of, n_shown_of).tolist()
-    shown_l = shown.tolist()
+    # The items, column by column (a loop of a row's eighteen numbers unpacked, an item built
+    # by its dataclass __init__ and its facts appended was most of this: issue 49).
+    at = str_at[eid][taken]
+    strings.append(None)  # (the string of index -1: a key or a row an item has not)
+    none = len(strings) - 1
+    text_of = strings.__getitem__
+    texts = list(map(text_of, (at + text[taken]).tolist()))
+    keys = list(map(text_of, np.where(key[taken] >= 0, at + key[taken], none).tolist()))
+    values = list(map(text_of, (at + value[taken]).tolist()))
+    heads = list(map(text_of, np.where(row[taken] >= 0, at + row[taken], none).tolist()))
+    spans_of = [None if a0 < 0 else (a0, b0) for a0, b0 in zip(sa[taken].tolist(), sb[taken].tolist())]
+    c0 = at_cov[taken].tolist()
+    c1 = (at_cov[taken] + n_cov[taken]).tolist()
+    cov = covers.tolist()
+    covered = [tuple(cov[x:y]) for x, y in zip(c0, c1)]
+    built = list(map(_item, lit[taken].tolist(), unit[taken].tolist(), msg[taken].tolist(), texts, spans_of, covered,
+                     (header[taken] != 0).tolist(), keys, values, heads, group[taken].tolist()))
+    for rr, it in zip(rows_t.tolist(), built):
+        items[rr] = it
+    # Their facts, where a view had read them (as candidates._row_facts finds them: that reads
+    # them no more). A span's id is given in row order, as that gives it.
     facts = cols.memo(_Facts)
     facts.grow(len(items))
     spans, span_ptr, span_lits = facts.spans, facts.span_ptr, facts.span_lits
+    ns_t = n_span[taken]
+    was_read = ns_t != _UNREAD
+    read = rows_t[was_read]
+    read_header = header[taken][was_read] != 0
+    read_keyed = key[taken][was_read] >= 0
     named_number = NAMED_NUMBER.fullmatch
-    read: list[int] = []
-    read_header: list[bool] = []
-    read_keyed: list[bool] = []
-    read_named: list[bool] = []
-    read_span: list[int] = []
-    for j in taken.tolist():
-        rr, _, li, u, m, t, a0, b0, nc, hd, k, v, rw, g, _, _, _, ns = rows_l[j]
-        o, at = offsets[j], at_cov[j]
-        text = strings[o + t]
-        span = None if a0 < 0 else (a0, b0)
-        items[rr] = Item(li, u, m, text, span, tuple(cov[at:at + nc]), bool(hd), None if k < 0 else strings[o + k],
-                         strings[o + v], None if rw < 0 else strings[o + rw], g)
-        if ns != _UNREAD:  # (its facts, as candidates._row_facts finds them: that reads it no more)
-            read.append(rr)
-            read_header.append(bool(hd))
-            read_keyed.append(k >= 0)
-            read_named.append(named_number(text) is not None)
-            if ns < 0:
-                read_span.append(-1)
-            else:
-                sid = spans.get((u, span))  # type: ignore[arg-type]
-                if sid is None:
-                    sid = spans[u, span] = len(spans)  # type: ignore[index]
-                    s0 = at_shown[j]
-                    span_lits.extend(shown_l[s0:s0 + ns])
-                    span_ptr.append(len(span_lits))
-                read_span.append(sid)
-    if read:
+    read_named = [named_number(t) is not None for t, y in zip(texts, was_read.tolist()) if y]
+    read_span = np.full(len(read), -1, dtype=np.int64)
+    shown_l = shown.tolist()
+    if (ns_t >= 0).any():
+        # Where each row's span literals start in ``shown``: its entry's, then the rows before it there.
+        at_shown = _starts(np.maximum(n_span, 0), eid, n_rows_of, n_shown_of)[taken]
+        with_span = np.flatnonzero(ns_t >= 0)
+        place = np.flatnonzero(ns_t[was_read] >= 0).tolist()
+        for j, p, u, s0, ns in zip(with_span.tolist(), place, unit[taken[with_span]].tolist(),
+                                   at_shown[with_span].tolist(), ns_t[with_span].tolist()):
+            sid = spans.get((u, spans_of[j]))  # type: ignore[arg-type]
+            if sid is None:
+                sid = spans[u, spans_of[j]] = len(spans)  # type: ignore[index]
+                span_lits.extend(shown_l[s0:s0 + ns])
+                span_ptr.append(len(span_lits))
+            read_span[p] = sid
+    if len(read):
         unread = facts.span[read] == _UNREAD  # (facts found here before are kept)
-        if not unread.all():
-            keep = unread.tolist()
-            read, read_header, read_keyed, read_named, read_span = (
-                [x for x, y in zip(col, keep) if y] for col in (read, read_header, read_keyed, read_named, read_span))
+        read, read_header, read_keyed, read_span = read[unread], read_header[unread], read_keyed[unread], read_span[unread]
         facts.header[read] = read_header
         facts.keyed[read] = read_keyed
-        facts.named[read] = read_named
+        facts.named[read] = np.asarray(read_named, dtype=bool)[unread]
         facts.span[read] = read_span
     for i, x in enumerate(opened):
         if not refused[i]:
             out[x[0]] = int(n_rows_of[i])
     return out
+
+
+_NEW = object.__new__
+# (each of Item's fields by its slot: a frozen dataclass's __init__ sets each through
+# object.__setattr__, twice this; tests/test_shared_rows.py holds _item equal to Item)
+# (a field added to Item fails this unpacking at import, not a view)
+_S0, _S1, _S2, _S3, _S4, _S5, _S6, _S7, _S8, _S9, _S10 = (getattr(Item, f).__set__ for f in Item.__slots__)
+
+
+def _item(literal: int, unit: int, message: int, text: str, span: tuple[int, int] | None, covers: tuple[int, ...],
+          header: bool, key: str | None, value: str, row: str | None, group: int) -> Item:
+    """``Item(literal, unit, ...)``, built by its fields' slots."""
+    new = _NEW(Item)
+    _S0(new, literal)
+    _S1(new, unit)
+    _S2(new, message)
+    _S3(new, text)
+    _S4(new, span)
+    _S5(new, covers)
+    _S6(new, header)
+    _S7(new, key)
+    _S8(new, value)
+    _S9(new, row)
+    _S10(new, group)
+    return new
 
 
 def _starts(per_row: np.ndarray, eid: np.ndarray, n_rows_of: np.ndarray, n_of: np.ndarray) -> np.ndarray:
