@@ -527,7 +527,9 @@ class _EntryCosts(dict):
         known = self._known.get(m)
         if known is None or known[0] != speaker:  # (a label changes only when its speaker starts to count)
             label = message_label(self._cols, self._cols.messages[m])
-            known = self._known[m] = (speaker, self._count(label + ": ") + 1.0)
+            # (its line break, and ":" for its first item's separator "; ", see _item_costs;
+            # counted with the label, which its last word can join: "shard 0):")
+            known = self._known[m] = (speaker, float(self._count(label + ":")))
         self[m] = known[1]
         return known[1]
 
@@ -603,7 +605,9 @@ def _item_costs(item: Item, count: Callable[[str], int]) -> tuple[float, float]:
     # said once (record._nested): "{first_name: Chen, …}", not "passengers[0].first_name"
     # (the object's naming field, shown once in its braces, is not charged to each field:
     # three fields of a passenger paid her name thrice, and the note listed less)
-    cost = count(item.text[placed.end():] if placed else item.text) + (2.0 if placed else 1.0)
+    # (counted as the note writes it, after "; " (or the label's ": "): a word opening a text
+    # alone can take more tokens than after a space, "teammates" 3 and " teammates" 1)
+    cost = count("; " + (item.text[placed.end():] if placed else item.text)) + (1.0 if placed else 0.0)
     return float(cost), float(count(", " + item.value)) if item.key is not None else 0.0
 
 
