@@ -115,10 +115,7 @@ def test_a_grown_memory_reads_a_code_as_one_given_the_history_at_once():
             {"role": "user", "content": "Any company is fine, the cheapest one please."},
             {"role": "assistant", "content": "Booked: a compact car waiting for you at JFK terminal 4, confirmation QX-7781."},
             {"role": "user", "content": "Thanks a lot!"}]
-    # (+ the request framing of the note, the newest message and the reply, and room for the
-    # note's first value: at 65 the old fit listed one only where its passes happened to land,
-    # not at 66-69; from 70 on, one take lists it as the old fit did)
-    whole = DiscourseMemory(msgs).view(54 + 16)
+    whole = DiscourseMemory(msgs).view(54 + 11)  # (+ the request framing of the note, the newest message and the reply)
     grown = DiscourseMemory(msgs[:2])
     try:
         grown.view(20)
@@ -126,7 +123,7 @@ def test_a_grown_memory_reads_a_code_as_one_given_the_history_at_once():
         pass
     for m in msgs[2:]:
         grown.append(m)
-    view = grown.view(54 + 16)
+    view = grown.view(54 + 11)
     assert view.messages == whole.messages
     assert "JFK" in (whole.note or "")
 

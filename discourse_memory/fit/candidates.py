@@ -49,9 +49,6 @@ class Listable:
     """Per item, whether the focus names its key."""
     headers: np.ndarray
     """The places of the items that are a session's date line, ascending."""
-    written: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    """Each item's tokens as the note writes it (:func:`_written`): what the take pays;
-    ``cost`` ranks."""
 
     @staticmethod
     def none() -> "Listable":
@@ -281,8 +278,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         if key_named.any():
             _name_results(cols, items, key_named, row_items, at_row, len(units), row_cost, count, names)
     return Listable(items, item_gain, memo.cost[rows_of], value_cost, _EntryCosts(cols, kept.label_costs, count),
-                    _HeaderCosts(count), beyond, row_cost, key_named, header_at,
-                    _written_costs(cols, row_items, rows_of, count))
+                    _HeaderCosts(count), beyond, row_cost, key_named, header_at)
 
 
 def _name_results(cols: Columns, items: list[Item], key_named: np.ndarray, row_items: Sequence[Item | None],
@@ -531,9 +527,7 @@ class _EntryCosts(dict):
         known = self._known.get(m)
         if known is None or known[0] != speaker:  # (a label changes only when its speaker starts to count)
             label = message_label(self._cols, self._cols.messages[m])
-            # (its line break, and ":" for its first item's separator "; ", see _item_costs;
-            # counted with the label, which its last word can join: "shard 0):")
-            known = self._known[m] = (speaker, float(self._count(label + ":")))
+            known = self._known[m] = (speaker, self._count(label + ": ") + 1.0)
         self[m] = known[1]
         return known[1]
 
@@ -611,35 +605,6 @@ def _item_costs(item: Item, count: Callable[[str], int]) -> tuple[float, float]:
     # three fields of a passenger paid her name thrice, and the note listed less)
     cost = count(item.text[placed.end():] if placed else item.text) + (2.0 if placed else 1.0)
     return float(cost), float(count(", " + item.value)) if item.key is not None else 0.0
-
-
-def _written(item: Item, count: Callable[[str], int]) -> float:
-    """Tokens of an item as the note writes it, after "; " (or its entry label's ": "): a
-    word opening a text alone can take more tokens than after a space ("teammates" 3,
-    " teammates" 1). The take's cost of listing it; the ranking keeps :func:`_item_costs`."""
-    placed = None if item.key is None else _PLACED_KEY.match(item.text)
-    return float(count("; " + (item.text[placed.end():] if placed else item.text))) + (1.0 if placed else 0.0)
-
-
-@dataclass
-class _Written:
-    """Row -> its item's :func:`_written` tokens (the conversation's memo, see
-    ``Columns.memo``: a row's item never changes)."""
-
-    cost: dict[int, float] = field(default_factory=dict)
-
-
-def _written_costs(cols: Columns, row_items: Sequence[Item | None], rows: np.ndarray,
-                   count: Callable[[str], int]) -> np.ndarray:
-    """The :func:`_written` tokens of the items of ``rows``."""
-    memo = cols.memo(_Written).cost
-    out = np.empty(len(rows))
-    for i, r in enumerate(rows.tolist()):
-        got = memo.get(r)
-        if got is None:
-            got = memo[r] = _written(row_items[r], count)  # type: ignore[arg-type]
-        out[i] = got
-    return out
 
 
 def _covering(item: Item, literal: int, covers: tuple[int, ...]) -> Item:

@@ -1,5 +1,5 @@
-"""The fitting stage's driver: each protection step in turn; one take at the room the
-view leaves, confirmed by one render (a miss cut at the end, see :func:`_fit`), then
+"""The fitting stage's driver: each protection step in turn; a take at the room the
+estimates leave, confirmed by one render (a miss cut at the end, see :func:`_fit`), then
 longer heads."""
 
 from __future__ import annotations
@@ -71,19 +71,13 @@ def _frame(scene: Scene, omitted: int, clipped: int, deduplicated: int, dropped:
 
 
 def _frame_of(scene: Scene, ranked: Ranked) -> int:
-    """The note's frame as this view's will read, at most, but for its clause of clipped
-    units: the parts omitted at most those its options start from, the repeats those the
-    ranking left out, and the line of values dropped if any could be. The clause is the
-    take's first clip's to pay (``Ranked.clip_clause``, set here): a view that clips
-    nothing does not hold its tokens back."""
+    """The note's frame as this view's will read, at most: the parts omitted at most
+    those its options start from, the repeats those the ranking left out, a clipped
+    clause if some unit can be clipped, and the line of values dropped if any could be."""
     most = max(len(scene.cols.units), 1)
     base = ranked.base
-    omitted, repeats = max(int((base == OMITTED).sum()), 1), int((base == DEDUPLICATED).sum())
-    dropped = most if ranked.item_of or ranked.beyond else 0
-    bare = _frame(scene, omitted, 0, repeats, dropped)
-    if scene.cols.u_clippable.view.any() or bool((base == CLIPPED).any()):
-        ranked.clip_clause = float(_frame(scene, omitted, most, repeats, dropped) - bare)
-    return bare
+    return _frame(scene, max(int((base == OMITTED).sum()), 1), most if scene.cols.u_clippable.view.any() else 0,
+                  int((base == DEDUPLICATED).sum()), most if ranked.item_of or ranked.beyond else 0)
 
 
 def _fixed_cost(cols: Columns, protected: frozenset[int], scene: Scene) -> int:
@@ -102,35 +96,33 @@ def _fixed_cost(cols: Columns, protected: frozenset[int], scene: Scene) -> int:
 
 def _fit(scene: Scene, step: Protection, protected: frozenset[int], fixed: int, longest: int,
          outlined: frozenset[int] = frozenset()) -> Plan:
-    """Take once, at the room the view leaves: its pieces are priced as the view writes
-    them (each unit with the marks its neighbours leave, the note's entries, labels, date
-    lines and its clause of clipped units), so the take lands under its budget and close to
-    it. One render confirms the count. A view over its budget is cut: the take's
-    lowest-ranked choices are dropped (its choices before a rank position kept) by what it
-    is over. Only a view left short by more than the estimates' error
-    (``Limits.refill_share``) takes again, at the room it left; room still left goes to
-    longer heads."""
+    """Take once, at the room the estimates leave; one render confirms the count. A view
+    over its budget is cut: the take's lowest-ranked choices are dropped (its choices
+    before a rank position kept) by what it is over. A view short of its budget by
+    ``Limits.enough_share`` takes once more at the room it left (cut likewise if that
+    overflows), kept if it holds more; room still left goes to longer heads."""
     budget = scene.budget
     ranked = _rank(scene, protected, outlined)
     margin = max(2, int(budget * LIMITS.margin_share))
     enough = max(LIMITS.enough_tokens, int(LIMITS.enough_share * budget))
     # (``fixed`` holds the frame at its longest, ``longest``, for any view of the conversation:
-    # this one's is known, but for its clause of clipped units, which the take pays)
+    # this one's is known)
     bound = _frame_of(scene, ranked)
     fixed += bound - longest
-    room = max(budget - fixed - margin, 0.0)
+    room = max(budget - fixed - margin, 0.0) / (1.0 - LIMITS.estimate_over)
     chosen = _take(ranked, room)
     plan = _plan(scene, ranked, chosen, step.name)
     tokens, _ = scene.measure(plan)
     if tokens > budget:
         plan, tokens = _cut(scene, ranked, step.name, chosen, tokens, margin) or \
             _bare(scene, ranked, step.name)
-    elif budget - tokens >= max(enough, LIMITS.refill_share * budget):
-        # (the estimates counted a share more than the render: the room left, scaled by it;
+    elif budget - tokens >= enough:
+        # (the estimates count a share more than the render: the room left, scaled by it;
         # the frame is now known, the rest of what is fixed was exact)
         known = fixed - bound + _frame(scene, *plan.counts, len(plan.record.dropped))
         scale = min(max(chosen.spent / (tokens - known), 1.0), 2.0) if chosen.spent > 0 and tokens > known else 1.0
-        fuller = _take(ranked, room + (budget - tokens - margin) * scale)
+        more = room + (budget - tokens - margin) * scale
+        fuller = _take(ranked, more)
         got = _confirmed(scene, ranked, step.name, fuller)
         if got[1] > budget:
             got = _cut(scene, ranked, step.name, fuller, got[1], margin) or got

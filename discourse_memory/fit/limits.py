@@ -36,18 +36,16 @@ class Limits:
     seam_least: float = 0.8
     """The least a message's seams scale its units' costs by in the take (``take._Seams``:
     a unit shown alone shares no seam, so the message's own ratio is trusted this far)."""
-    margin_share: float = 0.002
-    """Room held back from the estimates: this share of the budget (2 tokens at least). The
-    take prices a view's pieces as the render writes them, a little over where the note
-    merges what it lists (``benchmarks/bench_fit_estimates.py``: the first take's
-    count/estimate median 0.99-1.00); a view that still overflows is cut."""
+    estimate_over: float = 0.02
+    """The share of the room the take's estimates count over the render (the seams between
+    pieces they price apart: ``benchmarks/bench_fit_estimates.py``, median 0.97-0.99): the
+    first take's room is grown by it, so that it lands at the budget (a miss is cut)."""
+    margin_share: float = 0.005
+    """Room held back from the estimates: this share of the budget (2 tokens at least)."""
     enough_tokens: int = 6
-    """Room worth longer heads: at least this many tokens ..."""
+    """Room worth another pass or longer heads: at least this many tokens ..."""
     enough_share: float = 0.02
     """... and this share of the budget."""
-    refill_share: float = 0.04
-    """A view the take left short by at least this share of its budget takes again at the
-    room it left (a small agent view whose note lists a few long records)."""
     lengthen_max_units: int = 8
     """The most clipped units given longer heads once a view fits (:func:`.lengthen._lengthen`)."""
     plan_items: int = 50_000

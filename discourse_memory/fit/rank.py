@@ -286,7 +286,7 @@ def _rank(scene: Scene, protected: frozenset[int], outlined: frozenset[int] = fr
         np.minimum(long_gain / np.maximum(long_cost, 0.5), cap_ratio[long_units]) * (1 - 1e-6 * (idx_long % steps)),
     ])
     costs = np.concatenate([picked_cost, open_cost[open_msgs],
-                            clip_cost_u[idx_clip], rest_cost[idx_rest], full_cost[idx_whole], listable.written, long_cost])
+                            clip_cost_u[idx_clip], rest_cost[idx_rest], full_cost[idx_whole], item_cost, long_cost])
     tier = (kinds != _CALLS).astype(np.int64) + (kinds == _OPEN) + 2 * (kinds == _REST)
     # (by ratio, then tier, kind and target as one code: a lexsort of two keys, not four;
     # the same order, ties in place)

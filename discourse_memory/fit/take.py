@@ -14,7 +14,7 @@ import numpy as np
 from ..plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED
 from .limits import LIMITS
 from ..columns import UNIT_KINDS
-from .types import _CALL, _CALLS, _CLIP, _FULL, _ITEM, _LINE_KIND, _LONG, _OPEN, _REST, Chosen, Ranked, _flat
+from .types import _CALL, _CALLS, _CLIP, _FULL, _ITEM, _LONG, _OPEN, _REST, Chosen, Ranked, _flat
 
 if TYPE_CHECKING:
     from ..record import Item
@@ -57,8 +57,6 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
     keys: dict[tuple[int, int, str], int] = {}  # (message, record group or -1, key) -> values listed under it
     rows: dict[int, int] = {}  # a record's group -> how many of its values are listed under its head
     in_rows: set[int] = set()  # the items counted there
-    spans: dict[int, dict[int, tuple[int, int, float]]] = {}  # unit -> listed item -> its span, its cost
-    u_kind = r.cols.u_kind.view
     headers: set[str] = set()  # session date lines printed
     dated: dict[str, int] = {}  # session date line -> the entries listed under it
     opened: set[int] = set()
@@ -81,9 +79,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
     # Gap marks and speaker labels, as the renderer writes them (see ``_Gaps``).
     texts = _Gaps(r, decision)
     unit_mark = r.mark_estimate
-    # The note's frame says how many units were clipped: the clause is the first clip's to pay.
-    clause = 0.0 if (r.base == CLIPPED).any() else r.clip_clause
-    item_msgs, item_dated, item_units, item_spans = r.item_lists
+    item_msgs, item_dated = r.item_lists
 
     def show_literal(lit: int) -> float:
         """Mark a literal shown; returns the room freed by the record item it makes redundant."""
@@ -96,8 +92,6 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             return 0.0  # the item's line still lists a value the view does not show
         nonlocal used
         freed = taken.pop(k)
-        if item.span is not None and item.unit in spans:
-            spans[item.unit].pop(k, None)
         ops.append(~k)
         m = item.message
         if item.key is not None:
@@ -167,20 +161,6 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
     values_line = r.values_line
     least_line = min(values_line, 0.0)
 
-    def joined(item: Item, cost: float, near: dict[int, tuple[int, int, float]]) -> float:
-        """What listing ``item`` saves when the note shows it joined with a listed item of its
-        unit (``plan._joined``: lines of code where they overlap, words where they touch):
-        its separator, and for lines what the two share (at most all of it)."""
-        a, b = item.span  # type: ignore[misc]
-        lines = bool(_LINE_KIND[u_kind[item.unit]])
-        saved = 0.0
-        for s0, e0, c0 in near.values():
-            if lines and a < e0 and s0 < b:
-                saved = max(saved, min(cost, c0))  # (the shared lines are shown once)
-            elif not lines and a <= e0 + 1 and s0 <= b + 1:
-                saved = max(saved, min(cost, 1.0))  # ("; " written as the space between)
-        return saved
-
     def try_item(k: int, cost: float) -> None:
         """Take item ``k`` if it fits. First a bound on what taking it adds (its cost, less
         what its key's earlier value saves, plus its entry's label if its message has no
@@ -200,8 +180,6 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             least += entry_cost[m]
         if not taken:  # (the line opening the entries: a count less a count, taken as it is if negative)
             least += least_line
-        if item_spans[k] and spans.get(item_units[k]):
-            least -= cost  # (it may be shown joined with a listed item of its unit: see joined())
         if not (cost + least <= left and used + cost + least <= note_cap):
             return
         item = item_of[k]
@@ -234,13 +212,8 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         if header is not None and header not in headers and not dated_line:
             session = header_items.get(header)
             extra += header_cost[header]
-        near = spans.get(item.unit) if item.span is not None and not dated_line else None
-        if near:
-            extra -= joined(item, cost, near)
         if cost + extra > left or used + cost + extra > note_cap:
             return
-        if item.span is not None and not dated_line:
-            spans.setdefault(item.unit, {})[k] = (item.span[0], item.span[1], cost + min(extra, 0.0))
         left -= cost + extra
         used += cost + extra
         if header is not None:
@@ -265,19 +238,12 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             taken[session] = 0.0  # the date line printed above this entry
             ops.append(session)
 
-    def date_line(date: int, session: int) -> float:
-        """What showing the date line ``date`` of another message, ``session``, adds: priced
-        as any unit is, with the marks its neighbours leave (a date line opens its message:
-        no speaker label before it)."""
-        return (r.date_cost[date] - unit_mark) * texts.seam(session) + texts.unit(date, False) + (
-            0.0 if msg_shown[session] else overhead[session] - texts.label[session])
-
     for msg in sorted(r.protected):  # the protected messages' sessions are dated first
         date = int(r.date_unit[msg])
         if date < 0 or decision[date] != OMITTED:
             continue
         session = int(u_msg[date])
-        cost = date_line(date, session)
+        cost = r.date_cost[date] + (0.0 if msg_shown[session] else overhead[session])
         if cost <= left:
             msg_shown[session] = True
             texts.shown[session] = 1
@@ -355,7 +321,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             date == target if kind != _OPEN else u_msg[date] == msg and in_short[date] and opening[date] == KEPT)
         if need_date:  # a message is shown with when it was said: its session's date line
             session = u_msg[date]
-            extra += date_line(date, session) if session != msg else r.date_cost[date]
+            extra += r.date_cost[date] + (0.0 if msg_shown[session] or session == msg else overhead[session])
         # A list item is shown under its heads ("1. **Flight HAT136**" above "- Price: $152",
         # and the heading above that), and so is one a message's opening shows.
         if kind == _OPEN:
@@ -391,14 +357,8 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
                 + (0.0 if msg_shown[asker] else overhead[asker] - texts.label[asker])
         if not msg_shown[msg]:
             extra += overhead[msg] - texts.label[msg]
-        clips = clause and (kind == _CLIP or (need_question and opening[asked] == CLIPPED) or (
-            kind == _OPEN and any(opening[u] == CLIPPED for u in us)))
-        if clips:
-            extra += clause
         if cost + extra > left:
             continue
-        if clips:
-            clause = 0.0
         freed = 0.0
         if need_question:
             msg_shown[asker] = True
@@ -434,7 +394,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             decide(date, KEPT)
             freed += show([date], False)
         left += freed - cost - extra
-    return Chosen(decision, calls_present, _listed(r, taken), heads, room - left, steps, journal, used)
+    return Chosen(decision, calls_present, _listed(r, taken), heads, room - left, steps, journal)
 
 
 def _listed(r: Ranked, taken: Iterable[int]) -> list[Item]:

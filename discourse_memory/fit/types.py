@@ -106,9 +106,6 @@ class Ranked:
     mark_cost: float = 1.0  # tokens of a gap mark as the renderer writes it (`` …``)
     mark_estimate: float = 0.0  # the mark the ranking added to each unit's cost (Policy.mark_tokens)
     labels: dict[int, str] = field(default_factory=dict)  # message -> its record label (see plan._label)
-    clip_clause: float = 0.0
-    """Tokens the note's frame says a view clipped units with (``N cut at …``): paid by the
-    take's first clip, not held back for every view (see ``fitting._frame_of``)."""
 
     @cached_property
     def lit_lists(self) -> tuple[memoryview, memoryview, memoryview, memoryview]:
@@ -134,13 +131,11 @@ class Ranked:
             self.kinds[self.order], self.targets[self.order], costs, floor, blocks))
 
     @cached_property
-    def item_lists(self) -> tuple[list[int], list[bool], list[int], list[bool]]:
-        """Per record item, its message, whether it is a session's date line, its unit and
-        whether it has a span (read by the take's bound on an item, thousands of times a
-        pass: see ``take._take``)."""
+    def item_lists(self) -> tuple[list[int], list[bool]]:
+        """Per record item, its message and whether it is a session's date line (read by the
+        take's bound on an item, thousands of times a pass: see ``take._take``)."""
         items = self.item_of  # (comprehensions: an attrgetter call per item was twice their time)
-        return ([it.message for it in items], [it.header for it in items], [it.unit for it in items],
-                [it.span is not None for it in items])
+        return [it.message for it in items], [it.header for it in items]
 
     @cached_property
     def present(self) -> np.ndarray:
@@ -176,4 +171,3 @@ class Chosen:
     spent: float = 0.0  # the room the options took, by the estimates
     steps: list[tuple[int, float]] = field(default_factory=list)  # (rank position, room spent before it)
     journal: Journal | None = None  # how the take made these choices (see take.rewound)
-    noted: float = 0.0  # of ``spent``, what the record's items, labels and date lines took
