@@ -394,7 +394,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             decide(date, KEPT)
             freed += show([date], False)
         left += freed - cost - extra
-    return Chosen(decision, calls_present, _listed(r, taken), heads, room - left, steps, journal)
+    return Chosen(decision, calls_present, _listed(r, taken), heads, room - left, steps, journal, used)
 
 
 def _listed(r: Ranked, taken: Iterable[int]) -> list[Item]:

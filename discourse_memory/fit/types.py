@@ -171,3 +171,4 @@ class Chosen:
     spent: float = 0.0  # the room the options took, by the estimates
     steps: list[tuple[int, float]] = field(default_factory=list)  # (rank position, room spent before it)
     journal: Journal | None = None  # how the take made these choices (see take.rewound)
+    noted: float = 0.0  # of ``spent``, what the record's items, entry labels and date lines took
