@@ -9,7 +9,7 @@ is the analysis of. Whatever fails comes back as ``None`` (recomputed), never an
 Layout: the envelope of :mod:`.cache_entry` (``MAGIC``, the format's version; a BLAKE2b-128
 digest of (cache key, body); the body zlib-compressed: a 4-byte length, a JSON array of the entry's
 strings (content keys, words, literal texts and kinds, each once), then little-endian
-int64 columns (pieces as rows of numbers indexing the strings; checked with a few array
+integer columns (at the width that holds them, read as int64; pieces as rows of numbers indexing the strings; checked with a few array
 operations, not a Python statement per number), then the text's marks (:mod:`.text_marks`:
 literal texts as indices of the literals' own strings, tag lines as pieces). What follows
 from the text and a row (a piece's gap, suffix, literal texts in order and their kinds) is not

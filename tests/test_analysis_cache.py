@@ -589,3 +589,42 @@ def test_analyses_checked_together_refuse_a_bad_entry_alone():
             got = analysis_codec.decode_many(batch, SECRET)
             assert got[bad] is None and got[:bad] + got[bad + 1:] == whole[:bad] + whole[bad + 1:]
             assert got == [analysis_codec.decode(k, t, b, SECRET) for k, t, b in batch]
+
+
+def test_an_entry_keeps_its_strings_and_numbers_at_their_width_and_refuses_another_layout():
+    import hashlib
+    import struct
+
+    magic, person = b"DMX\x01", b"dm-test"
+    for numbers in ([], [0, -1, 127], [300, -2], [70_000], [-(2**40)], [2**63 - 1, -(2**63)]):
+        blob = cache_entry.seal(magic, person, "k", ["a"], np.array(numbers, dtype=np.int64), SECRET)
+        strings, ints = cache_entry.unseal(magic, person, "k", blob, SECRET)  # type: ignore[misc]
+        assert strings == ["a"] and ints.tolist() == numbers and ints.dtype == np.dtype("<i8")
+        assert not ints.flags.writeable
+    small = cache_entry.seal(magic, person, "k", [], np.arange(1000, dtype=np.int64) % 100, SECRET)
+    wide = cache_entry.seal(magic, person, "k", [], np.arange(1000, dtype=np.int64) % 100 + 2**40, SECRET)
+    assert len(zlib.decompress(small[len(magic) + cache_entry.DIGEST:])) < 1100 < len(
+        zlib.decompress(wide[len(magic) + cache_entry.DIGEST:]))
+
+    def signed(body: bytes, layout: bytes = cache_entry.LAYOUT) -> bytes:
+        h = hashlib.blake2b(digest_size=cache_entry.DIGEST, key=SECRET, person=person)
+        h.update(layout + b"k\x00" + body)
+        return magic + h.digest() + body
+
+    # (strings NUL-ended, or a JSON array where one holds a NUL: both round-trip)
+    for strings in ([], [""], ["a", "", "b c", "\u00e9\ud800"], ["a\0b", "c"], ["\0"]):
+        blob = cache_entry.seal(magic, person, "k", strings, np.array([1]), SECRET)
+        assert cache_entry.unseal(magic, person, "k", blob, SECRET)[0] == strings  # type: ignore[index]
+    names, ended = b'["a"]', b"a\x00"
+    five = np.array([5, -5], dtype="<i2").tobytes()
+    for width, text in ((2 | cache_entry.JSON, names), (2, ended)):
+        got = cache_entry.unseal(magic, person, "k", signed(zlib.compress(struct.pack("<IB", len(text), width) + text + five)),
+                                 SECRET)
+        assert got is not None and got[0] == ["a"] and got[1].tolist() == [5, -5]
+    for width, text in ((0, ended), (3, ended), (16, ended), (2, b"a"), (2, b"a\x00b"), (2 | cache_entry.JSON, b"[1]")):
+        # (no such width; strings not each NUL-ended; a JSON array of other than strings)
+        body = zlib.compress(struct.pack("<IB", len(text), width) + text + bytes(48))
+        assert cache_entry.unseal(magic, person, "k", signed(body), SECRET) is None
+    # (an entry of the int64 layout of before, signed without the layout: a miss)
+    old = zlib.compress(struct.pack("<I", len(names)) + names + np.array([5], dtype="<i8").tobytes())
+    assert cache_entry.unseal(magic, person, "k", signed(old, b""), SECRET) is None

@@ -22,7 +22,7 @@ _SPEC.loader.exec_module(module_numbers)
 # A module-level number that is no bound: an identity, a format's layout, a sentinel, a
 # counter, or one in a module reshaped elsewhere (each named, so a new one fails here).
 _ALLOWED = {
-    "memory.SCHEMA_VERSION", "analysis_codec.FORMAT", "cache_entry.DIGEST", "analysis_codec._HEAD",
+    "memory.SCHEMA_VERSION", "analysis_codec.FORMAT", "cache_entry.DIGEST", "cache_entry.JSON", "analysis_codec._HEAD",
     "analysis_codec._COLS", "fit/shared_rows._COLS", "shared_columns._HEAD", "shared_columns._COLS", "json_units.LINE", "gc_pause._depth", "lang/zh._CJK_NAME_CHARS",
     "segment.MAX_READ_ITEMS", "outline.HEAD_CHARS",
     "units._TEXT_CACHE_LIMIT", "units._PIECE_CACHE_LIMIT", "units.WIDE_SCRIPT_SHARE", "record/context._CJK_CONTEXT",

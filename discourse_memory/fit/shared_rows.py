@@ -22,7 +22,7 @@ with this format's version, the segment's end ``b`` and the compactor's chained 
 the first ``b`` messages (every part of every message: :meth:`Compactor._columns`'s tags).
 
 Value: the envelope of :mod:`..cache_entry`, as :mod:`..analysis_codec`'s: a magic, a BLAKE2b-128 digest of (key, body) (keyed by
-the store's ``secret``), a zlib body of a JSON list of strings then int64 columns, checked on
+the store's ``secret``), a zlib body of a JSON list of strings then integer columns, checked on
 read against the reader's columns (rows within the segment's messages, an item's unit,
 message and literal those of its row, every index in range). A row's context class is not
 stored but recomputed. Whatever fails is a miss: the rows are computed.
