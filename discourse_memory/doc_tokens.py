@@ -221,7 +221,7 @@ def _build(raw: np.ndarray, sizes: np.ndarray, texts: list[str]) -> list[DocToke
         annotated[nonempty] = np.add.reduceat(set_after_first, first) > 0
     starts_mask = sent == 1
     rule = _sentencizer_starts(table[:, 5].astype(bool), in_punct, bounds)
-    rule = _openers_start(rule, table[:, 0], table[:, 1], orth, bounds)
+    rule = _openers_start(rule, table[:, 0], table[:, 1], orth, bounds, texts)
     rule = _no_glued_starts(rule, table[:, 0], table[:, 1], in_punct, bounds)
     use_rule = ~annotated[np.repeat(np.arange(len(sizes)), sizes)]
     starts_mask[use_rule] = rule[use_rule]
@@ -251,10 +251,10 @@ def _within_doc(rows: np.ndarray, bounds: np.ndarray) -> list[int]:
 
 
 def _openers_start(starts: np.ndarray, idx: np.ndarray, length: np.ndarray, orth: np.ndarray,
-                   bounds: np.ndarray) -> np.ndarray:
+                   bounds: np.ndarray, texts: list[str]) -> np.ndarray:
     """An opening quote or bracket glued to the word that starts a sentence, with space
     before it, belongs to that sentence (spaCy's rule leaves ``"`` of ``end. "Quote``
-    at the end of the previous one)."""
+    at the end of the previous one). Glued to a line break, it opens nothing."""
     global _OPENERS
     if _OPENERS is None:
         from spacy.strings import hash_string
@@ -272,6 +272,11 @@ def _openers_start(starts: np.ndarray, idx: np.ndarray, length: np.ndarray, orth
     inner = prev > doc_first
     spaced[inner] = idx[prev[inner] - 1] + length[prev[inner] - 1] < idx[prev[inner]]
     move = (_OPENERS[at] == orth[prev]) & glued & spaced & (prev > doc_first)
+    if move.any():  # (the few marks that would move: a whitespace token is no word)
+        docs = np.searchsorted(bounds, cand, side="right") - 1
+        for k in np.flatnonzero(move).tolist():
+            if texts[docs[k]][idx[cand[k]]:idx[cand[k]] + 1].isspace():
+                move[k] = False
     if move.any():
         starts = starts.copy()
         starts[cand[move]] = False
