@@ -491,7 +491,7 @@ def test_a_fresh_worker_reads_the_items_a_warm_one_built():
     """The items decoded from row entries (built column by column, each by its fields' slots)
     are the warm memory's, field for field and type for type."""
     from discourse_memory.fit.sources import _row_memo
-    from discourse_memory.record import Item
+    from discourse_memory.record import Item, built_item
 
     path = SHARED_DATA / "agents" / "swe_dev.jsonl"
     if not path.exists():
@@ -520,7 +520,7 @@ def test_a_fresh_worker_reads_the_items_a_warm_one_built():
         assert state == want.state[r] and repr(item) == repr(want.items[r]) and item == want.items[r]
         assert item is None or type(item) is Item
     fields = (7, 3, 2, "7 ms", (1, 5), (7, 9), True, "took", "7 ms", "run", 4)
-    assert repr(shared_rows._item(*fields)) == repr(Item(*fields)) and shared_rows._item(*fields) == Item(*fields)
+    assert repr(built_item(*fields)) == repr(Item(*fields)) and built_item(*fields) == Item(*fields)
 
 
 def test_a_row_entry_of_no_rows_reads_as_none_and_bad_facts_are_refused():

@@ -44,7 +44,7 @@ import numpy as np
 from ..cache_entry import seal, unseal
 from ..columns import Columns
 from ..limits import LIMITS
-from ..record import NAMED_NUMBER, Item
+from ..record import NAMED_NUMBER, built_item
 from .candidates import _Facts
 from .sources import _row_memo
 
@@ -228,7 +228,7 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
     c1 = (at_cov[taken] + n_cov[taken]).tolist()
     cov = covers.tolist()
     covered = [tuple(cov[x:y]) for x, y in zip(c0, c1)]
-    built = list(map(_item, lit[taken].tolist(), unit[taken].tolist(), msg[taken].tolist(), texts, spans_of, covered,
+    built = list(map(built_item, lit[taken].tolist(), unit[taken].tolist(), msg[taken].tolist(), texts, spans_of, covered,
                      (header[taken] != 0).tolist(), keys, values, heads, group[taken].tolist()))
     for rr, it in zip(rows_t.tolist(), built):
         items[rr] = it
@@ -270,31 +270,6 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
         if not refused[i]:
             out[x[0]] = int(n_rows_of[i])
     return out
-
-
-_NEW = object.__new__
-# (each of Item's fields by its slot: a frozen dataclass's __init__ sets each through
-# object.__setattr__, twice this; tests/test_shared_rows.py holds _item equal to Item)
-# (a field added to Item fails this unpacking at import, not a view)
-_S0, _S1, _S2, _S3, _S4, _S5, _S6, _S7, _S8, _S9, _S10 = (getattr(Item, f).__set__ for f in Item.__slots__)
-
-
-def _item(literal: int, unit: int, message: int, text: str, span: tuple[int, int] | None, covers: tuple[int, ...],
-          header: bool, key: str | None, value: str, row: str | None, group: int) -> Item:
-    """``Item(literal, unit, ...)``, built by its fields' slots."""
-    new = _NEW(Item)
-    _S0(new, literal)
-    _S1(new, unit)
-    _S2(new, message)
-    _S3(new, text)
-    _S4(new, span)
-    _S5(new, covers)
-    _S6(new, header)
-    _S7(new, key)
-    _S8(new, value)
-    _S9(new, row)
-    _S10(new, group)
-    return new
 
 
 def _starts(per_row: np.ndarray, eid: np.ndarray, n_rows_of: np.ndarray, n_of: np.ndarray) -> np.ndarray:

@@ -44,31 +44,37 @@ class Item:
 
 
 _NEW = object.__new__
-# (each field's slot, by name; a field added to Item and not set here fails widened's test)
-_LITERAL, _UNIT, _MESSAGE, _TEXT, _SPAN, _COVERS = (Item.literal.__set__, Item.unit.__set__, Item.message.__set__,
-                                                    Item.text.__set__, Item.span.__set__, Item.covers.__set__)
-_HEADER, _KEY, _VALUE, _ROW, _GROUP = (Item.header.__set__, Item.key.__set__, Item.value.__set__, Item.row.__set__,
-                                       Item.group.__set__)
+# (each of Item's fields by its slot; a field added to Item fails this unpacking at import)
+_LITERAL, _UNIT, _MESSAGE, _TEXT, _SPAN, _COVERS, _HEADER, _KEY, _VALUE, _ROW, _GROUP = (
+    getattr(Item, f).__set__ for f in Item.__slots__)
+
+
+def built_item(literal: int, unit: int, message: int, text: str, span: tuple[int, int] | None,
+               covers: tuple[int, ...], header: bool, key: str | None, value: str, row: str | None,
+               group: int) -> Item:
+    """``Item(literal, unit, ...)``, built by its fields' slots: a frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__``, twice this, and a turn
+    widens a few hundred items, a fresh worker's first view reads thousands from the shared
+    rows (tests/test_record_text.py and tests/test_analysis_cache.py hold it equal to ``Item``)."""
+    new = _NEW(Item)
+    _LITERAL(new, literal)
+    _UNIT(new, unit)
+    _MESSAGE(new, message)
+    _TEXT(new, text)
+    _SPAN(new, span)
+    _COVERS(new, covers)
+    _HEADER(new, header)
+    _KEY(new, key)
+    _VALUE(new, value)
+    _ROW(new, row)
+    _GROUP(new, group)
+    return new
 
 
 def widened(item: Item, covers: tuple[int, ...]) -> Item:
-    """``item`` listing ``covers`` instead (``dataclasses.replace(item, covers=covers)``),
-    built by the fields' slots: a frozen dataclass's ``__init__`` sets each field through
-    ``object.__setattr__``, twice this, and a turn widens a few hundred items (the fit's
-    line spans). tests/test_record_text.py holds it equal to the replace."""
-    new = _NEW(Item)
-    _LITERAL(new, item.literal)
-    _UNIT(new, item.unit)
-    _MESSAGE(new, item.message)
-    _TEXT(new, item.text)
-    _SPAN(new, item.span)
-    _COVERS(new, covers)
-    _HEADER(new, item.header)
-    _KEY(new, item.key)
-    _VALUE(new, item.value)
-    _ROW(new, item.row)
-    _GROUP(new, item.group)
-    return new
+    """``item`` listing ``covers`` instead (``dataclasses.replace(item, covers=covers)``)."""
+    return built_item(item.literal, item.unit, item.message, item.text, item.span, covers, item.header, item.key,
+                      item.value, item.row, item.group)
 
 
 @dataclass(frozen=True, slots=True)
