@@ -31,7 +31,7 @@ os.environ.setdefault("RAYON_NUM_THREADS", "1")
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_rank_ab import _items_key, _renamed_copy  # noqa: E402
+from bench_rank_ab import _renamed_copy, drive, history_of, same_ranking  # noqa: E402
 
 
 def _timed(times: list[float], f: Callable[..., Any]) -> Callable[..., Any]:
@@ -53,7 +53,6 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=20)
     args = ap.parse_args()
 
-    from discourse_memory import DiscourseMemory, get_token_counter
     from discourse_memory.nlp import get_pipeline
 
     tmp = Path(tempfile.mkdtemp(prefix="items_ab_"))
@@ -67,18 +66,7 @@ def main() -> None:
     mine_mod._items = _timed(times["this"], mine_mod._items)
     base_rank, mine = base_mod._rank, fitting._rank
 
-    if args.messages:
-        from bench_turn_scaling import history as chained, new_message
-
-        msgs, budget = chained(args.messages), args.budget or 8000
-        where = f"the built-in sample chained to {len(msgs)} messages"
-    else:
-        from bench_core_speed import new_message, real_history
-
-        msgs = real_history(args.history, 65000)
-        count = get_token_counter().count
-        budget = args.budget or sum(count(m.get("content") or "") for m in msgs) // 4
-        where = f"{len(msgs)} messages of {args.history}"
+    msgs, budget, where, new_message = history_of(args)
     get_pipeline()("Warm up.")
     turn = [0]
 
@@ -87,22 +75,11 @@ def main() -> None:
         turn[0] += 1
         out = {f: f(scene, protected, *rest) for f in order}
         a, b = out[base_rank], out[mine]
-        if (a.order.tobytes() != b.order.tobytes() or a.costs.tobytes() != b.costs.tobytes()
-                or _items_key(a.item_of) != _items_key(b.item_of)):
-            raise SystemExit("the two versions ranked this view differently")
+        same_ranking(a, b)
         return b
 
     fitting._rank = both
-    mem = DiscourseMemory(msgs)
-    mem.view(budget)
-    for i in range(3):
-        mem.append(new_message(i))
-        mem.view(budget)
-    for ts in times.values():
-        ts.clear()
-    for i in range(10, 10 + args.turns):
-        mem.append(new_message(i))
-        mem.view(budget)
+    drive(msgs, budget, args.turns, times, new_message)
     shutil.rmtree(tmp, ignore_errors=True)
     print(f"history: {where}; budget {budget} tokens; {args.turns} turns of append + view; CPU time")
     for who in ("base", "this"):

@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 os.environ.setdefault("RAYON_NUM_THREADS", "1")
 HERE = Path(__file__).resolve().parent
@@ -53,24 +53,17 @@ def _items_key(items: list[Any]) -> list[tuple[Any, ...]]:
             for i in items]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--base", required=True, type=Path, help="a directory holding the other discourse_memory")
-    ap.add_argument("--messages", type=int, help="the built-in sample chained to this many messages")
-    ap.add_argument("--history", default=str(HERE.parent.parent / "shared" / "data" / "agents" / "swe_dev.jsonl"))
-    ap.add_argument("--budget", type=int, help="the view's budget (default: 8,000 with --messages, else 25%%)")
-    ap.add_argument("--turns", type=int, default=16)
-    args = ap.parse_args()
+def same_ranking(a: Any, b: Any) -> None:
+    """Stop unless two versions' rankings of one view are the same."""
+    if (a.order.tobytes() != b.order.tobytes() or a.costs.tobytes() != b.costs.tobytes()
+            or _items_key(a.item_of) != _items_key(b.item_of)):
+        raise SystemExit("the two versions ranked this view differently")
 
-    from discourse_memory import DiscourseMemory, get_token_counter
-    from discourse_memory.nlp import get_pipeline
 
-    tmp = Path(tempfile.mkdtemp(prefix="rank_ab_"))
-    _renamed_copy(args.base, tmp, "dm_base")
-    sys.path.insert(0, str(tmp))
-    base_rank = importlib.import_module("dm_base.fit.rank")._rank
-    fitting = importlib.import_module("discourse_memory.fit.fitting")
-    mine = fitting._rank
+def history_of(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int, str, Callable[[int], dict[str, Any]]]:
+    """The history the arguments name, the view's budget, its description, and the messages
+    its turns append."""
+    from discourse_memory import get_token_counter
 
     if args.messages:
         from bench_turn_scaling import history as chained, new_message
@@ -84,6 +77,46 @@ def main() -> None:
         count = get_token_counter().count
         budget = args.budget or sum(count(m.get("content") or "") for m in msgs) // 4
         where = f"{len(msgs)} messages of {args.history}"
+    return msgs, budget, where, new_message
+
+
+def drive(msgs: list[dict[str, Any]], budget: int, turns: int, times: dict[str, list[float]],
+          new_message: Callable[[int], dict[str, Any]]) -> None:
+    """A memory of ``msgs`` viewed, warmed by three turns (their times cleared), then
+    ``turns`` turns of append + view."""
+    from discourse_memory import DiscourseMemory
+
+    mem = DiscourseMemory(msgs)
+    mem.view(budget)
+    for i in range(3):
+        mem.append(new_message(i))
+        mem.view(budget)
+    for ts in times.values():
+        ts.clear()
+    for i in range(10, 10 + turns):
+        mem.append(new_message(i))
+        mem.view(budget)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--base", required=True, type=Path, help="a directory holding the other discourse_memory")
+    ap.add_argument("--messages", type=int, help="the built-in sample chained to this many messages")
+    ap.add_argument("--history", default=str(HERE.parent.parent / "shared" / "data" / "agents" / "swe_dev.jsonl"))
+    ap.add_argument("--budget", type=int, help="the view's budget (default: 8,000 with --messages, else 25%%)")
+    ap.add_argument("--turns", type=int, default=16)
+    args = ap.parse_args()
+
+    from discourse_memory.nlp import get_pipeline
+
+    tmp = Path(tempfile.mkdtemp(prefix="rank_ab_"))
+    _renamed_copy(args.base, tmp, "dm_base")
+    sys.path.insert(0, str(tmp))
+    base_rank = importlib.import_module("dm_base.fit.rank")._rank
+    fitting = importlib.import_module("discourse_memory.fit.fitting")
+    mine = fitting._rank
+
+    msgs, budget, where, new_message = history_of(args)
     get_pipeline()("Warm up.")
     times: dict[str, list[float]] = {"base": [], "this": []}
     turn = [0]
@@ -98,22 +131,11 @@ def main() -> None:
             out[who] = f(scene, protected, *rest)
             times[who].append(time.process_time() - t)
         a, b = out["base"], out["this"]
-        if (a.order.tobytes() != b.order.tobytes() or a.costs.tobytes() != b.costs.tobytes()
-                or _items_key(a.item_of) != _items_key(b.item_of)):
-            raise SystemExit("the two versions ranked this view differently")
+        same_ranking(a, b)
         return b
 
     fitting._rank = both
-    mem = DiscourseMemory(msgs)
-    mem.view(budget)
-    for i in range(3):
-        mem.append(new_message(i))
-        mem.view(budget)
-    for ts in times.values():
-        ts.clear()
-    for i in range(10, 10 + args.turns):
-        mem.append(new_message(i))
-        mem.view(budget)
+    drive(msgs, budget, args.turns, times, new_message)
     shutil.rmtree(tmp, ignore_errors=True)
     print(f"history: {where}; budget {budget} tokens; {args.turns} turns of append + view; CPU time")
     for who in ("base", "this"):
