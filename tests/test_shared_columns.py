@@ -105,6 +105,19 @@ def test_columns_read_from_the_cache_are_the_columns_built(name, line):
     _same_columns(got, _columns(more, None)[0])
 
 
+@pytest.mark.parametrize("step,group", [(1, 1), (1, 3), (2, 2), (4, 4), (4, 1)])
+def test_the_segments_cover_a_conversation_from_its_first_message_and_their_end_names_them(step, group):
+    named: dict[int, int] = {}  # end -> start, over every length of conversation
+    for n in range(0, 200):
+        got = cache_entry.segments(n, step, group)
+        assert [a for a, _ in got] == [0, *(b for _, b in got)][:len(got)]  # (contiguous, from the first message)
+        assert (got[-1][1] if got else 0) == n // step * step  # (to the last whole short segment)
+        assert all(b - a in (step, step * group) for a, b in got)
+        assert all(a % (step * group) == 0 for a, b in got if b - a == step * group)
+        for a, b in got:
+            assert named.setdefault(b, a) == a  # (one segment per end, whatever the length)
+
+
 def test_a_warm_worker_merges_its_short_segments_into_a_settled_one():
     """A worker that took a conversation's turns one by one wrote the short segments' entries
     as turns completed them, then the settled segment's that merges them (its vocabularies
