@@ -30,7 +30,7 @@ import numpy as np
 
 from .limits import LIMITS
 
-__all__ = ["DIGEST", "digest", "seal", "unseal"]
+__all__ = ["DIGEST", "digest", "seal", "segments", "unseal"]
 
 DIGEST = 16
 """Bytes of the digest after the magic."""
@@ -40,6 +40,18 @@ numbers of before) fails the digest, a miss."""
 JSON = 0x80
 """The width byte's flag: the strings are a JSON array (one of them holds a NUL)."""
 _WIDTHS = {np.dtype(f"<i{w}").itemsize: np.dtype(f"<i{w}") for w in (1, 2, 4, 8)}
+
+
+def segments(n: int, step: int, group: int) -> list[tuple[int, int]]:
+    """The messages ``(a, b)`` of each shared entry of a conversation of ``n`` messages (its
+    rows' and its columns'), in order from its first message: entries of ``step * group``
+    messages up to the last multiple of that, then entries of ``step`` up to the last multiple
+    of ``step`` (the messages after it are each worker's own). An entry of ``step`` messages never
+    ends at a multiple of ``step * group``, so an entry's end names it."""
+    big = step * group
+    settled = n // big * big
+    return [(a, a + big) for a in range(0, settled, big)] + \
+        [(b - step, b) for b in range(settled + step, n // step * step + 1, step)]
 
 
 def digest(person: bytes, key: str, body: bytes, secret: bytes) -> bytes:

@@ -98,6 +98,13 @@ class Limits:
     """Messages per shared entry of the fitting stage's rows (:mod:`.fit.shared_rows`) and of a
     conversation's columns (:mod:`.shared_columns`): a worker computes the rows and columns of
     fewer than this many messages past its conversation's last entry itself."""
+    shared_group: int = 4
+    """Segments of ``shared_segment`` messages per shared entry of a conversation's settled
+    history (:func:`.cache_entry.segments`): the rows and columns of messages before the last
+    multiple of ``shared_segment * shared_group`` are shared in entries of that many messages,
+    those after it in entries of ``shared_segment``. Fewer entries for a fresh worker to open
+    and check (each costs the same fixed work, whatever it holds), and still at most
+    ``shared_segment - 1`` messages a worker makes itself past its conversation's entries."""
     shared_rewrite_rows: int = 16
     """Rows more than its shared entry holds that views must have read in a segment of
     messages to write the entry again."""

@@ -6,16 +6,19 @@ the conversation's columns from it unit by unit: each unit's key, literals, head
 numbered through the conversation's vocabularies (dictionary look-ups for tens of thousands
 of strings), about a sixth of that view (issue 49). Those numbers are a function of the
 conversation's first messages, so they are shared like the row memo (:mod:`.fit.shared_rows`):
-per segment of ``LIMITS.shared_segment`` messages, under a key of the first ``b`` messages, an
-entry holds the columns of the units of messages ``a`` to ``b - 1`` and the vocabulary they
-add. A reader applies the entries of a conversation's complete segments in order, from its
+per segment of messages (:func:`.cache_entry.segments`: ``LIMITS.shared_segment *
+LIMITS.shared_group`` messages of the settled history, ``LIMITS.shared_segment`` after it),
+under a key of the first ``b`` messages, an entry holds the columns of the units of messages
+``a`` to ``b - 1`` and the vocabulary they add. A reader applies the entries of a conversation's complete segments in order, from its
 first message, while they hold and check out, and builds the rest (fewer than a segment's
 messages, or from the first entry missing) as before. Each segment is written once, by the
-first worker that has its columns and does not know the store to hold it: a conversation's
-entries together are its columns once.
+first worker that has its columns and does not know the store to hold it; a worker whose
+turns completed short segments writes the settled segment that merges them when a turn
+completes it (the short ones stay until they expire, read by no view after): a
+conversation's entries together are its columns at most twice.
 
 Key: ``<settings>:u<b>:<tag>`` (the analysis settings' digest with this format's version, the
-segment's end and the compactor's chained digest of the first ``b`` messages).
+segment's end, which names it, and the compactor's chained digest of the first ``b`` messages).
 
 Value: the envelope of :mod:`.cache_entry` (magic, digest of key and body, keyed by the store's
 ``secret``; zlib). Strings: the keys, literal texts and words the segment adds, the literal
@@ -46,7 +49,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .cache_entry import seal, unseal
+from .cache_entry import seal, segments, unseal
 from .columns import Columns
 from .limits import LIMITS
 from .fit.signals import found_scans, seed_scans
@@ -59,7 +62,7 @@ from .units import Field
 __all__ = ["COLUMNS_VERSION", "SharedColumns", "SharedSegment", "decode", "decode_run", "encode", "fits", "vocabularies"]
 
 MAGIC = b"DMC\x01"
-COLUMNS_VERSION = "2"
+COLUMNS_VERSION = "3"
 """Raised whenever what :meth:`Columns.extend` makes of a message changes: part of every key."""
 PERSON = b"dm-columns"
 """The digest's personalisation (:mod:`.cache_entry`): an entry of another format never passes."""
@@ -430,9 +433,13 @@ class SharedColumns:
         return f"{self._settings}:u{b}:{tag}"
 
     def keys(self, tags: list[str]) -> list[str]:
-        """The keys of the entries of a conversation with ``tags``: one per complete segment."""
-        step = LIMITS.shared_segment
-        return [self.key(b, tags[b - 1]) for b in range(step, len(tags) + 1, step)]
+        """The keys of the entries of a conversation with ``tags``: one per complete segment
+        (:func:`.cache_entry.segments`; its end names it)."""
+        return [self.key(b, tags[b - 1]) for _, b in self._segments(len(tags))]
+
+    @staticmethod
+    def _segments(n: int) -> list[tuple[int, int]]:
+        return segments(n, LIMITS.shared_segment, LIMITS.shared_group)
 
     def take(self, cols: Columns, carried: dict[str, Any], tags: list[str], messages: list[Message],
              fields: list[list[Field]]) -> int:
@@ -453,8 +460,7 @@ class SharedColumns:
                 self.shared._warn("read", ValueError(f"get_many returned {len(blobs)} values for {len(keys)} keys"))
                 return 0
             carried = dict(zip(keys, blobs))
-        step = LIMITS.shared_segment
-        run = [(key, carried.get(key), b - step, b) for b, key in zip(range(step, len(tags) + 1, step), keys)]
+        run = [(key, carried.get(key), a, b) for (a, b), key in zip(self._segments(len(tags)), keys)]
         seg = decode_run(run, self.shared.secret)
         if seg is None or not fits(seg, cols, fields[:seg.b]):
             return 0  # (the first segments: a reader that shares them shares all its tags, so all agree or none)
@@ -469,13 +475,17 @@ class SharedColumns:
         far as this compactor knows): on a turn, the segment it completed, if any."""
         if cols is not self._cols:
             self._cols, self._done, self._vocab = cols, 0, (0, 0, 0)
-        step = LIMITS.shared_segment
         n = min(len(tags), len(cols))
         items = {}
-        for b in range(self._done + step, n + 1, step):
-            after = vocabularies(cols, b - step, b, self._vocab)
+        for a, b in self._segments(n):
+            if b <= self._done:
+                continue
+            # (a segment of settled history that merges short ones written before starts
+            # before ``_done``: the vocabularies there, the greatest numbers before it plus one)
+            before = self._vocab if a == self._done else vocabularies(cols, 0, a, (0, 0, 0))
+            after = vocabularies(cols, a, b, before)
             key = self.key(b, tags[b - 1])
-            blob = encode(key, cols, b - step, b, self._vocab, after, self.shared.secret)
+            blob = encode(key, cols, a, b, before, after, self.shared.secret)
             self._done, self._vocab = b, after
             if blob is not None and len(blob) <= LIMITS.shared_entry_bytes:
                 items[key] = blob

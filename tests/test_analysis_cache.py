@@ -105,6 +105,11 @@ def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
             cache.data[key] = _resigned(analysis_codec, key, blob, lambda ints: ints.__setitem__(slice(at, None), -3))
 
 
+def _segments(n: int) -> list[tuple[int, int]]:
+    """The entries of a conversation of ``n`` messages: their messages ``(a, b)``."""
+    return cache_entry.segments(n, LIMITS.shared_segment, LIMITS.shared_group)
+
+
 MODES = ["cold", "warm", "flip", "truncate", "forged", "stale", "garbage", "missing", "resigned_out_of_range"]
 
 
@@ -123,8 +128,11 @@ def test_a_view_through_the_cache_is_the_view_without_it(msgs, share, mode, data
     cut = data.draw(st.integers(1, len(msgs)), label="writer's messages")
     with pytest.MonkeyPatch.context() as mp:
         segment = data.draw(st.sampled_from([1, 2, LIMITS.shared_segment]), label="segment")
-        mp.setattr(shared_rows, "LIMITS", dataclasses.replace(LIMITS, shared_segment=segment))
-        mp.setattr(shared_columns, "LIMITS", dataclasses.replace(LIMITS, shared_segment=segment))
+        # (and segments of settled history of 1, 2 or 4 segments: cache_entry.segments)
+        group = data.draw(st.sampled_from([1, 2, LIMITS.shared_group]), label="group")
+        limits = dataclasses.replace(LIMITS, shared_segment=segment, shared_group=group)
+        mp.setattr(shared_rows, "LIMITS", limits)
+        mp.setattr(shared_columns, "LIMITS", limits)
         writer = DiscourseMemory(msgs[:cut], cache=cache)
         if mode != "cold":
             for n in sorted({cut, *data.draw(st.lists(st.integers(1, cut), max_size=2), label="earlier views")}):
@@ -162,7 +170,7 @@ def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
     # and the rows of its segments of messages that the view read, one entry each
     assert 1 <= len([k for k in cache.data if _is_rows(k)]) <= len(msgs) // LIMITS.shared_segment
     # and the columns of every segment
-    assert len([k for k in cache.data if _is_cols(k)]) == len(msgs) // LIMITS.shared_segment
+    assert len([k for k in cache.data if _is_cols(k)]) == len(_segments(len(msgs)))
     cache.reads = 0
 
     def analysed_here(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -271,7 +279,8 @@ def test_a_resigned_row_entry_that_breaks_a_rule_is_refused():
 
     key, blob = max(((k, v) for k, v in cache.data.items() if _is_rows(k)), key=lambda kv: len(kv[1]))
     b = int(key.split(":r")[1].split(":")[0])
-    a = b - LIMITS.shared_segment
+    start = {end: begin for begin, end in _segments(len(msgs))}
+    a = start[b]
     assert shared_rows.decode(key, blob, fresh_cols(), a, b, SECRET) > 0
     for edit in (lambda x: x.__setitem__(4, 10**9),  # a row past the segment's
                  lambda x: x.__setitem__(4, -1),  # a row before it
@@ -286,7 +295,7 @@ def test_a_resigned_row_entry_that_breaks_a_rule_is_refused():
     good = sorted(((int(k.split(":r")[1].split(":")[0]), k, v) for k, v in cache.data.items() if _is_rows(k)))
     for edit in (lambda x: x.__setitem__(3, x[3] + 1), lambda x: x.__setitem__(-1, 10**9),
                  lambda x: x.__setitem__(4 + 8, x[4 + 8] + 1)):  # covers: a count, a value, an item's count
-        batch = [(k, v, e - LIMITS.shared_segment, e) for e, k, v in good]
+        batch = [(k, v, start[e], e) for e, k, v in good]
         bad_at = len(batch) // 2
         k0, v0, a0, b0 = batch[bad_at]
         batch[bad_at] = (k0, _resigned(shared_rows, k0, v0, edit), a0, b0)
@@ -542,7 +551,7 @@ def test_a_row_entry_of_no_rows_reads_as_none_and_bad_facts_are_refused():
 
     key, blob = max(((k, v) for k, v in cache.data.items() if _is_rows(k)), key=spans)
     b = int(key.split(":r")[1].split(":")[0])
-    a = b - LIMITS.shared_segment
+    a = {end: begin for begin, end in _segments(len(msgs))}[b]
     # (a forged entry of no rows: read as none, where it raised IndexError)
     empty = cache_entry.seal(shared_rows.MAGIC, shared_rows.PERSON, key, [], np.array([a, b, 0, 0]), SECRET)
     assert shared_rows.decode(key, empty, fresh_cols(), a, b, SECRET) == 0

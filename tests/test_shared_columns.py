@@ -73,6 +73,10 @@ def _columns(msgs: list[dict], cache: DictCache | None) -> tuple[Columns, int]:
     return compactor._cols, (took[0] if took else 0)
 
 
+def _segments(n: int) -> list[tuple[int, int]]:
+    return cache_entry.segments(n, LIMITS.shared_segment, LIMITS.shared_group)
+
+
 def _written(msgs: list[dict], budget_share: float = 0.25) -> DictCache:
     cache = DictCache()
     memory = DiscourseMemory(msgs, cache=cache)
@@ -85,7 +89,7 @@ def _written(msgs: list[dict], budget_share: float = 0.25) -> DictCache:
 def test_columns_read_from_the_cache_are_the_columns_built(name, line):
     msgs = _run(name, line)
     cache = _written(msgs)
-    assert len([k for k in cache.data if _is_cols(k)]) == len(msgs) // LIMITS.shared_segment
+    assert len([k for k in cache.data if _is_cols(k)]) == len(_segments(len(msgs)))
     got, took = _columns(msgs, cache)
     assert took == len(msgs) // LIMITS.shared_segment * LIMITS.shared_segment
     # (seeded: the scans a writer's views made; an agent run's views make them all)
@@ -101,6 +105,50 @@ def test_columns_read_from_the_cache_are_the_columns_built(name, line):
     _same_columns(got, _columns(more, None)[0])
 
 
+@pytest.mark.parametrize("step,group", [(1, 1), (1, 3), (2, 2), (4, 4), (4, 1)])
+def test_the_segments_cover_a_conversation_from_its_first_message_and_their_end_names_them(step, group):
+    named: dict[int, int] = {}  # end -> start, over every length of conversation
+    for n in range(0, 200):
+        got = cache_entry.segments(n, step, group)
+        assert [a for a, _ in got] == [0, *(b for _, b in got)][:len(got)]  # (contiguous, from the first message)
+        assert (got[-1][1] if got else 0) == n // step * step  # (to the last whole short segment)
+        assert all(b - a in (step, step * group) for a, b in got)
+        assert all(a % (step * group) == 0 for a, b in got if b - a == step * group)
+        for a, b in got:
+            assert named.setdefault(b, a) == a  # (one segment per end, whatever the length)
+
+
+def test_a_warm_worker_merges_its_short_segments_into_a_settled_one():
+    """A worker that took a conversation's turns one by one wrote the short segments' entries
+    as turns completed them, then the settled segment's that merges them (its vocabularies
+    numbered from its own first message, not from the last it wrote): a fresh worker reads
+    the settled segments and the short ones after them, columns equal to those it builds."""
+    msgs = _run("agents/swe_dev.jsonl", 1)
+    big = LIMITS.shared_segment * LIMITS.shared_group
+    n = len(msgs) // big * big + LIMITS.shared_segment + 1
+    assert n <= len(msgs) and n > 2 * big
+    msgs = msgs[:n]
+    cache = DictCache()
+    memory = DiscourseMemory(msgs[:2], cache=cache)
+    for m in msgs[2:]:
+        memory.append(m)
+        memory.view(max(1, Compactor().count_messages(msgs) // 4))
+    ends = sorted(int(k.split(":u")[1].split(":")[0]) for k in cache.data if _is_cols(k))
+    # (the short segments' entries it wrote before a settled one replaced them in the plan stay)
+    assert {b for _, b in _segments(n)} <= set(ends)
+    assert any(b % big for b in ends if b < n // big * big)
+    got, took = _columns(msgs, cache)
+    assert took == n // LIMITS.shared_segment * LIMITS.shared_segment
+    _same_columns(got, _columns(msgs, None)[0])
+    # with its settled segments' entries alone (the short ones of before gone)
+    for k in [k for k in cache.data if _is_cols(k) and int(k.split(":u")[1].split(":")[0]) not in
+              {b for _, b in _segments(n)}]:
+        del cache.data[k]
+    got, took = _columns(msgs, cache)
+    assert took == n // LIMITS.shared_segment * LIMITS.shared_segment
+    _same_columns(got, _columns(msgs, None)[0])
+
+
 def test_a_resigned_column_entry_that_breaks_a_rule_is_refused():
     msgs = _run("agents/tau_airline_dev.jsonl", 0)
     cache = _written(msgs)
@@ -108,9 +156,9 @@ def test_a_resigned_column_entry_that_breaks_a_rule_is_refused():
     expected = _bytes(DiscourseMemory(msgs).view(500))
     keys = sorted((int(k.split(":u")[1].split(":")[0]), k) for k in cache.data if _is_cols(k))
     b, key = keys[len(keys) // 2]
-    a = b - LIMITS.shared_segment
+    a = dict((end, start) for start, end in _segments(len(msgs)))[b]
     head = shared_columns._HEAD  # (the header's numbers, then each message's units)
-    n_msgs = LIMITS.shared_segment
+    n_msgs = b - a
     unit = head + n_msgs  # the first unit's numbers: key, literals, heads, words
     cols = shared_columns._COLS
     edits = {
@@ -190,7 +238,7 @@ def test_a_column_entry_is_read_only_by_its_own_conversation():
     keys = sorted((int(k.split(":u")[1].split(":")[0]), k) for k in cache.data if _is_cols(k))
     del cache.data[keys[2][1]]
     got, took = _columns(msgs, cache)
-    assert took == keys[2][0] - LIMITS.shared_segment
+    assert took == dict((end, start) for start, end in _segments(len(msgs)))[keys[2][0]]
     _same_columns(got, _columns(msgs, None)[0])
 
 

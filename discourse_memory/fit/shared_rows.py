@@ -9,16 +9,18 @@ never changes as the conversation grows), so the rows of messages ``a`` to ``b``
 shared under a key of the conversation's first ``b`` messages, and serve every
 conversation that starts with them.
 
-Entries are per segment of ``LIMITS.shared_segment`` messages (messages 0-3, 4-7, ...),
-each holding the rows of its messages that views have read: a conversation's entries together are at
-most its row memo once (one key per segment, a later write replaces it), and a warm
-worker writes the segment its turns completed, not the whole memo. A view reads the
+Entries are per segment of messages (:func:`..cache_entry.segments`: messages 0-15, 16-31, ...
+of the settled history, ``LIMITS.shared_segment * LIMITS.shared_group`` each, then 4 each:
+128-131, 132-135), each holding the rows of its messages that views have read: a conversation's
+entries together are at most its row memo twice (one key per segment end, a later write
+replaces it; the short segments a settled one merged stay until they expire, unread), and a
+warm worker writes the segment its turns completed, not the whole memo. A view reads the
 entries of every complete segment of its conversation with its analyses, in their one
 round trip, and computes the rows past the last one (fewer than a segment's messages')
 and those no view had read.
 
 Key: ``<settings>:r<b>:<tag>``, the analysis settings' digest (see :mod:`..analysis_cache`)
-with this format's version, the segment's end ``b`` and the compactor's chained digest of
+with this format's version, the segment's end ``b`` (which names it) and the compactor's chained digest of
 the first ``b`` messages (every part of every message: :meth:`Compactor._columns`'s tags).
 
 Value: the envelope of :mod:`..cache_entry`, as :mod:`..analysis_codec`'s: a magic, a BLAKE2b-128 digest of (key, body) (keyed by
@@ -41,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cache_entry import seal, unseal
+from ..cache_entry import seal, segments, unseal
 from ..columns import Columns
 from ..limits import LIMITS
 from ..record import NAMED_NUMBER, built_item
@@ -51,7 +53,7 @@ from .sources import _row_memo
 __all__ = ["SharedRows", "decode", "decode_many", "encode"]
 
 MAGIC = b"DMR\x02"
-ROWS_VERSION = "4"
+ROWS_VERSION = "5"
 """Raised whenever what a row's item is (``record.item_for``, the listing classes, the costs)
 changes: part of every key."""
 PERSON = b"dm-rows"
@@ -293,10 +295,11 @@ class SharedRows:
     def key(self, b: int, tag: str) -> str:
         return f"{self._settings}:r{b}:{tag}"
 
-    def _keys(self, tags: list[str]) -> tuple[list[int], list[str]]:
-        """The ends of the complete segments of a conversation with ``tags``, and their keys."""
-        ends = list(range(LIMITS.shared_segment, len(tags) + 1, LIMITS.shared_segment))
-        return ends, [self.key(b, tags[b - 1]) for b in ends]
+    def _keys(self, tags: list[str]) -> tuple[list[tuple[int, int]], list[str]]:
+        """The complete segments of a conversation with ``tags`` (:func:`..cache_entry.segments`),
+        and their keys (a segment's end names it)."""
+        spans = segments(len(tags), LIMITS.shared_segment, LIMITS.shared_group)
+        return spans, [self.key(b, tags[b - 1]) for _, b in spans]
 
     def ride(self, tags: list[str]) -> None:
         """Ask for the entries of a conversation with ``tags`` (whose columns are about to be
@@ -314,7 +317,7 @@ class SharedRows:
         n = min(len(tags), len(cols.messages))
         if n < LIMITS.shared_segment or _row_memo(cols).state.any():
             return
-        ends, keys = self._keys(tags[:n])
+        spans, keys = self._keys(tags[:n])
         if all(k in carried for k in keys):  # (read with the analyses)
             blobs = [carried[k] for k in keys]
         else:
@@ -326,8 +329,7 @@ class SharedRows:
             if len(blobs) != len(keys):
                 self.shared._warn("read", ValueError(f"get_many returned {len(blobs)} values for {len(keys)} keys"))
                 return
-        step = LIMITS.shared_segment
-        present = [(key, blob, b - step, b) for b, key, blob in zip(ends, keys, blobs) if blob is not None]
+        present = [(key, blob, a, b) for (a, b), key, blob in zip(spans, keys, blobs) if blob is not None]
         for (_, _, _, b), put in zip(present, decode_many(cols, present, self.shared.secret)):
             self._known[b] = max(0, put)
 
@@ -337,16 +339,17 @@ class SharedRows:
         n = min(len(tags), len(cols.messages))
         if cols is not self._cols or n < LIMITS.shared_segment:
             return
-        ends = np.arange(LIMITS.shared_segment, n + 1, LIMITS.shared_segment)
+        spans = segments(n, LIMITS.shared_segment, LIMITS.shared_group)
+        ends = np.array([b for _, b in spans], dtype=np.int64)
         bounds = cols.lit_ptr.view[cols.msg_start.view[np.r_[0, ends]]]
         read = np.r_[0, np.cumsum(_row_memo(cols).state[:int(bounds[-1])] != 0)]
         per = (read[bounds[1:]] - read[bounds[:-1]]).tolist()
         items = {}
-        for b, got in zip(ends.tolist(), per):
-            known = self._known.get(b, 0)
+        for (a, b), got in zip(spans, per):
+            known = self._known.get(b, 0)  # (a segment's end names it: cache_entry.segments)
             if got > known and (known == 0 or got >= known + LIMITS.shared_rewrite_rows):
                 key = self.key(b, tags[b - 1])
-                blob = encode(key, cols, b - LIMITS.shared_segment, b, self.shared.secret)
+                blob = encode(key, cols, a, b, self.shared.secret)
                 self._known[b] = got
                 if len(blob) <= LIMITS.shared_entry_bytes:
                     items[key] = blob
