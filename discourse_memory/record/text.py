@@ -47,7 +47,7 @@ def sanitize(text: str) -> str:
 def closed_marks(source: str, span: tuple[int, int], shown: str) -> str:
     """``shown``, the text of ``source[span]`` as an entry shows it, with the markdown its cut
     left open closed: a code span the cut opened or closed gets its other backtick
-    (``\`((x)…\```, not ``\`((x)…`` running on into the entry's next value); bold that does
+    (``"`((x)…`"``, not ``"`((x)…"`` running on into the entry's next value); bold that does
     not pair up in it is dropped (``payment of $600``, not ``payment of **$600``). Marks are
     counted back to the line's start, within ``LIMITS.line_scan`` characters."""
     lo = source.rfind("\n", max(0, span[0] - LIMITS.line_scan), span[0]) + 1
