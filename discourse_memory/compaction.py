@@ -339,9 +339,9 @@ class Compactor:
         units = cols.units
         count = self.counter.count
         before = cols.history_tokens()
-        frames = self._message_frames(cols, options)
+        frames, framed = self._message_frames(cols, options)
         if frames is not None:
-            before += self._frames[3]
+            before += framed
         elif options.message_overhead:
             before += sum(options.overhead(m.raw) for m in msgs)
         # (a memory's window that fits is still a view: the messages beyond its horizon are not in it)
@@ -420,12 +420,12 @@ class Compactor:
         return Compaction(out, tuple(sources), before, tokens, budget, note, report, messages,
                           recall_in_view, references)
 
-    def _message_frames(self, cols: Columns, options: Options) -> np.ndarray | None:
+    def _message_frames(self, cols: Columns, options: Options) -> tuple[np.ndarray | None, int]:
         """Per message of ``cols``, its framing under ``options``' bound rule (extended as
-        the conversation grows, with its sum); None for a caller's own int or function."""
+        the conversation grows), and their sum; None, 0 for a caller's own int or function."""
         rule = options.message_overhead
         if not isinstance(rule, _Rule):
-            return None
+            return None, 0
         owner, key, frames, total = self._frames
         if owner is not cols or key is not rule or frames.n > len(cols.messages):
             frames, total = _Grow(np.float64), 0
@@ -434,7 +434,7 @@ class Compactor:
             frames.extend(new)
             total += int(sum(new))
         self._frames = (cols, rule, frames, total)
-        return frames.view
+        return frames.view, total
 
     def _terms(self, text: str) -> tuple[list[str], list[str]]:
         """Content words and literal texts of ``text``, analysed like the history."""

@@ -15,9 +15,13 @@ from discourse_memory.record.items import UnitItems, first_statements
 from discourse_memory.record.keys import _COLON, _JSON_KEY_BEFORE, _LABEL_BEFORE, _LABEL_THEN, _joined, _key
 from discourse_memory import traces
 from discourse_memory.record.limits import LIMITS
-from discourse_memory.record.lines import _BANNER, _WORD_CHAR, _banner_before, _line_start, _word_char, code_line
+from discourse_memory.record.lines import _BANNER, _banner_before, _line_start, _word_char, code_line
 from discourse_memory.record.text import _BREAKS, _SPACES, sanitize
 from discourse_memory.units import Unit
+
+# code_line's word test as it was written before (a hyphen joins a name): the reference its
+# faster form is held to
+_WORD_CHAR = re.compile(r"[\w-]")
 
 
 def _plain_sanitize(text: str) -> str:

@@ -610,13 +610,6 @@ def _item_costs(item: Item, count: Callable[[str], int]) -> tuple[float, float]:
     return float(cost), float(count(", " + item.value)) if item.key is not None else 0.0
 
 
-def _covering(item: Item, literal: int, covers: tuple[int, ...]) -> Item:
-    """``item`` listing ``covers`` (built directly: ``dataclasses.replace`` was a tenth of a
-    turn's record upkeep)."""
-    return Item(literal, item.unit, item.message, item.text, item.span, covers, item.header, item.key, item.value,
-                item.row, item.group)
-
-
 def _shown_in(cols: Columns, units: Sequence[Unit], cache: dict, u: int, span: tuple[int, int]) -> tuple[int, ...]:
     """The literal ids that unit ``u`` states inside ``span`` of its text (a unit's text never
     changes, so neither does this)."""

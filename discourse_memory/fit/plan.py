@@ -10,9 +10,8 @@ import numpy as np
 
 from ..columns import Columns
 from ..plan import CLIPPED, KEPT, Plan
-from ..record import Entry, Item, Record, as_read, line_text, message_label, sanitize
+from ..record import Entry, Item, Record, as_read, line_text, message_label, sanitize, widened
 from ..units import Unit, head_literal_texts
-from .candidates import _covering
 from .limits import LIMITS
 from .types import _LINE_KIND, Chosen, Ranked, Scene
 
@@ -46,7 +45,7 @@ def _plan(scene: Scene, r: Ranked, chosen: Chosen, protection: str,
                 key = (id(item), narrowed)
                 hit = made.narrowed.get(key)
                 if hit is None:
-                    hit = made.narrowed[key] = (item, _covering(item, narrowed[0], narrowed))
+                    hit = made.narrowed[key] = (item, widened(item, narrowed, narrowed[0]))
                 item = hit[1]
         by_message.setdefault(item.message, []).append(item)
     headers = {it.text: it for it in chosen.items if it.header}

@@ -48,7 +48,7 @@ from ..columns import Columns
 from ..limits import LIMITS
 from ..record import NAMED_NUMBER, built_item
 from .candidates import _Facts
-from .sources import _row_memo
+from .sources import _have_context, _row_memo
 
 __all__ = ["SharedRows", "decode", "decode_many", "encode"]
 
@@ -208,13 +208,8 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
         items[rr] = None
     taken = taken[has[taken] == 1]
     rows_t = r[taken]
-    # A row's context class (sources._has_context), for all of them: a date line, a key, no
-    # span, or a span wider than its value.
-    lit_text = cols.lit_text
-    widths = np.fromiter(map(len, map(lit_text.__getitem__, lit_idx[rows_t].tolist())), dtype=np.int64,
-                         count=len(rows_t))
-    state[rows_t] = np.where((header[taken] != 0) | (key[taken] >= 0) | (sa[taken] < 0) | (sb[taken] - sa[taken] > widths),
-                             3, 2)
+    state[rows_t] = np.where(_have_context(cols, header[taken] != 0, key[taken] >= 0, sa[taken], sb[taken],
+                                           lit_idx[rows_t]), 3, 2)
     # The items, column by column (a loop of a row's eighteen numbers unpacked, an item built
     # by its dataclass __init__ and its facts appended was most of this: issue 49).
     at = str_at[eid][taken]

@@ -142,6 +142,14 @@ def _has_context(cols: Columns, item: Item, lit: int) -> bool:
         or item.span[1] - item.span[0] > len(cols.lit_text[lit])
 
 
+def _have_context(cols: Columns, header: np.ndarray, keyed: np.ndarray, span_start: np.ndarray,
+                  span_end: np.ndarray, lits: np.ndarray) -> np.ndarray:
+    """:func:`_has_context` of many items at once, from their columns (a span start below 0:
+    no span): a shared row entry's items (:mod:`.shared_rows`)."""
+    widths = np.fromiter(map(len, map(cols.lit_text.__getitem__, lits.tolist())), dtype=np.int64, count=len(lits))
+    return header | keyed | (span_start < 0) | (span_end - span_start > widths)
+
+
 def _sources(memo: _RowMemo, rows: np.ndarray, first: np.ndarray, ends: np.ndarray,
              read: Callable[[int], Item | None], context: Callable[[int, Item], bool]) -> np.ndarray:
     """Per value (its occurrence rows ``rows[first[j]:ends[j]]``, newest first), the row it

@@ -71,10 +71,11 @@ def built_item(literal: int, unit: int, message: int, text: str, span: tuple[int
     return new
 
 
-def widened(item: Item, covers: tuple[int, ...]) -> Item:
-    """``item`` listing ``covers`` instead (``dataclasses.replace(item, covers=covers)``)."""
-    return built_item(item.literal, item.unit, item.message, item.text, item.span, covers, item.header, item.key,
-                      item.value, item.row, item.group)
+def widened(item: Item, covers: tuple[int, ...], literal: int | None = None) -> Item:
+    """``item`` listing ``covers`` instead, and keyed by ``literal`` if given
+    (``dataclasses.replace(item, covers=covers, literal=literal)``)."""
+    return built_item(item.literal if literal is None else literal, item.unit, item.message, item.text, item.span,
+                      covers, item.header, item.key, item.value, item.row, item.group)
 
 
 @dataclass(frozen=True, slots=True)

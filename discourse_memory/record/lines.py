@@ -15,13 +15,12 @@ from .limits import LIMITS
 from .text import sanitize
 
 LINE_KINDS = frozenset({"code", "line"})
-_WORD_CHAR = re.compile(r"[\w-]")  # (a hyphen joins a name: "payments-gw" is not cut to "…-gw")
-_WORD_RUN = re.compile(r"[\w-]*")
+_WORD_RUN = re.compile(r"[\w-]*")  # (a hyphen joins a name: "payments-gw" is not cut to "…-gw")
 
 
 def _word_char(c: str) -> bool:
-    """``_WORD_CHAR.match(c)``: ``\\w`` of a text pattern is a character ``str.isalnum``
-    takes, or ``_`` (tests/test_record_text.py checks every code point)."""
+    """Whether ``c`` is a character of ``_WORD_RUN``: ``\\w`` of a text pattern is a character
+    ``str.isalnum`` takes, or ``_`` (tests/test_record_text.py checks every code point)."""
     return c.isalnum() or c == "_" or c == "-"
 
 
