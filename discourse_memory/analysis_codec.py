@@ -300,6 +300,8 @@ class DecodedPieces(Sequence[MeasuredPiece]):
         return table
 
     def _piece(self, j: int) -> MeasuredPiece:
+        if j == 0 and self._table is None:
+            return self._first()
         rows, lits, words, heads, word_at, lit_at, head_at = self._table or self._lists()
         row = rows[j]
         k, a, b, key_i, d, inf, t, hd, c, suf, nw, nl, nh = row
@@ -328,3 +330,20 @@ class DecodedPieces(Sequence[MeasuredPiece]):
         # (the gap before a piece is the text from the last piece's end: empty if they overlap)
         prev = 0 if j == 0 else rows[j - 1][2] + rows[j - 1][9]
         return _new(MeasuredPiece, (piece, text[prev:a], t, hd, c, texts, head_texts, text[b:b + suf]))
+
+    def _first(self) -> MeasuredPiece:
+        """The first piece, its numbers sliced from the entry's arrays: the columns look at the
+        first piece of every text (its label and date line), and a view at the others of some
+        (:meth:`_lists` is for those: converting a whole entry is most of the cost of its
+        first piece)."""
+        row, = self._rows[:1].tolist()
+        k, a, b, key_i, d, inf, t, hd, c, suf, nw, nl, nh = row
+        get = self._strings.__getitem__
+        lit_t = tuple([_new(Literal, (get(name), get(kind), start, end)) for name, kind, start, end in self._lits[:nl].tolist()])
+        first = first_kinds(lit_t)
+        texts, kind_t = tuple(first), tuple(first.values())
+        head_texts = texts if nh < 0 else tuple([texts[x] for x in self._heads[:nh].tolist()])
+        text = self._text
+        piece = _new(Piece, (_KINDS[k], a, b, get(key_i), lit_t, d, inf, tuple(map(get, self._words[:nw].tolist())), texts,
+                             kind_t))
+        return _new(MeasuredPiece, (piece, text[:a], t, hd, c, texts, head_texts, text[b:b + suf]))
