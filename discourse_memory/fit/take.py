@@ -129,8 +129,11 @@ def _take(r: Ranked, room: float, stop: int | None = None, *, resume: Chosen | N
         if k is None:
             return 0.0
         item = item_of[k]
-        if len(item.covers) > 1 and any(by_literal.get(c) == k for c in item.covers):
-            return 0.0  # the item's line still lists a value the view does not show
+        covers = item.covers
+        if len(covers) > 1:
+            for c in covers:  # (a loop, not a generator: a code line's values, a few hundred a pass)
+                if by_literal.get(c) == k:
+                    return 0.0  # the item's line still lists a value the view does not show
         nonlocal used
         freed = taken.pop(k)
         ops.append(~k)
@@ -160,12 +163,27 @@ def _take(r: Ranked, room: float, stop: int | None = None, *, resume: Chosen | N
         used -= freed
         return freed
 
+    # (a unit stating many values, a tool output's, is marked at once: numpy's calls cost
+    # less than a read of each of its values from a few dozen on)
+    shown_at = np.frombuffer(shown_lits, dtype=np.bool_)  # (the same bytes)
+    lit_at, head_at = np.asarray(lit_idx), np.asarray(head_idx)
+
     def show(units: Any, head: bool) -> float:
         """Mark the literals of these units (their heads) shown; returns the room freed."""
-        ptr, idx = (head_ptr, head_idx) if head else (lit_ptr, lit_idx)
+        ptr, idx, at = (head_ptr, head_idx, head_at) if head else (lit_ptr, lit_idx, lit_at)
         freed = 0.0
         for u in (units.tolist() if isinstance(units, np.ndarray) else units):
-            for lit in idx[ptr[u]:ptr[u + 1]]:
+            start, end = ptr[u], ptr[u + 1]
+            if end - start > 24:
+                lits = at[start:end]
+                lits = lits[~shown_at[lits]]
+                if by_literal:  # (in order, as below: a value stated twice is no longer listed)
+                    for lit in lits.tolist():
+                        if lit in by_literal:
+                            freed += show_literal(lit)
+                shown_at[lits] = True
+                continue
+            for lit in idx[start:end]:
                 if not shown_lits[lit]:  # (a value stated twice frees nothing twice)
                     if lit in by_literal:
                         freed += show_literal(lit)
@@ -239,7 +257,7 @@ def _take(r: Ranked, room: float, stop: int | None = None, *, resume: Chosen | N
             if any(shown_lits[c] or c in by_literal for c in fresh):
                 return
         else:  # a code line's values: worth listing while one of them is neither shown nor listed
-            fresh = tuple(c for c in fresh if not shown_lits[c] and c not in by_literal)
+            fresh = [c for c in fresh if not shown_lits[c] and c not in by_literal]
             if not fresh:
                 return
         header = item.text if dated_line else header_of[m]
@@ -308,20 +326,17 @@ def _take(r: Ranked, room: float, stop: int | None = None, *, resume: Chosen | N
             elif cost - left < short:
                 short = cost - left
         fill_reserve()
-        options = enumerate(zip(kinds, targets, costs))
+        options = enumerate(islice(zip(kinds, targets, costs), stop))
         steps = []
         last = left
     else:
-        options = enumerate(islice(zip(kinds, targets, costs), back.snap.pos, None), back.snap.pos)
+        options = enumerate(islice(zip(kinds, targets, costs), back.snap.pos, stop), back.snap.pos)
         steps, last, short = back.steps, back.last, back.snap.short
     # (a snapshot the first time the room left is below this: see :mod:`.trail`)
     level = -inf if trail is None else room / LIMITS.trail_ratio
     if trail is not None:
         trail.first = len(deltas)
-    until = len(kinds) if stop is None else stop
     for pos, (kind, target, cost) in options:
-        if pos >= until:
-            break
         if left < level:
             if short > keep:  # type: ignore[operator]  (a snapshot a take of ``room + keep`` may go on from)
                 trail.snaps.append(Snapshot(  # type: ignore[union-attr]
@@ -355,7 +370,8 @@ def _take(r: Ranked, room: float, stop: int | None = None, *, resume: Chosen | N
                 next(islice(options, fits - pos - 2, fits - pos - 1), None)
             continue
         if kind == _ITEM:
-            try_item(target, cost)  # (once the record is near its cap, most items are passed over)
+            if target not in taken:  # (the reserve's items are taken before their turn in the ranking)
+                try_item(target, cost)  # (once the record is near its cap, most items are passed over)
             continue
         if kind == _CALLS:
             if target in calls_present:
