@@ -57,8 +57,8 @@ def main() -> None:
     def watched_fit(scene: Any, step: Any, protected: Any, fixed: int, *rest: Any) -> Any:
         seen: dict[str, Any] = {"fixed": fixed, "budget": scene.budget, "takes": [], "counts": []}
 
-        def watched_take(ranked: Any, room: float, *stop: Any) -> Any:
-            chosen = take(ranked, room, *stop)
+        def watched_take(ranked: Any, room: float, *stop: Any, **kw: Any) -> Any:
+            chosen = take(ranked, room, *stop, **kw)
             if not stop:  # (a cut's replay is no estimate of its own)
                 seen["takes"].append(chosen.spent)
             return chosen

@@ -59,8 +59,8 @@ def main() -> None:
             seen["ranked"] = rank(*a)
             return seen["ranked"]
 
-        def watched_take(ranked: Any, room: float, *stop: Any) -> Any:
-            chosen = take(ranked, room, *stop)
+        def watched_take(ranked: Any, room: float, *stop: Any, **kw: Any) -> Any:
+            chosen = take(ranked, room, *stop, **kw)
             seen.setdefault("first", chosen)
             return chosen
 

@@ -20,9 +20,9 @@ def _first_take(msgs: list[dict[str, Any]], budget: int) -> tuple[Any, float, An
     """The ranking, room and choices of a view's first take."""
     seen: list[tuple[Any, float, Any]] = []
 
-    def watched(ranked: Any, room: float, *stop: Any) -> Any:
-        chosen = _take(ranked, room, *stop)
-        if not stop:
+    def watched(ranked: Any, room: float, *stop: Any, **kw: Any) -> Any:
+        chosen = _take(ranked, room, *stop, **kw)
+        if not stop and "resume" not in kw:
             seen.append((ranked, room, chosen))
         return chosen
 

@@ -110,7 +110,9 @@ def _fit(scene: Scene, step: Protection, protected: frozenset[int], fixed: int, 
     bound = _frame_of(scene, ranked)
     fixed += bound - longest
     room = max(budget - fixed - margin, 0.0) / (1.0 - LIMITS.estimate_over)
-    chosen = _take(ranked, room)
+    # (the first take keeps what a second take of more room, below, goes on from: at least
+    # ``enough - margin`` more)
+    chosen = _take(ranked, room, keep=max(enough - margin, 0))
     plan = _plan(scene, ranked, chosen, step.name)
     tokens, _ = scene.measure(plan)
     if tokens > budget:
@@ -122,7 +124,7 @@ def _fit(scene: Scene, step: Protection, protected: frozenset[int], fixed: int, 
         known = fixed - bound + _frame(scene, *plan.counts, len(plan.record.dropped))
         scale = min(max(chosen.spent / (tokens - known), 1.0), 2.0) if chosen.spent > 0 and tokens > known else 1.0
         more = room + (budget - tokens - margin) * scale
-        fuller = _take(ranked, more)
+        fuller = _take(ranked, more, resume=chosen)  # (the same choices as a take from the start)
         got = _confirmed(scene, ranked, step.name, fuller)
         if got[1] > budget:
             got = _cut(scene, ranked, step.name, fuller, got[1], margin) or got

@@ -34,7 +34,7 @@ class Limits:
     """The most budgets tried when finding the smallest one the last protection step fits
     (each larger budget may protect one more large output: :func:`.fitting._minimum`)."""
     seam_least: float = 0.8
-    """The least a message's seams scale its units' costs by in the take (``take._Seams``:
+    """The least a message's seams scale its units' costs by in the take (``gaps.Seams``:
     a unit shown alone shares no seam, so the message's own ratio is trusted this far)."""
     estimate_over: float = 0.02
     """The share of the room the take's estimates count over the render (the seams between
@@ -50,6 +50,10 @@ class Limits:
     """The most clipped units given longer heads once a view fits (:func:`.lengthen._lengthen`)."""
     plan_items: int = 50_000
     """The most items plans made of other items a conversation keeps (see ``plan._Made``)."""
+    trail_ratio: float = 4.0
+    """A first take keeps a snapshot of its state for a second take of more room to go on
+    from (:mod:`.trail`) the first time its room left is below its room over this, and again
+    each time it falls below the last snapshot's over this."""
     long_steps: int = 4
     """The most steps of a longer head for a unit too long to show whole (each
     ``Policy.long_share`` of the room, ranked like any option, taken after the one before)."""

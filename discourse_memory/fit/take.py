@@ -6,6 +6,7 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from itertools import islice
+from math import inf
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -13,13 +14,12 @@ import numpy as np
 
 from ..plan import CLIPPED, DEDUPLICATED, KEPT, OMITTED
 from .limits import LIMITS
-from ..columns import UNIT_KINDS
-from .types import _CALL, _CALLS, _CLIP, _FULL, _ITEM, _LONG, _OPEN, _REST, Chosen, Ranked, _flat
+from .gaps import Gaps
+from .trail import Snapshot, Trail, copies, restart
+from .types import _CALLS, _CLIP, _FULL, _ITEM, _LONG, _OPEN, _REST, Chosen, Ranked, _flat
 
 if TYPE_CHECKING:
     from ..record import Item
-
-_CALL_KIND, _CODE_KIND = _CALL, UNIT_KINDS.index("code")
 
 
 LONE_DATES = False
@@ -28,16 +28,37 @@ January, 2023]" says nothing of what happened then. It is listed above the entri
 session instead (see ``_take``)."""
 
 
-def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
+def _take(r: Ranked, room: float, stop: int | None = None, *, resume: Chosen | None = None,
+          keep: float | None = None) -> Chosen:
     """Options in rank order while they fit ``room`` (see the module docstring, step 4);
     ``stop``: the rank position at which it stops (the options from it on are not taken:
     the same choices as the take of ``room`` made before it, see :func:`cut_at`; a view's
-    cut replays the whole take's journal to there instead, :func:`rewound`)."""
-    decision = r.base.copy()
-    calls_present = set(r.calls_forced)
-    journal = Journal()
+    cut replays the whole take's journal to there instead, :func:`rewound`).
+
+    ``keep``: the take keeps what a take of at least ``room + keep`` needs to go on from
+    where it would first decide otherwise (``Chosen.trail``); ``resume``: such a take of
+    less room, gone on from there (the same choices as a take from the start: see
+    :mod:`.trail`; from the start when it cannot)."""
+    back = None
+    if resume is not None and resume.trail is not None and stop is None:
+        back = restart(resume.trail, resume.steps, room, r.reserve)
+    trail = Trail(room) if keep is not None and stop is None and room >= r.reserve else None
+    if back is not None:
+        snap = back.snap
+        decision = snap.decision.copy()
+        calls_present = set(snap.calls_present)
+        journal = Journal(resume.journal.ops[:snap.ops], resume.journal.marks[:snap.marks])  # type: ignore[union-attr]
+    else:
+        decision = r.base.copy()
+        calls_present = set(r.calls_forced)
+        journal = Journal()
     # (what the choices are made of is written down as it changes, for ``rewound``)
     ops, marks = journal.ops, journal.marks
+    # (each change of the room left, in order: a take of more room goes on from a snapshot
+    # with the same changes summed from its own room, see :mod:`.trail`)
+    deltas: list[float] = [] if trail is None else trail.deltas
+    step_deltas: list[int] = [] if trail is None else trail.steps
+    short = inf  # the least by which the room refused an option (see :mod:`.trail`)
 
     def decide(at: Any, value: Any) -> None:
         decision[at] = value
@@ -46,22 +67,39 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
     def call_shown(call: int) -> None:
         calls_present.add(call)
         ops.append((call,))
-    # (read an item at a time, a few thousand times a view: a byte per literal, not numpy's scalars)
-    shown_lits = bytearray(r.shown_lits.astype(np.bool_).tobytes())
-    msg_shown = bytearray(len(r.msg_overhead))  # per message: shown (some part of it, or its framing)
-    for m in r.protected | r.calls_forced:
-        msg_shown[m] = 1
-    taken: dict[int, float] = {}  # record item -> the room it took
-    by_literal: dict[int, int] = {}  # literal -> the (non-header) item listing it
-    entries: dict[int, int] = {}  # message -> how many of its items are listed
-    keys: dict[tuple[int, int, str], int] = {}  # (message, record group or -1, key) -> values listed under it
-    rows: dict[int, int] = {}  # a record's group -> how many of its values are listed under its head
-    in_rows: set[int] = set()  # the items counted there
-    headers: set[str] = set()  # session date lines printed
-    dated: dict[str, int] = {}  # session date line -> the entries listed under it
-    opened: set[int] = set()
-    heads: dict[int, int] = {}  # clipped unit -> the end of its long head
-    long_steps: dict[int, int] = {}  # clipped unit -> the long-head steps taken
+    shown_lits: bytearray
+    msg_shown: bytearray
+    taken: dict[int, float]
+    by_literal: dict[int, int]
+    entries: dict[int, int]
+    keys: dict[tuple[int, int, str], int]
+    rows: dict[int, int]
+    in_rows: set[int]
+    headers: set[str]
+    dated: dict[str, int]
+    opened: set[int]
+    heads: dict[int, int]
+    long_steps: dict[int, int]
+    if back is not None:
+        (shown_lits, msg_shown, texts_shown, taken, by_literal, entries, keys, rows, in_rows, headers, dated, opened,
+         heads, long_steps) = copies(back.snap)
+    else:
+        # (read an item at a time, a few thousand times a view: a byte per literal, not numpy's scalars)
+        shown_lits = bytearray(r.shown_lits.astype(np.bool_).tobytes())
+        msg_shown = bytearray(len(r.msg_overhead))  # per message: shown (some part of it, or its framing)
+        for m in r.protected | r.calls_forced:
+            msg_shown[m] = 1
+        taken = {}  # record item -> the room it took
+        by_literal = {}  # literal -> the (non-header) item listing it
+        entries = {}  # message -> how many of its items are listed
+        keys = {}  # (message, record group or -1, key) -> values listed under it
+        rows = {}  # a record's group -> how many of its values are listed under its head
+        in_rows = set()  # the items counted there
+        headers = set()  # session date lines printed
+        dated = {}  # session date line -> the entries listed under it
+        opened = set()
+        heads = {}  # clipped unit -> the end of its long head
+        long_steps = {}  # clipped unit -> the long-head steps taken
     lit_ptr, lit_idx, head_ptr, head_idx = r.lit_lists
     item_of = r.item_of
     # (read a unit or a message at a time, thousands of times a pass: views whose reads are
@@ -71,13 +109,16 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         _flat, (r.u_msg, r.owner_of_msg, r.date_unit, r.list_head, r.msg_start))
     in_short, opening = memoryview(r.in_short), memoryview(r.opening)
     overhead, question_unit, question_cost, queue, item_costs, kinds, targets, costs, floor, blocks = r.lists
-    left = room
-    used = 0.0  # tokens the record's items and entry labels take
-    next_item = 0  # queue: record items, best first; queue[next_item] is the best not tried
+    left = room if back is None else back.left
+    used = 0.0 if back is None else back.snap.used  # tokens the record's items and entry labels take
+    # queue: record items, best first; queue[next_item] is the best not tried
+    next_item = 0 if back is None else back.snap.next_item
     reserve = min(r.reserve, room)
     value_cost, note_cap = r.value_cost, r.note_cap
-    # Gap marks and speaker labels, as the renderer writes them (see ``_Gaps``).
-    texts = _Gaps(r, decision)
+    # Gap marks and speaker labels, as the renderer writes them (see :class:`.gaps.Gaps`).
+    texts = Gaps(r, decision)
+    if back is not None:
+        texts.shown = texts_shown
     unit_mark = r.mark_estimate
     item_msgs, item_dated = r.item_lists
 
@@ -88,8 +129,11 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         if k is None:
             return 0.0
         item = item_of[k]
-        if len(item.covers) > 1 and any(by_literal.get(c) == k for c in item.covers):
-            return 0.0  # the item's line still lists a value the view does not show
+        covers = item.covers
+        if len(covers) > 1:
+            for c in covers:  # (a loop, not a generator: a code line's values, a few hundred a pass)
+                if by_literal.get(c) == k:
+                    return 0.0  # the item's line still lists a value the view does not show
         nonlocal used
         freed = taken.pop(k)
         ops.append(~k)
@@ -119,12 +163,27 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         used -= freed
         return freed
 
+    # (a unit stating many values, a tool output's, is marked at once: numpy's calls cost
+    # less than a read of each of its values from a few dozen on)
+    shown_at = np.frombuffer(shown_lits, dtype=np.bool_)  # (the same bytes)
+    lit_at, head_at = np.asarray(lit_idx), np.asarray(head_idx)
+
     def show(units: Any, head: bool) -> float:
         """Mark the literals of these units (their heads) shown; returns the room freed."""
-        ptr, idx = (head_ptr, head_idx) if head else (lit_ptr, lit_idx)
+        ptr, idx, at = (head_ptr, head_idx, head_at) if head else (lit_ptr, lit_idx, lit_at)
         freed = 0.0
         for u in (units.tolist() if isinstance(units, np.ndarray) else units):
-            for lit in idx[ptr[u]:ptr[u + 1]]:
+            start, end = ptr[u], ptr[u + 1]
+            if end - start > 24:
+                lits = at[start:end]
+                lits = lits[~shown_at[lits]]
+                if by_literal:  # (in order, as below: a value stated twice is no longer listed)
+                    for lit in lits.tolist():
+                        if lit in by_literal:
+                            freed += show_literal(lit)
+                shown_at[lits] = True
+                continue
+            for lit in idx[start:end]:
                 if not shown_lits[lit]:  # (a value stated twice frees nothing twice)
                     if lit in by_literal:
                         freed += show_literal(lit)
@@ -147,12 +206,16 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
 
     def fill_reserve() -> None:
         """The record's first claim: its best items, while it holds less than the reserve."""
-        nonlocal next_item
+        nonlocal next_item, short
         while next_item < n_queue:
             k = queue[next_item]
             cost = item_costs[k]
-            if used + cost > reserve or cost > left:
+            if used + cost > reserve:
                 return  # the best item left waits for room
+            if cost > left:
+                if cost - left < short:
+                    short = cost - left
+                return
             try_item(k, cost)  # (near the note's cap, most of the queue is passed over)
             next_item += 1
 
@@ -167,7 +230,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         entry yet), worked out without its key, row and session: a long history's take tries
         thousands a pass near the note's cap, most refused by it. (A bound: what is added on
         top is never negative, so the sums below are never below these.)"""
-        nonlocal left, used
+        nonlocal left, used, short
         if k in taken:
             return
         m = item_msgs[k]
@@ -181,6 +244,8 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         if not taken:  # (the line opening the entries: a count less a count, taken as it is if negative)
             least += least_line
         if not (cost + least <= left and used + cost + least <= note_cap):
+            if cost + least > left and cost + least - left < short:
+                short = cost + least - left
             return
         item = item_of[k]
         dated_line = item.header
@@ -192,7 +257,7 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             if any(shown_lits[c] or c in by_literal for c in fresh):
                 return
         else:  # a code line's values: worth listing while one of them is neither shown nor listed
-            fresh = tuple(c for c in fresh if not shown_lits[c] and c not in by_literal)
+            fresh = [c for c in fresh if not shown_lits[c] and c not in by_literal]
             if not fresh:
                 return
         header = item.text if dated_line else header_of[m]
@@ -213,8 +278,12 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             session = header_items.get(header)
             extra += header_cost[header]
         if cost + extra > left or used + cost + extra > note_cap:
+            if cost + extra > left and cost + extra - left < short:
+                short = cost + extra - left
             return
-        left -= cost + extra
+        d = -(cost + extra)  # (``left -= cost + extra``, kept as the change it is)
+        left += d
+        deltas.append(d)
         used += cost + extra
         if header is not None:
             headers.add(header)
@@ -238,55 +307,88 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             taken[session] = 0.0  # the date line printed above this entry
             ops.append(session)
 
-    for msg in sorted(r.protected):  # the protected messages' sessions are dated first
-        date = int(r.date_unit[msg])
-        if date < 0 or decision[date] != OMITTED:
-            continue
-        session = int(u_msg[date])
-        cost = r.date_cost[date] + (0.0 if msg_shown[session] else overhead[session])
-        if cost <= left:
-            msg_shown[session] = True
-            texts.shown[session] = 1
-            decide(date, KEPT)
-            left += show([date], False) - cost
-    fill_reserve()
-    options = enumerate(zip(kinds, targets, costs))
-    steps: list[tuple[int, float]] = []  # (a rank position, the room spent before it), where it changed
-    last = left
-    until = len(kinds) if stop is None else stop
+    steps: list[tuple[int, float]]  # (a rank position, the room spent before it), where it changed
+    if back is None:
+        for msg in sorted(r.protected):  # the protected messages' sessions are dated first
+            date = int(r.date_unit[msg])
+            if date < 0 or decision[date] != OMITTED:
+                continue
+            session = int(u_msg[date])
+            cost = r.date_cost[date] + (0.0 if msg_shown[session] else overhead[session])
+            if cost <= left:
+                msg_shown[session] = True
+                texts.shown[session] = 1
+                decide(date, KEPT)
+                d = show([date], False) - cost
+                if d:  # (a change of nothing is none: see :mod:`.trail`)
+                    left += d
+                    deltas.append(d)
+            elif cost - left < short:
+                short = cost - left
+        fill_reserve()
+        options = enumerate(islice(zip(kinds, targets, costs), stop))
+        steps = []
+        last = left
+    else:
+        options = enumerate(islice(zip(kinds, targets, costs), back.snap.pos, stop), back.snap.pos)
+        steps, last, short = back.steps, back.last, back.snap.short
+    # (a snapshot the first time the room left is below this: see :mod:`.trail`)
+    level = -inf if trail is None else room / LIMITS.trail_ratio
+    if trail is not None:
+        trail.first = len(deltas)
     for pos, (kind, target, cost) in options:
-        if pos >= until:
-            break
+        if left < level:
+            if short > keep:  # type: ignore[operator]  (a snapshot a take of ``room + keep`` may go on from)
+                trail.snaps.append(Snapshot(  # type: ignore[union-attr]
+                    pos, len(deltas), step_deltas[-1] if step_deltas else trail.first,  # type: ignore[union-attr]
+                    short, used, next_item, len(ops), len(marks), len(steps), decision.copy(), set(calls_present),
+                    bytes(shown_lits), bytes(msg_shown), bytes(texts.shown), dict(taken), dict(by_literal),
+                    dict(entries), dict(keys), dict(rows), set(in_rows), set(headers), dict(dated), set(opened),
+                    dict(heads), dict(long_steps)))
+                level = left / LIMITS.trail_ratio
+            else:  # (no take of more room by ``keep`` decides the same as this one from here on)
+                level = -inf
         if left != last:
             steps.append((pos, room - left))
             marks.append(len(ops))
+            step_deltas.append(len(deltas))
             last = left
         if used < reserve and next_item < n_queue and used + item_costs[queue[next_item]] <= reserve:
             fill_reserve()  # items it held were shown by units: the room goes to the next items
         if left < floor[pos]:
+            if floor[pos] - left < short:
+                short = floor[pos] - left
             break
         if cost > left:
             # Nothing changes until an option fits the room: the options before it are passed
             # over at once (the checks above, made at each, would read the same state and do
             # nothing; a long history's take passed over thousands of calls each pass).
-            skip = _next_fitting(costs, blocks, pos + 1, left) - pos - 1
-            if skip:
-                next(islice(options, skip - 1, skip), None)
+            fits, least = _next_fitting(costs, blocks, pos + 1, left)
+            if min(cost, least) - left < short:
+                short = min(cost, least) - left
+            if fits - pos - 1:
+                next(islice(options, fits - pos - 2, fits - pos - 1), None)
             continue
         if kind == _ITEM:
-            try_item(target, cost)  # (once the record is near its cap, most items are passed over)
+            if target not in taken:  # (the reserve's items are taken before their turn in the ranking)
+                try_item(target, cost)  # (once the record is near its cap, most items are passed over)
             continue
         if kind == _CALLS:
             if target in calls_present:
                 continue
             extra = (0.0 if msg_shown[target] else overhead[target]) + framed(target, -1)
             if cost + extra > left:
+                if cost + extra - left < short:
+                    short = cost + extra - left
                 continue
             call_shown(target)
             msg_shown[target] = True
             answers(target)
             decide(r.call_units[target], KEPT)
-            left += show(r.call_units[target], False) - cost - extra
+            d = show(r.call_units[target], False) - cost - extra
+            if d:  # (a change of nothing is none: see :mod:`.trail`)
+                left += d
+                deltas.append(d)
             continue
         if kind == _LONG:
             unit, step = divmod(target, LIMITS.long_steps)
@@ -296,10 +398,14 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             heads[unit] = end
             ops.append((None, unit, end))
             long_steps[unit] = step + 1
-            left -= cost
+            left += -cost  # (``left -= cost``)
+            deltas.append(-cost)
             for lit in lits:  # its literals, as show() marks them
                 if not shown_lits[lit]:
-                    left += show_literal(lit)
+                    d = show_literal(lit)
+                    if d:  # (a change of nothing is none: see :mod:`.trail`)
+                        left += d
+                        deltas.append(d)
             continue
         if kind == _REST and dv[target] != CLIPPED:
             continue  # its clip is not shown: the rest alone means nothing
@@ -358,6 +464,8 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
         if not msg_shown[msg]:
             extra += overhead[msg] - texts.label[msg]
         if cost + extra > left:
+            if cost + extra - left < short:
+                short = cost + extra - left
             continue
         freed = 0.0
         if need_question:
@@ -393,8 +501,11 @@ def _take(r: Ranked, room: float, stop: int | None = None) -> Chosen:
             texts.shown[u_msg[date]] = 1
             decide(date, KEPT)
             freed += show([date], False)
-        left += freed - cost - extra
-    return Chosen(decision, calls_present, _listed(r, taken), heads, room - left, steps, journal, used)
+        d = freed - cost - extra
+        if d:  # (a change of nothing is none: see :mod:`.trail`)
+            left += d
+            deltas.append(d)
+    return Chosen(decision, calls_present, _listed(r, taken), heads, room - left, steps, journal, used, trail)
 
 
 def _listed(r: Ranked, taken: Iterable[int]) -> list[Item]:
@@ -445,110 +556,6 @@ def rewound(r: Ranked, chosen: Chosen, stop: int) -> Chosen:
                   replace(journal, marks=journal.marks[:at]))
 
 
-@dataclass
-class _Seams:
-    """Per message, its whole text's tokens over the sum of its units' tokens: units shown
-    side by side share tokens at their seams (a line break and the indentation after it,
-    counted with each line, merge). The conversation's memo (``Columns.memo``): a
-    message's text never changes."""
-
-    ratio: dict[int, float] = field(default_factory=dict)
-
-
-class _Gaps:
-    """The tokens a view's gap marks and speaker labels add as units are shown, reckoned
-    as :func:`..render.render_field` writes them: one mark (`` …``) for each run of units
-    left out next to a shown one, none after a clip (its head ends with the mark), and a
-    message's label with its mark (``Caroline: …``) for a run that opens it. A unit's
-    neighbours tell what it adds: shown beside a shown unit it adds no mark, and it may
-    close a gap (a mark less)."""
-
-    def __init__(self, r: Ranked, decision: np.ndarray) -> None:
-        # (read a unit at a time for the options tried: memoryviews of the arrays, whose
-        # reads are Python numbers, not numpy's scalars; the decisions' is written through)
-        self.decision = memoryview(decision)
-        self.kind = memoryview(np.ascontiguousarray(r.cols.u_kind.view))
-        self.label = memoryview(np.ascontiguousarray(r.cols.msg_label_cost.view))
-        self.start = memoryview(np.ascontiguousarray(r.msg_start))
-        self.u_msg = memoryview(np.ascontiguousarray(r.u_msg))
-        self.mark = r.mark_cost
-        self.opening_of = memoryview(r.opening)
-        self.shown = bytearray(len(r.msg_overhead))  # per message: some text unit is shown
-        for m in r.protected:
-            self.shown[m] = 1
-        self.cols = r.cols
-        self.seams = r.cols.memo(_Seams).ratio
-
-    def seam(self, m: int) -> float:
-        """Message ``m``'s tokens over the sum of its units' (see :class:`_Seams`)."""
-        got = self.seams.get(m)
-        if got is None:
-            cols = self.cols
-            s, e = self.start[m], self.start[m + 1]
-            units = float(cols.u_tokens.view[s:e].sum())
-            got = self.seams[m] = min(1.0, max(LIMITS.seam_least, float(cols.msg_cost.view[m]) / units)) if units else 1.0
-        return got
-
-    def _open(self, u: int) -> bool:
-        """Unit ``u`` is text left out (part of a run)."""
-        d = self.decision[u]
-        return d != KEPT and d != CLIPPED and self.kind[u] != _CALL_KIND
-
-    def _marks_clip(self, u: int) -> bool:
-        """A clip of unit ``u`` ends with a mark (code closes its fence instead)."""
-        return self.kind[u] != _CODE_KIND
-
-    def unit(self, u: int, clipped: bool) -> float:
-        """What showing unit ``u`` (left out now; clipped or whole) adds in marks and label."""
-        m = self.u_msg[u]
-        s, e = self.start[m], self.start[m + 1]
-        lead = self.label[m] or self.mark
-        left_open = u > s and self._open(u - 1)
-        after = self.mark if u + 1 < e and self._open(u + 1) and not (clipped and self._marks_clip(u)) else 0.0
-        if not self.shown[m]:  # the message's first shown unit: a run before it, and one after
-            return (lead if left_open else 0.0) + after
-        if left_open:  # the run it was in keeps its mark: the part after it is a run of its own
-            return after
-        p = u - 1  # it opened its run: that run's mark (or label) goes
-        if u == s:
-            before = lead
-        elif self.decision[p] == CLIPPED and self._marks_clip(p):
-            before = 0.0
-        else:
-            before = self.mark
-        return after - before
-
-    def rest(self, u: int) -> float:
-        """What showing the rest of clipped unit ``u`` adds: the run after it, marked by the
-        clip's mark until now, needs one of its own."""
-        m = self.u_msg[u]
-        return self.mark if u + 1 < self.start[m + 1] and self._open(u + 1) and self._marks_clip(u) else 0.0
-
-    def opening(self, m: int, units: list[int]) -> float:
-        """What opening short message ``m`` (``units`` shown as ``r.opening`` says) adds."""
-        return self._message(m, units, True) - self._message(m, units, False)
-
-    def _message(self, m: int, units: list[int], opened: bool) -> float:
-        s, e = self.start[m], self.start[m + 1]
-        ds = self.decision[s:e].tolist()
-        if opened:
-            for u in units:
-                ds[u - s] = self.opening_of[u]
-        total, run, seen, marked = 0.0, False, False, False
-        for d, k in zip(ds, self.kind[s:e].tolist()):
-            if k == _CALL_KIND:
-                continue
-            if d == KEPT or d == CLIPPED:
-                if run:
-                    total += (self.label[m] or self.mark) if not seen else 0.0 if marked else self.mark
-                seen, run, marked = True, False, d == CLIPPED and k != _CODE_KIND
-            else:
-                run = True
-        if run and seen and not marked:
-            total += self.mark
-        return total
-
-
 def cut_at(chosen: Chosen, spend: float) -> int | None:
     """The rank position to stop a take at (``_take``'s ``stop``) so that it spends at most
     ``spend``: its lowest-ranked choices are dropped, the others kept as they were. None:
@@ -559,18 +566,27 @@ def cut_at(chosen: Chosen, spend: float) -> int | None:
     return None
 
 
-def _next_fitting(costs: list[float], blocks: list[float], at: int, room: float) -> int:
+def _next_fitting(costs: memoryview, blocks: memoryview, at: int, room: float) -> tuple[int, float]:
     """The first position from ``at`` on whose option costs at most ``room`` (the number of
-    options if none does), passing a block of sixteen whose least cost is above it at once."""
+    options if none does), passing a block of sixteen whose least cost is above it at once;
+    and the least cost of the options passed (infinite if none)."""
     n = len(costs)
+    least = inf
     while at < n:
-        if not at % 16 and blocks[at // 16] > room:
-            at += 16
-            continue
-        if costs[at] <= room:
-            return at
+        if not at % 16:
+            block = blocks[at // 16]
+            if block > room:
+                if block < least:
+                    least = block
+                at += 16
+                continue
+        cost = costs[at]
+        if cost <= room:
+            return at, least
+        if cost < least:
+            least = cost
         at += 1
-    return n
+    return n, least
 
 
 def _heads_to_show(list_head: memoryview, decision: memoryview, units: list[int], lit_ptr: memoryview) -> list[int]:

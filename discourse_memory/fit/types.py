@@ -19,6 +19,7 @@ from ..record import LINE_KINDS
 if TYPE_CHECKING:
     from ..record import Item
     from .take import Journal
+    from .trail import Trail
 
 
 _CALLS, _OPEN, _CLIP, _REST, _FULL, _ITEM, _LONG = range(7)
@@ -172,3 +173,4 @@ class Chosen:
     steps: list[tuple[int, float]] = field(default_factory=list)  # (rank position, room spent before it)
     journal: Journal | None = None  # how the take made these choices (see take.rewound)
     noted: float = 0.0  # of ``spent``, what the record's items, entry labels and date lines took
+    trail: Trail | None = None  # what a take of more room needs to go on from this one (see trail.py)
