@@ -6,7 +6,7 @@ one's, in one process on the same scenes.
     python benchmarks/bench_items_ab.py --base /tmp/base --messages 200000 --budget 8000
 
 As ``bench_rank_ab.py`` (whose set-up it uses: the other version as a package of another name,
-both rankings run on each view in an order that alternates turn by turn, their options and
+both rankings run on each view in an order that flips every second turn, their options and
 items checked equal), with each version's ``_items`` timed inside its ranking by process CPU
 time. Printed: each version's median milliseconds, every turn's figure (on an agent history
 a turn that moves two messages out of the kept newest ones reads their ~200 rows, and costs
@@ -71,7 +71,10 @@ def main() -> None:
     turn = [0]
 
     def both(scene: Any, protected: frozenset[int], *rest: Any) -> Any:
-        order = [base_rank, mine] if turn[0] % 2 == 0 else [mine, base_rank]
+        # (the order flips every second view, not every view: turns alternate kinds, and an
+        # order flipped every view put one version first on every turn of one kind, where it
+        # paid the token counts the other then read from the shared count cache)
+        order = [base_rank, mine] if turn[0] // 2 % 2 == 0 else [mine, base_rank]
         turn[0] += 1
         out = {f: f(scene, protected, *rest) for f in order}
         a, b = out[base_rank], out[mine]

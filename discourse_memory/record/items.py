@@ -6,7 +6,6 @@ when it is no value (a label's words, a keyless number, a line of base64).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 from .. import traces
@@ -17,7 +16,7 @@ from ..literals import PATTERN_KINDS, Literal
 from ..units import Unit
 from .clauses import _own_stop_words, _sentence_head
 from .context import _context_before, _in_context, _worded
-from .entries import Item
+from .entries import Item, built_item
 from .json_keys import as_read, row_key
 from .keys import _INLINE_KEY, _LABEL_BEFORE, _in_label, _key, inline_key, line_head, line_row, list_row, title_case
 from .labels import is_date_header
@@ -53,36 +52,46 @@ class UnitItems:
     item's span, its language's stop words, its line number) read once: a line of a tool's
     output states a hundred values, and these were most of each one's item."""
 
-    __slots__ = ("cols", "index", "unit", "first", "_stated", "_reads")
+    __slots__ = ("cols", "index", "unit", "first", "_stated", "_own_words", "_row_read", "_header", "_title",
+                 "_numbered", "_whole")
 
     def __init__(self, cols: Columns, index: int, u: Unit, first: bool = False,
                  stated: dict[str, Literal] | None = None) -> None:
         self.cols, self.index, self.first = cols, index, first
         self.unit = as_read(cols, u)
         self._stated = stated
-        self._reads: dict[str, object] = {}
-
-    def _read(self, what: str, read: Callable[[], object]) -> Any:
-        """``read()``, once per unit (each is a function of the unit alone)."""
-        got = self._reads.get(what, _UNREAD)
-        if got is _UNREAD:
-            got = self._reads[what] = read()
-        return got
+        # (each a function of the unit alone, read when first needed: _UNREAD until then)
+        self._own_words: Any = _UNREAD
+        self._row_read: Any = _UNREAD
+        self._header: Any = _UNREAD
+        self._title: Any = _UNREAD
+        self._numbered: Any = _UNREAD
+        self._whole: Any = _UNREAD
 
     def _own(self) -> frozenset[str]:
-        return self._read("own", lambda: _own_stop_words(self.unit.text))
+        if self._own_words is _UNREAD:
+            self._own_words = _own_stop_words(self.unit.text)
+        return self._own_words
 
     def _row(self) -> tuple[str | None, int]:
-        def read() -> tuple[str | None, int]:
+        if self._row_read is _UNREAD:
             json_row = row_key(self.unit)
-            return (json_row, self.index) if json_row is not None else list_row(self.cols, self.index, self.unit)
-        return self._read("row", read)
+            self._row_read = (json_row, self.index) if json_row is not None \
+                else list_row(self.cols, self.index, self.unit)
+        return self._row_read
+
+    def _titled(self) -> bool:
+        if self._title is _UNREAD:
+            self._title = title_case(self.unit.text)
+        return self._title
 
     def item(self, literal: int) -> Item | None:
         """The record item of literal ``literal`` as this unit states it (see :func:`item_for`)."""
         cols, index, u = self.cols, self.index, self.unit
         value = cols.lit_text[literal]
-        if self.first and self._read("header", lambda: is_date_header(u)):
+        if self.first and self._header is _UNREAD:
+            self._header = is_date_header(u)
+        if self.first and self._header:
             covers = tuple(cols.lit_ids[x.text] for x in u.literals)
             return Item(covers[0], index, u.message, sanitize(u.text), (0, len(u.text)), covers, True)
         stated = self._stated
@@ -94,7 +103,7 @@ class UnitItems:
         if lit is None:  # a tool call's name
             return Item(literal, index, u.message, sanitize(text), None, (literal,))
         if kind not in PATTERN_KINDS and (_in_label(u.text, lit.start, lit.end, u.kind in _PROSE_KINDS)
-                                          or u.kind == "heading" and self._read("title", lambda: title_case(u.text))):
+                                          or u.kind == "heading" and self._titled()):
             return None  # "- Additional Cost: $600", "## Important Boundaries": Title Case of a label, no name
         key = _key(u, lit.start, lit.end)
         if key is not None and key.rsplit(".", 1)[-1].strip("\"'").lower() == value.strip("\"'").lower():
@@ -103,7 +112,9 @@ class UnitItems:
         if kind == "number" and key is None and u.kind not in _PROSE_KINDS:
             # A number of code or output without a key is an item only as a line's number
             # (whatever else its line is: most numbers of a tool's output end here).
-            path = _line_number_file(cols, u, lit.start, lit.end, self._read("numbered", lambda: _numbered(u)))
+            if self._numbered is _UNREAD:
+                self._numbered = _numbered(u)
+            path = _line_number_file(cols, u, lit.start, lit.end, self._numbered)
             if path is None:
                 return None
         # A line of base64 (a binary file in a diff): its pieces are no values either. (Read
@@ -131,7 +142,9 @@ class UnitItems:
             held = line_row(u.text, lit.start)
             if held is not None:
                 row, group = sanitize(held), index
-        whole = self._read("whole", lambda: short_item_span(u)) if text == value else None  # (a prose kind)
+        if text == value and self._whole is _UNREAD:
+            self._whole = short_item_span(u)
+        whole = self._whole if text == value else None  # (a prose kind)
         if key is not None and (whole is None or inline):
             outer = key.rsplit(".", 1)[0] if "." in key else ""
             if outer != value and value.lower() in outer.lower():
@@ -193,8 +206,10 @@ class UnitItems:
             span = None
         if source is not None:
             shown = closed_marks(u.text, source, shown)
-        return Item(literal, index, u.message, shown, span if text == value else None, (literal,), row=row,
-                    group=group)
+        # (built by its slots: this is the item of most values of code and output, a few
+        # hundred a turn that moves a tool's result out of the kept messages)
+        return built_item(literal, index, u.message, shown, span if text == value else None, (literal,), False, None,
+                          "", row, group)
 
 
 _UNREAD = object()
