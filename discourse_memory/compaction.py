@@ -36,10 +36,10 @@ from .plan import CLIPPED, DECISION_NAMES, DEDUPLICATED, KEPT, Plan
 from .policy import Policy
 from .recall import Recalled, check_max_tokens, recall
 from .result import Compaction, _snapshot, json_copy
-from .record.note import render_note
+from .record.note import note_lines
 from .render import RenderCache, render_messages
 from .report import Report, RecordEntry, UnitReport
-from .tokens import TokenCounter, TokenCounterLike, get_token_counter, head_of
+from .tokens import TokenCounter, TokenCounterLike, count_lines, get_token_counter, head_of
 from .tool_pairs import ToolPairs
 from .units import Analyzer, Unit, clip_cost, head_literal_texts
 
@@ -349,8 +349,6 @@ class Compactor:
             return _unchanged(msgs, lambda: units, before, budget, messages)
 
         recall_n = len(msgs) if options.recall else None
-        # (a note is mostly the lines of the last plan's: counted by its lines where that is exact)
-        count_note = getattr(self.counter, "count_by_lines", count)
 
         # The plans fit measured, each rendered once: the one it returns is not rendered again.
         # (The plan is held with its rendering: no other plan can take its id meanwhile.)
@@ -361,8 +359,10 @@ class Compactor:
             if hit is not None and hit[0] is plan:
                 return hit[1:]
             out, sources, counted = render_messages(cols, plan, messages, count, self._render_cache, options.recall)
-            note = _note(tag, plan, recall_n, beyond, self._render_cache.note_lines)
-            total = sum(counted) + count_note(note)
+            # (a note is mostly the lines of the last plan's: counted by its lines where that is exact)
+            lines = _note(tag, plan, recall_n, beyond, self._render_cache.note_lines)
+            note = "\n".join(lines)
+            total = sum(counted) + count_lines(self.counter, lines)
             if frames is not None:
                 # A shown message keeps its source's framing (role, name, ids) unless its calls went.
                 # (its frame read as a Python number: a long history's view shows a thousand)
@@ -443,10 +443,11 @@ class Compactor:
 
 
 def _note(tag: str, plan: Plan, recall_n: int | None = None, beyond: tuple[int, int] | None = None,
-          lines: dict[Any, Any] | None = None) -> str:
+          lines: dict[Any, Any] | None = None) -> list[str]:
+    """The lines of ``plan``'s note (see :func:`.record.note.note_lines`)."""
     omitted, clipped, deduplicated = plan.counts
-    return render_note(tag, omitted, clipped, deduplicated, plan.record, recall=recall_n, beyond=beyond,
-                       lines_cache=lines)
+    return note_lines(tag, omitted, clipped, deduplicated, plan.record, recall=recall_n, beyond=beyond,
+                      lines_cache=lines)
 
 
 def count_messages(messages: Sequence[Mapping[str, Any]], token_counter: TokenCounterLike | TokenCounter | None = None,

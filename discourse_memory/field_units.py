@@ -135,3 +135,24 @@ class _FieldUnits(Sequence[Unit]):
         units = self._units
         got = units._replaced.get(i) if units._replaced else None
         return got if got is not None else self._field.unit(i - self._first, units._occurrences[i])
+
+    def gap(self, j: int) -> str:
+        """Unit ``j``'s gap, without building the unit (a view's render reads the gaps of
+        the units it leaves out: a line break among them puts the next shown one on a line)."""
+        return self._piece(j).gap
+
+    def text(self, j: int) -> str:
+        """Unit ``j``'s text, without building the unit."""
+        got = self._piece(j)
+        if isinstance(got, Unit):
+            return got.text
+        return self._field.text[got.piece.start:got.piece.end]
+
+    def _piece(self, j: int) -> Any:
+        """Unit ``j`` where it was replaced, else its measured piece (or the field's unit)."""
+        if not 0 <= j < self._n:
+            raise IndexError(j)
+        i = self._start + j
+        replaced = self._units._replaced
+        got = replaced.get(i) if replaced else None
+        return got if got is not None else self._field.units[i - self._first]

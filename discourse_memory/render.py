@@ -67,13 +67,16 @@ def render_field(text: str, units: Sequence[Unit], decisions: list[int], heads: 
     omitted_run = False
     marked = False  # the last shown piece already ends with the mark (a clip)
     label: str | None = None
+    # (an omitted unit's text and gap are read without building it, where the units can)
+    text_of = getattr(units, "text", None) or (lambda j: units[j].text)
+    gap_of = getattr(units, "gap", None) or (lambda j: units[j].gap)
     for j, d in enumerate(decisions):
         # (an omitted unit is looked at only where it can matter: units are built on demand)
         if d != KEPT and d != CLIPPED:
-            if not parts and label is None and speaker and units[j].text.startswith(speaker + ":"):
+            if not parts and label is None and speaker and text_of(j).startswith(speaker + ":"):
                 label = speaker + ": "
             omitted_run = True
-            gap_lines = gap_lines or (bool(parts) and "\n" in units[j].gap)
+            gap_lines = gap_lines or (bool(parts) and "\n" in gap_of(j))
             continue
         u = units[j]
         body = u.text if d == KEPT else clipped_text(u, heads.get(j, u.head_end))

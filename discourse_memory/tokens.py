@@ -23,7 +23,7 @@ import os
 import re
 import threading
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 
@@ -40,6 +40,7 @@ __all__ = [
     "TokenCounterLike",
     "TokenMap",
     "TokenTable",
+    "count_lines",
     "get_token_counter",
     "head_of",
 ]
@@ -84,6 +85,19 @@ neither white space nor "/" (line breaks and spaces run together into one piece,
 punctuation piece takes the line break and slashes after it), and after a semicolon before
 a space (a punctuation piece ends before white space, and a piece opening with white space
 reads nothing before it): a note's entries, "; "-separated, are counted one by one."""
+
+
+_OPENS_PIECE = re.compile(r"[^\s/]").match
+"""Whether a line opens a piece of ``count_by_lines``' split (the line break before it is a cut)."""
+
+
+def count_lines(counter: TokenCounter, lines: Sequence[str]) -> int:
+    """The tokens of ``"\n".join(lines)`` as a view counts a note (``count_by_lines`` where
+    the counter has it, else ``count``), from counts kept per line where the counter can."""
+    method = getattr(counter, "count_lines", None)
+    if method is not None:
+        return int(method(lines))
+    return counter.count("\n".join(lines))
 
 
 class _CountCache:
@@ -173,6 +187,8 @@ class TiktokenCounter(_Shared):
         self.name = name or getattr(encoding, "name", "tiktoken")
         self._cache = _CountCache()
         self._tables: tuple[object, object] | None = None
+        self._line_sums: dict[tuple[str, bool], int] = {}
+        """(a run of lines, whether a line break follows it) -> its pieces' tokens (:meth:`count_lines`)."""
 
     def _token_tables(self) -> tuple[object, object]:
         """Per token id: its length in bytes, and whether its first byte is whitespace.
@@ -219,6 +235,45 @@ class TiktokenCounter(_Shared):
             n = known(piece)
             total += self.count(piece) if n is None else n
             start = end
+        return total + self.count(text[start:])
+
+    def count_lines(self, lines: Sequence[str]) -> int:
+        """``count_by_lines("\n".join(lines))``, from sums kept per line: a line opening
+        with neither white space nor "/" starts a run of lines the split never crosses (see
+        :data:`_CUTS`), and each run's pieces, with the line break after it, are summed once
+        (a note is mostly the lines of the last one: not joined and split again)."""
+        if not lines:
+            return 0
+        if sum(map(len, lines)) + len(lines) - 1 < LIMITS.by_lines_min \
+                or getattr(self._enc, "_pat_str", None) not in _LINE_ADDITIVE:
+            return self.count_by_lines("\n".join(lines))
+        known = self._line_sums
+        total = 0
+        last = len(lines) - 1
+        k = 0
+        while k <= last:
+            run = lines[k]
+            k += 1
+            while k <= last and not _OPENS_PIECE(lines[k]):  # (a line the split runs into)
+                run += "\n" + lines[k]
+                k += 1
+            key = (run, k <= last)
+            n = known.get(key)
+            if n is None:
+                n = self._pieces(run + "\n" if k <= last else run)
+                if len(known) >= LIMITS.count_cache:
+                    known.clear()
+                known[key] = n
+            total += n
+        return total
+
+    def _pieces(self, text: str) -> int:
+        """The tokens of ``text`` as the sum of its pieces (see :meth:`count_by_lines`)."""
+        total = 0
+        start = 0
+        for cut in _CUTS.finditer(text):
+            total += self.count(text[start:cut.end()])
+            start = cut.end()
         return total + self.count(text[start:])
 
     def counts(self, texts: list[str]) -> list[int]:

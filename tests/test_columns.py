@@ -92,6 +92,21 @@ def test_units_by_field_are_the_units_of_each_field_in_order(cut: int) -> None:
         next(iter(units.by_field(0, 2)))[1][5]
 
 
+@pytest.mark.parametrize("cut", [0, 3])
+def test_a_fields_unit_gap_and_text_read_alone_are_its_built_units(cut: int) -> None:
+    # The renderer reads the gaps and texts of the units a view leaves out without building them.
+    cols = _columns(_conversation(), cut)
+    units = cols.units.replaced({1: cols.units[1]._replace(text="other", gap="\n ")})
+    starts = cols.msg_start.view.tolist()
+    for m in range(len(starts) - 1):
+        for _, us in units.by_field(starts[m], starts[m + 1]):
+            assert [us.gap(j) for j in range(len(us))] == [u.gap for u in us]
+            assert [us.text(j) for j in range(len(us))] == [u.text for u in us]
+            with pytest.raises(IndexError):
+                us.gap(len(us))
+    assert units[1].text == "other" and units[1].gap == "\n "
+
+
 @pytest.mark.parametrize("cut", range(8))
 def test_a_units_text_read_alone_is_its_built_units_text(cut: int) -> None:
     units = _columns(_conversation(), cut).units

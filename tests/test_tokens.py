@@ -217,3 +217,33 @@ def test_an_encoding_of_another_split_is_counted_whole():
     text = "\n".join(f"#{i} user: order ORD-{i} shipped to Oslo" for i in range(200))
     assert tokens.TiktokenCounter(Other()).count_by_lines(text) == len(real.encode_ordinary(text))
     assert seen == [text]
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.text(alphabet="ab Z9'/-)(.\n\t 中文#:;_$🙂xyz", max_size=30), min_size=1, max_size=30),
+       short=st.booleans())
+def test_lines_counted_one_by_one_count_as_their_text(name, lines, short):
+    # A note is counted from sums kept per line (lines that open with white space or "/",
+    # or are empty, run into the line before; a line may hold line breaks of its own): the
+    # same count as the joined text's, long or short, counted twice (the second time from
+    # the kept sums).
+    import discourse_memory.tokens as tokens
+
+    enc = _encoding_or_skip(name)
+    counter = tokens.TiktokenCounter(enc, name)
+    text = "\n".join(lines)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tokens, "LIMITS", replace(tokens.LIMITS, by_lines_min=10**9 if short else 0))
+        assert tokens.count_lines(counter, lines) == counter.count_by_lines(text) == len(enc.encode_ordinary(text))
+        assert tokens.count_lines(counter, lines) == len(enc.encode_ordinary(text))
+
+
+def test_lines_of_a_counter_without_a_split_are_counted_joined():
+    from discourse_memory.tokens import count_lines
+
+    seen: list[str] = []
+    counter = get_token_counter(lambda text: seen.append(text) or len(text.split()))
+    assert count_lines(counter, ["#1 user: a b", "  c", "[end]"]) == 6
+    assert seen == ["#1 user: a b\n  c\n[end]"]
+    assert count_lines(counter, []) == 0

@@ -30,6 +30,13 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
     :mod:`.horizon`), named in the frame: nothing of them is shown or listed.
     ``lines_cache``: entry lines by label and items, kept between the notes of one
     conversation (each pass and turn lists mostly the same entries)."""
+    return "\n".join(note_lines(tag, omitted, clipped, deduplicated, record, dropped, recall, beyond, lines_cache))
+
+
+def note_lines(tag: str, omitted: int, clipped: int, deduplicated: int, record: Record,
+               dropped: int | None = None, recall: int | None = None,
+               beyond: tuple[int, int] | None = None, lines_cache: dict[Any, Any] | None = None) -> list[str]:
+    """:func:`render_note`'s lines (counted line by line: ``tokens.count_lines``)."""
     hint = "" if recall is None else RECALL_HINT
     # Only the counts that are not zero: on a short agent view every token of the frame
     # is a token of text or of a value less.
@@ -67,7 +74,7 @@ def render_note(tag: str, omitted: int, clipped: int, deduplicated: int, record:
     if dropped:
         lines.append(f"({dropped} more values dropped to fit)")
     lines.append(f"[end of record {tag}]")
-    return "\n".join(lines)
+    return lines
 
 
 def _entry_line(entry: Entry, cache: dict[Any, Any] | None) -> str | None:
