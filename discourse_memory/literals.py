@@ -121,6 +121,15 @@ _HOUR = r"\d{1,2}(?::\d{2}|h\d{2})(?:\s?[AaPp]\.?[Mm]\.?)?|\d{1,2}\s?[AaPp]\.?[M
 _UNIT = r"(?:ms|µs|us|ns|s|min|h|[KMGTP]i?B|kB|KB|x|px|Hz|kHz|MHz|GHz|fps|rps|qps)"
 
 
+# Lookaheads that every match of the alternative they open satisfies, so they change no
+# match (``tests/test_literals.py`` compares the patterns with and without them): a path's
+# ``(?:WL|-){1,64}`` and an id's lazy ``(?:WL|-){0,64}?\d`` are repeats the engine steps
+# through a character at a time, tried at every word; ``[\w\-]{1,64}/`` is a run it
+# counts at once, and a word with no slash (or dash) after it fails there.
+_SLASH_AHEAD = r"(?=[\w\-]{1,64}/)"
+_DASH_AHEAD = r"(?=[A-Za-z][A-Za-z0-9]{0,30}-)"
+
+
 def _words(words: Iterable[str]) -> str:
     """Words as alternatives, the longest first (a word never loses to its own prefix);
     empty when there are none."""
@@ -240,10 +249,12 @@ def _build(s: _Shapes) -> tuple[list[tuple[str, str]], str]:
         ("version", _BS + r"v\d{1,6}(?:\.\d{1,6}){0,4}(?:[\-+][A-Za-z0-9.]{1,20})?" + _B +
                     r"|" + _BS + r"\d{1,6}\.\d{1,6}\.\d{1,6}(?:\.\d{1,6})?(?:[\-+][A-Za-z0-9.]{1,20})?" + _B),
         ("path", r"(?:~|\.{1,2})?(?:/[\w.\-@+]{1,255}){2,64}/?"
-                 r"|" + _NW + r"(?<!-)(?:" + _WL + r"|-){1,64}(?:/[\w.\-]{1,255}){1,64}\.[A-Za-z0-9]{1,10}" + _BE +
+                 r"|" + _NW + r"(?<!-)" + _SLASH_AHEAD + r"(?:" + _WL + r"|-){1,64}(?:/[\w.\-]{1,255}){1,64}\.[A-Za-z0-9]{1,10}"
+                 + _BE +
                  r"|" + _BS + r"[A-Za-z]:\\[\w.\-\\ ]{1,255}"),
         ("identifier", _BS + r"[A-Z][A-Z0-9]{1,15}-\d{1,12}(?:-[A-Za-z0-9]{1,12}){0,4}" + _BE +
-                       r"|" + _NW + r"(?<!-)(?=(?:" + _WL + r"|-){0,64}?\d)[A-Za-z][A-Za-z0-9]{0,30}(?:-[A-Za-z0-9]{1,30}){1,6}" + _BE +
+                       r"|" + _NW + r"(?<!-)" + _DASH_AHEAD + r"(?=(?:" + _WL + r"|-){0,64}?\d)"
+                       r"[A-Za-z][A-Za-z0-9]{0,30}(?:-[A-Za-z0-9]{1,30}){1,6}" + _BE +
                        r"|" + _NW + r"(?<!\.)[A-Za-z_][A-Za-z0-9]{0,63}(?:[_.][A-Za-z0-9]{1,63}){1,16}(?:__(?![A-Za-z0-9]))?(?:\(\))?"
                        r"|" + _BS + r"[a-z][a-z0-9]{0,63}(?:[A-Z][a-z0-9]{0,63}){1,16}" + _BE +
                        r"|" + _BS + r"[A-Z][a-z0-9]{1,63}(?:[A-Z][a-z0-9]{0,63}){1,16}" + _BE +
@@ -408,29 +419,29 @@ def _scan(text: str, comma: bool) -> list[tuple[str, int, int]]:
     if marker:
         skip = marker.end()
     combined = comma_pattern() if comma else combined_pattern()
+    append = out.append
     for m in combined.finditer(text, skip):
         kind = m.lastgroup or "number"
         start, end = m.span()
-        if kind in ("url", "path"):
+        if kind == "identifier":  # (most literals are of other kinds: one comparison for them)
+            value = text[start:end]
+            if value.lower().rstrip(".") in _NOT_IDENTIFIER:
+                continue
+            if value[0] in "nrt" and text[start - 1:start] == "\\" and (start < 2 or text[start - 2] != "\\"):
+                # "\nReservation": a JSON string's escaped line break and the word after it; an
+                # id after the break ("\nXEHM4B") is still one
+                start, value = start + 1, value[1:]
+                if not (any(c.isdigit() for c in value) or sum(c.isupper() for c in value) > 1):
+                    continue
+            if _JSON_KEY.match(text, end) and text[start - 1:start] in "\"'":
+                continue  # a JSON object key names a field: schema, not a value
+            if "." in value and value.replace(".", "").isalpha() and all(len(p) <= 1 for p in value.split(".")):
+                continue
+        elif kind == "url" or kind == "path":
             while end > start and text[end - 1] in _TRAILING:
                 end -= 1
-        value = text[start:end]
-        if kind == "identifier" and value.lower().rstrip(".") in _NOT_IDENTIFIER:
-            continue
-        if kind == "identifier" and value[0] in "nrt" and text[start - 1:start] == "\\" \
-                and (start < 2 or text[start - 2] != "\\"):
-            # "\nReservation": a JSON string's escaped line break and the word after it; an
-            # id after the break ("\nXEHM4B") is still one
-            start, value = start + 1, value[1:]
-            if not (any(c.isdigit() for c in value) or sum(c.isupper() for c in value) > 1):
-                continue
-        if kind == "identifier" and _JSON_KEY.match(text, end) and text[start - 1:start] in "\"'":
-            continue  # a JSON object key names a field: schema, not a value
-        if kind == "identifier" and "." in value and value.replace(".", "").isalpha() \
-                and all(len(p) <= 1 for p in value.split(".")):
-            continue
         if end > start:
-            out.append((kind, start, end))
+            append((kind, start, end))
     return out
 
 

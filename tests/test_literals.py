@@ -189,3 +189,30 @@ def test_a_short_text_has_the_literals_of_its_shape(language):
         direct = [(text[s:e], kind, s, e) for kind, s, e in literals._scan(text, comma)]
         assert [tuple(lit) for lit in find_literals(text, language)] == direct, text
     assert literals._shape_spans.cache_info().hits > 0
+
+
+@pytest.mark.parametrize("variant", ["_PATTERNS", "comma"])
+def test_the_lookaheads_before_paths_and_ids_change_no_match(variant):
+    # A path's and a dashed id's alternatives open with a lookahead every match of theirs satisfies (a run of word
+    # characters and dashes, then a slash; letters and digits, then a dash): the patterns without them find the same.
+    import random
+    import re
+
+    from discourse_memory import literals
+
+    patterns = literals.patterns() if variant == "_PATTERNS" else literals._comma_patterns()
+    _, start = literals._built(literals.lang.generation())
+    compiled = literals.combined_pattern() if variant == "_PATTERNS" else literals.comma_pattern()
+    source = "|".join(f"(?P<{k}>{p})" for k, p in patterns)
+    for guard in (literals._SLASH_AHEAD, literals._DASH_AHEAD):
+        assert source.count(guard) == 1
+        source = source.replace(guard, "")
+    unguarded = re.compile(start + "(?:" + source + ")")
+    parts = ["src", "app.py", "/", "-", "a-b", "eu-west-1", "svc-12", "x1-y2-z3", "foo/bar.txt", "a/b/c.md", "é",
+             "naïve-9", "北京", "-x", "x-", "12", "v1.2", ".", "_", "foo_bar", "A", "Zz9", "CamelCase", " ", "\n",
+             "a" * 31, "b" * 32, "c" * 63, "d" * 64, "e" * 65, "1" * 30, "-" * 3, "@", ":", "\\", "~", "./", "x.y"]
+    rng = random.Random(11)
+    for _ in range(20_000):
+        text = "".join(rng.choice(parts) + rng.choice(["", "", " "]) for _ in range(rng.randint(1, 10)))
+        got = [(m.span(), m.lastgroup) for m in compiled.finditer(text)]
+        assert got == [(m.span(), m.lastgroup) for m in unguarded.finditer(text)], text
