@@ -121,14 +121,14 @@ def is_prose_line(line: str) -> bool:
         words = _WORD_ANY.findall(stripped)
         if len(words) < 3 and not (words and stripped[-1] in _END_MARKS):
             return False
-        letters = sum(len(w) for w in words) + len(_CJK_CHAR.findall(stripped))
+        letters = sum(map(len, words)) + len(_CJK_CHAR.findall(stripped))
         return letters >= 0.6 * len(stripped)
     words = _WORD.findall(stripped)
     if len(words) < 3 and not (words and stripped[-1] in ".!?"):
         return False
     if _FILE_NAME.fullmatch(stripped):
         return False  # one name ("dependency_links.txt", "not-zip-safe"): a listing's line, no sentence
-    letters = sum(len(w) for w in words)
+    letters = sum(map(len, words))
     return letters >= 0.6 * len(stripped)
 
 

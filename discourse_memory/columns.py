@@ -45,6 +45,8 @@ class _Grow:
 
     def extend(self, values: list) -> None:
         k = len(values)
+        if not k:  # (a turn's message adds no new literal, word or key often: no numpy call)
+            return
         if self.n + k > len(self._a):
             bigger = np.zeros(max(2 * len(self._a), self.n + k), dtype=self._a.dtype)
             bigger[: self.n] = self._a[: self.n]

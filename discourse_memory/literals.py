@@ -121,6 +121,18 @@ _HOUR = r"\d{1,2}(?::\d{2}|h\d{2})(?:\s?[AaPp]\.?[Mm]\.?)?|\d{1,2}\s?[AaPp]\.?[M
 _UNIT = r"(?:ms|µs|us|ns|s|min|h|[KMGTP]i?B|kB|KB|x|px|Hz|kHz|MHz|GHz|fps|rps|qps)"
 
 
+# Lookaheads that every match of the alternative they open satisfies, so they change no
+# match (``tests/test_literals.py`` compares the patterns with and without them): a path's
+# ``(?:WL|-){1,64}`` and an id's lazy ``(?:WL|-){0,64}?\d`` are repeats the engine steps
+# through a character at a time, tried at every word; ``[\w\-]{1,64}/`` is a run it
+# counts at once, and a word with no slash (or dash) after it fails there. A number is
+# tried as an amount with a currency after it (each way of reading its digits, each with
+# a range or without) and as a count: a lookahead for the currency, or the unit, after the
+# number fails a plain number once (``_build``).
+_SLASH_AHEAD = r"(?=[\w\-]{1,64}/)"
+_DASH_AHEAD = r"(?=[A-Za-z][A-Za-z0-9]{0,30}-)"
+
+
 def _words(words: Iterable[str]) -> str:
     """Words as alternatives, the longest first (a word never loses to its own prefix);
     empty when there are none."""
@@ -145,6 +157,8 @@ class _Shapes(NamedTuple):
     date: str
     time: str
     opener: str
+    range_chars: str  # the characters of the range words
+    range_width: int  # the longest range word's length
 
 
 def _shapes() -> _Shapes:
@@ -163,11 +177,18 @@ def _shapes() -> _Shapes:
     return _Shapes(currency, words("amount_qualifiers"), words("count_qualifiers"), words("range_words"),
                    words("count_units"), joined("weekdays"),
                    "".join(dict.fromkeys(c for pack in packs for c in pack.day_letters)),
-                   joined("dates"), joined("times"), joined("openers"))
+                   joined("dates"), joined("times"), joined("openers"),
+                   "".join(dict.fromkeys(c for pack in packs for w in pack.range_words for c in w)),
+                   max((len(w) for pack in packs for w in pack.range_words), default=0))
 
 
-def _build(s: _Shapes) -> tuple[list[tuple[str, str]], str]:
-    """The literal patterns of each kind and the start of every literal (see below)."""
+def _build(s: _Shapes, guards: bool = True) -> tuple[list[tuple[str, str]], str]:
+    """The literal patterns of each kind and the start of every literal (see below).
+    ``guards``: with the lookaheads that only make alternatives fail sooner (see
+    :data:`_SLASH_AHEAD`; without them the same matches, found slower: for the tests)."""
+
+    def ahead(guard: str) -> str:
+        return guard if guards else ""
     # Currencies written after the amount: signs, codes and words ("49,90 €", "12 500 ₽",
     # "30 Euro", "500 руб."), and the packs' words after a multiplier.
     currency_after = (
@@ -201,8 +222,16 @@ def _build(s: _Shapes) -> tuple[list[tuple[str, str]], str]:
     count = ""
     if s.count_unit:
         unit = f"(?:{s.count_unit})"
-        count = (r"(?<![\d.,])" + _COUNT_NUMBER + r"(?:" + unit + r")?(?:" + rng + _COUNT_NUMBER + r")?" + unit
+        # (a number then a unit or a range: what any count has after its first number)
+        count = (r"(?<![\d.,])" + ahead(r"(?=" + _COUNT_NUMBER + r"(?:" + unit + "|" + rng + r"))") + _COUNT_NUMBER
+                 + r"(?:" + unit + r")?(?:" + rng + _COUNT_NUMBER + r")?" + unit
                  + (f"(?:{s.count_qualifier})?" if s.count_qualifier else "") + "|")
+    # A grouped number, a range and a space are at most this many characters of these
+    # (two numbers of :data:`_LOCAL_NUMBER`, 39 characters at most, and what joins them) before a
+    # currency written after them: a number with none there is no such amount.
+    amount_run = 2 * 39 + 3 + max(s.range_width, 1)
+    amount_ahead = ahead(r"(?=\d[\d.,\u00a0\u202f\s" + re.escape(dashes) + re.escape(s.range_chars) + "]{0,%d}"
+                         % amount_run + currency_after + ")")
     patterns: list[tuple[str, str]] = [
         ("url", r"(?:https?|ftp|file)://[^\s<>\"'`" + _CJK + r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]{1,2000}"
                 r"|www\.[A-Za-z0-9\-]{1,63}\.[^\s<>\"'`" + _CJK + r"\u3000-\u303f\uff01-\uff0f\uff1a-\uff20]{1,2000}"),
@@ -234,16 +263,19 @@ def _build(s: _Shapes) -> tuple[list[tuple[str, str]], str]:
         ("amount", r"[" + _SIGNS + r"]\s?\d{1,3}(?:\.\d{3}){1,6},\d{1,2}(?!\d)"
                    r"|[" + _SIGNS + r"]\s?\d(?:,?\d){0,30}(?:\.\d{1,8})?(?:\s?(?:[kKmMbB]n?|million|billion)" + _BE + r")?"
                    r"|(?<![\d,.])\d(?:,?\d){0,30}(?:\.\d{1,8})?\s?(?:USD|EUR|GBP|JPY|CHF|CAD|AUD|dollars?|euros?|pounds?)"
-                   + _BE + r"|(?<![\d,.])" + _LOCAL_NUMBER + r"(?:" + rng + _LOCAL_NUMBER + r")?\s?" + currency_after),
+                   + _BE + r"|(?<![\d,.])" + amount_ahead + _LOCAL_NUMBER + r"(?:" + rng + _LOCAL_NUMBER + r")?\s?"
+                   + currency_after),
         ("percent", r"(?<![\d.])[+\-]?\d{1,15}(?:\.\d{1,8})?\s?" + percent_sign),
         ("quantity", count + _NW + r"(?<![.,])\d{1,12}(?:\.\d{1,12})?" + _UNIT + _NA),
         ("version", _BS + r"v\d{1,6}(?:\.\d{1,6}){0,4}(?:[\-+][A-Za-z0-9.]{1,20})?" + _B +
                     r"|" + _BS + r"\d{1,6}\.\d{1,6}\.\d{1,6}(?:\.\d{1,6})?(?:[\-+][A-Za-z0-9.]{1,20})?" + _B),
         ("path", r"(?:~|\.{1,2})?(?:/[\w.\-@+]{1,255}){2,64}/?"
-                 r"|" + _NW + r"(?<!-)(?:" + _WL + r"|-){1,64}(?:/[\w.\-]{1,255}){1,64}\.[A-Za-z0-9]{1,10}" + _BE +
+                 r"|" + _NW + r"(?<!-)" + ahead(_SLASH_AHEAD) + r"(?:" + _WL + r"|-){1,64}(?:/[\w.\-]{1,255}){1,64}\.[A-Za-z0-9]{1,10}"
+                 + _BE +
                  r"|" + _BS + r"[A-Za-z]:\\[\w.\-\\ ]{1,255}"),
         ("identifier", _BS + r"[A-Z][A-Z0-9]{1,15}-\d{1,12}(?:-[A-Za-z0-9]{1,12}){0,4}" + _BE +
-                       r"|" + _NW + r"(?<!-)(?=(?:" + _WL + r"|-){0,64}?\d)[A-Za-z][A-Za-z0-9]{0,30}(?:-[A-Za-z0-9]{1,30}){1,6}" + _BE +
+                       r"|" + _NW + r"(?<!-)" + ahead(_DASH_AHEAD) + r"(?=(?:" + _WL + r"|-){0,64}?\d)"
+                       r"[A-Za-z][A-Za-z0-9]{0,30}(?:-[A-Za-z0-9]{1,30}){1,6}" + _BE +
                        r"|" + _NW + r"(?<!\.)[A-Za-z_][A-Za-z0-9]{0,63}(?:[_.][A-Za-z0-9]{1,63}){1,16}(?:__(?![A-Za-z0-9]))?(?:\(\))?"
                        r"|" + _BS + r"[a-z][a-z0-9]{0,63}(?:[A-Z][a-z0-9]{0,63}){1,16}" + _BE +
                        r"|" + _BS + r"[A-Z][a-z0-9]{1,63}(?:[A-Z][a-z0-9]{0,63}){1,16}" + _BE +
@@ -289,9 +321,10 @@ def patterns() -> list[tuple[str, str]]:
     return _built(lang.generation())[0]
 
 
-def _comma_patterns() -> list[tuple[str, str]]:
+def _comma_patterns(built: list[tuple[str, str]] | None = None) -> list[tuple[str, str]]:
+    """The patterns (``built``, or :func:`patterns`) for languages with decimal commas."""
     out = []
-    for kind, pattern in patterns():
+    for kind, pattern in patterns() if built is None else built:
         if kind == "number":
             pattern = _COMMA_NUMBER + pattern + ")"
         elif kind == "percent":
@@ -408,29 +441,29 @@ def _scan(text: str, comma: bool) -> list[tuple[str, int, int]]:
     if marker:
         skip = marker.end()
     combined = comma_pattern() if comma else combined_pattern()
+    append = out.append
     for m in combined.finditer(text, skip):
         kind = m.lastgroup or "number"
         start, end = m.span()
-        if kind in ("url", "path"):
+        if kind == "identifier":  # (most literals are of other kinds: one comparison for them)
+            value = text[start:end]
+            if value.lower().rstrip(".") in _NOT_IDENTIFIER:
+                continue
+            if value[0] in "nrt" and text[start - 1:start] == "\\" and (start < 2 or text[start - 2] != "\\"):
+                # "\nReservation": a JSON string's escaped line break and the word after it; an
+                # id after the break ("\nXEHM4B") is still one
+                start, value = start + 1, value[1:]
+                if not (any(c.isdigit() for c in value) or sum(c.isupper() for c in value) > 1):
+                    continue
+            if _JSON_KEY.match(text, end) and text[start - 1:start] in "\"'":
+                continue  # a JSON object key names a field: schema, not a value
+            if "." in value and value.replace(".", "").isalpha() and all(len(p) <= 1 for p in value.split(".")):
+                continue
+        elif kind == "url" or kind == "path":
             while end > start and text[end - 1] in _TRAILING:
                 end -= 1
-        value = text[start:end]
-        if kind == "identifier" and value.lower().rstrip(".") in _NOT_IDENTIFIER:
-            continue
-        if kind == "identifier" and value[0] in "nrt" and text[start - 1:start] == "\\" \
-                and (start < 2 or text[start - 2] != "\\"):
-            # "\nReservation": a JSON string's escaped line break and the word after it; an
-            # id after the break ("\nXEHM4B") is still one
-            start, value = start + 1, value[1:]
-            if not (any(c.isdigit() for c in value) or sum(c.isupper() for c in value) > 1):
-                continue
-        if kind == "identifier" and _JSON_KEY.match(text, end) and text[start - 1:start] in "\"'":
-            continue  # a JSON object key names a field: schema, not a value
-        if kind == "identifier" and "." in value and value.replace(".", "").isalpha() \
-                and all(len(p) <= 1 for p in value.split(".")):
-            continue
         if end > start:
-            out.append((kind, start, end))
+            append((kind, start, end))
     return out
 
 

@@ -99,19 +99,23 @@ class Piece(NamedTuple):
     """The kind of each of ``literal_texts`` where it first appears."""
 
 
-def _paragraph_mode(text: str, start: int, end: int) -> str:
-    """'prose' (split into sentences) or 'lines'."""
+def _paragraph_mode(text: str, start: int, end: int) -> tuple[str, list[bool] | None]:
+    """'prose' (split into sentences) or 'lines', with whether each line reads as prose
+    (:func:`.blocks.is_prose_line`; None when the paragraph is too long to read them):
+    the lines of a paragraph read as lines are asked again, one by one."""
     if end - start > MAX_PROSE_CHARS:
-        return "lines"
+        return "lines", None
     segment = text[start:end]
     lines = segment.split("\n")
-    prose = sum(1 for line in lines if is_prose_line(line))
-    return "prose" if prose * 2 > len(lines) else "lines"
+    flags = list(map(is_prose_line, lines))
+    return ("prose" if flags.count(True) * 2 > len(lines) else "lines"), flags
 
 
-def _is_prose_sentences(line: str) -> bool:
-    """A line of more than one sentence of running text."""
-    return len(line) > 60 and _MULTI_SENTENCE.search(line) is not None and is_prose_line(line)
+def _is_prose_sentences(line: str, prose: bool | None = None) -> bool:
+    """A line of more than one sentence of running text (``prose``: whether it reads as
+    prose, when known)."""
+    return len(line) > 60 and _MULTI_SENTENCE.search(line) is not None and (
+        is_prose_line(line) if prose is None else prose)
 
 
 def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -327,11 +331,15 @@ def segment_texts(texts: list[str], nlp: Any, language: str | None = None) -> li
         many_items = sum(1 for b in blocks if b.kind == "list_item") > MAX_READ_ITEMS
         for block in blocks:
             kind, start, end = block.kind, block.start, block.end
-            if kind == "diff" or kind == "paragraph" and _paragraph_mode(source, start, end) == "lines":
+            flags: list[bool] | None = None
+            mode = ""
+            if kind == "paragraph":
+                mode, flags = _paragraph_mode(source, start, end)
+            if kind == "diff" or kind == "paragraph" and mode == "lines":
                 pos = start
-                for line in source[start:end].split("\n"):
+                for i, line in enumerate(source[start:end].split("\n")):
                     s, e = _strip_span(source, pos, pos + len(line))
-                    if e > s and kind != "diff" and _is_prose_sentences(line):
+                    if e > s and kind != "diff" and _is_prose_sentences(line, None if flags is None else flags[i]):
                         # Running text among lines (a chat turn under its date line): sentences.
                         jobs.append((ti, len(plan)))
                         job_texts.append(text[s:e])

@@ -192,11 +192,11 @@ class Analyzer:
             text = texts[owner_list[k]]
             nxt = int(start[k + 1]) if k + 1 < len(flat) and owner_list[k + 1] == owner_list[k] else len(text)
             suffixes[k] = _separator_row(text, int(stop[k]), nxt)
-        end = stop + np.fromiter(map(len, suffixes), np.int64, len(flat))
+        end = stop + np.fromiter(map(len, suffixes), np.int64, len(flat)) if "table_row" in kinds else stop
         # Each piece's tokens run from the previous piece's end (the gap before it is its own).
-        new_text = np.ones(len(flat), dtype=bool)
-        new_text[1:] = owner[1:] != owner[:-1]
-        prev = np.where(new_text, 0, np.roll(end, 1))
+        prev = np.zeros(len(flat), dtype=np.int64)
+        prev[1:] = end[:-1]
+        prev[1:][owner[1:] != owner[:-1]] = 0
         tokens = table.counts(owner, prev, end)
         size = stop - start
         plain = [t.isascii() for t in texts]  # (no Han, kana or Hangul in it: no piece of it is wide)
@@ -208,7 +208,8 @@ class Analyzer:
         # about a token, so there the bar is in tokens: half again the head).
         script = np.fromiter((w and k not in _WIDE for w, k in zip(wide, kinds)), bool, len(flat))
         long = np.flatnonzero(size > np.where(script, limit * 3 // 2, limit * 2))
-        head[long] = table.heads(owner[long], start[long], stop[long], limit[long])
+        if len(long):
+            head[long] = table.heads(owner[long], start[long], stop[long], limit[long])
         clip = tokens.copy()
         cut = np.flatnonzero(head < size)
         if len(cut):
