@@ -392,6 +392,22 @@ def stem(word: str) -> str:
     return word
 
 
+def found_stems(cols: Columns) -> tuple[list[int], list[str]]:
+    """Per word id, its stem's id, and the stems by id, as found so far (finding no more; a
+    segment of them is shared between workers: :mod:`.shared_columns`)."""
+    memo = cols.memo(_FocusMemo)
+    return memo.word_stems, list(memo.stem_ids)
+
+
+def seed_stems(cols: Columns, word_stems: list[int], stems: list[str]) -> None:
+    """Start the words' stems with their values for the first words (read from a shared
+    cache; ``stems`` by id, each once), if they have not started."""
+    memo = cols.memo(_FocusMemo)
+    if not memo.word_stems and not memo.stem_ids:
+        memo.word_stems = word_stems
+        memo.stem_ids = dict(zip(stems, range(len(stems))))
+
+
 def _stems(cols: Columns) -> tuple[np.ndarray, np.ndarray]:
     """Per word id, its stem's id; per stem, how many units state a word of it (the
     words' document frequencies added up). Grown with the vocabulary."""

@@ -270,6 +270,20 @@ class _Questions:
     units: list[int] = field(default_factory=list)
 
 
+def found_question_units(cols: Columns) -> list[int]:
+    """:func:`question_units` as found so far, per message (finding no more; a segment of them
+    is shared between workers: :mod:`.shared_columns`)."""
+    return cols.memo(_Questions).units
+
+
+def seed_question_units(cols: Columns, units: list[int]) -> None:
+    """Start :func:`question_units` with its values for the first messages (read from a shared
+    cache), if it has not started."""
+    memo = cols.memo(_Questions)
+    if not memo.units:
+        memo.units = units
+
+
 def question_units(cols: Columns) -> np.ndarray:
     """Per message, the unit of the question it answers, or -1: the last unit that asks in
     its :func:`question_message`. -1 too when the reply says what it answers: the question

@@ -29,7 +29,9 @@ words it has, then those as numbers of the vocabularies, each new literal's kind
 where each kind name first stands, each lower-case word's count, and the first-view scans the
 writer had made of these messages (per unit the list item that heads it,
 :func:`.outline.list_heads`; per message whether it is a listing or prints code,
-:mod:`.fit.signals`). What follows from the texts' analyses, which the reader has, is not
+:mod:`.fit.signals`, and the unit of the question it answers, :func:`.replies.question_units`;
+the headings written as titles, ``fit.rank._stating_headings``; per new literal what
+:func:`.record.noise.not_values` finds of it alone: encoded data, capitals, code glue). What follows from the texts' analyses, which the reader has, is not
 stored: a unit's kind, tokens, clip cost and head are taken from them. A reader checks every number against its columns and the
 messages' fields (the units of each message, every number in its vocabulary, the floats finite
 and in range, the new strings new) before it takes any: an entry that fails is a miss, and so
@@ -55,22 +57,31 @@ from .limits import LIMITS
 from .fit.signals import found_scans, seed_scans
 from .outline import found_heads, seed_list_heads
 from .record.examples import FoundScans, found_scans as found_prompt_scans, seed_scans as seed_prompt_scans
-from .record.noise import lowercase_words_of, seed_lowercase_words
+from .record.noise import found_literal_scans, lowercase_words_of, plural_forms, seed_literal_scans, \
+    seed_lowercase_words
+from .replies import found_question_units, seed_question_units
+from .focus import found_stems, seed_stems
+from .fit.rank import found_titles, seed_titles
+from .columns import UNIT_KINDS
 from .messages import Message
 from .units import Field
 
 __all__ = ["COLUMNS_VERSION", "SharedColumns", "SharedSegment", "decode", "decode_run", "encode", "fits", "vocabularies"]
 
 MAGIC = b"DMC\x01"
-COLUMNS_VERSION = "3"
+COLUMNS_VERSION = "4"
 """Raised whenever what :meth:`Columns.extend` makes of a message changes: part of every key."""
 PERSON = b"dm-columns"
 """The digest's personalisation (:mod:`.cache_entry`): an entry of another format never passes."""
-_HEAD = 22  # a, b, units, literal rows, head rows, word rows, keys before, new keys, literals before,
+_HEAD = 32  # a, b, units, literal rows, head rows, word rows, keys before, new keys, literals before,
 # new literals, words before, new words, kind names, lower-case words, and whether it holds list heads,
 # listings and code reads; whether it holds the prompt scans (record/examples.py), and how many
-# example units, literal occurrences outside examples, harness units and comment units
+# example units, literal occurrences outside examples, harness units and comment units; whether it
+# holds the question units (replies.py), the title headings (fit/rank.py: whether, and how many) and
+# the literals' noise scans (record/noise.py: whether, and how many encoded, in capitals, code glue);
+# whether it holds the words' stems (focus.py), the stems numbered before it and how many it adds
 _COLS = 4  # per unit: key n_lits n_heads n_words
+_HEADING_KIND = UNIT_KINDS.index("heading")
 
 
 
@@ -114,6 +125,18 @@ class SharedSegment:
     """The units :func:`.record.examples.example_units`, ``harness_units`` and
     ``comment_units`` found in these messages, numbered from the conversation's first unit
     (None: not found)."""
+    questions: np.ndarray | None = None
+    """Per message, :func:`.replies.question_units` (None: not found)."""
+    titles: np.ndarray | None = None
+    """The units that are headings written as titles (``fit.rank._stating_headings``),
+    numbered from the conversation's first unit (None: not found)."""
+    stems: tuple[np.ndarray, list[str]] | None = None
+    """Per word of the conversation's vocabulary so far, its stem's number, and the stems by
+    number (``focus._stems``; None: not found)."""
+    noise: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    """What :func:`.record.noise.not_values` finds of each new literal alone: the literals that
+    are encoded data, those in capitals with their class (0: emphasis, 1: a code, 2: an
+    abbreviation's plural) as rows, and the quoted literals that are code glue (None: not found)."""
 
 
 def vocabularies(cols: Columns, a: int, b: int, before: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -152,18 +175,39 @@ def encode(key: str, cols: Columns, a: int, b: int, before: tuple[int, int, int]
                     for found in (prompt.examples, prompt.harness, prompt.comments))
     out = _within_pairs(prompt.outside, u0, u1) if has_prompt else []
     outside = np.asarray(out, dtype=np.int64).reshape(len(out), 2) - np.array([u0, 0], dtype=np.int64)
+    questions = found_question_units(cols)
+    questions = np.asarray(questions[a:b] if len(questions) >= b else [], dtype=np.int64)
+    titles = found_titles(cols)
+    has_titles = len(titles) >= u1
+    title_units = np.flatnonzero(np.asarray(titles[u0:u1], dtype=bool)) if has_titles else np.zeros(0, dtype=np.int64)
+    lits_seen, encoded, capitals, glue = found_literal_scans(cols)
+    has_noise = lits_seen >= l1
+    enc = np.asarray(_within(encoded, l0, l1) if has_noise else [], dtype=np.int64) - l0
+    caps = np.asarray([(i - l0, 0 if forms == () else 1 if forms is None else 2) for i, forms in capitals.items()
+                       if l0 <= i < l1] if has_noise else [], dtype=np.int64).reshape(-1, 2)
+    caps = caps[np.argsort(caps[:, 0], kind="stable")]
+    code_glue = np.sort(np.asarray([i - l0 for i, hit in glue.items() if hit and l0 <= i < l1] if has_noise else [],
+                                   dtype=np.int64))
+    word_stems, stem_names = found_stems(cols)
+    has_stems = len(word_stems) >= w1
+    stem_ids = np.asarray(word_stems[w0:w1] if has_stems else [], dtype=np.int64)
+    s0 = max(word_stems[:w0]) + 1 if has_stems and w0 else 0  # (stems are numbered in the words' order)
+    new_stems = stem_names[s0:max(s0, int(stem_ids.max()) + 1)] if len(stem_ids) else []
     strings = [*cols.key_text[k0:k1], *cols.lit_text[l0:l1], *cols.word_text[w0:w1], *cols.lit_kind_names[:n_names],
-               *lower]
+               *lower, *new_stems]
     per_unit = np.stack([cols.u_key.view[u0:u1], np.diff(lp[u0:u1 + 1]), np.diff(hp[u0:u1 + 1]),
                          np.diff(wp[u0:u1 + 1])], axis=1) if u1 > u0 else np.zeros((0, _COLS), dtype=np.int64)
     ints = np.concatenate([
         np.array([a, b, u1 - u0, int(lp[u1] - lp[u0]), int(hp[u1] - hp[u0]), int(wp[u1] - wp[u0]), k0, k1 - k0,
                   l0, l1 - l0, w0, w1 - w0, n_names, len(lower), int(seen >= b), len(listing) > 0, len(reading) > 0,
-                  int(has_prompt), len(ex), len(outside), len(har), len(com)],
+                  int(has_prompt), len(ex), len(outside), len(har), len(com), len(questions) > 0, int(has_titles),
+                  len(title_units), int(has_noise), len(enc), len(caps), len(code_glue), int(has_stems), s0,
+                  len(new_stems)],
                  dtype=np.int64),
         np.diff(starts[a:b + 1]), per_unit.ravel(), cols.lit_idx.view[lp[u0]:lp[u1]],
         cols.head_idx.view[hp[u0]:hp[u1]], cols.word_idx.view[wp[u0]:wp[u1]],
         cols.lit_kind.view[l0:l1].astype(np.int64), np.asarray(cols.kind_name_row[:n_names], dtype=np.int64),
+        questions, title_units, enc, caps.ravel(), code_glue, stem_ids,
         np.fromiter(lower.values(), dtype=np.int64, count=len(lower)), heads, listing, reading, ex,
         outside.ravel(), har, com])
     return seal(MAGIC, PERSON, key, strings, ints, secret, 6)
@@ -208,6 +252,10 @@ class _Parts(NamedTuple):
     strings: list[str]  # new keys, literals and words
     names: list[str]
     lower: list[str]
+    questions: np.ndarray | None
+    titles: np.ndarray | None  # (of its own units)
+    noise: tuple[np.ndarray, np.ndarray, np.ndarray] | None  # (of its new literals) encoded, capitals, glue
+    stems: tuple[int, np.ndarray, list[str]] | None  # the stems before it, its words' stems, its new stems
 
 
 def _open(key: str, blob: Any, a: int, b: int, secret: bytes) -> _Parts | None:
@@ -218,28 +266,63 @@ def _open(key: str, blob: Any, a: int, b: int, secret: bytes) -> _Parts | None:
     if len(ints) < _HEAD:
         return None
     (got_a, got_b, n_units, n_lr, n_hr, n_wr, k0, n_k, l0, n_l, w0, n_w, n_names, n_lower, has_heads, has_listing,
-     has_reading, has_prompt, n_ex, n_out, n_har, n_com) = ints[:_HEAD].tolist()
+     has_reading, has_prompt, n_ex, n_out, n_har, n_com, has_questions, has_titles, n_titles, has_noise, n_enc, n_caps,
+     n_glue, has_stems, s0, n_stems) = ints[:_HEAD].tolist()
     if (got_a, got_b) != (a, b) or not 0 <= a < b or min(n_units, n_lr, n_hr, n_wr, k0, n_k, l0, n_l, w0, n_w,
-                                                        n_names, n_lower, n_ex, n_out, n_har, n_com) < 0 \
-            or not {has_heads, has_listing, has_reading, has_prompt} <= {0, 1} \
-            or not has_prompt and n_ex + n_out + n_har + n_com:
+                                                        n_names, n_lower, n_ex, n_out, n_har, n_com, n_titles, n_enc,
+                                                        n_caps, n_glue, s0, n_stems) < 0 \
+            or not {has_heads, has_listing, has_reading, has_prompt, has_questions, has_titles, has_noise,
+                    has_stems} <= {0, 1} or not has_stems and s0 + n_stems \
+            or not has_prompt and n_ex + n_out + n_har + n_com \
+            or not has_titles and n_titles or not has_noise and n_enc + n_caps + n_glue:
         return None
     n_msgs = b - a
     if len(ints) != _HEAD + n_msgs + _COLS * n_units + n_lr + n_hr + n_wr + n_l + n_names + n_lower \
-            + has_heads * n_units + (has_listing + has_reading) * n_msgs + n_ex + 2 * n_out + n_har + n_com \
-            or len(strings) != n_k + n_l + n_w + n_names + n_lower:
+            + has_heads * n_units + (has_listing + has_reading + has_questions) * n_msgs + n_titles + n_enc \
+            + 2 * n_caps + n_glue + has_stems * n_w + n_ex + 2 * n_out + n_har + n_com \
+            or len(strings) != n_k + n_l + n_w + n_names + n_lower + n_stems:
         return None
-    cut = list(accumulate([_HEAD, n_msgs, _COLS * n_units, n_lr, n_hr, n_wr, n_l, n_names, n_lower,
-                           has_heads * n_units, has_listing * n_msgs, has_reading * n_msgs, n_ex, 2 * n_out, n_har]))
+    cut = list(accumulate([_HEAD, n_msgs, _COLS * n_units, n_lr, n_hr, n_wr, n_l, n_names, has_questions * n_msgs,
+                           n_titles, n_enc, 2 * n_caps, n_glue, has_stems * n_w, n_lower, has_heads * n_units,
+                           has_listing * n_msgs, has_reading * n_msgs, n_ex, 2 * n_out, n_har]))
     # (slices, not np.split: a split is a dozen numpy calls per part, for every entry of a first view)
-    units, rows, lits, heads, words, lit_kinds, name_rows, lower_counts, heads_memo, listing, reading, ex, out, har, \
-        com = [ints[a:b] for a, b in zip(cut, [*cut[1:], len(ints)])]
+    units, rows, lits, heads, words, lit_kinds, name_rows, questions, titles, enc, caps, glue, stem_ids, lower_counts, \
+        heads_memo, listing, reading, ex, out, har, com = [ints[a:b] for a, b in zip(cut, [*cut[1:], len(ints)])]
     at = n_k + n_l + n_w
+    caps = caps.reshape(n_caps, 2)
+    # (a scan that breaks a rule of its own is made instead: its units or literals the entry's own, in order)
+    if has_titles and not _ascending(titles, n_units):
+        has_titles = 0
+    if has_noise and not (_ascending(enc, n_l) and _ascending(caps[:, 0], n_l) and _ascending(glue, n_l)
+                          and bool(((caps[:, 1] >= 0) & (caps[:, 1] <= 2)).all())):
+        has_noise = 0
+    if has_stems and not _numbered(stem_ids, s0, n_stems):
+        has_stems = 0
     return _Parts(a, b, (n_units, n_lr, n_hr, n_wr), (k0, n_k, l0, n_l, w0, n_w), units,
                   rows.reshape(n_units, _COLS), lits, heads, words, lit_kinds, name_rows, lower_counts,
                   heads_memo if has_heads else None, listing if has_listing else None,
                   reading if has_reading else None, (ex, out.reshape(n_out, 2), har, com) if has_prompt else None,
-                  strings[:at], strings[at:at + n_names], strings[at + n_names:])
+                  strings[:at], strings[at:at + n_names], strings[at + n_names:at + n_names + n_lower],
+                  questions if has_questions else None, titles if has_titles else None,
+                  (enc, caps, glue) if has_noise else None,
+                  (s0, stem_ids, strings[at + n_names + n_lower:]) if has_stems else None)
+
+
+def _numbered(ids: np.ndarray, before: int, new: int) -> bool:
+    """Whether ``ids`` number from 0 to ``before + new - 1``, the ``new`` numbers from ``before``
+    each first appearing in order (as a vocabulary numbers in order of first appearance)."""
+    if not len(ids):
+        return new == 0
+    if int(ids.min()) < 0 or int(ids.max()) >= before + new:
+        return False
+    fresh = ids >= before
+    values, first = np.unique(ids[fresh], return_index=True)
+    return len(values) == new and bool((np.diff(first) > 0).all())
+
+
+def _ascending(values: np.ndarray, limit: int) -> bool:
+    """Whether ``values`` rise strictly, from 0 up to ``limit - 1`` at most."""
+    return not len(values) or (int(values[0]) >= 0 and int(values[-1]) < limit and bool((np.diff(values) > 0).all()))
 
 
 def _continues(p: _Parts, nxt: _Parts) -> bool:
@@ -351,12 +434,28 @@ def _joined(run: list[_Parts]) -> SharedSegment:
         prompt = FoundScans(last.b, np.concatenate([x[0] for x in parts]).tolist(),
                             [(int(u), int(lit)) for u, lit in np.concatenate([x[1] for x in parts]).tolist()],
                             np.concatenate([x[2] for x in parts]).tolist(), np.concatenate([x[3] for x in parts]).tolist())
+    questions = memo("questions")
+    titles = noise = stems = None
+    # (the stems numbered from the first message on, each entry from where the one before left them)
+    got = [p.stems for p in run]
+    if all(g is not None for g in got) and [g[0] for g in got if g is not None] == \
+            np.cumsum([0] + [len(g[2]) for g in got if g is not None][:-1]).tolist():
+        stems = (np.concatenate([g[1] for g in got if g is not None]), [t for g in got if g is not None for t in g[2]])
+    if all(p.titles is not None for p in run):  # (numbered from the conversation's first unit)
+        base = np.cumsum([0] + [p.counts[0] for p in run[:-1]]).tolist()
+        titles = np.concatenate([p.titles + u0 for u0, p in zip(base, run) if p.titles is not None])
+    if all(p.noise is not None for p in run):  # (numbered from the conversation's first literal)
+        parts3 = [(p.vocab[2], p.noise) for p in run if p.noise is not None]
+        noise = (np.concatenate([enc + l0 for l0, (enc, _, _) in parts3]),
+                 np.concatenate([caps + np.array([l0, 0], dtype=np.int64) for l0, (_, caps, _) in parts3]),
+                 np.concatenate([glue + l0 for l0, (_, _, glue) in parts3]))
     return SharedSegment(first.a, last.b, cat("units"), np.ascontiguousarray(keys), np.ascontiguousarray(n_lits), np.ascontiguousarray(n_heads),
                          np.ascontiguousarray(n_words), cat("lits"), cat("heads"), cat("words"), first.vocab[0],
                          first.vocab[2], first.vocab[4], list(chain.from_iterable(part(p, 0) for p in run)),
                          list(chain.from_iterable(part(p, 1) for p in run)), cat("lit_kinds").astype(np.int16),
                          list(chain.from_iterable(part(p, 2) for p in run)), last.names, last.name_rows.tolist(), lower,
-                         memo("heads_memo"), memo("listing"), memo("reading"), prompt)
+                         memo("heads_memo"), memo("listing"), memo("reading"), prompt, questions, titles, stems,
+                         noise)
 
 
 def fits(seg: SharedSegment, cols: Columns, fields: list[list[Field]]) -> bool:
@@ -399,6 +498,40 @@ def _seed_scans(cols: Columns, seg: SharedSegment) -> None:
     found = seg.prompt
     if found is not None and _prompt_well_formed(found, int(cols.msg_start.view[seg.b]), len(cols.lit_text)):
         seed_prompt_scans(cols, found)
+    _seed_more(cols, seg)
+
+
+def _seed_more(cols: Columns, seg: SharedSegment) -> None:
+    """The question units, title headings and literals' noise scans ``seg`` holds, into
+    ``cols`` (which it starts), those that are well formed: a question unit -1 or one of the
+    units up to its message's, a title a heading, code glue a quoted literal."""
+    n_units = int(cols.msg_start.view[seg.b])
+    q = seg.questions
+    if q is not None and len(q) == seg.b and bool(((q >= -1) & (q < cols.msg_start.view[1:seg.b + 1])).all()):
+        seed_question_units(cols, q.tolist())
+    titles = seg.titles
+    if titles is not None and _ascending(titles, n_units) and bool((cols.u_kind.view[titles] == _HEADING_KIND).all()):
+        flags = np.zeros(n_units, dtype=bool)
+        flags[titles] = True
+        seed_titles(cols, flags.tolist())
+    if seg.stems is not None:
+        ids, names = seg.stems
+        # (each entry's numbers checked on opening, and the run's continuity on joining)
+        if len(ids) == len(cols.word_text) and len(set(names)) == len(names):
+            seed_stems(cols, ids.tolist(), names)
+    if seg.noise is not None:
+        seen = len(cols.lit_text)
+        enc, caps, glue = seg.noise
+        quoted = cols.kind_code("quoted")
+        kinds = cols.lit_kind.view[:seen]
+        every = np.flatnonzero(kinds == quoted) if quoted >= 0 else np.zeros(0, dtype=np.int64)
+        if _ascending(enc, seen) and _ascending(caps[:, 0], seen) and _ascending(glue, seen) \
+                and bool(np.isin(glue, every).all()):
+            text = cols.lit_text
+            forms = ((), None)
+            capitals = {i: forms[c] if c < 2 else plural_forms(text[i]) for i, c in caps.tolist()}
+            hit = set(glue.tolist())
+            seed_literal_scans(cols, seen, enc.tolist(), capitals, {i: i in hit for i in every.tolist()})
 
 
 def _prompt_well_formed(found: FoundScans, n_units: int, n_lits: int) -> bool:

@@ -328,6 +328,20 @@ def _rank(scene: Scene, protected: frozenset[int], outlined: frozenset[int] = fr
         mark_cost=float(scene.count(" " + PLACEHOLDER)), mark_estimate=float(pol.mark_tokens))
 
 
+def found_titles(cols: Columns) -> list[bool]:
+    """Per unit, whether it is a heading written as a title, as found so far (finding no more;
+    a segment of them is shared between workers: :mod:`..shared_columns`)."""
+    return cols.memo(_Headings).titles
+
+
+def seed_titles(cols: Columns, titles: list[bool]) -> None:
+    """Start the headings' title flags with their values for the first units (read from a
+    shared cache), if they have not started."""
+    memo = cols.memo(_Headings)
+    if not memo.titles:
+        memo.titles = titles
+
+
 def _stating_headings(cols: Columns, noise: np.ndarray) -> np.ndarray:
     """Per unit, a heading that states a value of its own: by its pattern ("### Reservation
     4WQ150"), or a name in a heading that is not a title ("### Flight from New York to

@@ -81,7 +81,7 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
             # write it mid-sentence, and the memo must not keep what the first view saw)
             caps[i] = None if CODE.fullmatch(text) else ()
         elif names[kinds[i]] and _PLURAL_ABBREVIATION.fullmatch(text):
-            caps[i] = (text[:-1].lower(), text.lower())
+            caps[i] = plural_forms(text)
     memo.capitals_seen = n
     for i in range(memo.encoded_seen, n):
         if _encoded(cols.lit_text[i]) or _ADDRESS.fullmatch(cols.lit_text[i]) or (
@@ -199,6 +199,32 @@ def seed_lowercase_words(cols: Columns, words: Counter[str], seen: int) -> None:
     memo = cols.memo(NoiseMemo)
     if memo.lower_seen == 0 and not memo.lower_words:
         memo.lower_words, memo.lower_seen = words, seen
+
+
+def found_literal_scans(cols: Columns) -> tuple[int, list[int], dict[int, tuple[str, ...] | None], dict[int, bool]]:
+    """What :func:`not_values` found of each literal alone, as found so far (finding no more;
+    a segment of it is shared between workers: :mod:`..shared_columns`): how many literals
+    it read, those that are encoded data, those in capitals (their lower-case forms, None: a
+    code) and, per quoted literal, whether it is code glue."""
+    memo = cols.memo(NoiseMemo)
+    return min(memo.capitals_seen, memo.encoded_seen), memo.encoded, memo.capitals, memo.code_glue
+
+
+def seed_literal_scans(cols: Columns, seen: int, encoded: list[int], capitals: dict[int, tuple[str, ...] | None],
+                       glue: dict[int, bool]) -> None:
+    """Start what :func:`not_values` finds of each literal alone with its values for the first
+    ``seen`` literals (read from a shared cache), if it has not started (every quoted
+    literal among them in ``glue``)."""
+    memo = cols.memo(NoiseMemo)
+    if memo.capitals_seen == 0 and memo.encoded_seen == 0 and not memo.code_glue:
+        memo.encoded, memo.encoded_seen = encoded, seen
+        memo.capitals, memo.capitals_seen = capitals, seen
+        memo.code_glue = glue
+
+
+def plural_forms(text: str) -> tuple[str, str]:
+    """An abbreviation's plural's lower-case forms (``IDs``: ``id``, ``ids``)."""
+    return text[:-1].lower(), text.lower()
 
 
 def _code_glue(text: str) -> bool:
