@@ -100,7 +100,9 @@ def _fit(scene: Scene, step: Protection, protected: frozenset[int], fixed: int, 
     over its budget is cut: the take's lowest-ranked choices are dropped (its choices
     before a rank position kept) by what it is over. A view short of its budget by
     ``Limits.enough_share`` takes once more at the room it left (cut likewise if that
-    overflows), kept if it holds more; room still left goes to longer heads."""
+    overflows), kept if it holds more; room still left goes to longer heads. That second
+    take goes on from where the first would first choose otherwise (:mod:`.trail`), not
+    from the first option."""
     budget = scene.budget
     ranked = _rank(scene, protected, outlined)
     margin = max(2, int(budget * LIMITS.margin_share))

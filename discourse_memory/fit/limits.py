@@ -52,8 +52,9 @@ class Limits:
     """The most items plans made of other items a conversation keeps (see ``plan._Made``)."""
     trail_ratio: float = 4.0
     """A first take keeps a snapshot of its state for a second take of more room to go on
-    from (:mod:`.trail`) the first time its room left is below its room over this, and again
-    each time it falls below the last snapshot's over this."""
+    from (:mod:`.trail`) the first time its room left is below its room over this squared
+    (the choices a second take makes otherwise come when the room is nearly spent), and
+    again each time it falls below the last snapshot's over this."""
     long_steps: int = 4
     """The most steps of a longer head for a unit too long to show whole (each
     ``Policy.long_share`` of the room, ranked like any option, taken after the one before)."""

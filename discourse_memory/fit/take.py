@@ -257,7 +257,10 @@ def _take(r: Ranked, room: float, stop: int | None = None, *, resume: Chosen | N
             if any(shown_lits[c] or c in by_literal for c in fresh):
                 return
         else:  # a code line's values: worth listing while one of them is neither shown nor listed
-            fresh = [c for c in fresh if not shown_lits[c] and c not in by_literal]
+            fresh = []
+            for c in item.covers:  # (a loop: a comprehension is a call of its own, a few hundred a pass)
+                if not shown_lits[c] and c not in by_literal:
+                    fresh.append(c)
             if not fresh:
                 return
         header = item.text if dated_line else header_of[m]
@@ -333,7 +336,7 @@ def _take(r: Ranked, room: float, stop: int | None = None, *, resume: Chosen | N
         options = enumerate(islice(zip(kinds, targets, costs), back.snap.pos, stop), back.snap.pos)
         steps, last, short = back.steps, back.last, back.snap.short
     # (a snapshot the first time the room left is below this: see :mod:`.trail`)
-    level = -inf if trail is None else room / LIMITS.trail_ratio
+    level = -inf if trail is None else room / LIMITS.trail_ratio ** 2
     if trail is not None:
         trail.first = len(deltas)
     for pos, (kind, target, cost) in options:

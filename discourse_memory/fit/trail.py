@@ -101,7 +101,9 @@ def restart(trail: Trail, chosen_steps: list[tuple[int, float]], room: float, re
     # A step is written where the room left differs from the last step's: the same steps
     # here as there when every change there moved it off the last step's (none summed back
     # to it) and each step here differs from the one before as well.
-    at = np.array([trail.first, *trail.steps[:snap.steps]], dtype=np.int64)
+    at = np.empty(snap.steps + 1, dtype=np.int64)
+    at[0] = trail.first
+    at[1:] = trail.steps[:snap.steps]
     if snap.deltas > trail.first:
         points = np.arange(trail.first + 1, snap.deltas + 1)
         anchors = at[np.searchsorted(at, points, side="left") - 1]
@@ -109,9 +111,10 @@ def restart(trail: Trail, chosen_steps: list[tuple[int, float]], room: float, re
             return None
     if bool((mine[at[1:]] == mine[at[:-1]]).any()):
         return None
-    left = mine.tolist()  # (read a step at a time: Python floats, not numpy's scalars)
-    steps = [(pos, room - left[k]) for (pos, _), k in zip(chosen_steps, trail.steps[:snap.steps])]
-    return Restart(snap, left[snap.deltas], left[snap.last], steps)
+    # (numpy's float subtraction is Python's: the spends a take from the start writes)
+    spent = (room - mine[at[1:]]).tolist()
+    steps = list(zip(next(zip(*chosen_steps[:snap.steps]), ()), spent))
+    return Restart(snap, float(mine[snap.deltas]), float(mine[snap.last]), steps)
 
 
 def copies(snap: Snapshot) -> tuple[Any, ...]:
