@@ -361,11 +361,17 @@ def test_the_rows_a_value_is_listed_from_are_those_a_walk_of_each_row_finds(size
     first = ends - np.array(sizes, dtype=np.int64)
     kind = rng.integers(0, 3, n)  # per row: 0 no item, 1 an item without context, 2 with one
 
-    def read(r: int) -> Item | None:
-        return None if kind[r] == 0 else Item(r, r, 0, str(r))
+    # (each row its own unit and literal here: the reader is told them, and a row by them)
+    owners = np.arange(n, dtype=np.int64) + 1000
+    lits = np.arange(n, dtype=np.int64)
 
-    def context(r: int, item: Item) -> bool:
-        return bool(kind[r] == 2)
+    def read(u: int, lit: int) -> Item | None:
+        assert u == lit + 1000
+        return None if kind[lit] == 0 else Item(lit, u, 0, str(lit))
+
+    def context(item: Item, lit: int) -> bool:
+        assert item.literal == lit
+        return bool(kind[lit] == 2)
 
     memos = [_RowMemo(), _RowMemo()]
     for memo in memos:
@@ -375,10 +381,11 @@ def test_the_rows_a_value_is_listed_from_are_those_a_walk_of_each_row_finds(size
         for memo in memos:
             for r in known.tolist():
                 if memo.state[r] == 0:
-                    memo.items[r] = read(r)
+                    memo.items[r] = read(r + 1000, r)
                     memo.state[r] = 1 if kind[r] == 0 else 2 if kind[r] == 1 else 3
-        got = _sources(memos[0], rows, first, ends, read, context)
-        want = _plain_sources(memos[1], rows, first, ends, read, context)
+        got = _sources(memos[0], rows, first, ends, owners, lits, read, context)
+        want = _plain_sources(memos[1], rows, first, ends, lambda r: read(int(owners[r]), int(lits[r])),
+                              lambda r, item: context(item, int(lits[r])))
         assert got.tolist() == want.tolist()
         assert memos[0].state.tolist() == memos[1].state.tolist()
         assert memos[0].items == memos[1].items

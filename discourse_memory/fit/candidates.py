@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import islice
 from operator import itemgetter, le
 import re
@@ -151,8 +152,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     # Each value is listed from its newest occurrence that gives it a key or a context
     # ("trip to England", not the later "Where in England was it?"), among its newest few.
     memo = _row_memo(cols)
-    at_row = _sources(memo, rows_sorted, first, ends, lambda r: item_of(int(owners[r]), int(lit_idx[r])),
-                      lambda r, item: _has_context(cols, item, int(lit_idx[r])))
+    at_row = _sources(memo, rows_sorted, first, ends, owners, lit_idx, item_of, partial(_has_context, cols))
     row_items = memo.items
     count = scene.count
     kept = cols.memo(_Candidates)

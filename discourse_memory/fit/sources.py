@@ -150,11 +150,14 @@ def _have_context(cols: Columns, header: np.ndarray, keyed: np.ndarray, span_sta
     return header | keyed | (span_start < 0) | (span_end - span_start > widths)
 
 
-def _sources(memo: _RowMemo, rows: np.ndarray, first: np.ndarray, ends: np.ndarray,
-             read: Callable[[int], Item | None], context: Callable[[int, Item], bool]) -> np.ndarray:
+def _sources(memo: _RowMemo, rows: np.ndarray, first: np.ndarray, ends: np.ndarray, owners: np.ndarray,
+             lits: np.ndarray, read: Callable[[int, int], Item | None], context: Callable[[Item, int], bool]
+             ) -> np.ndarray:
     """Per value (its occurrence rows ``rows[first[j]:ends[j]]``, newest first), the row it
     is listed from: among its newest ``Limits.occurrences``, the first whose item has a context, else
-    the first with an item (-1: none has one)."""
+    the first with an item (-1: none has one). A row no view has read is read by ``read(unit,
+    literal)`` (``owners``, ``lits``: per row of the literal index, its unit and its literal), and
+    ``context(item, literal)`` says whether its item has a context."""
     sizes = np.minimum(ends - first, LIMITS.occurrences)
     group = np.repeat(np.arange(len(first)), sizes)
     starts = np.cumsum(sizes) - sizes  # each value's place in the window
@@ -175,12 +178,15 @@ def _sources(memo: _RowMemo, rows: np.ndarray, first: np.ndarray, ends: np.ndarr
         done = -1  # the value whose first row with a context was met
         read_rows, read_states = [], []
         items = memo.items
-        for r, g, was in zip(window[places].tolist(), group[places].tolist(), found[places].tolist()):
+        walked = window[places]
+        # (each row's unit and literal read as Python numbers at once, not one by one)
+        for r, u, lit, g, was in zip(walked.tolist(), owners[walked].tolist(), lits[walked].tolist(),
+                                     group[places].tolist(), found[places].tolist()):
             if g == done:
                 continue
             if was == 0:
-                item = items[r] = read(r)
-                was = 1 if item is None else 3 if context(r, item) else 2
+                item = items[r] = read(u, lit)
+                was = 1 if item is None else 3 if context(item, lit) else 2
                 read_rows.append(r)
                 read_states.append(was)
             if was == 3:
