@@ -6,7 +6,7 @@
 A ``DiscourseMemory`` holds the first runs of ``--history`` up to ``--tokens`` (as
 ``bench_core_speed.py --history``); after three warm turns, ``--turns`` turns of appending one
 ~500-token message and taking a view at 25% of the history's tokens, ``--rounds`` times (a
-fresh memory each round). Timed by process CPU time (steadier than the wall clock on a shared
+fresh memory and new messages each round). Timed by process CPU time (steadier than the wall clock on a shared
 machine), each by a wrapper around the function a view calls: ``fit.plan._plan`` (the plan
 and its record), ``render_messages`` (the view's messages), ``compaction._note`` (the note's
 text) and the whole measuring closure a fit calls (``Scene.measure``: render, note, their
@@ -79,13 +79,14 @@ def main() -> None:
     for r in range(args.rounds):
         mem = DiscourseMemory(msgs)
         mem.view(budget)
+        # (new messages each round: the counter's cache, shared by the rounds, holds the last round's texts)
         for i in range(3):
-            mem.append(new_message(i))
+            mem.append(new_message(1000 * r + i))
             mem.view(budget)
         spent.clear()
         turn = 0.0
         for i in range(10, 10 + args.turns):
-            mem.append(new_message(i))
+            mem.append(new_message(1000 * r + i))
             t = time.process_time()
             mem.view(budget)
             turn += time.process_time() - t
