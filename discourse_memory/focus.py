@@ -140,7 +140,8 @@ def _without_word_literals(cols: Columns, words: dict[int, float], lits: dict[in
     """Literals that are also focus words ("Melanie" the name and "melanie" the word)
     count once, as words."""
     named = {cols.word_text[i] for i in words}
-    return {t: w for t, w in lits.items() if cols.lit_text[t].lower() not in named}
+    text = cols.lit_text
+    return {t: w for t, w in lits.items() if text[t].lower() not in named}
 
 
 def _from_messages(cols: Columns, weighted: dict[int, float], policy: Policy, kinds: tuple[str, ...] = (),
@@ -152,10 +153,13 @@ def _from_messages(cols: Columns, weighted: dict[int, float], policy: Policy, ki
     lptr, lidx = cols.lit_ptr.view, cols.lit_idx.view
     for m, weight in weighted.items():
         s, e = int(starts[m]), int(starts[m + 1])
-        for t in widx[wptr[s]:wptr[e]].tolist():
-            word_w[t] = max(word_w.get(t, 0.0), weight)
-        for t in lidx[lptr[s]:lptr[e]].tolist():
-            lit_w[t] = max(lit_w.get(t, 0.0), weight)
+        for terms, ids in ((word_w, widx[wptr[s]:wptr[e]].tolist()), (lit_w, lidx[lptr[s]:lptr[e]].tolist())):
+            if not terms:  # (the first message's terms: each its weight, in order of first appearance)
+                terms.update(dict.fromkeys(ids, max(0.0, weight)))
+                continue
+            get = terms.get
+            for t in ids:
+                terms[t] = max(get(t, 0.0), weight)
     lit_w = _without_word_literals(cols, word_w, lit_w)
     return _focus(cols, np.fromiter(word_w, np.int64, len(word_w)), np.fromiter(word_w.values(), float, len(word_w)),
                   np.fromiter(lit_w, np.int64, len(lit_w)), np.fromiter(lit_w.values(), float, len(lit_w)),
