@@ -140,7 +140,8 @@ def _without_word_literals(cols: Columns, words: dict[int, float], lits: dict[in
     """Literals that are also focus words ("Melanie" the name and "melanie" the word)
     count once, as words."""
     named = {cols.word_text[i] for i in words}
-    return {t: w for t, w in lits.items() if cols.lit_text[t].lower() not in named}
+    text = cols.lit_text
+    return {t: w for t, w in lits.items() if text[t].lower() not in named}
 
 
 def _from_messages(cols: Columns, weighted: dict[int, float], policy: Policy, kinds: tuple[str, ...] = (),
@@ -152,10 +153,13 @@ def _from_messages(cols: Columns, weighted: dict[int, float], policy: Policy, ki
     lptr, lidx = cols.lit_ptr.view, cols.lit_idx.view
     for m, weight in weighted.items():
         s, e = int(starts[m]), int(starts[m + 1])
-        for t in widx[wptr[s]:wptr[e]].tolist():
-            word_w[t] = max(word_w.get(t, 0.0), weight)
-        for t in lidx[lptr[s]:lptr[e]].tolist():
-            lit_w[t] = max(lit_w.get(t, 0.0), weight)
+        for terms, ids in ((word_w, widx[wptr[s]:wptr[e]].tolist()), (lit_w, lidx[lptr[s]:lptr[e]].tolist())):
+            if not terms:  # (the first message's terms: each its weight, in order of first appearance)
+                terms.update(dict.fromkeys(ids, max(0.0, weight)))
+                continue
+            get = terms.get
+            for t in ids:
+                terms[t] = max(get(t, 0.0), weight)
     lit_w = _without_word_literals(cols, word_w, lit_w)
     return _focus(cols, np.fromiter(word_w, np.int64, len(word_w)), np.fromiter(word_w.values(), float, len(word_w)),
                   np.fromiter(lit_w, np.int64, len(lit_w)), np.fromiter(lit_w.values(), float, len(lit_w)),
@@ -193,7 +197,12 @@ def relevance(cols: Columns, focus: Focus, policy: Policy = DEFAULT_POLICY) -> n
     u_msg = cols.u_msg.view
     tokens = cols.u_tokens.view
     k1, b = policy.bm25_k1, policy.bm25_b
-    unit_norm = k1 * (1.0 - b + b * tokens / max(float(tokens.mean()), 1.0))
+    # (the norms and scores below are computed in place, in the order of the operations of
+    # ``k1 * (1.0 - b + b * tokens / mean)`` and so on: the same floats, fewer arrays of every unit)
+    unit_norm = tokens * b
+    unit_norm /= max(float(tokens.mean()), 1.0)
+    unit_norm += 1.0 - b
+    unit_norm *= k1
     # A tool's output is read with the call that made it: "the output of get_user_details"
     # is one text, the call naming what the output is about.
     doc = _documents(cols)
@@ -201,7 +210,11 @@ def relevance(cols: Columns, focus: Focus, policy: Policy = DEFAULT_POLICY) -> n
     msg_tokens, own = _document_tokens(cols, doc)
     # (a message's norm and score are read at its units only: past a memory's horizon most
     # messages have none, and a pass over all of them was milliseconds a view)
-    msg_norm = k1 * (1.0 - b + b * msg_tokens[u_doc] / max(_document_mean(cols, msg_tokens, own), 1.0))
+    msg_norm = msg_tokens[u_doc]
+    msg_norm *= b
+    msg_norm /= max(_document_mean(cols, msg_tokens, own), 1.0)
+    msg_norm += 1.0 - b
+    msg_norm *= k1
     unit_score = np.zeros(n)
     # (per document from the first a unit reads: past a memory's horizon, the 190,000
     # messages before it have no units, and two sums over all of them were a pass each)
@@ -234,18 +247,28 @@ def relevance(cols: Columns, focus: Focus, policy: Policy = DEFAULT_POLICY) -> n
         msg_score += np.bincount(pairs // len(df), weights=term_weight[pairs % len(df)], minlength=len(msg_score))
     if best <= 0:
         return np.zeros(n)
-    unit_rel = np.minimum(unit_score * (k1 + 1.0) / (unit_norm + 1.0) / best, 1.0)
-    msg_rel = np.minimum(msg_score[u_doc - first_doc] * (k1 + 1.0) / (msg_norm + 1.0) / best, 1.0)  # (per unit)
-    rel = np.maximum(unit_rel, msg_rel * np.where(unit_score > 0, 1.0, 0.5))
+    unit_rel = unit_score * (k1 + 1.0)
+    unit_norm += 1.0
+    unit_rel /= unit_norm
+    unit_rel /= best
+    np.minimum(unit_rel, 1.0, out=unit_rel)
+    msg_rel = msg_score[u_doc - first_doc]  # (per unit)
+    msg_rel *= k1 + 1.0
+    msg_norm += 1.0
+    msg_rel /= msg_norm
+    msg_rel /= best
+    np.minimum(msg_rel, 1.0, out=msg_rel)
+    msg_rel *= np.where(unit_score > 0, 1.0, 0.5)
+    rel = np.maximum(unit_rel, msg_rel, out=unit_rel)
     if focus.kinds and policy.answer_kind and len(cols.lit_kind_names):
         wanted = np.isin(np.array(cols.lit_kind_names), focus.kinds)
         states = cols.per_unit_sum(wanted[cols.lit_kind.view].astype(np.float64)) > 0
         rel = np.where(states, np.minimum(rel * (1.0 + policy.answer_kind), 1.0), rel)
-    if focus.messages:
-        own = np.zeros(n_msgs)
-        own[list(focus.messages)] = list(focus.messages.values())
-        mine = own[u_msg]
-        rel = np.where(mine > 0, mine, rel)
+    if focus.messages:  # (a message's units are a run of them: its run set, not a pick of every unit)
+        starts = cols.msg_start.view
+        for m, weight in focus.messages.items():
+            if weight > 0:
+                rel[int(starts[m]):int(starts[m + 1])] = weight
     return rel
 
 
