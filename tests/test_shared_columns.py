@@ -260,3 +260,75 @@ def test_a_failing_store_is_a_miss():
     got, took = _columns(msgs, failing)
     assert took == 0
     _same_columns(got, _columns(msgs, None)[0])
+
+
+def _memos(cols: Columns) -> tuple:
+    """The scans of questions, titles, the literals' noise and the words' stems, as a view left them."""
+    from discourse_memory.focus import found_stems
+    from discourse_memory.fit.rank import found_titles
+    from discourse_memory.record.noise import found_literal_scans
+    from discourse_memory.replies import found_question_units
+
+    return (list(found_question_units(cols)), list(found_titles(cols)), found_literal_scans(cols),
+            found_stems(cols))
+
+
+@pytest.mark.parametrize("what", ["a question unit past its message", "a question unit below -1",
+                                  "a title past its segment", "a title that is no heading",
+                                  "encoded literals out of order", "a capitals class of 3",
+                                  "code glue past the new literals", "code glue that is not a quoted literal",
+                                  "a stem number out of range", "stems numbered out of order"])
+def test_more_scans_that_break_a_rule_are_made_instead(what):
+    msgs = _run("agents/swe_dev.jsonl", 1)
+    budget = 800
+    cache = _written(msgs)
+    want, _ = _columns(msgs, None)
+    plain = DiscourseMemory(msgs)
+    expected = _bytes(plain.view(budget))
+    head, n_cols = shared_columns._HEAD, shared_columns._COLS
+    entries = {}
+    for key, blob in cache.data.items():
+        if _is_cols(key):
+            ints = cache_entry.unseal(shared_columns.MAGIC, shared_columns.PERSON, key, blob, SECRET)[1]
+            entries[int(ints[0])] = key
+    key = entries[16 if "glue" in what else 0]  # (the first entry: titles, encoded, capitals; the second: glue)
+    heading = list(want.units[u].kind == "heading" for u in range(len(want.units)))
+    quoted = want.kind_code("quoted")
+
+    def edit(x):  # type: ignore[no-untyped-def]
+        a, b, n_units, n_l, l0 = int(x[0]), int(x[1]), int(x[2]), int(x[9]), int(x[8])
+        q = head + (b - a) + n_cols * n_units + int(x[3] + x[4] + x[5]) + n_l + int(x[12])
+        t = q + int(x[22]) * (b - a)
+        e, n_t = t + int(x[24]), int(x[24])
+        c = e + int(x[26])
+        g = c + 2 * int(x[27])
+        s = g + int(x[28])
+        assert x[22] and x[29] and (x[28] if "glue" in what else n_t > 1 and x[26] > 1 and x[27])
+        if what == "a question unit past its message":
+            x[q + (b - a) - 1] = 10**6
+        elif what == "a question unit below -1":
+            x[q] = -2
+        elif what == "a title past its segment":
+            x[t + n_t - 1] = n_units
+        elif what == "a title that is no heading":
+            x[t] = next(u for u in range(int(x[t + 1])) if not heading[a + u])
+        elif what == "encoded literals out of order":
+            x[e + 1] = x[e]
+        elif what == "a capitals class of 3":
+            x[c + 1] = 3
+        elif what == "code glue past the new literals":
+            x[g + int(x[28]) - 1] = n_l
+        elif what == "code glue that is not a quoted literal":
+            x[g] = next(r for r in range(int(x[g + 1]) if x[28] > 1 else n_l) if want.lit_kind.view[l0 + r] != quoted)
+        elif what == "a stem number out of range":
+            x[s] = 10**6
+        else:
+            x[s] = 1
+
+    cache.data[key] = _resigned(shared_columns, key, cache.data[key], edit)
+    got, took = _columns(msgs, cache)
+    assert took == len(msgs) // LIMITS.shared_segment * LIMITS.shared_segment  # (the columns are read)
+    _same_columns(got, want)
+    fresh = DiscourseMemory(msgs, cache=cache)
+    assert _bytes(fresh.view(budget)) == expected
+    assert _memos(fresh._compactor._cols) == _memos(plain._compactor._cols)
