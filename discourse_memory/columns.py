@@ -295,7 +295,12 @@ class Columns:
         lit_rows = list(map(self.lit_ids.__getitem__, all_texts))
         # A literal's kind is the kind it first appears as in a unit.
         n_names = len(self.lit_kind_names)
-        kind_names = list(map(self._kind_code, chain.from_iterable(map(_KINDS, pieces))))
+        flat_kinds = list(chain.from_iterable(map(_KINDS, pieces)))
+        codes = self._lit_kind_codes
+        for name in dict.fromkeys(flat_kinds):  # (new names numbered in order of first appearance)
+            if name not in codes:
+                self._kind_code(name)
+        kind_names = list(map(codes.__getitem__, flat_kinds))
         for code in range(n_names, len(self.lit_kind_names)):  # (where each new name first stands)
             self.kind_name_row.append(self.lit_idx.n + kind_names.index(code))
         head_rows = list(map(self.lit_ids.__getitem__, chain.from_iterable(heads_of)))

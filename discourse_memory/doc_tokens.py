@@ -9,6 +9,7 @@ rule with the same punctuation, checked against spaCy's component in the tests).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
@@ -25,6 +26,7 @@ __all__ = ["DocTokens", "doc_texts", "prime_cache"]
 OPENERS = ('"', "'", "“", "‘", "«", "(", "[", *marks.OPENING_QUOTES, marks.OPEN_PAREN)
 """Marks that open a quote or an aside: they start the sentence of the word they touch."""
 _OPENERS: np.ndarray | None = None
+_OPENER_SET: frozenset[int] = frozenset()  # (the same hashes, for rows read in Python)
 
 
 def _punct_hashes() -> np.ndarray:
@@ -35,6 +37,7 @@ def _punct_hashes() -> np.ndarray:
 
 
 _PUNCT: np.ndarray | None = None
+_PUNCT_SET: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,15 +118,9 @@ class DocTokens:
             base += len(joined) + len(_SEPARATOR)
         if not arrays:
             return _build(np.zeros((0, len(attrs)), dtype=np.uint64), np.zeros(len(texts), dtype=np.int64), texts)
-        raw = np.concatenate(arrays)
-        idx = raw[:, 0].astype(np.int64) + np.repeat(np.array(shifts, dtype=np.int64), sizes)
-        lengths = np.array([len(t) for t in texts], dtype=np.int64)
-        offsets = np.concatenate([[0], np.cumsum(lengths + len(_SEPARATOR))[:-1]])
-        owner = np.searchsorted(offsets, idx, side="right") - 1
-        inside = idx < offsets[owner] + lengths[owner]
-        raw, owner = raw[inside], owner[inside]
-        raw[:, 0] = (idx[inside] - offsets[owner]).astype(np.uint64)
-        return _build(raw, np.bincount(owner, minlength=len(texts)).astype(np.int64), texts)
+        if sum(sizes) <= LIMITS.small_doc_rows:  # (a chat turn: its rows placed in their texts in Python)
+            return _place_rows(arrays, shifts, texts)
+        return _place_arrays(arrays, shifts, sizes, texts)
 
 
 _SEPARATOR = "\n\n"
@@ -193,16 +190,20 @@ def _attrs() -> list[int]:
 
 def prime_spacy() -> None:
     """Import the parts of spaCy read here (see :func:`.nlp.warm_up`)."""
-    global _PUNCT
+    global _PUNCT, _PUNCT_SET
     _attrs()
     if _PUNCT is None:
         _PUNCT = _punct_hashes()
+        _PUNCT_SET = frozenset(_PUNCT.tolist())
 
 
-def _build(raw: np.ndarray, sizes: np.ndarray, texts: list[str]) -> list[DocTokens]:
-    """``DocTokens`` of consecutive docs whose ``_attrs()`` rows are stacked in ``raw``."""
+def _build(raw: np.ndarray, sizes: np.ndarray, texts: list[str], small: bool | None = None) -> list[DocTokens]:
+    """``DocTokens`` of consecutive docs whose ``_attrs()`` rows are stacked in ``raw``
+    (``small``: row by row, :func:`_build_rows`; by default when there are few rows)."""
     if _PUNCT is None:
         prime_spacy()
+    if small if small is not None else len(raw) <= LIMITS.small_doc_rows:
+        return _build_rows(raw.tolist(), sizes.tolist(), texts)
     # Membership in the few punctuation hashes by binary search (np.isin sorts the column).
     orth = raw[:, 4]
     at = np.minimum(np.searchsorted(_PUNCT, orth), len(_PUNCT) - 1)
@@ -250,28 +251,35 @@ def _within_doc(rows: np.ndarray, bounds: np.ndarray) -> list[int]:
     return (rows - bounds[doc]).tolist()
 
 
+def _opener_hashes() -> np.ndarray:
+    """The sorted hashes of :data:`OPENERS` (made on first use: spaCy is imported then)."""
+    global _OPENERS, _OPENER_SET
+    if _OPENERS is None:
+        from spacy.strings import hash_string
+
+        _OPENERS = np.array(sorted(hash_string(c) for c in OPENERS), dtype=np.uint64)
+        _OPENER_SET = frozenset(_OPENERS.tolist())
+    return _OPENERS
+
+
 def _openers_start(starts: np.ndarray, idx: np.ndarray, length: np.ndarray, orth: np.ndarray,
                    bounds: np.ndarray, texts: list[str]) -> np.ndarray:
     """An opening quote or bracket glued to the word that starts a sentence, with space
     before it, belongs to that sentence (spaCy's rule leaves ``"`` of ``end. "Quote``
     at the end of the previous one). Glued to a line break, it opens nothing."""
-    global _OPENERS
-    if _OPENERS is None:
-        from spacy.strings import hash_string
-
-        _OPENERS = np.array(sorted(hash_string(c) for c in OPENERS), dtype=np.uint64)
+    openers = _opener_hashes()
     cand = np.flatnonzero(starts)
     cand = cand[cand > 0]
     if not len(cand):
         return starts
     prev = cand - 1
     doc_first = bounds[np.searchsorted(bounds, cand, side="right") - 1]
-    at = np.minimum(np.searchsorted(_OPENERS, orth[prev]), len(_OPENERS) - 1)
+    at = np.minimum(np.searchsorted(openers, orth[prev]), len(openers) - 1)
     glued = (idx[prev] + length[prev] == idx[cand]) & (length[prev] == 1)
     spaced = np.ones(len(cand), dtype=bool)
     inner = prev > doc_first
     spaced[inner] = idx[prev[inner] - 1] + length[prev[inner] - 1] < idx[prev[inner]]
-    move = (_OPENERS[at] == orth[prev]) & glued & spaced & (prev > doc_first)
+    move = (openers[at] == orth[prev]) & glued & spaced & (prev > doc_first)
     if move.any():  # (the few marks that would move: a whitespace token is no word)
         docs = np.searchsorted(bounds, cand, side="right") - 1
         for k in np.flatnonzero(move).tolist():
@@ -326,3 +334,94 @@ def _sentencizer_starts(is_punct: np.ndarray, in_punct: np.ndarray, bounds: np.n
     reference = np.where(same_doc, after[prev], before[bounds[doc_of]])
     out[words[before[words] > reference]] = True
     return out
+
+
+def _place_arrays(arrays: list[np.ndarray], shifts: list[int], sizes: list[int], texts: list[str]) -> list[DocTokens]:
+    """:meth:`DocTokens.of_texts`'s placing of the docs' rows (``arrays``, ``sizes`` rows each,
+    each doc's text starting at ``shifts`` in the joined texts) in their texts: a row's
+    offset made its text's, the separators' rows dropped."""
+    raw = np.concatenate(arrays)
+    idx = raw[:, 0].astype(np.int64) + np.repeat(np.array(shifts, dtype=np.int64), sizes)
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths + len(_SEPARATOR))[:-1]])
+    owner = np.searchsorted(offsets, idx, side="right") - 1
+    inside = idx < offsets[owner] + lengths[owner]
+    raw, owner = raw[inside], owner[inside]
+    raw[:, 0] = (idx[inside] - offsets[owner]).astype(np.uint64)
+    return _build(raw, np.bincount(owner, minlength=len(texts)).astype(np.int64), texts)
+
+
+def _place_rows(arrays: list[np.ndarray], shifts: list[int], texts: list[str]) -> list[DocTokens]:
+    """:func:`_place_arrays`, row by row (and the rows read by :func:`_build_rows`)."""
+    offsets = []
+    at = 0
+    for text in texts:
+        offsets.append(at)
+        at += len(text) + len(_SEPARATOR)
+    placed: list[list[int]] = []
+    sizes = [0] * len(texts)
+    for array, shift in zip(arrays, shifts):
+        for row in array.tolist():
+            idx = row[0] + shift
+            owner = bisect_right(offsets, idx) - 1
+            if idx < offsets[owner] + len(texts[owner]):
+                row[0] = idx - offsets[owner]
+                placed.append(row)
+                sizes[owner] += 1
+    return _build_rows(placed, sizes, texts)
+
+
+def _build_rows(rows: list[list[int]], sizes: list[int], texts: list[str]) -> list[DocTokens]:
+    """:func:`_build` of the same rows as lists, doc by doc, a token at a time: the same
+    rules (``tests/test_doc_tokens.py`` compares the two)."""
+    if _PUNCT is None:
+        prime_spacy()
+    _opener_hashes()
+    punct, openers = _PUNCT_SET, _OPENER_SET
+    out = []
+    at = 0
+    for text, size in zip(texts, sizes):
+        doc = rows[at:at + size]
+        at += size
+        idx = [r[0] for r in doc]
+        length = [r[1] for r in doc]
+        marks = [r[4] in punct for r in doc]
+        n = len(doc)
+        if any(r[2] != 0 for r in doc[1:]):  # the pipeline set sentence starts: its own
+            starts = [r[2] == 1 for r in doc]
+        else:
+            starts = _rule_starts(doc, idx, length, marks, openers, text)
+        if n:
+            starts[0] = True
+        out.append(DocTokens(text, idx, length, [k for k in range(n) if starts[k]], [r[3] != 0 for r in doc],
+                             [k for k, r in enumerate(doc) if r[6] != 0 and r[7] == 0 and r[1] > 1]))
+    return out
+
+
+def _rule_starts(doc: list[list[int]], idx: list[int], length: list[int], marks: list[bool],
+                 openers: frozenset[int], text: str) -> list[bool]:
+    """One doc's sentence starts by the rules of :func:`_sentencizer_starts`,
+    :func:`_openers_start` and :func:`_no_glued_starts`, in that order."""
+    n = len(doc)
+    starts = [False] * n
+    since = 0  # sentence-final marks since the last word (or the doc's start)
+    for k, r in enumerate(doc):
+        if marks[k]:
+            since += 1
+        elif not r[5]:  # a word: neither punctuation nor a mark
+            starts[k] = since > 0
+            since = 0
+    # An opener glued to the first word of a sentence, with space before it, starts it.
+    moves = [k for k in range(2, n) if starts[k] and length[k - 1] == 1 and doc[k - 1][4] in openers
+             and idx[k - 1] + 1 == idx[k] and idx[k - 2] + length[k - 2] < idx[k - 1]
+             and not text[idx[k]:idx[k] + 1].isspace()]
+    for k in moves:  # (all cleared, then all set: as the arrays' way assigns them)
+        starts[k] = False
+    for k in moves:
+        starts[k - 1] = True
+    # A mark with no space on either side ends no sentence.
+    glued = [k for k in range(2, n) if starts[k] and marks[k - 1] and idx[k - 1] + length[k - 1] == idx[k]
+             and idx[k - 2] + length[k - 2] == idx[k - 1]]
+    for k in glued:
+        starts[k] = False
+    return starts

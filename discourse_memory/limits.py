@@ -77,6 +77,14 @@ class Limits:
     one per doc; 64 per doc, or docs of 4,000+ characters, are slower again."""
     doc_chars: int = 2_000
     """Characters of one shared doc, at most (:mod:`.doc_tokens`)."""
+    small_pieces: int = 48
+    """Texts of at most this many pieces in all are measured piece by piece in Python, not
+    as arrays (:meth:`.units.Analyzer._measure_maps`): a turn's one message costs a sixth as
+    much so; at about 60 pieces the two ways cost the same (one SWE message each way)."""
+    small_doc_rows: int = 256
+    """Docs of at most this many tokens in all are read row by row in Python, not as arrays
+    (:mod:`.doc_tokens`): a chat turn's few dozen tokens cost a third as much so; at 256
+    tokens the two ways cost the same (``_build`` of a sample doc, each way)."""
     bulk_texts: int = 1_000
     """A batch of this many new texts is analysed with the collector paused (:mod:`.gc_pause`)."""
     bulk_chars: int = 500_000

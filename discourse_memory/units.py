@@ -21,6 +21,7 @@ from .json_units import read_offset, unescaped
 from .keys import content_key
 from . import lang
 from .language import CJK_CHAR, detect_language, wide_script_share
+from .limits import LIMITS
 from .literals import Literal, find_literals, find_names_by_pattern, names_win
 from .messages import Message
 from .nlp import get_pipeline, wait_for_warm_up
@@ -253,6 +254,53 @@ class Analyzer:
             out[i] = tuple(rows)
         return out
 
+    def _measure_maps(self, texts: list[str], pieces: list[tuple[Piece, ...]],
+                      table: TokenTable) -> list[tuple[MeasuredPiece, ...] | None]:
+        """:meth:`_measure_table` piece by piece, through each text's :class:`TokenMap`
+        (the same counts and heads as the table's): for a turn's few pieces, a few Python
+        steps each instead of some sixty numpy calls for all of them."""
+        count = self.counter.count
+        mark = count(CLIP_MARK)
+        out: list[tuple[MeasuredPiece, ...] | None] = [None] * len(texts)
+        for i, (text, pcs) in enumerate(zip(texts, pieces)):
+            tmap = table.map(i)
+            if tmap is None:
+                continue
+            plain = text.isascii()
+            rows = []
+            prev = 0
+            for j, p in enumerate(pcs):
+                kind, start, stop = p.kind, p.start, p.end
+                suffix = _separator_row(text, stop, pcs[j + 1].start if j + 1 < len(pcs) else len(text)) \
+                    if kind == "table_row" else ""
+                end = stop + len(suffix)
+                tokens = tmap.count(prev, end)
+                size = stop - start
+                wide = kind in _WIDE or not plain and _wide_script(text[start:stop])
+                limit = self.clip_tokens * (2 if wide else 1)
+                head = size
+                if size > (limit * 3 // 2 if wide and kind not in _WIDE else limit * 2):
+                    head = tmap.head(start, stop, limit)
+                clip = tokens
+                if head < size:
+                    kept = len(text[start:start + head].rstrip())
+                    marked = mark if kind != "code" else count(
+                        _clipped(text[start:stop], head, "code")[kept:])
+                    c = tmap.count(prev, start + kept) + marked + (tmap.count(stop, end) if end > stop else 0)
+                    if c >= tokens - 3:
+                        head = size
+                    else:
+                        clip = c
+                        if p.literals:
+                            head, clip = _clip_of_whole_values(p.literals, head, clip, tokens, count,
+                                                               text[prev:start], text[start:stop], kind, suffix)
+                texts_of = p.literal_texts
+                heads = texts_of if not texts_of or head == size else _texts_before(p.literals, head, text[start:stop])
+                rows.append(MeasuredPiece(p, text[prev:start], tokens, head, clip, texts_of, heads, suffix))
+                prev = end
+            out[i] = tuple(rows)
+        return out
+
     def _head(self, body: str, kind: str) -> int:
         script = kind not in _WIDE and _wide_script(body)
         limit = self.clip_tokens * (2 if kind in _WIDE or script else 1)
@@ -283,7 +331,8 @@ class Analyzer:
                 token_table = getattr(self.counter, "token_table", None)
                 if token_table is not None:
                     table = token_table(missing)
-                    done = self._measure_table(missing, segmented, table)
+                    small = sum(map(len, segmented)) <= LIMITS.small_pieces
+                    done = (self._measure_maps if small else self._measure_table)(missing, segmented, table)
                     measured = {t: v if v is not None else self._measure(t, pcs, memo)
                                 for t, pcs, v in zip(missing, segmented, done)}
                 else:

@@ -139,6 +139,59 @@ def test_sentences_of_real_messages_are_the_sentencizers() -> None:
             assert DocTokens.of(nlp.tokenizer(text), text).sentences() == _reference_sentences(text)
 
 
+def _both_ways(docs: list, texts: list[str]) -> tuple[list[DocTokens], list[DocTokens]]:
+    """The rows of ``docs`` read the arrays' way and row by row (``doc_tokens._build``'s two ways)."""
+    import numpy as np
+
+    attrs = doc_tokens._attrs()
+    sizes = np.array([len(d) for d in docs], dtype=np.int64)
+    arrays = [d.to_array(attrs) for d in docs if len(d)]
+    raw = np.concatenate(arrays) if arrays else np.zeros((0, len(attrs)), dtype=np.uint64)
+    return (doc_tokens._build(raw.copy(), sizes, texts, small=False),
+            doc_tokens._build(raw.copy(), sizes, texts, small=True))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(special_texts, max_size=6))
+@example(['Mia. (Bob) said "Hi." «Ok» (\n', "x.Y. Z"])
+@example(["Mia. (\nBob", "Go. (Now)"])  # (an opener glued to a line break opens nothing)
+def test_rows_read_one_by_one_give_the_arrays_tokens(batch: list[str]) -> None:
+    # A few dozen tokens are read row by row in Python; many, as arrays: the same tokens, flags and sentences,
+    # for docs of the rule (a blank tokenizer) and docs whose pipeline set their own sentence starts.
+    nlp = get_pipeline()
+    arrays, rows = _both_ways([nlp.tokenizer(t) for t in batch], batch)
+    assert rows == arrays
+    annotated = [_REFERENCE(t) for t in batch]
+    arrays, rows = _both_ways(annotated, batch)
+    assert rows == arrays
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(texts.map(str.strip).filter(bool), max_size=10))
+def test_texts_placed_row_by_row_match_the_arrays_placing(batch: list[str]) -> None:
+    # of_texts places a doc's rows in the texts joined into it; a few dozen rows are placed in Python: the same.
+    attrs = doc_tokens._attrs()
+    arrays, shifts, sizes, base = [], [], [], 0
+    for joined in doc_tokens.doc_texts(batch, 3):
+        doc = get_pipeline().tokenizer(joined)
+        if len(doc):
+            arrays.append(doc.to_array(attrs))
+            shifts.append(base)
+            sizes.append(len(doc))
+        base += len(joined) + len(doc_tokens._SEPARATOR)
+    if arrays:
+        rows = doc_tokens._place_rows([a.copy() for a in arrays], shifts, batch)
+        assert rows == doc_tokens._place_arrays([a.copy() for a in arrays], shifts, sizes, batch)
+        assert rows == [DocTokens.of(get_pipeline().tokenizer(t), t) for t in batch]
+
+
+def test_rows_read_one_by_one_give_the_arrays_tokens_of_real_messages() -> None:
+    nlp = get_pipeline()
+    texts = [m["content"] for m in sample_conversation(30, seed=5) if isinstance(m.get("content"), str)]
+    arrays, rows = _both_ways([nlp.tokenizer(t) for t in texts], texts)
+    assert rows == arrays
+
+
 def test_a_pipelines_own_sentence_starts_are_kept() -> None:
     # As a parser would: "one two three four" split after "two", though no punctuation says so.
     doc = get_pipeline().tokenizer("one two three four")
