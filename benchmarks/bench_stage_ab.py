@@ -13,7 +13,8 @@ each is then run three times with the other version's module (``--base``: a dire
 holding a ``discourse_memory`` package, loaded beside this one under another name) and
 three times with this one, alternating, timed by process CPU time (steadier than the
 wall clock on a loaded machine). Their outputs are checked equal. Printed: per stage, the
-median milliseconds of each and the median of the paired ratios this / base. Render calls
+median milliseconds of each and the median of the paired ratios this / base; then the
+milliseconds a turn of each (the sum of its calls) and their ratio. Render calls
 run without the render cache (every shown message rendered anew, in both).
 """
 
@@ -135,6 +136,12 @@ def main() -> None:
         ratio = statistics.median(m / b for m, b in zip(mine_t, base_t) if b > 0)
         print(f"{label:28s} {statistics.median(base_t) * 1000:8.2f} {statistics.median(mine_t) * 1000:8.2f} "
               f"{ratio:10.3f} {len(mine_t):6d}")
+    print("a turn (every call of a stage, one run each; a view's passes differ in cost: its second take")
+    print("goes on from its first, see fit/trail.py):")
+    for label, (base_t, mine_t) in times.items():
+        if base_t:
+            b, m = sum(base_t) / 3 / args.turns * 1000, sum(mine_t) / 3 / args.turns * 1000
+            print(f"{label:28s} {b:8.2f} {m:8.2f} {m / b:10.3f}")
 
 
 if __name__ == "__main__":
