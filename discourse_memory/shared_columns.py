@@ -31,7 +31,9 @@ writer had made of these messages (per unit the list item that heads it,
 :func:`.outline.list_heads`; per message whether it is a listing or prints code,
 :mod:`.fit.signals`, and the unit of the question it answers, :func:`.replies.question_units`;
 the headings written as titles, ``fit.rank._stating_headings``; per new literal what
-:func:`.record.noise.not_values` finds of it alone: encoded data, capitals, code glue). What follows from the texts' analyses, which the reader has, is not
+:func:`.record.noise.not_values` finds of it alone: encoded data, capitals, code glue; per new
+word its stem's number and the new stems, ``focus._stems``; the lines
+:func:`.fit.signals.outcome_lines` read, with their verdicts). What follows from the texts' analyses, which the reader has, is not
 stored: a unit's kind, tokens, clip cost and head are taken from them. A reader checks every number against its columns and the
 messages' fields (the units of each message, every number in its vocabulary, the floats finite
 and in range, the new strings new) before it takes any: an entry that fails is a miss, and so
