@@ -31,7 +31,9 @@ writer had made of these messages (per unit the list item that heads it,
 :func:`.outline.list_heads`; per message whether it is a listing or prints code,
 :mod:`.fit.signals`, and the unit of the question it answers, :func:`.replies.question_units`;
 the headings written as titles, ``fit.rank._stating_headings``; per new literal what
-:func:`.record.noise.not_values` finds of it alone: encoded data, capitals, code glue). What follows from the texts' analyses, which the reader has, is not
+:func:`.record.noise.not_values` finds of it alone: encoded data, capitals, code glue; per new
+word its stem's number and the new stems, ``focus._stems``; the lines
+:func:`.fit.signals.outcome_lines` read, with their verdicts). What follows from the texts' analyses, which the reader has, is not
 stored: a unit's kind, tokens, clip cost and head are taken from them. A reader checks every number against its columns and the
 messages' fields (the units of each message, every number in its vocabulary, the floats finite
 and in range, the new strings new) before it takes any: an entry that fails is a miss, and so
@@ -54,7 +56,7 @@ import numpy as np
 from .cache_entry import seal, segments, unseal
 from .columns import Columns
 from .limits import LIMITS
-from .fit.signals import found_scans, seed_scans
+from .fit.signals import found_scans, found_verdicts, seed_scans, seed_verdicts
 from .outline import found_heads, seed_list_heads
 from .record.examples import FoundScans, found_scans as found_prompt_scans, seed_scans as seed_prompt_scans
 from .record.noise import found_literal_scans, lowercase_words_of, plural_forms, seed_literal_scans, \
@@ -73,13 +75,14 @@ COLUMNS_VERSION = "4"
 """Raised whenever what :meth:`Columns.extend` makes of a message changes: part of every key."""
 PERSON = b"dm-columns"
 """The digest's personalisation (:mod:`.cache_entry`): an entry of another format never passes."""
-_HEAD = 32  # a, b, units, literal rows, head rows, word rows, keys before, new keys, literals before,
+_HEAD = 33  # a, b, units, literal rows, head rows, word rows, keys before, new keys, literals before,
 # new literals, words before, new words, kind names, lower-case words, and whether it holds list heads,
 # listings and code reads; whether it holds the prompt scans (record/examples.py), and how many
 # example units, literal occurrences outside examples, harness units and comment units; whether it
 # holds the question units (replies.py), the title headings (fit/rank.py: whether, and how many) and
 # the literals' noise scans (record/noise.py: whether, and how many encoded, in capitals, code glue);
-# whether it holds the words' stems (focus.py), the stems numbered before it and how many it adds
+# whether it holds the words' stems (focus.py), the stems numbered before it and how many it adds;
+# how many of its lines it holds the verdict of (fit/signals.py: outcome_lines)
 _COLS = 4  # per unit: key n_lits n_heads n_words
 _HEADING_KIND = UNIT_KINDS.index("heading")
 
@@ -133,6 +136,9 @@ class SharedSegment:
     stems: tuple[np.ndarray, list[str]] | None = None
     """Per word of the conversation's vocabulary so far, its stem's number, and the stems by
     number (``focus._stems``; None: not found)."""
+    verdicts: np.ndarray | None = None
+    """Lines read by :func:`.fit.signals.outcome_lines`, numbered from the conversation's
+    first unit, with whether each reads as a verdict, as rows (None: none)."""
     noise: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     """What :func:`.record.noise.not_values` finds of each new literal alone: the literals that
     are encoded data, those in capitals with their class (0: emphasis, 1: a code, 2: an
@@ -193,6 +199,8 @@ def encode(key: str, cols: Columns, a: int, b: int, before: tuple[int, int, int]
     stem_ids = np.asarray(word_stems[w0:w1] if has_stems else [], dtype=np.int64)
     s0 = max(word_stems[:w0]) + 1 if has_stems and w0 else 0  # (stems are numbered in the words' order)
     new_stems = stem_names[s0:max(s0, int(stem_ids.max()) + 1)] if len(stem_ids) else []
+    verdicts = np.asarray(sorted((u - u0, int(hit)) for u, hit in found_verdicts(cols).items() if u0 <= u < u1),
+                          dtype=np.int64).reshape(-1, 2)
     strings = [*cols.key_text[k0:k1], *cols.lit_text[l0:l1], *cols.word_text[w0:w1], *cols.lit_kind_names[:n_names],
                *lower, *new_stems]
     per_unit = np.stack([cols.u_key.view[u0:u1], np.diff(lp[u0:u1 + 1]), np.diff(hp[u0:u1 + 1]),
@@ -202,12 +210,12 @@ def encode(key: str, cols: Columns, a: int, b: int, before: tuple[int, int, int]
                   l0, l1 - l0, w0, w1 - w0, n_names, len(lower), int(seen >= b), len(listing) > 0, len(reading) > 0,
                   int(has_prompt), len(ex), len(outside), len(har), len(com), len(questions) > 0, int(has_titles),
                   len(title_units), int(has_noise), len(enc), len(caps), len(code_glue), int(has_stems), s0,
-                  len(new_stems)],
+                  len(new_stems), len(verdicts)],
                  dtype=np.int64),
         np.diff(starts[a:b + 1]), per_unit.ravel(), cols.lit_idx.view[lp[u0]:lp[u1]],
         cols.head_idx.view[hp[u0]:hp[u1]], cols.word_idx.view[wp[u0]:wp[u1]],
         cols.lit_kind.view[l0:l1].astype(np.int64), np.asarray(cols.kind_name_row[:n_names], dtype=np.int64),
-        questions, title_units, enc, caps.ravel(), code_glue, stem_ids,
+        questions, title_units, enc, caps.ravel(), code_glue, stem_ids, verdicts.ravel(),
         np.fromiter(lower.values(), dtype=np.int64, count=len(lower)), heads, listing, reading, ex,
         outside.ravel(), har, com])
     return seal(MAGIC, PERSON, key, strings, ints, secret, 6)
@@ -256,6 +264,7 @@ class _Parts(NamedTuple):
     titles: np.ndarray | None  # (of its own units)
     noise: tuple[np.ndarray, np.ndarray, np.ndarray] | None  # (of its new literals) encoded, capitals, glue
     stems: tuple[int, np.ndarray, list[str]] | None  # the stems before it, its words' stems, its new stems
+    verdicts: np.ndarray | None  # (of its own units) unit, verdict
 
 
 def _open(key: str, blob: Any, a: int, b: int, secret: bytes) -> _Parts | None:
@@ -267,10 +276,10 @@ def _open(key: str, blob: Any, a: int, b: int, secret: bytes) -> _Parts | None:
         return None
     (got_a, got_b, n_units, n_lr, n_hr, n_wr, k0, n_k, l0, n_l, w0, n_w, n_names, n_lower, has_heads, has_listing,
      has_reading, has_prompt, n_ex, n_out, n_har, n_com, has_questions, has_titles, n_titles, has_noise, n_enc, n_caps,
-     n_glue, has_stems, s0, n_stems) = ints[:_HEAD].tolist()
+     n_glue, has_stems, s0, n_stems, n_verdicts) = ints[:_HEAD].tolist()
     if (got_a, got_b) != (a, b) or not 0 <= a < b or min(n_units, n_lr, n_hr, n_wr, k0, n_k, l0, n_l, w0, n_w,
                                                         n_names, n_lower, n_ex, n_out, n_har, n_com, n_titles, n_enc,
-                                                        n_caps, n_glue, s0, n_stems) < 0 \
+                                                        n_caps, n_glue, s0, n_stems, n_verdicts) < 0 \
             or not {has_heads, has_listing, has_reading, has_prompt, has_questions, has_titles, has_noise,
                     has_stems} <= {0, 1} or not has_stems and s0 + n_stems \
             or not has_prompt and n_ex + n_out + n_har + n_com \
@@ -279,15 +288,16 @@ def _open(key: str, blob: Any, a: int, b: int, secret: bytes) -> _Parts | None:
     n_msgs = b - a
     if len(ints) != _HEAD + n_msgs + _COLS * n_units + n_lr + n_hr + n_wr + n_l + n_names + n_lower \
             + has_heads * n_units + (has_listing + has_reading + has_questions) * n_msgs + n_titles + n_enc \
-            + 2 * n_caps + n_glue + has_stems * n_w + n_ex + 2 * n_out + n_har + n_com \
+            + 2 * n_caps + n_glue + has_stems * n_w + 2 * n_verdicts + n_ex + 2 * n_out + n_har + n_com \
             or len(strings) != n_k + n_l + n_w + n_names + n_lower + n_stems:
         return None
     cut = list(accumulate([_HEAD, n_msgs, _COLS * n_units, n_lr, n_hr, n_wr, n_l, n_names, has_questions * n_msgs,
-                           n_titles, n_enc, 2 * n_caps, n_glue, has_stems * n_w, n_lower, has_heads * n_units,
+                           n_titles, n_enc, 2 * n_caps, n_glue, has_stems * n_w, 2 * n_verdicts, n_lower,
+                           has_heads * n_units,
                            has_listing * n_msgs, has_reading * n_msgs, n_ex, 2 * n_out, n_har]))
     # (slices, not np.split: a split is a dozen numpy calls per part, for every entry of a first view)
-    units, rows, lits, heads, words, lit_kinds, name_rows, questions, titles, enc, caps, glue, stem_ids, lower_counts, \
-        heads_memo, listing, reading, ex, out, har, com = [ints[a:b] for a, b in zip(cut, [*cut[1:], len(ints)])]
+    units, rows, lits, heads, words, lit_kinds, name_rows, questions, titles, enc, caps, glue, stem_ids, verdicts, \
+        lower_counts, heads_memo, listing, reading, ex, out, har, com = [ints[a:b] for a, b in zip(cut, [*cut[1:], len(ints)])]
     at = n_k + n_l + n_w
     caps = caps.reshape(n_caps, 2)
     # (a scan that breaks a rule of its own is made instead: its units or literals the entry's own, in order)
@@ -298,6 +308,8 @@ def _open(key: str, blob: Any, a: int, b: int, secret: bytes) -> _Parts | None:
         has_noise = 0
     if has_stems and not _numbered(stem_ids, s0, n_stems):
         has_stems = 0
+    verdicts = verdicts.reshape(n_verdicts, 2)
+    well_read = _ascending(verdicts[:, 0], n_units) and bool(((verdicts[:, 1] == 0) | (verdicts[:, 1] == 1)).all())
     return _Parts(a, b, (n_units, n_lr, n_hr, n_wr), (k0, n_k, l0, n_l, w0, n_w), units,
                   rows.reshape(n_units, _COLS), lits, heads, words, lit_kinds, name_rows, lower_counts,
                   heads_memo if has_heads else None, listing if has_listing else None,
@@ -305,7 +317,8 @@ def _open(key: str, blob: Any, a: int, b: int, secret: bytes) -> _Parts | None:
                   strings[:at], strings[at:at + n_names], strings[at + n_names:at + n_names + n_lower],
                   questions if has_questions else None, titles if has_titles else None,
                   (enc, caps, glue) if has_noise else None,
-                  (s0, stem_ids, strings[at + n_names + n_lower:]) if has_stems else None)
+                  (s0, stem_ids, strings[at + n_names + n_lower:]) if has_stems else None,
+                  verdicts if well_read else None)
 
 
 def _numbered(ids: np.ndarray, before: int, new: int) -> bool:
@@ -436,6 +449,9 @@ def _joined(run: list[_Parts]) -> SharedSegment:
                             np.concatenate([x[2] for x in parts]).tolist(), np.concatenate([x[3] for x in parts]).tolist())
     questions = memo("questions")
     titles = noise = stems = None
+    read = [(u0, p.verdicts) for u0, p in zip(np.cumsum([0] + [p.counts[0] for p in run[:-1]]).tolist(), run)
+            if p.verdicts is not None]  # (a memo of lines read: those of the entries that hold them well)
+    verdicts = np.concatenate([v + np.array([u0, 0], dtype=np.int64) for u0, v in read]) if read else None
     # (the stems numbered from the first message on, each entry from where the one before left them)
     got = [p.stems for p in run]
     if all(g is not None for g in got) and [g[0] for g in got if g is not None] == \
@@ -455,7 +471,7 @@ def _joined(run: list[_Parts]) -> SharedSegment:
                          list(chain.from_iterable(part(p, 1) for p in run)), cat("lit_kinds").astype(np.int16),
                          list(chain.from_iterable(part(p, 2) for p in run)), last.names, last.name_rows.tolist(), lower,
                          memo("heads_memo"), memo("listing"), memo("reading"), prompt, questions, titles, stems,
-                         noise)
+                         verdicts, noise)
 
 
 def fits(seg: SharedSegment, cols: Columns, fields: list[list[Field]]) -> bool:
@@ -519,6 +535,9 @@ def _seed_more(cols: Columns, seg: SharedSegment) -> None:
         # (each entry's numbers checked on opening, and the run's continuity on joining)
         if len(ids) == len(cols.word_text) and len(set(names)) == len(names):
             seed_stems(cols, ids.tolist(), names)
+    read = seg.verdicts
+    if read is not None and len(read) and _ascending(read[:, 0], n_units):
+        seed_verdicts(cols, dict(zip(read[:, 0].tolist(), (read[:, 1] == 1).tolist())))
     if seg.noise is not None:
         seen = len(cols.lit_text)
         enc, caps, glue = seg.noise

@@ -263,22 +263,26 @@ def test_a_failing_store_is_a_miss():
 
 
 def _memos(cols: Columns) -> tuple:
-    """The scans of questions, titles, the literals' noise and the words' stems, as a view left them."""
+    """The scans of questions, titles, the literals' noise and the words' stems, as a view left
+    them, and the verdicts read (of the lines a view read: those of the plain memory's)."""
     from discourse_memory.focus import found_stems
     from discourse_memory.fit.rank import found_titles
     from discourse_memory.record.noise import found_literal_scans
     from discourse_memory.replies import found_question_units
 
+    from discourse_memory.fit.signals import found_verdicts
+
     return (list(found_question_units(cols)), list(found_titles(cols)), found_literal_scans(cols),
-            found_stems(cols))
+            found_stems(cols), found_verdicts(cols))
 
 
 @pytest.mark.parametrize("what", ["a question unit past its message", "a question unit below -1",
                                   "a title past its segment", "a title that is no heading",
                                   "encoded literals out of order", "a capitals class of 3",
                                   "code glue past the new literals", "code glue that is not a quoted literal",
-                                  "a stem number out of range", "stems numbered out of order"])
-def test_more_scans_that_break_a_rule_are_made_instead(what):
+                                  "a stem number out of range", "stems numbered out of order",
+                                  "a verdict's line past its segment", "a verdict neither 0 nor 1"])
+def test_more_scans_that_break_a_rule_are_made_instead(what, monkeypatch):
     msgs = _run("agents/swe_dev.jsonl", 1)
     budget = 800
     cache = _written(msgs)
@@ -291,7 +295,8 @@ def test_more_scans_that_break_a_rule_are_made_instead(what):
         if _is_cols(key):
             ints = cache_entry.unseal(shared_columns.MAGIC, shared_columns.PERSON, key, blob, SECRET)[1]
             entries[int(ints[0])] = key
-    key = entries[16 if "glue" in what else 0]  # (the first entry: titles, encoded, capitals; the second: glue)
+    second = "glue" in what or "verdict" in what
+    key = entries[16 if second else 0]  # (the first entry: titles, encoded, capitals; the second: glue, verdicts)
     heading = list(want.units[u].kind == "heading" for u in range(len(want.units)))
     quoted = want.kind_code("quoted")
 
@@ -303,7 +308,8 @@ def test_more_scans_that_break_a_rule_are_made_instead(what):
         c = e + int(x[26])
         g = c + 2 * int(x[27])
         s = g + int(x[28])
-        assert x[22] and x[29] and (x[28] if "glue" in what else n_t > 1 and x[26] > 1 and x[27])
+        v = s + int(x[29]) * int(x[11])
+        assert x[22] and x[29] and (x[28] and x[32] > 1 if second else n_t > 1 and x[26] > 1 and x[27])
         if what == "a question unit past its message":
             x[q + (b - a) - 1] = 10**6
         elif what == "a question unit below -1":
@@ -320,15 +326,26 @@ def test_more_scans_that_break_a_rule_are_made_instead(what):
             x[g + int(x[28]) - 1] = n_l
         elif what == "code glue that is not a quoted literal":
             x[g] = next(r for r in range(int(x[g + 1]) if x[28] > 1 else n_l) if want.lit_kind.view[l0 + r] != quoted)
+        elif what == "a verdict's line past its segment":
+            x[v + 2 * int(x[32]) - 2] = 10**6
+        elif what == "a verdict neither 0 nor 1":
+            x[v + 1] = 2
         elif what == "a stem number out of range":
             x[s] = 10**6
         else:
             x[s] = 1
 
     cache.data[key] = _resigned(shared_columns, key, cache.data[key], edit)
+    runs = []
+    real = shared_columns.decode_run
+    monkeypatch.setattr(shared_columns, "decode_run", lambda *a: runs.append(real(*a)) or runs[-1])
     got, took = _columns(msgs, cache)
     assert took == len(msgs) // LIMITS.shared_segment * LIMITS.shared_segment  # (the columns are read)
     _same_columns(got, want)
+    read = runs[0].verdicts  # (the run's verdicts: none of the broken entry's)
+    assert read is None or (bool(np.isin(read[:, 1], (0, 1)).all()) and int(read[:, 0].max()) < len(want.units))
     fresh = DiscourseMemory(msgs, cache=cache)
     assert _bytes(fresh.view(budget)) == expected
-    assert _memos(fresh._compactor._cols) == _memos(plain._compactor._cols)
+    got_memos, want_memos = _memos(fresh._compactor._cols), _memos(plain._compactor._cols)
+    assert got_memos[:4] == want_memos[:4]
+    assert all(got_memos[4].get(u) == hit for u, hit in want_memos[4].items())

@@ -67,6 +67,20 @@ def seed_scans(cols: Columns, listing: list[bool] | None, reading: list[bool] | 
         memo.reading = reading
 
 
+def found_verdicts(cols: Columns) -> dict[int, bool]:
+    """The lines :func:`outcome_lines` has read so far, and whether each reads as a verdict (a
+    function of the line's text; shared between workers per segment: :mod:`..shared_columns`)."""
+    return cols.memo(_Signals).verdicts
+
+
+def seed_verdicts(cols: Columns, verdicts: dict[int, bool]) -> None:
+    """Start the verdicts :func:`outcome_lines` reads with lines read before (from a shared
+    cache), if it has read none."""
+    memo = cols.memo(_Signals)
+    if not memo.verdicts:
+        memo.verdicts = verdicts
+
+
 def _outputs(cols: Columns) -> np.ndarray:
     """Per message: a tool's output (see :func:`is_tool_output`), or a system message."""
     memo = cols.memo(_Signals).outputs
