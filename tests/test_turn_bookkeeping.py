@@ -12,6 +12,7 @@ import pytest
 from discourse_memory.columns import Columns
 from discourse_memory.fit.rank import _overheads
 from discourse_memory.messages import validate_messages
+from discourse_memory.record.examples import ExamplesMemo, prompt_units, talk_counts
 from discourse_memory.tokens import get_token_counter
 from discourse_memory.units import Analyzer
 
@@ -113,3 +114,42 @@ def test_kept_unit_sums_equal_summed_afresh(head: bool) -> None:
         got = cols.per_unit_sum(values, head=head, kept=True)
         fresh = cols.per_unit_sum(values, head=head)
         assert got.tobytes() == fresh.tobytes()
+
+
+def _prompted_history(n: int) -> list[dict]:
+    """Talk, with a system prompt and examples (tagged and under a heading) whose values
+    the talk states too, so that prompt units and talk units share literals."""
+    out: list[dict] = [{"role": "system", "content": "Reply in /etc/app3.yaml form. Retries default to 4."}]
+    for i in range(n):
+        text = f"Step {i}: set retries to {i % 7} in /etc/app{i % 5}.yaml."
+        if i % 4 == 1:
+            text += f"\n<example>\nset retries to {i % 3} in /etc/app{i % 6}.yaml\n</example>\nThen OPS-{i % 9}."
+        if i % 6 == 2:
+            text += f"\n\n## Examples\n\nUse /etc/app{i % 4}.yaml with OPS-{i % 5}.\n\n## Next\n\nOPS-{i % 7} is open."
+        out.append({"role": "user", "content": text})
+        out.append({"role": "assistant", "content": f"Done: OPS-{i % 9} in /etc/app{i % 5}.yaml."})
+    return out
+
+
+def test_kept_talk_counts_equal_counted_afresh() -> None:
+    """``record.examples.talk_counts``: the counts of the units outside every prompt, kept
+    and extended by the new units on each append; the same floats as a count of every unit.
+    An old unit's place in a prompt changed (here forced): counted afresh."""
+    msgs = _prompted_history(40)
+    cols, analyzer, at = Columns(COUNTER.count), Analyzer(COUNTER), 0
+    for step, size in enumerate((1, 2, 1, 1, 9, 1, 20, 1, 1, 44)):
+        batch = validate_messages(msgs[at:at + size], start=at)
+        cols.extend(batch, analyzer.fields(batch))
+        at += size
+        if step == 7:
+            memo = cols.memo(ExamplesMemo)
+            assert memo.talk is not None
+            flipped = memo.talk[0].copy()
+            flipped[0] = not flipped[0]
+            memo.talk = (flipped, memo.talk[1] + 5.0)
+        got = talk_counts(cols)
+        fresh = cols.literal_counts(~prompt_units(cols))
+        assert got.tobytes() == fresh.tobytes()
+        assert talk_counts(cols) is got  # (asked twice a view: kept, not counted again)
+    assert prompt_units(cols).any() and (~prompt_units(cols)).any()
+    assert (cols.literal_counts(prompt_units(cols)) > 0).any()

@@ -389,3 +389,78 @@ def test_the_rows_a_value_is_listed_from_are_those_a_walk_of_each_row_finds(size
         assert got.tolist() == want.tolist()
         assert memos[0].state.tolist() == memos[1].state.tolist()
         assert memos[0].items == memos[1].items
+
+
+def test_the_values_items_list_read_as_arrays_are_those_of_their_covers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Listable.covered`` (read from the rows' arrays and the spans' values, not from each
+    item) holds exactly the values the items list, turn by turn, and ``Ranked.candidate_lits``
+    is those and the candidates made no item."""
+    from discourse_memory import DiscourseMemory
+    from discourse_memory.errors import BudgetTooSmallError
+    from discourse_memory.fit import rank, types
+
+    seen = []
+    items_of = rank._items
+
+    def checked(*args, **kwargs):
+        listable = items_of(*args, **kwargs)
+        assert sorted(listable.covered.tolist()) == sorted(c for it in listable.items for c in it.covers)
+        seen.append(len(listable.covered))
+        return listable
+
+    plain = types.Ranked.candidate_lits.func
+
+    def candidate_lits(self):
+        mask = np.zeros(len(self.shown_lits), dtype=bool)
+        mask[[c for it in self.item_of for c in it.covers]] = True
+        mask[list(self.beyond)] = True
+        got = plain(self)
+        assert got.tobytes() == mask.tobytes()
+        seen.append(-1)
+        return got
+
+    monkeypatch.setattr(rank, "_items", checked)
+    monkeypatch.setattr(types.Ranked, "candidate_lits", property(candidate_lits))
+    msgs = _agent_conversation(12)
+    grown = DiscourseMemory(msgs[:3])
+    for n in range(4, len(msgs) + 1):
+        grown.append(msgs[n - 1])
+        for budget in (260, 700):
+            try:
+                grown.view(budget)
+            except BudgetTooSmallError:
+                continue
+    assert max(seen) > 5 and -1 in seen
+
+
+def test_the_covering_memo_is_bounded_and_its_bound_changes_no_view() -> None:
+    """``_Candidates.covering`` keeps at most about one item per unit: past that, only the
+    items the view lists stay (here forced by filling it); the views stay a fresh memory's."""
+    from discourse_memory import DiscourseMemory
+    from discourse_memory.errors import BudgetTooSmallError
+    from discourse_memory.fit.candidates import _Candidates
+    from discourse_memory.record import Item
+
+    msgs = _agent_conversation(14)
+    grown = DiscourseMemory(msgs[:3])
+    cols = grown._compactor._cols
+    filler = Item(0, 0, 0, "x")
+    pruned = 0
+    for n in range(4, len(msgs) + 1):
+        grown.append(msgs[n - 1])
+        covering = cols.memo(_Candidates).covering
+        if n % 3 == 0:
+            covering.update({("filler", i): filler for i in range(len(cols.u_msg.view) + 1)})
+        for budget in (260, 700):
+            try:
+                view = grown.view(budget)
+            except BudgetTooSmallError:
+                continue
+            fresh = DiscourseMemory(msgs[:n]).view(budget)
+            assert view.messages == fresh.messages
+            assert view.note == fresh.note
+        if n % 3 == 0 and n >= 7:  # (from the 7th message on, a view of each turn lists a line's values)
+            assert not any(key[0] == "filler" for key in covering)
+            pruned += 1
+        assert len(covering) <= len(cols.u_msg.view) + 1
+    assert pruned >= 3

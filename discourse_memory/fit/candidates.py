@@ -50,11 +50,13 @@ class Listable:
     """Per item, whether the focus names its key."""
     headers: np.ndarray
     """The places of the items that are a session's date line, ascending."""
+    covered: np.ndarray
+    """Every literal id some item lists (``Item.covers`` of each, concatenated; repeats kept)."""
 
     @staticmethod
     def none() -> "Listable":
         return Listable([], np.zeros(0), np.zeros(0), {}, {}, {}, frozenset(), {}, np.zeros(0, dtype=bool),
-                        np.zeros(0, dtype=np.int64))
+                        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 
 
 @dataclass
@@ -65,7 +67,8 @@ class _Candidates:
     inner: dict = field(default_factory=dict)
     """(unit, span) -> the literal ids it shows (:func:`_shown_in`)."""
     covering: dict[tuple, Item] = field(default_factory=dict)
-    """(unit, span, literals) -> the item listing them."""
+    """(unit, span, literals) -> the item listing them (at most about one per unit: see
+    :func:`_cover_lines`)."""
     label_costs: dict[int, tuple[str | None, float]] = field(default_factory=dict)
     """Message -> (its speaker, the tokens of its entry's label)."""
     short_spans: dict[int, tuple[int, int] | None] = field(default_factory=dict)
@@ -242,13 +245,19 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     items: list[Item] = list(itemgetter(*item_rows)(row_items)) if len(item_rows) > 1 \
         else [row_items[r] for r in item_rows]  # type: ignore[misc]
     item_gain = gain[picked].copy()
+    # What the items list, read from the rows' arrays (a walk of every item's covers was a
+    # third of a view's first plan): each row's item's own, and what a span's item lists
+    # beside it (_cover_lines: an item widened lists its row item's covers and those).
+    covered = _covered(cols, facts, row_items, rows_of)
     if len(spanned):
         # One item lists every value its line of code (short list item, or head of a line's
         # labels) shows: the line's tokens are paid once for all of them. (Not in prose: there it took
         # LoCoMo's with-context recall at 25% from 90.2 to 87.5, one span keying two
         # values by each other.)
-        _cover_lines(cols, kept.covering, facts, span[spanned], candidates, gain, src[spanned], spanned,
-                     np.searchsorted(picked, spanned), items, item_gain)
+        inner = _cover_lines(cols, kept.covering, facts, span[spanned], candidates, gain, src[spanned], spanned,
+                             np.searchsorted(picked, spanned), items, item_gain)
+        if len(inner):
+            covered = np.concatenate([covered, inner])
     header_at = np.flatnonzero(facts.header[rows_of])
     if len(header_at):  # a date line is worth each value it lists
         item_gain[header_at] *= np.array([len(items[i].covers) for i in header_at.tolist()], dtype=np.float64)
@@ -278,7 +287,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
         if key_named.any():
             _name_results(cols, items, key_named, row_items, at_row, len(units), row_cost, count, names)
     return Listable(items, item_gain, memo.cost[rows_of], value_cost, _EntryCosts(cols, kept.label_costs, count),
-                    _HeaderCosts(count), beyond, row_cost, key_named, header_at)
+                    _HeaderCosts(count), beyond, row_cost, key_named, header_at, covered)
 
 
 def _name_results(cols: Columns, items: list[Item], key_named: np.ndarray, row_items: Sequence[Item | None],
@@ -341,6 +350,13 @@ class _Facts:
     span_lits: list[int] = field(default_factory=list)
     """The literal ids span id ``s`` states: ``span_lits[span_ptr[s]:span_ptr[s + 1]]``
     (:func:`_shown_in`)."""
+    cover_at: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Where its item's ``covers`` start in ``cover_lits``."""
+    cover_n: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """How many literals its item covers (-1 while not read: read apart from the flags above,
+    which a shared cache may fill, see :func:`_covered`)."""
+    cover_lits: list[int] = field(default_factory=list)
+    """The rows' items' ``covers``, row after row as they were read."""
 
     def grow(self, n: int) -> None:
         """Room for ``n`` rows, grown by doubling (as ``sources._RowMemo``)."""
@@ -355,6 +371,8 @@ class _Facts:
         self.in_row = np.concatenate([self.in_row, np.zeros(more, dtype=bool)])
         self.group = np.concatenate([self.group, np.zeros(more, dtype=np.int64)])
         self.row_cost = np.concatenate([self.row_cost, np.zeros(more)])
+        self.cover_at = np.concatenate([self.cover_at, np.zeros(more, dtype=np.int64)])
+        self.cover_n = np.concatenate([self.cover_n, np.full(more, -1, dtype=np.int64)])
 
 
 def _row_facts(cols: Columns, units: Sequence[Unit], owners: np.ndarray, kept: _Candidates,
@@ -410,12 +428,32 @@ def _row_facts(cols: Columns, units: Sequence[Unit], owners: np.ndarray, kept: _
     return facts
 
 
+def _covered(cols: Columns, facts: _Facts, row_items: list[Item | None], rows: np.ndarray) -> np.ndarray:
+    """The ``covers`` of the items of ``rows``, laid end to end, read from ``facts`` (each
+    row's read from its item once: a row's item never changes)."""
+    new = np.unique(rows[facts.cover_n[rows] < 0])
+    if len(new):
+        lits = facts.cover_lits
+        at, n = [], []
+        for r in new.tolist():
+            covers = row_items[r].covers  # type: ignore[union-attr]
+            at.append(len(lits))
+            n.append(len(covers))
+            lits.extend(covers)
+        facts.cover_at[new] = at
+        facts.cover_n[new] = n
+    lo, n_cov = facts.cover_at[rows], facts.cover_n[rows]
+    flat = cols.grown("_record_item_covers", facts.cover_lits, np.int64)
+    return flat[np.repeat(lo - (np.cumsum(n_cov) - n_cov), n_cov) + np.arange(int(n_cov.sum()))]
+
+
 def _cover_lines(cols: Columns, covering: dict[tuple, Item], facts: _Facts, sids: np.ndarray, candidates: np.ndarray,
                  gain: np.ndarray, units: np.ndarray, spanned: np.ndarray, at: np.ndarray, items: list[Item],
-                 item_gain: np.ndarray) -> None:
+                 item_gain: np.ndarray) -> np.ndarray:
     """The items of candidates ``spanned`` (places among ``candidates``; ``at``: their places
     among ``items``; ``sids``, ``units``: their spans and units) widened to list every other
-    candidate their span shows, each worth its own gain and theirs."""
+    candidate their span shows, each worth its own gain and theirs; returned: the values
+    they list beside their own."""
     ptr = cols.grown("_record_span_ptr", facts.span_ptr, np.int64)
     flat = cols.grown("_record_span_lits", facts.span_lits, np.int64)
     lo = ptr[sids]
@@ -429,7 +467,9 @@ def _cover_lines(cols: Columns, covering: dict[tuple, Item], facts: _Facts, sids
     inner_lits, inner_seg = shown[inside], seg[inside]
     n = np.bincount(inner_seg, minlength=len(sids))
     if not n.any():
-        return
+        if len(covering) > len(cols.u_msg.view):
+            _bound(covering, [])
+        return inner_lits
     by_lit = np.zeros(len(cols.lit_text))
     by_lit[candidates] = gain
     weights = by_lit[inner_lits]
@@ -466,6 +506,20 @@ def _cover_lines(cols: Columns, covering: dict[tuple, Item], facts: _Facts, sids
             wider = covering[key] = widened(item, item.covers + inner)
         items[a] = wider_of[sid] = wider
     last.keep(spans, owns, lo, k, inner_lits)
+    if len(covering) > len(cols.u_msg.view):
+        _bound(covering, [wider_of[s] for s in spans.tolist()])
+    return inner_lits
+
+
+def _bound(covering: dict[tuple, Item], listed: list[Item]) -> None:
+    """``covering`` bounded by the history, not by the views taken (~95 new keys a turn on a
+    long agent run): once it holds more entries than the conversation has units, the items
+    this view lists (``listed``) are kept, the others dropped; one asked for again is made
+    again, the same item (a view reads an item's fields, never its identity)."""
+    live = set(map(id, listed))
+    kept = {key: item for key, item in covering.items() if id(item) in live}
+    covering.clear()
+    covering.update(kept)
 
 
 @dataclass

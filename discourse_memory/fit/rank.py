@@ -316,7 +316,7 @@ def _rank(scene: Scene, protected: frozenset[int], outlined: frozenset[int] = fr
         base=decision, calls_forced=frozenset(calls_forced), protected=protected, winner=winner,
         opening=np.where(split, CLIPPED, KEPT).astype(np.int8), in_short=in_short, kinds=kinds, targets=targets,
         costs=costs, order=order, call_cost=call_cost, owner_of_msg=owner_of_msg, owner_u=owner_u,
-        msg_overhead=overhead, item_of=items, value_cost=listable.value_cost, entry_cost=entry_cost,
+        msg_overhead=overhead, item_of=items, item_covers=listable.covered, value_cost=listable.value_cost, entry_cost=entry_cost,
         header_of=header_of, header_cost=listable.header_cost, header_items=header_items,
         values_line=scene.count(VALUES_LINE) - scene.count("]"), shown_lits=base_shown, u_msg=u_msg,
         lits=(cols.lit_ptr.view, cols.lit_idx.view, cols.head_ptr.view, cols.head_idx.view),

@@ -80,6 +80,7 @@ class Ranked:
     owner_u: np.ndarray
     msg_overhead: np.ndarray  # tokens a message's first shown piece pays (label, format)
     item_of: list[Item]  # record items, by option target
+    item_covers: np.ndarray  # every literal id some item lists (their covers, concatenated)
     value_cost: dict[int, float]  # a keyed item's cost after another value of its key in its entry
     entry_cost: dict[int, float]  # tokens of a record entry's label, by message
     header_of: list[str | None]
@@ -148,7 +149,7 @@ class Ranked:
         """Per literal, whether the record could list it (an item covers it, or it was a
         candidate made no item: see ``beyond``)."""
         mask = np.zeros(len(self.shown_lits), dtype=bool)
-        mask[[c for it in self.item_of for c in it.covers]] = True
+        mask[self.item_covers] = True
         if self.beyond:
             mask[list(self.beyond)] = True
         return mask

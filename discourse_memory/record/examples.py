@@ -84,8 +84,8 @@ class ExamplesMemo:
     comments: Inside = field(default_factory=Inside)
     system: list[bool] = field(default_factory=list)
     """Per message: a system or developer message."""
-    talk: tuple[tuple[int, int], np.ndarray] | None = None
-    """:func:`talk_counts` and the size of the columns it was read at."""
+    talk: tuple[np.ndarray, np.ndarray] | None = None
+    """:func:`talk_counts` and the :func:`prompt_units` it was read with."""
 
 
 def example_units(cols: Columns) -> tuple[np.ndarray, Counter[int]]:
@@ -217,12 +217,27 @@ def prompt_units(cols: Columns) -> np.ndarray:
 
 def talk_counts(cols: Columns) -> np.ndarray:
     """Per literal, how many units outside every prompt (:func:`prompt_units`) state it.
-    Read once per size of the columns (they only grow): a view asks twice."""
-    key = (len(cols.units), len(cols.lit_text))
+    Read once per size of the columns (a view asks twice), and then extended by the units
+    appended since (columns only grow, and an old unit's place in a prompt is found with its
+    message, once); read afresh should an old unit's place change (a recount of every row
+    was most of this on a long history)."""
+    n_units, n = len(cols.u_msg.view), len(cols.lit_text)
     memo = cols.memo(ExamplesMemo)
-    if memo.talk is None or memo.talk[0] != key:
-        memo.talk = (key, cols.literal_counts(~prompt_units(cols)))
-    return memo.talk[1]
+    talk = memo.talk
+    if talk is not None and len(talk[0]) == n_units and len(talk[1]) == n:
+        return talk[1]
+    prompt = prompt_units(cols)
+    done = -1 if talk is None else len(talk[0])
+    if talk is not None and done <= n_units and len(talk[1]) <= n and np.array_equal(talk[0], prompt[:done]):
+        # (counts are whole numbers: the old ones plus the new units' are the same floats
+        # as one count of every unit)
+        counts = np.zeros(n)
+        counts[:len(talk[1])] = talk[1]
+        counts += cols.literal_counts(np.concatenate([np.zeros(done, dtype=bool), ~prompt[done:]]))
+    else:
+        counts = cols.literal_counts(~prompt)
+    memo.talk = (prompt, counts)
+    return counts
 
 
 def system_only_literals(cols: Columns) -> np.ndarray:
