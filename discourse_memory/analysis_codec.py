@@ -237,7 +237,7 @@ class DecodedPieces(Sequence[MeasuredPiece]):
     Equal to the tuple of the same pieces; :meth:`measures` gives what the columns take of
     every piece without building one."""
 
-    __slots__ = ("_text", "_strings", "_rows", "_lits", "_words", "_heads", "_built", "_table")
+    __slots__ = ("_text", "_strings", "_rows", "_lits", "_words", "_heads", "_built", "_table", "_row_list")
 
     def __init__(self, text: str, strings: list[str], rows: np.ndarray, lits: np.ndarray, words: np.ndarray,
                  heads: np.ndarray) -> None:
@@ -245,6 +245,7 @@ class DecodedPieces(Sequence[MeasuredPiece]):
             text, strings, rows, lits, words, heads
         self._built: list[MeasuredPiece | None] = [None] * len(rows)
         self._table: tuple[Any, ...] | None = None
+        self._row_list: list[list[int]] | None = None  # (the rows as lists, once: span and _lists)
 
     def __len__(self) -> int:
         return len(self._built)
@@ -284,6 +285,22 @@ class DecodedPieces(Sequence[MeasuredPiece]):
         r = self._rows
         return r[:, 0], r[:, 6], r[:, 8], r[:, 7], r[:, 2] - r[:, 1]
 
+    def span(self, j: int) -> tuple[str, int, int, int, int]:
+        """Piece ``j``'s kind, start and end, where its gap starts and where its suffix ends,
+        without building it (a first view's render shows hundreds of units read from the cache,
+        and reads the gaps of hundreds it leaves out; the gap is empty where the spans overlap)."""
+        j %= len(self._built)
+        rows = self._row_list
+        if rows is None:
+            if j == 0:  # (as _first: the entry is not converted for its first piece)
+                k, a, b, suf = self._rows[0, [0, 1, 2, 9]].tolist()
+                return _KINDS[k], a, b, 0, b + suf
+            # (its rows only: the literals, words and heads are converted if a piece is built)
+            rows = self._row_list = self._rows.tolist()
+        k, a, b = rows[j][:3]
+        prev = 0 if j == 0 else rows[j - 1][2] + rows[j - 1][9]
+        return _KINDS[k], a, b, prev, b + rows[j][9]
+
     def _lists(self) -> tuple[Any, ...]:
         """The entry's numbers as lists, and where each piece's literals, words and heads start
         (made once, on the first piece looked at: a first view looks at a piece of every text,
@@ -291,7 +308,9 @@ class DecodedPieces(Sequence[MeasuredPiece]):
         table = self._table
         if table is None:
             rows, lits = self._rows, self._lits
-            table_l = rows.tolist()
+            table_l = self._row_list
+            if table_l is None:
+                table_l = self._row_list = rows.tolist()
             # (a head count of -1 is "all the literals": none of the heads' own)
             starts = [list(accumulate(map(itemgetter(10), table_l), initial=0)),
                       list(accumulate(map(itemgetter(11), table_l), initial=0)),

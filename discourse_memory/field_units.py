@@ -139,20 +139,37 @@ class _FieldUnits(Sequence[Unit]):
     def gap(self, j: int) -> str:
         """Unit ``j``'s gap, without building the unit (a view's render reads the gaps of
         the units it leaves out: a line break among them puts the next shown one on a line)."""
-        return self._piece(j).gap
+        return self.shown(j)[2]
 
     def text(self, j: int) -> str:
         """Unit ``j``'s text, without building the unit."""
-        got = self._piece(j)
-        if isinstance(got, Unit):
-            return got.text
-        return self._field.text[got.piece.start:got.piece.end]
+        return self.shown(j)[1]
 
-    def _piece(self, j: int) -> Any:
-        """Unit ``j`` where it was replaced, else its measured piece (or the field's unit)."""
+    def kind(self, j: int) -> str:
+        """Unit ``j``'s kind, without building the unit."""
+        return self.shown(j)[0]
+
+    def shown(self, j: int) -> tuple[str, str, str, str]:
+        """Unit ``j``'s kind, text, gap and suffix: what a view's render writes of a unit it
+        shows whole, without building the unit (a restored memory's first view renders
+        hundreds, and reads the gaps of hundreds it leaves out)."""
         if not 0 <= j < self._n:
             raise IndexError(j)
         i = self._start + j
         replaced = self._units._replaced
         got = replaced.get(i) if replaced else None
-        return got if got is not None else self._field.units[i - self._first]
+        if got is not None:
+            return got.kind, got.text, got.gap, got.suffix
+        k = i - self._first
+        field = self._field
+        pieces = field.units
+        text = field.text
+        span = getattr(pieces, "span", None)
+        if span is not None:  # (analysis_codec.DecodedPieces: read from its numbers, no piece built)
+            kind, start, end, gap, suffix = span(k)
+            return kind, text[start:end], text[gap:start], text[end:suffix]
+        got = pieces[k]
+        if isinstance(got, Unit):  # (a tool call's one unit)
+            return got.kind, got.text, got.gap, got.suffix
+        p = got.piece
+        return p.kind, text[p.start:p.end], got.gap, got.suffix

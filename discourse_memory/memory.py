@@ -96,13 +96,20 @@ class DiscourseMemory:
 
     def extend(self, messages: Iterable[Mapping[str, Any]]) -> None:
         """Add messages in order; all are validated before any is stored."""
-        messages = list(messages)
-        for i, m in enumerate(messages):
-            # (before the copy, which recurses: a message 5,000 levels deep must be refused by name)
-            problem = payload_problem(m) if isinstance(m, Mapping) else None
-            if problem is not None:
-                raise InvalidMessageError(f"message {len(self._messages) + i} {problem}")
-        batch = [copy.deepcopy(dict(m)) if isinstance(m, Mapping) else m for m in messages]
+        self._extend(list(messages))
+
+    def _extend(self, messages: list[Any], json_only: bool = False) -> None:
+        """:meth:`extend`; ``json_only``: the messages' payloads were walked already and hold
+        only JSON's types (:meth:`from_dict`), so they are not walked again and are copied as
+        JSON trees (a restored memory's first view copies every message of its history)."""
+        if not json_only:
+            for i, m in enumerate(messages):
+                # (before the copy, which recurses: a message 5,000 levels deep must be refused by name)
+                problem = payload_problem(m) if isinstance(m, Mapping) else None
+                if problem is not None:
+                    raise InvalidMessageError(f"message {len(self._messages) + i} {problem}")
+        copied = _tree_copy if json_only else copy.deepcopy
+        batch = [copied(dict(m)) if isinstance(m, Mapping) else m for m in messages]
         validate_messages(batch)
         from .formats import openai_chat  # the formats load when a memory is first filled, not on import
 
@@ -290,7 +297,9 @@ class DiscourseMemory:
         except InvalidOptionError as exc:
             raise StateError(f"invalid state: settings: {exc}") from exc
         try:
-            return cls(messages, options=options, cache=cache)
+            memory = cls(options=options, cache=cache)
+            memory._extend(messages, json_only=True)  # (walked above)
+            return memory
         except (TypeError, ValueError, LookupError) as exc:
             where = "token_counter" if isinstance(exc, LookupError) else "messages"
             raise StateError(f"invalid state ({where}): {exc}") from exc
@@ -320,6 +329,21 @@ class _Prefix(Sequence[Any]):
 
     def __iter__(self) -> Iterator[Any]:
         return islice(self._items, self._n)
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def _tree_copy(value: Any) -> Any:
+    """A deep copy of a tree of JSON's types (dicts, lists, scalars), faster than
+    ``copy.deepcopy``; any other container (a tuple, a mapping of another type) by
+    ``copy.deepcopy``."""
+    t = type(value)
+    if t is dict:
+        return {k: v if type(v) in _ATOMS else _tree_copy(v) for k, v in value.items()}
+    if t is list:
+        return [v if type(v) in _ATOMS else _tree_copy(v) for v in value]
+    return value if t in _ATOMS else copy.deepcopy(value)
 
 
 _STATE_FIELDS = frozenset({"schema", "version", "settings", "messages"})

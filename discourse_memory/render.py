@@ -70,6 +70,9 @@ def render_field(text: str, units: Sequence[Unit], decisions: list[int], heads: 
     # (an omitted unit's text and gap are read without building it, where the units can)
     text_of = getattr(units, "text", None) or (lambda j: units[j].text)
     gap_of = getattr(units, "gap", None) or (lambda j: units[j].gap)
+    # (a unit shown whole is written from its kind, text, gap and suffix: read without building
+    # it where the units can, as a restored memory's first view renders hundreds)
+    shown_of = getattr(units, "shown", None)
     for j, d in enumerate(decisions):
         # (an omitted unit is looked at only where it can matter: units are built on demand)
         if d != KEPT and d != CLIPPED:
@@ -78,12 +81,16 @@ def render_field(text: str, units: Sequence[Unit], decisions: list[int], heads: 
             omitted_run = True
             gap_lines = gap_lines or (bool(parts) and "\n" in gap_of(j))
             continue
-        u = units[j]
-        body = u.text if d == KEPT else clipped_text(u, heads.get(j, u.head_end))
-        if d == CLIPPED and first_mark[0] and u.kind != "code" and body.endswith(PLACEHOLDER):
+        if d == KEPT and shown_of is not None:
+            kind, body, gap, suffix = shown_of(j)
+        else:
+            u = units[j]
+            kind, gap, suffix = u.kind, u.gap, u.suffix
+            body = u.text if d == KEPT else clipped_text(u, heads.get(j, u.head_end))
+        if d == CLIPPED and first_mark[0] and kind != "code" and body.endswith(PLACEHOLDER):
             body = body[:-len(PLACEHOLDER)] + mark()
         # (a gap that spanned lines: the shown unit opens a line, with its source indentation)
-        line = "\n" + _indent(u.gap) if omitted_run and (gap_lines or "\n" in u.gap) else None
+        line = "\n" + _indent(gap) if omitted_run and (gap_lines or "\n" in gap) else None
         if not parts:
             if omitted_run:
                 lead = (label or "") + mark()
@@ -100,9 +107,9 @@ def render_field(text: str, units: Sequence[Unit], decisions: list[int], heads: 
             # Units that touch in the source touch here ("django.core.exceptions." and
             # "FieldError: ..." are two sentences to spaCy): a space is added only after a
             # clip's mark, which the source never had.
-            parts.append((u.gap or (" " if marked else "")) + body)
-        parts.append(u.suffix)
-        marked = d == CLIPPED and u.kind != "code"
+            parts.append((gap or (" " if marked else "")) + body)
+        parts.append(suffix)
+        marked = d == CLIPPED and kind != "code"
         omitted_run = gap_lines = False
     if omitted_run and parts and not marked:
         parts.append(f"\n{mark()}" if gap_lines else f" {mark()}")
@@ -193,7 +200,7 @@ def _render_message(cols: Columns, m: Any, raw: Any, decisions: list[int], s: in
     at = s
     for name, units in cols.units.by_field(s, s + len(decisions)):
         first, at = at, at + len(units)
-        if not units or units[0].kind == "tool_call":
+        if not units or (units.kind(0) if hasattr(units, "kind") else units[0].kind) == "tool_call":
             continue
         hs = {k - first: h for k, h in heads.items() if first <= k < at}
         ds = decisions[first - s:at - s]

@@ -321,6 +321,15 @@ def test_every_analysis_of_the_data_round_trips():
         assert analysis_codec.decode("k", text, blob, SECRET) == (pieces, compactor.counter.count(text), marks)
         assert analysis_codec.decode("other key", text, blob, SECRET) is None
         assert analysis_codec.decode("k", text + " ", blob, SECRET) is None  # (the digest holds; the length does not)
+        # A piece's span read without building it (a first view's render) is the built piece's.
+        fresh, built = (analysis_codec.decode("k", text, blob, SECRET)[0] for _ in range(2))
+        list(built)
+        for j, mp in enumerate(pieces):
+            p = mp.piece
+            for got in (fresh, built):
+                kind, start, end, gap, suffix = got.span(j)
+                assert (kind, start, end) == (p.kind, p.start, p.end)
+                assert (text[gap:start], text[end:suffix]) == (mp.gap, mp.suffix)
 
 
 def test_a_resigned_entry_that_breaks_a_rule_is_refused():

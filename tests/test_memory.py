@@ -50,6 +50,23 @@ def test_state_round_trip_restores_identical_view():
     assert a.report == b.report
 
 
+def test_a_restored_memory_keeps_copies_of_the_states_messages():
+    parts = [{"type": "text", "text": "Owner: Dana"}]
+    call = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}
+    state = DiscourseMemory([{"role": "user", "content": "hi"}]).to_dict()
+    state["messages"] = [{"role": "user", "content": parts},
+                         {"role": "assistant", "content": None, "tool_calls": [call]},
+                         {"role": "tool", "tool_call_id": "c1", "content": "found"},
+                         {"role": "user", "content": ("a tuple", "of parts")}]  # (a tuple: not JSON's, still copied)
+    mem = DiscourseMemory.from_dict(state)
+    before = mem.messages
+    parts[0]["text"] = "Owner: Mia"
+    call["function"]["arguments"] = '{"edited": true}'
+    state["messages"][2]["content"] = "edited"
+    assert mem.messages == before and before[0]["content"][0]["text"] == "Owner: Dana"
+    assert mem.messages[0]["content"] is not parts and mem.messages[1]["tool_calls"][0] is not call
+
+
 @pytest.mark.parametrize("state, match", [
     ({"schema": "other"}, "not a discourse-memory state"),
     ({"schema": "discourse-memory/state", "version": 99, "settings": {}, "messages": []}, "newer"),
