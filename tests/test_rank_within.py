@@ -50,6 +50,27 @@ def test_runs_of_every_width_and_ties() -> None:
     assert got.tolist() == [3.0, 0.0, 4.0, 1.0, 2.0]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), _SCORES), max_size=120), st.booleans(), st.booleans(),
+       st.sampled_from([1, 2, 3.5, 4, 48.0]))
+def test_only_larger_groups_ranked(pairs: list[tuple[int, float]], in_order: bool, with_nan: bool,
+                                   more_than: float) -> None:
+    """``more_than``: a group of more elements is ranked as in full, any other is 0; so the
+    record's ``max(k - K, 0)`` (candidates: record_per_message) is the same with it."""
+    if in_order:
+        pairs = sorted(pairs, key=lambda p: p[0])
+    group = np.array([g for g, _ in pairs], dtype=np.int64)
+    score = np.array([s for _, s in pairs], dtype=np.float64)
+    if with_nan and len(score):
+        score[len(score) // 2] = np.nan
+    full = _reference(group, score)
+    got = _rank_within(group, score, more_than)
+    large = np.bincount(group, minlength=7)[group] > more_than if len(group) else np.zeros(0, dtype=bool)
+    assert np.array_equal(got[large], full[large])
+    assert not got[~large].any()
+    assert np.array_equal(np.maximum(got - more_than, 0.0), np.maximum(full - more_than, 0.0))
+
+
 def _two_distinct_reference(groups: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
     if not len(groups):
         return np.zeros(n_groups, dtype=bool)

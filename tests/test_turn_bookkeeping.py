@@ -153,3 +153,39 @@ def test_kept_talk_counts_equal_counted_afresh() -> None:
         assert talk_counts(cols) is got  # (asked twice a view: kept, not counted again)
     assert prompt_units(cols).any() and (~prompt_units(cols)).any()
     assert (cols.literal_counts(prompt_units(cols)) > 0).any()
+
+
+def _quoted_history(n: int) -> list[dict]:
+    out: list[dict] = [{"role": "system", "content": "You are careful."}]
+    for i in range(n):
+        out.append({"role": "user", "content": f'Set the name to "retry_{i}" in app{i}.py, please.'})
+        out.append({"role": "assistant", "content": f'I wrote "), (" and "on step {i}" and "; y{i}(" there.'})
+    return out
+
+
+@pytest.mark.parametrize("batches", [[1] * 12, [5, 1, 1, 20, 1], [28]])
+def test_kept_code_glue_equals_found_afresh(batches: list[int]) -> None:
+    """``record.noise.not_values``: the quoted literals that are code glue, read at the new
+    literals only and kept; the same mask as a fresh conversation's, and every quoted
+    literal's own answer."""
+    from discourse_memory.record.noise import NoiseMemo, _code_glue, not_values
+
+    msgs = _quoted_history(sum(batches))
+    cols, analyzer, at = Columns(COUNTER.count), Analyzer(COUNTER), 0
+    glued = 0
+    for size in batches:
+        batch = validate_messages(msgs[at:at + size], start=at)
+        cols.extend(batch, analyzer.fields(batch))
+        at += size
+        kept = not_values(cols, np.zeros(len(cols.lit_text), dtype=bool))
+        fresh_cols, fresh_an = Columns(COUNTER.count), Analyzer(COUNTER)
+        whole = validate_messages(msgs[:at])
+        fresh_cols.extend(whole, fresh_an.fields(whole))
+        assert fresh_cols.lit_text == cols.lit_text
+        assert np.array_equal(kept, not_values(fresh_cols, np.zeros(len(cols.lit_text), dtype=bool)))
+        quoted = cols.kind_code("quoted")
+        found = [i for i in (np.flatnonzero(cols.lit_kind.view == quoted).tolist() if quoted >= 0 else [])
+                 if _code_glue(cols.lit_text[i])]
+        assert cols.memo(NoiseMemo).glue_hits == found and kept[found].all()
+        glued = len(found)
+    assert glued  # (the history has code glue to find)

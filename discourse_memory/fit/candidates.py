@@ -211,7 +211,8 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     gain /= 1.0 + _rank_within(src, gain) / pol.record_per_unit
     # And of one message: an entry of six hundred values from one 150 KB diff (6,800 tokens of
     # fragments) reads worse than more of the diff's own text.
-    gain /= 1.0 + np.maximum(_rank_within(u_msg[src], gain) - pol.record_per_message, 0.0) / pol.record_per_message
+    gain /= 1.0 + np.maximum(_rank_within(u_msg[src], gain, pol.record_per_message) - pol.record_per_message, 0.0) \
+        / pol.record_per_message  # (only a message of more than record_per_message values is ranked)
     have = at_row[at_row >= 0]
     uncounted = np.unique(have[memo.cost[have] < 0])
     if len(uncounted):

@@ -66,9 +66,12 @@ def _kind_values(pol: Policy, kind_names: Sequence[str]) -> np.ndarray:
                      for k in kind_names])
 
 
-def _rank_within(group: np.ndarray, score: np.ndarray) -> np.ndarray:
+def _rank_within(group: np.ndarray, score: np.ndarray, more_than: float = 1) -> np.ndarray:
     """Per element, its place by ``score`` among the elements of its ``group`` (0: the
-    highest; ties in order): the k of a diminishing return ``1 / (1 + k / K)``."""
+    highest; ties in order): the k of a diminishing return ``1 / (1 + k / K)``. Only the
+    groups of more than ``more_than`` elements are ranked; every other element is 0 (a
+    caller that reads only places past ``more_than - 1`` need not sort the smaller groups:
+    ``max(k - K, 0)`` is 0 for every place of a group of at most K elements)."""
     n = len(group)
     rank = np.zeros(n)
     if not n:
@@ -83,9 +86,9 @@ def _rank_within(group: np.ndarray, score: np.ndarray) -> np.ndarray:
         start[0] = True
         np.not_equal(group[1:], group[:-1], out=start[1:])
         lengths = np.diff(np.r_[np.flatnonzero(start), n])
-        idx = np.flatnonzero(np.repeat(lengths > 1, lengths))
+        idx = np.flatnonzero(np.repeat(lengths > more_than, lengths))
     else:
-        idx = np.flatnonzero(np.bincount(group)[group] > 1)
+        idx = np.flatnonzero(np.bincount(group)[group] > more_than)
     if not len(idx):
         return rank
     group, score = group[idx], score[idx]

@@ -26,6 +26,9 @@ class NoiseMemo:
 
     code_glue: dict[int, bool] = field(default_factory=dict)
     """Quoted literal -> whether it is code between two string literals."""
+    glue_hits: list[int] = field(default_factory=list)
+    """The quoted literals of the first ``glue_seen`` that are code glue, ascending."""
+    glue_seen: int = 0
     capitals: dict[int, tuple[str, ...] | None] = field(default_factory=dict)
     """Literal in capitals or an abbreviation's plural -> its lower-case forms (None: a code,
     read against ``lit_mid`` at each view)."""
@@ -60,12 +63,17 @@ def not_values(cols: Columns, system_only: np.ndarray) -> np.ndarray:
     memo = cols.memo(NoiseMemo)
     glue = memo.code_glue
     quoted = cols.kind_code("quoted")
-    if quoted >= 0:
-        for i in np.flatnonzero(kinds == quoted).tolist():
+    if quoted >= 0 and memo.glue_seen < n:
+        # (a literal's kind and text never change: the new literals are read, not every
+        # quoted literal of the history at each view)
+        for i in (np.flatnonzero(kinds[memo.glue_seen:n] == quoted) + memo.glue_seen).tolist():
             hit = glue.get(i)
             if hit is None:
                 hit = glue[i] = _code_glue(cols.lit_text[i])
-            out[i] = out[i] or bool(hit)
+            if hit:
+                memo.glue_hits.append(i)
+        memo.glue_seen = n
+    out[memo.glue_hits] = True
     # Emphasis in capitals ("IMPORTANT", "MUST") and an abbreviation's plural ("IDs",
     # "URLs") where the text also writes the word in lower case: a label or a common noun
     # ("here are the reservation IDs"), not a value; "RPGs" in a chat about games stays.
