@@ -41,10 +41,11 @@ def test_places_match_a_lexsort(pairs: list[tuple[int, float]], in_order: bool, 
 def test_runs_of_every_width_and_ties() -> None:
     rng = np.random.default_rng(7)
     lengths = [1, 2, 3, 4, 5, 8, 9, 16, 17, 33, 100, 1000]
-    group = np.repeat(np.arange(len(lengths)), lengths)
-    for score in (rng.random(len(group)), rng.integers(0, 3, len(group)).astype(np.float64),
-                  np.zeros(len(group))):
-        assert np.array_equal(_rank_within(group, score), _reference(group, score))
+    for first in (0, 250, 65_524, 65_530, 70_000):  # (up to 65,535: 16-bit; past it: sorted as 64-bit)
+        group = np.repeat(np.arange(len(lengths)), lengths) + first
+        for score in (rng.random(len(group)), rng.integers(0, 3, len(group)).astype(np.float64),
+                      np.zeros(len(group))):
+            assert np.array_equal(_rank_within(group, score), _reference(group, score))
     # the places within a run of five, ties in order
     got = _rank_within(np.zeros(5, dtype=np.int64), np.array([1.0, 3.0, 1.0, 3.0, 2.0]))
     assert got.tolist() == [3.0, 0.0, 4.0, 1.0, 2.0]

@@ -114,7 +114,7 @@ def _rank_in_runs(group: np.ndarray, key: np.ndarray) -> np.ndarray:
         # Long runs, more than 16 on average (a tool output of hundreds of lines): padded
         # rows cost more than they save. Two stable sorts of the elements (by key, then by group: ties in order).
         by_key = np.argsort(key, kind="stable")
-        order = by_key[np.argsort(group[by_key], kind="stable")]
+        order = by_key[np.argsort(_small(group)[by_key], kind="stable")]
         places = np.empty(n)
         places[order] = np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
         return places
@@ -140,6 +140,12 @@ def _rank_in_runs(group: np.ndarray, key: np.ndarray) -> np.ndarray:
         np.put_along_axis(inverse, order, np.broadcast_to(np.arange(w), order.shape), axis=1)
         places[el] = inverse[row, col[el]]
     return places
+
+
+def _small(group: np.ndarray) -> np.ndarray:
+    """``group`` (non-decreasing) as 16-bit integers where they fit, for a stable sort: numpy
+    sorts those by radix, two to three times faster than 64-bit ones, in the same order."""
+    return group.astype(np.uint16) if len(group) and 0 <= group[0] and group[-1] < 1 << 16 else group
 
 
 def _places_high_first(rel: np.ndarray) -> np.ndarray:
