@@ -301,6 +301,19 @@ class DecodedPieces(Sequence[MeasuredPiece]):
         prev = 0 if j == 0 else rows[j - 1][2] + rows[j - 1][9]
         return _KINDS[k], a, b, prev, b + rows[j][9]
 
+    def opening(self) -> tuple[int, int, tuple[Literal, ...]]:
+        """The first piece's start, end and literals, without building it: the columns read a
+        label and a date line off the first piece of every text, and a view builds few of them."""
+        got = self._built[0] if self._built else None
+        if got is not None:
+            p = got.piece
+            return p.start, p.end, p.literals
+        _, a, b = self._rows[0, :3].tolist()
+        nl = int(self._rows[0, 11])
+        get = self._strings.__getitem__
+        return a, b, tuple([_new(Literal, (get(name), get(kind), start, end))
+                            for name, kind, start, end in self._lits[:nl].tolist()])
+
     def _lists(self) -> tuple[Any, ...]:
         """The entry's numbers as lists, and where each piece's literals, words and heads start
         (made once, on the first piece looked at: a first view looks at a piece of every text,

@@ -543,11 +543,17 @@ def _index_counts(ptr: np.ndarray, idx: np.ndarray, unit_mask: np.ndarray, n: in
 def _label_and_date(fields: list[Field]) -> tuple[str | None, str | None]:
     """The speaker label a message's text opens with, and its opening date line."""
     for f in fields:
-        if not f.units or isinstance(f.units[0], Unit):
+        if not f.units:
             continue
-        first = f.units[0].piece  # type: ignore[union-attr]
-        body = f.text[first.start:first.end]
-        date = " ".join(body.split()) if date_line(body, first.literals) else None
+        if isinstance(f.units, DecodedPieces):  # (read off the entry: the piece is not built)
+            a, b, literals = f.units.opening()
+        elif isinstance(f.units[0], Unit):
+            continue
+        else:
+            first = f.units[0].piece  # type: ignore[union-attr]
+            a, b, literals = first.start, first.end, first.literals
+        body = f.text[a:b]
+        date = " ".join(body.split()) if date_line(body, literals) else None
         return speaker_label(f.text), date
     return None, None
 
@@ -556,7 +562,8 @@ def _label_before_number(fields: list[Field]) -> str | None:
     """The label a message's text opens with when a number follows it (see
     :func:`.labels.label_before_number`)."""
     for f in fields:
-        if f.units and not isinstance(f.units[0], Unit):
+        # (a text read from the cache holds pieces: its first is not built to tell)
+        if f.units and (isinstance(f.units, DecodedPieces) or not isinstance(f.units[0], Unit)):
             return label_before_number(f.text)
     return None
 

@@ -52,11 +52,13 @@ class _Feed:
     :class:`~discourse_memory.DiscourseMemory` and :mod:`.formats` hold their messages and
     never edit them (``owned``: the columns may keep them by identity), the memory's first
     ``same`` messages are the compactor's last input, and ``beyond`` is the run of messages
-    its horizon left out (see :mod:`.horizon`)."""
+    its horizon left out (see :mod:`.horizon`); ``valid``: the messages, validated as they
+    came in (its message ``i`` is ``messages[i]``'s; it may run on past them)."""
 
     owned: bool = False
     beyond: tuple[int, int] | None = None
     same: int = 0
+    valid: Sequence[Message] | None = None
 
 
 class _References(dict):
@@ -182,20 +184,22 @@ class Compactor:
             if not len(self._cols) and feed.beyond is None:
                 # Nothing analysed yet: a conversation that fits as it is needs no analysis
                 # (no spaCy import, no pipeline), which is most of a fresh process's first view.
-                as_is = self._fits_as_is(messages, budget, options)
+                as_is = self._fits_as_is(messages, budget, options, feed.valid)
                 if as_is is not None:
                     return as_is
             if not len(self._cols) and self.analyzer.shared is None:
                 # A first analysis: not beside the warm-up (with a shared cache, the analyzer
                 # waits only if the cache lacks something).
                 wait_for_warm_up(self.options.pipeline)
-            cols, tag = self._columns(messages, feed.owned, feed.same)
+            cols, tag = self._columns(messages, feed.owned, feed.same, feed.valid)
             return self._compact(cols, tag, messages, budget, options, focus, feed.beyond)
 
-    def _fits_as_is(self, messages: Any, budget: int, options: Options) -> Compaction | None:
+    def _fits_as_is(self, messages: Any, budget: int, options: Options,
+                    valid: Sequence[Message] | None = None) -> Compaction | None:
         """The unchanged view of ``messages`` if they fit ``budget`` and their calls are
-        well formed, counted without analysing them (None: they need compacting)."""
-        msgs = validate_messages(messages)
+        well formed, counted without analysing them (None: they need compacting); ``valid``
+        as :class:`_Feed`'s."""
+        msgs = list(valid[:len(messages)]) if valid is not None else validate_messages(messages)
         if sum(len(tf.text) for m in msgs for tf in m.texts) > LIMITS.as_is_chars_per_token * budget:
             return None  # (it cannot fit: not counted twice, here and by its columns)
         count = self.counter.count
@@ -242,13 +246,15 @@ class Compactor:
                 "make a Compactor with those options instead")
         return options
 
-    def _columns(self, messages: Any, owned: bool = False, same: int = 0) -> tuple[Columns, str]:
+    def _columns(self, messages: Any, owned: bool = False, same: int = 0,
+                 valid: Sequence[Message] | None = None) -> tuple[Columns, str]:
         """Columns for ``messages``, extending the last conversation's when it is a prefix.
 
         ``owned``: the messages are never edited in place (a ``DiscourseMemory``'s own
         copies), so the same object is the same message. ``same``: with ``owned``, how
         many leading messages are those of the last call (the memory knows; they need no
-        walk, which is a few milliseconds a view at 200,000 messages)."""
+        walk, which is a few milliseconds a view at 200,000 messages). ``valid``: the
+        messages validated already (see :class:`_Feed`)."""
         if not isinstance(messages, Sequence) or isinstance(messages, (str, bytes)):
             validate_messages(messages)  # raises the right error
         # Same dict objects with the same content: no need to validate again.
@@ -262,7 +268,8 @@ class Compactor:
         else:
             while k < limit and _same_object(messages[k], raw[k]):
                 k += 1
-        fresh = validate_messages(messages[k:], start=k)
+        n = len(messages)
+        fresh = list(valid[k:n]) if valid is not None else validate_messages(messages[k:], start=k)
         # (the lists of a long history are extended in place, not copied, on a turn that
         # extends the last call's messages: a copy of 200,000 entries was a young object for
         # the garbage collector to walk)
@@ -282,7 +289,7 @@ class Compactor:
             j = 0
         new = [m for m in fresh if m.index >= j]
         if j + len(new) < len(messages):  # messages j..k-1 were reused objects, not revalidated
-            new = validate_messages(messages[j:], start=j)
+            new = list(valid[j:n]) if valid is not None else validate_messages(messages[j:], start=j)
         tag = self._tags[-1] if self._tags else ""
         tags = []
         for m, p in zip(new, prints[j:]):

@@ -20,7 +20,7 @@ from .horizon import Horizon
 from .limits import LIMITS
 from .recall import Recalled, check_max_tokens, parse_reference, recall_messages, search_messages
 from .errors import InvalidMessageError, InvalidOptionError, StateError
-from .messages import validate_messages
+from .messages import Message, validate_messages
 from .nlp import warm_up
 from .options import NEWEST_TURN, NOTE_ROLES, FocusLike, Options, pipeline_name_problem
 from .payload import payload_problem
@@ -79,6 +79,9 @@ class DiscourseMemory:
         self._compactor = Compactor(options=options, cache=cache)
         warm_up(options.pipeline)  # a long-lived memory: its first view need not wait for spaCy
         self._messages: list[dict[str, Any]] = []
+        # (message i of _messages, validated as it came in: the compactor does not validate the
+        # history again, a first view's every message)
+        self._valid: list[Message] = []
         self._lock = threading.Lock()
         self._feeding = threading.Lock()
         self._last_view: Compaction | None = None
@@ -110,12 +113,16 @@ class DiscourseMemory:
                     raise InvalidMessageError(f"message {len(self._messages) + i} {problem}")
         copied = _tree_copy if json_only else copy.deepcopy
         batch = [copied(dict(m)) if isinstance(m, Mapping) else m for m in messages]
-        validate_messages(batch)
+        start = len(self._messages)  # (an error names the message by its place in the history)
+        valid = validate_messages(batch, start)
         from .formats import openai_chat  # the formats load when a memory is first filled, not on import
 
         plain = all(openai_chat.plain(m) for m in batch)
         with self._lock:
+            if len(self._messages) != start:  # (another thread's messages came in first)
+                valid = [replace(v, index=len(self._messages) + i) for i, v in enumerate(valid)]
             self._messages.extend(batch)
+            self._valid.extend(valid)
             self._plain = self._plain and plain
             self._horizon.add(batch)
 
@@ -131,6 +138,7 @@ class DiscourseMemory:
     def clear(self) -> None:
         with self._lock:
             self._messages.clear()
+            self._valid = []  # (a new list: a view running in another thread reads the old one)
             self._last_view = None
             self._plain = True
             self._horizon.clear()
@@ -151,6 +159,8 @@ class DiscourseMemory:
                 start = self._horizon.window(budget, self._messages) if plain and isinstance(budget, int) else 0
                 beyond = self._horizon.beyond if start else None
                 inputs = self._inputs_from(start)
+                # (the inputs are the stored messages, unless the horizon stubbed some)
+                valid = self._valid if plain and not start else None
                 self._last_beyond = beyond
             # The compactor's last input is a prefix of this one when the horizon has not moved.
             same = self._fed[1] if self._fed is not None and self._fed[0] == start and plain else 0
@@ -158,7 +168,7 @@ class DiscourseMemory:
             # Stored messages never change: whether they are plain OpenAI chat was read once,
             # when they came in, not again on every view of a long history.
             view = self._compactor._view(inputs, budget, self.options, focus, INTERNAL if plain else "auto",
-                                         _Feed(owned=True, beyond=beyond, same=same))
+                                         _Feed(owned=True, beyond=beyond, same=same, valid=valid))
             self._fed = (start, len(inputs))
         # The view must not share lists or dicts with the stored history: editing it
         # (as frameworks do) would otherwise rewrite the history.

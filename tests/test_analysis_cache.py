@@ -330,6 +330,11 @@ def test_every_analysis_of_the_data_round_trips():
                 kind, start, end, gap, suffix = got.span(j)
                 assert (kind, start, end) == (p.kind, p.start, p.end)
                 assert (text[gap:start], text[end:suffix]) == (mp.gap, mp.suffix)
+        # The first piece's span and literals read without building it (the columns' label and date).
+        if pieces:
+            p = pieces[0].piece
+            for got in (fresh, built):
+                assert got.opening() == (p.start, p.end, p.literals)
 
 
 def test_a_resigned_entry_that_breaks_a_rule_is_refused():

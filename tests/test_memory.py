@@ -86,6 +86,44 @@ def test_invalid_append_stores_nothing():
     assert len(mem) == 1
 
 
+def test_an_invalid_message_is_named_by_its_place_in_the_history():
+    mem = DiscourseMemory([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}])
+    with pytest.raises(InvalidMessageError, match=r"message 3\b"):
+        mem.extend([{"role": "user", "content": "c"}, {"role": 3}])
+    assert len(mem) == 2
+
+
+def test_a_memory_validates_each_message_once_as_it_comes_in(monkeypatch):
+    import discourse_memory.compaction as compaction
+
+    msgs = sample_conversation(3)
+    mem = DiscourseMemory(msgs[:-1])
+    budget = view_tokens(msgs) // 3
+    fresh = DiscourseMemory.from_dict(mem.to_dict())
+    again = DiscourseMemory(msgs[:-1])
+    again.view(budget)
+    real = compaction.validate_messages
+    calls: list[int] = []
+
+    def spy(messages, start=0):
+        calls.append(len(messages))
+        return real(messages, start)
+
+    monkeypatch.setattr(compaction, "validate_messages", spy)
+    first = fresh.view(budget)  # (a restored memory's first view: its whole history)
+    again.append(msgs[-1])
+    fresh.append(msgs[-1])
+    turn, other = again.view(budget), fresh.view(budget)
+    assert calls == []
+    monkeypatch.setattr(compaction, "validate_messages", real)
+    assert first.messages == DiscourseMemory(msgs[:-1]).view(budget).messages
+    assert turn.messages == other.messages == compaction.compact(msgs, budget).messages
+    # (a compactor given the list itself still validates it)
+    monkeypatch.setattr(compaction, "validate_messages", spy)
+    compaction.Compactor().compact(msgs, budget)
+    assert calls
+
+
 def test_append_analyses_only_the_new_message(monkeypatch):
     import discourse_memory.units as units
 
