@@ -69,6 +69,20 @@ def new_message(i: int) -> dict:
     return {"role": "user" if i % 2 else "assistant", "content": " ".join(sents)}
 
 
+def warm_memory(msgs: list[dict], turns: int = 5) -> tuple[DiscourseMemory, int]:
+    """A memory of ``msgs`` after its first view and ``turns`` appended turns
+    (:func:`new_message` ``100 + i``), with the benchmarks' budget, a quarter of the
+    history's tokens: the warm state a turn is timed from."""
+    counter = get_token_counter()
+    budget = sum(counter.count(m.get("content") or "") for m in msgs) // 4
+    mem = DiscourseMemory(msgs)
+    mem.view(budget)
+    for i in range(turns):
+        mem.append(new_message(100 + i))
+        mem.view(budget)
+    return mem, budget
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tokens", type=int, default=65_000)

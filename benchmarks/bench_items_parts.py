@@ -40,12 +40,11 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=30)
     args = ap.parse_args()
 
-    from bench_core_speed import new_message, real_history
+    from bench_core_speed import new_message, real_history, warm_memory
 
     import discourse_memory.fit.candidates as candidates
     import discourse_memory.fit.rank as rank
     import discourse_memory.record.items as record_items
-    from discourse_memory import DiscourseMemory, get_token_counter
     from discourse_memory.nlp import get_pipeline
 
     spent = dict.fromkeys(PARTS + ("_items",), 0.0)
@@ -66,14 +65,9 @@ def main() -> None:
     record_items.UnitItems.item = timed("item", record_items.UnitItems.item)  # type: ignore[method-assign]
     rank._items = timed("_items", rank._items)
 
-    msgs = real_history(args.history, 65_536)
-    budget = sum(get_token_counter().count(m.get("content") or "") for m in msgs) // 4
     get_pipeline()("Warm up the pipeline.")
-    mem = DiscourseMemory(msgs)
-    mem.view(budget)
-    for i in range(5):
-        mem.append(new_message(100 + i))
-        mem.view(budget)
+    msgs = real_history(args.history, 65_536)
+    mem, budget = warm_memory(msgs)
     turns: list[tuple[dict[str, float], dict[str, int]]] = []
     for i in range(args.turns):
         for k in spent:

@@ -39,10 +39,9 @@ def main() -> None:
     ap.add_argument("--label", default="")
     args = ap.parse_args()
 
-    from bench_core_speed import new_message, real_history
+    from bench_core_speed import new_message, real_history, warm_memory
 
     import discourse_memory
-    from discourse_memory import DiscourseMemory, get_token_counter
     import discourse_memory.fit.fitting as fitting
     import discourse_memory.fit.rank as rank
 
@@ -64,13 +63,7 @@ def main() -> None:
 
     rank._items, fitting._rank = timed_items, timed_rank
     msgs = real_history(args.history, args.tokens)
-    counter = get_token_counter()
-    budget = sum(counter.count(m.get("content") or "") for m in msgs) // 4
-    mem = DiscourseMemory(msgs)
-    mem.view(budget)
-    for i in range(5):
-        mem.append(new_message(100 + i))
-        mem.view(budget)
+    mem, budget = warm_memory(msgs)
     ranks.clear()
     items.clear()
     for i in range(args.turns):

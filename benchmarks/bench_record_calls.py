@@ -26,13 +26,12 @@ from typing import Any, Callable
 os.environ.setdefault("RAYON_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_core_speed import new_message, real_history  # noqa: E402
+from bench_core_speed import new_message, real_history, warm_memory  # noqa: E402
 
 import discourse_memory.fit.candidates as candidates  # noqa: E402
 import discourse_memory.fit.rank as rank  # noqa: E402
 import discourse_memory.fit.types as types  # noqa: E402
 import discourse_memory.record.examples as examples  # noqa: E402
-from discourse_memory import DiscourseMemory, get_token_counter  # noqa: E402
 
 SPENT: dict[str, float] = {}
 
@@ -59,14 +58,7 @@ def main() -> None:
     examples.talk_counts = candidates.talk_counts = timed("talk_counts", examples.talk_counts)  # type: ignore[assignment]
     candidates._cover_lines = timed("_cover_lines", candidates._cover_lines)  # type: ignore[assignment]
     rank._items = timed("_items", rank._items)  # type: ignore[assignment]
-    msgs = real_history(a.history, a.tokens)
-    counter = get_token_counter()
-    budget = sum(counter.count(m.get("content") or "") for m in msgs) // 4
-    mem = DiscourseMemory(msgs)
-    mem.view(budget)
-    for i in range(5):
-        mem.append(new_message(100 + i))
-        mem.view(budget)
+    mem, budget = warm_memory(real_history(a.history, a.tokens))
     SPENT.clear()
     start = time.process_time()
     for i in range(a.turns):
