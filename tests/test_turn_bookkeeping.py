@@ -189,3 +189,39 @@ def test_kept_code_glue_equals_found_afresh(batches: list[int]) -> None:
         assert cols.memo(NoiseMemo).glue_hits == found and kept[found].all()
         glued = len(found)
     assert glued  # (the history has code glue to find)
+
+
+def _late_speakers_history(n: int) -> list[dict]:
+    """Messages with no speaker labels, then a transcript's (``Caroline:``, ``Melanie:``)
+    calling each other by short names (``Caro``, ``Mell``), written before and after."""
+    out: list[dict] = [{"role": "user", "content": "Ask Caro and Mell about the Paris trip, said Dana."}]
+    for i in range(n):
+        out.append({"role": "assistant", "content": f"Noted step {i}, Caro will call Mell at {i % 9} pm."})
+        if i >= n // 2:
+            out.append({"role": "user", "content": f"Caroline: Thanks, Mell! Step {i} is done in Oslo."})
+            out.append({"role": "user", "content": f"Melanie: Wow, Caro, step {i} looks great."})
+    return out
+
+
+@pytest.mark.parametrize("batches", [[1] * 14, [3, 1, 1, 12, 1], [30]])
+def test_kept_short_speaker_names_equal_found_afresh(batches: list[int]) -> None:
+    """``record.noise._short_speaker_names``: read at the new literals only, none while the
+    conversation has no speaker label, all again when one appears; the same literals as
+    a fresh conversation's."""
+    from discourse_memory.record.noise import _short_speaker_names
+
+    msgs = _late_speakers_history(sum(batches))
+    cols, analyzer, at = Columns(COUNTER.count), Analyzer(COUNTER), 0
+    found: list[str] = []
+    for size in batches:
+        batch = validate_messages(msgs[at:at + size], start=at)
+        cols.extend(batch, analyzer.fields(batch))
+        at += size
+        kept = list(_short_speaker_names(cols))
+        fresh_cols, fresh_an = Columns(COUNTER.count), Analyzer(COUNTER)
+        whole = validate_messages(msgs[:at])
+        fresh_cols.extend(whole, fresh_an.fields(whole))
+        assert fresh_cols.lit_text == cols.lit_text
+        assert kept == _short_speaker_names(fresh_cols)
+        found = [cols.lit_text[i] for i in kept]
+    assert {"Caro", "Mell"} <= set(found)  # (found once the speakers appear, in earlier messages too)

@@ -131,6 +131,9 @@ def _short_speaker_names(cols: Columns) -> list[int]:
     if grew:
         memo.short_names_seen, memo.short_names = 0, []
     n = len(cols.lit_text)
+    if not heads:  # (no speaker labels, as in an agent's run: no literal to read; read again if one appears)
+        memo.short_names_seen = n
+        return memo.short_names
     for i in range(memo.short_names_seen, n):
         text = cols.lit_text[i]
         label = heads.get(text[:3]) if len(text) >= 3 and text.isalpha() else None
