@@ -7,7 +7,7 @@ import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import islice
+from itertools import chain, islice
 from operator import itemgetter, le
 import re
 from typing import ClassVar
@@ -22,6 +22,7 @@ from ..record import NAMED_NUMBER, Item, UnitItems, comment_units, harness_units
 from ..units import Unit
 from .gains import _kind_values, _rank_within
 from .signals import _SENTINEL, _outputs, defines, listing_line, pending_ids, reading_messages
+from .sets import first_of_each, unique_ids
 from .sources import _by_value, _has_context, _row_memo, _sources, row_units, said_literals
 from .limits import LIMITS
 from .names import name_group, result_name
@@ -214,7 +215,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     gain /= 1.0 + np.maximum(_rank_within(u_msg[src], gain, pol.record_per_message) - pol.record_per_message, 0.0) \
         / pol.record_per_message  # (only a message of more than record_per_message values is ranked)
     have = at_row[at_row >= 0]
-    uncounted = np.unique(have[memo.cost[have] < 0])
+    uncounted = unique_ids(have[memo.cost[have] < 0], len(memo.cost))
     if len(uncounted):
         costs = [_item_costs(row_items[r], count) for r in uncounted.tolist()]
         memo.cost[uncounted] = [c for c, _ in costs]
@@ -236,9 +237,10 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     span = np.where(made, facts.span[row_at], -1)
     spanned = np.flatnonzero(span >= 0)
     if len(spanned):
-        _, firsts = np.unique(span[spanned], return_index=True)  # (the first of each, in literal order)
-        made[np.setdiff1d(spanned, spanned[firsts], assume_unique=True)] = False
-        spanned = spanned[firsts]
+        firsts = spanned[first_of_each(span[spanned])]  # (the first of each, in literal order)
+        made[spanned] = False  # (every spanned candidate is made: its span is -1 otherwise)
+        made[firsts] = True
+        spanned = firsts
         spanned.sort()
     picked = np.flatnonzero(made)
     rows_of = at_row[picked]
@@ -267,7 +269,7 @@ def _items(scene: Scene, decision: np.ndarray, shown: np.ndarray, noise: np.ndar
     # A record's head and braces, paid once per group: the cost of its first item's row.
     groups = facts.group[rows_of]
     in_row = np.flatnonzero(facts.in_row[rows_of])
-    first_of_group = np.unique(groups[in_row], return_index=True)[1]
+    first_of_group = first_of_each(groups[in_row])
     row_cost = dict(zip(groups[in_row[first_of_group]].tolist(),
                         facts.row_cost[rows_of[in_row[first_of_group]]].tolist()))
     key_named = np.zeros(len(items), dtype=bool)
@@ -388,7 +390,7 @@ def _row_facts(cols: Columns, units: Sequence[Unit], owners: np.ndarray, kept: _
     list_item = UNIT_KINDS.index("list_item")
     # (the flags gathered in lists and put in one assignment each: a first view reads a thousand
     # rows here, and a numpy scalar store per flag per row was a third of it)
-    rows_read = np.unique(new)
+    rows_read = unique_ids(new, len(row_items))
     read = rows_read.tolist()
     header, keyed, named, span = [], [], [], []
     in_row, groups, costs = [], [], []
@@ -432,17 +434,17 @@ def _row_facts(cols: Columns, units: Sequence[Unit], owners: np.ndarray, kept: _
 def _covered(cols: Columns, facts: _Facts, row_items: list[Item | None], rows: np.ndarray) -> np.ndarray:
     """The ``covers`` of the items of ``rows``, laid end to end, read from ``facts`` (each
     row's read from its item once: a row's item never changes)."""
-    new = np.unique(rows[facts.cover_n[rows] < 0])
+    new = unique_ids(rows[facts.cover_n[rows] < 0], len(facts.cover_n))
     if len(new):
+        # (a first view reads a thousand rows here: their covers fetched in one call, laid
+        # end to end in one extend, their places found by one cumulative sum)
         lits = facts.cover_lits
-        at, n = [], []
-        for r in new.tolist():
-            covers = row_items[r].covers  # type: ignore[union-attr]
-            at.append(len(lits))
-            n.append(len(covers))
-            lits.extend(covers)
-        facts.cover_at[new] = at
+        covers = [it.covers for it in itemgetter(*new.tolist())(row_items)] if len(new) > 1 \
+            else [row_items[int(new[0])].covers]  # type: ignore[union-attr]
+        n = np.fromiter(map(len, covers), dtype=np.int64, count=len(covers))
+        facts.cover_at[new] = len(lits) + np.cumsum(n) - n
         facts.cover_n[new] = n
+        lits.extend(chain.from_iterable(covers))
     lo, n_cov = facts.cover_at[rows], facts.cover_n[rows]
     flat = cols.grown("_record_item_covers", facts.cover_lits, np.int64)
     return flat[np.repeat(lo - (np.cumsum(n_cov) - n_cov), n_cov) + np.arange(int(n_cov.sum()))]

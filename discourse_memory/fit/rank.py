@@ -21,6 +21,7 @@ from .gains import _focus_gains, _kind_values, _note_cap, _rank_within, _record_
     messages_with_units
 from .names import names_result
 from .limits import LIMITS
+from .sets import member
 from .sources import row_units
 from .signals import _outputs, failed_result, listing_messages, outcome_lines
 from .types import _CALL, _CALLS, _CLIP, _FULL, _HEADING, _ITEM, _LINE_KIND, _LISTED, _LONG, _OPEN, \
@@ -124,7 +125,10 @@ def _rank(scene: Scene, protected: frozenset[int], outlined: frozenset[int] = fr
     # 15:00:00 EST.", "Today's date is 2025-08-19."): what a cancellation window, an age or
     # "tomorrow" is reckoned from, and said once.
     if pol.now != 1.0 and in_system.any():
-        when = np.isin(cols.lit_kind.view, [cols.kind_code(k) for k in ("date", "datetime")])
+        # (per kind, and a slot past them for a kind not seen, code -1: one lookup a literal)
+        when = np.zeros(len(cols.lit_kind_names) + 1, dtype=bool)
+        when[[cols.kind_code(k) for k in ("date", "datetime")]] = True
+        when = when[cols.lit_kind.view]
         prompt = np.flatnonzero(in_system)
         weight[prompt[_states(cols, prompt, when)]] *= pol.now
     # A heading alone says little (its section says it): it opens like boilerplate.
@@ -605,7 +609,7 @@ def _lacking(cols: Columns, units: np.ndarray, winner: np.ndarray) -> np.ndarray
         reading = np.zeros(n_units, dtype=bool)
         reading[stale] = True
         rows = np.flatnonzero(reading[owner])
-        lacks = ~np.isin(winner[owner[rows]].astype(np.int64) * n_lits + lit_idx[rows], has)
+        lacks = ~member(winner[owner[rows]].astype(np.int64) * n_lits + lit_idx[rows], has)
         memo.lacking[stale] = False
         memo.lacking[owner[rows[lacks]]] = True
         memo.against[stale] = winner[stale]
