@@ -63,8 +63,6 @@ def render_field(text: str, units: Sequence[Unit], decisions: list[int], heads: 
         return out
 
     parts: list[str] = []
-    gap_lines = False  # whether the omitted run since the last shown unit spans lines
-    omitted_run = False
     marked = False  # the last shown piece already ends with the mark (a clip)
     label: str | None = None
     # (an omitted unit's text and gap are read without building it, where the units can)
@@ -73,14 +71,17 @@ def render_field(text: str, units: Sequence[Unit], decisions: list[int], heads: 
     # (a unit shown whole is written from its kind, text, gap and suffix: read without building
     # it where the units can, as a restored memory's first view renders hundreds)
     shown_of = getattr(units, "shown", None)
-    for j, d in enumerate(decisions):
-        # (an omitted unit is looked at only where it can matter: units are built on demand)
-        if d != KEPT and d != CLIPPED:
-            if not parts and label is None and speaker and text_of(j).startswith(speaker + ":"):
+    # Only the shown units are visited: an omitted run is looked at only where it can matter
+    # (its label before the first shown unit, its gaps' line breaks where the shown unit after
+    # it opens no line of its own): a view shows a few of a long tool output's hundreds of units.
+    after = 0  # the unit after the last shown one
+    for j in [j for j, d in enumerate(decisions) if d == KEPT or d == CLIPPED]:
+        d = decisions[j]
+        omitted_run = j > after
+        if omitted_run and not parts and speaker and label is None:
+            opener = speaker + ":"
+            if any(text_of(q).startswith(opener) for q in range(after, j)):
                 label = speaker + ": "
-            omitted_run = True
-            gap_lines = gap_lines or (bool(parts) and "\n" in gap_of(j))
-            continue
         if d == KEPT and shown_of is not None:
             kind, body, gap, suffix = shown_of(j)
         else:
@@ -90,7 +91,9 @@ def render_field(text: str, units: Sequence[Unit], decisions: list[int], heads: 
         if d == CLIPPED and first_mark[0] and kind != "code" and body.endswith(PLACEHOLDER):
             body = body[:-len(PLACEHOLDER)] + mark()
         # (a gap that spanned lines: the shown unit opens a line, with its source indentation)
-        line = "\n" + _indent(gap) if omitted_run and (gap_lines or "\n" in gap) else None
+        line = None
+        if omitted_run and ("\n" in gap or (parts and any("\n" in gap_of(q) for q in range(after, j)))):
+            line = "\n" + _indent(gap)
         if not parts:
             if omitted_run:
                 lead = (label or "") + mark()
@@ -110,8 +113,9 @@ def render_field(text: str, units: Sequence[Unit], decisions: list[int], heads: 
             parts.append((gap or (" " if marked else "")) + body)
         parts.append(suffix)
         marked = d == CLIPPED and kind != "code"
-        omitted_run = gap_lines = False
-    if omitted_run and parts and not marked:
+        after = j + 1
+    if after < len(decisions) and parts and not marked:
+        gap_lines = any("\n" in gap_of(q) for q in range(after, len(decisions)))
         parts.append(f"\n{mark()}" if gap_lines else f" {mark()}")
     return "".join(parts).strip()
 

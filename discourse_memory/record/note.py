@@ -92,7 +92,7 @@ def _entry_line(entry: Entry, cache: dict[Any, Any] | None) -> str | None:
         label = _about_unsaid(entry.label, texts)
         texts = _unkeyed(texts, label)
         # "#7 get_reservation_details(NM1VX1): reservation_id: NM1VX1" said it twice
-        told = [t for t in texts if not _in_call_label(t, label)]
+        told = [t for t in texts if not _in_call_label(t, label)] if _names_a_call(label) else texts
         line = f"{label}: " + "; ".join(told) if told else label
     if cache is not None:
         if len(cache) >= LIMITS.entry_lines:
@@ -108,11 +108,16 @@ def _about_unsaid(label: str, texts: list[str]) -> str:
     return head if sep and any(about in t for t in texts) else label
 
 
+def _names_a_call(label: str) -> bool:
+    """Whether an entry's label names a call by its argument (``#7 get_reservation_details(NM1VX1)``)."""
+    return label.endswith(")") and "(" in label
+
+
 def _in_call_label(text: str, label: str) -> bool:
     """The value of ``text`` (``key: value``, or a value alone) is the argument its entry's
     label names the call by (``#7 get_reservation_details(NM1VX1)``): listed, it says it
     twice."""
-    if not label.endswith(")") or "(" not in label:
+    if not _names_a_call(label):
         return False
     value = text.partition(": ")[2] or text
     return value == label[label.index("(") + 1:-1]
@@ -150,7 +155,7 @@ def _nested(texts: list[str]) -> list[str]:
     Noah}``: a place in the array is no key a reader needs)."""
     groups: dict[str, list[int]] = {}
     for at, text in enumerate(texts):
-        m = _NESTED.fullmatch(text)
+        m = _NESTED.fullmatch(text) if "." in text else None  # (its key is dotted: most texts are not)
         if m is not None:
             groups.setdefault(m.group(1), []).append(at)
     for outer, ats in groups.items():
