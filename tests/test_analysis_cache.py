@@ -510,6 +510,62 @@ def test_a_fresh_worker_reads_the_rows_facts_a_warm_one_found():
     assert found and found[0] < n_want // 10  # (the entries held nearly every row's facts: few found again)
 
 
+def test_the_spans_of_a_fresh_worker_are_numbered_as_row_by_row():
+    """A first view numbers the spans of the rows it reads with array operations
+    (``shared_rows._new_spans``); a memo that has spans already numbers its new ones row by
+    row. Both give every span the same id, pointers and literals."""
+    from discourse_memory.fit.candidates import _Facts
+    from discourse_memory.fit.sources import _RowMemo
+
+    path = SHARED_DATA / "agents" / "swe_dev.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    msgs = json.loads(path.read_text().splitlines()[1])["messages"]
+    budget = Compactor().count_messages(msgs) // 4
+    cache = DictCache()
+    DiscourseMemory(msgs, cache=cache).view(budget)
+    fresh = DiscourseMemory(msgs, cache=cache)
+    entries = []
+    real = shared_rows.decode_many
+
+    def spy(cols, batch, secret=b""):  # type: ignore[no-untyped-def]
+        entries.append((cols, list(batch), secret))
+        return real(cols, batch, secret)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(shared_rows, "decode_many", spy)
+        fresh.view(budget)
+    (cols, batch, secret), = entries
+
+    class Numbered(dict):  # (no span yet, but the memo reads as having some: row by row)
+        def __bool__(self) -> bool:
+            return True
+
+    got = []
+    for spans in ({}, Numbered()):
+        cols._memos.pop(_RowMemo, None)
+        cols._memos.pop(_Facts, None)
+        cols.memo(_Facts).spans = spans
+        assert min(real(cols, batch, secret)) > 0
+        facts = cols.memo(_Facts)
+        got.append((dict(facts.spans), list(facts.span_ptr), list(facts.span_lits), facts.span.tolist()))
+    assert got[0] == got[1] and len(got[0][0]) > 100
+
+
+def test_new_spans_are_numbered_in_order_of_their_first_row():
+    from discourse_memory.fit.candidates import _Facts
+
+    facts = _Facts()
+    units, a, b = np.array([5, 3, 5, 3, 5]), np.array([9, 0, 9, 4, 1]), np.array([12, 2, 12, 6, 3])
+    n, at = np.array([2, 1, 2, 0, 1]), np.array([0, 2, 3, 5, 5])
+    shown = np.array([40, 41, 30, 40, 41, 50])
+    read_span = np.full(7, -1)
+    shared_rows._new_spans(facts, units, a, b, at, n, shown, np.array([0, 1, 2, 4, 6]), read_span)
+    assert facts.spans == {(5, (9, 12)): 0, (3, (0, 2)): 1, (3, (4, 6)): 2, (5, (1, 3)): 3}
+    assert read_span.tolist() == [0, 1, 0, -1, 2, -1, 3]
+    assert facts.span_ptr == [0, 2, 3, 3, 4] and facts.span_lits == [40, 41, 30, 50]
+
+
 def test_a_fresh_worker_reads_the_items_a_warm_one_built():
     """The items decoded from row entries (built column by column, each by its fields' slots)
     are the warm memory's, field for field and type for type."""

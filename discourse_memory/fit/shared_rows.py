@@ -242,20 +242,24 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
     named_number = NAMED_NUMBER.fullmatch
     read_named = [named_number(t) is not None for t, y in zip(texts, was_read.tolist()) if y]
     read_span = np.full(len(read), -1, dtype=np.int64)
-    shown_l = shown.tolist()
     if (ns_t >= 0).any():
         # Where each row's span literals start in ``shown``: its entry's, then the rows before it there.
         at_shown = _starts(np.maximum(n_span, 0), eid, n_rows_of, n_shown_of)[taken]
         with_span = np.flatnonzero(ns_t >= 0)
-        place = np.flatnonzero(ns_t[was_read] >= 0).tolist()
-        for j, p, u, s0, ns in zip(with_span.tolist(), place, unit[taken[with_span]].tolist(),
-                                   at_shown[with_span].tolist(), ns_t[with_span].tolist()):
-            sid = spans.get((u, spans_of[j]))  # type: ignore[arg-type]
-            if sid is None:
-                sid = spans[u, spans_of[j]] = len(spans)  # type: ignore[index]
-                span_lits.extend(shown_l[s0:s0 + ns])
-                span_ptr.append(len(span_lits))
-            read_span[p] = sid
+        place = np.flatnonzero(ns_t[was_read] >= 0)
+        if not spans:
+            _new_spans(facts, unit[taken[with_span]], sa[taken[with_span]], sb[taken[with_span]],
+                       at_shown[with_span], ns_t[with_span], shown, place, read_span)
+        else:
+            shown_l = shown.tolist()
+            for j, p, u, s0, ns in zip(with_span.tolist(), place.tolist(), unit[taken[with_span]].tolist(),
+                                       at_shown[with_span].tolist(), ns_t[with_span].tolist()):
+                sid = spans.get((u, spans_of[j]))  # type: ignore[arg-type]
+                if sid is None:
+                    sid = spans[u, spans_of[j]] = len(spans)  # type: ignore[index]
+                    span_lits.extend(shown_l[s0:s0 + ns])
+                    span_ptr.append(len(span_lits))
+                read_span[p] = sid
     if len(read):
         unread = facts.span[read] == _UNREAD  # (facts found here before are kept)
         read, read_header, read_keyed, read_span = read[unread], read_header[unread], read_keyed[unread], read_span[unread]
@@ -267,6 +271,29 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
         if not refused[i]:
             out[x[0]] = int(n_rows_of[i])
     return out
+
+
+def _new_spans(facts: _Facts, units: np.ndarray, a: np.ndarray, b: np.ndarray, at: np.ndarray, n: np.ndarray,
+               shown: np.ndarray, place: np.ndarray, read_span: np.ndarray) -> None:
+    """Into ``facts`` (which has no span yet), the spans ``(units, (a, b))`` of the rows read
+    with one (their literals ``shown[at:at + n]``), each numbered on its first row as the loop
+    of :func:`decode_many` numbers them; ``read_span[place]``: each row's span id. (With array
+    operations: a first view reads a thousand and more, a dictionary look-up each.)"""
+    if not len(units):
+        return
+    table = np.stack([units, a, b], axis=1)
+    _, first, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
+    # (the unique spans in order of their first row: the ids the loop gives)
+    order = np.argsort(first, kind="stable")
+    sid = np.empty(len(first), dtype=np.int64)
+    sid[order] = np.arange(len(first))
+    read_span[place] = sid[inverse.reshape(-1)]
+    lead = first[order]  # each span's first row, in id order
+    sizes = n[lead]
+    lits = shown[np.repeat(at[lead] - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))]
+    facts.span_lits.extend(lits.tolist())
+    facts.span_ptr.extend((facts.span_ptr[-1] + np.cumsum(sizes)).tolist())
+    facts.spans.update(zip(zip(units[lead].tolist(), zip(a[lead].tolist(), b[lead].tolist())), range(len(lead))))
 
 
 def _starts(per_row: np.ndarray, eid: np.ndarray, n_rows_of: np.ndarray, n_of: np.ndarray) -> np.ndarray:
