@@ -62,6 +62,13 @@ def _forged(fmt, key: str, blob: bytes) -> bytes:  # type: ignore[no-untyped-def
     return fmt.MAGIC + cache_entry.digest(fmt.PERSON, key, body, b"") + body
 
 
+def _covers_end(ints: np.ndarray) -> int:
+    """Where a row entry's covers end (its labels follow them)."""
+    n_rows, cols = int(ints[2]), shared_rows._COLS
+    shown = int(np.maximum(ints[4 + cols - 1:4 + cols * n_rows:cols], 0).sum())
+    return 4 + cols * n_rows + shown + int(ints[3])
+
+
 def _is_rows(key: str) -> bool:
     return ":r" in key  # a conversation's row entry (fit/shared_rows.py), not a text's analysis
 
@@ -289,11 +296,11 @@ def test_a_resigned_row_entry_that_breaks_a_rule_is_refused():
                  lambda x: x.__setitem__(4 + 14, 9),  # a listing class that does not exist
                  lambda x: x.__setitem__(1, b + 1),  # another segment's
                  lambda x: x.__setitem__(2, x[2] + 1),  # more rows than it has
-                 lambda x: x.__setitem__(-1, 10**9)):  # a covered literal out of range
+                 lambda x: x.__setitem__(_covers_end(x) - 1, 10**9)):  # a covered literal out of range
         assert shared_rows.decode(key, _resigned(shared_rows, key, blob, edit), fresh_cols(), a, b, SECRET) == -1
     # Checked together, a bad entry is refused alone: the others are read.
     good = sorted(((int(k.split(":r")[1].split(":")[0]), k, v) for k, v in cache.data.items() if _is_rows(k)))
-    for edit in (lambda x: x.__setitem__(3, x[3] + 1), lambda x: x.__setitem__(-1, 10**9),
+    for edit in (lambda x: x.__setitem__(3, x[3] + 1), lambda x: x.__setitem__(_covers_end(x) - 1, 10**9),
                  lambda x: x.__setitem__(4 + 8, x[4 + 8] + 1)):  # covers: a count, a value, an item's count
         batch = [(k, v, start[e], e) for e, k, v in good]
         bad_at = len(batch) // 2
@@ -707,3 +714,76 @@ def test_an_entry_keeps_its_strings_and_numbers_at_their_width_and_refuses_anoth
     # (an entry of the int64 layout of before, signed without the layout: a miss)
     old = zlib.compress(struct.pack("<I", len(names)) + names + np.array([5], dtype="<i8").tobytes())
     assert cache_entry.unseal(magic, person, "k", signed(old, b""), SECRET) is None
+
+
+def test_a_fresh_worker_reads_the_labels_a_warm_one_made():
+    """The record labels a warm worker made (and their tokens) ride with its row entries: a
+    fresh worker's first view makes none of them again, and its view is the same. A label
+    not of its message, of a message past its segment, or of tokens out of bounds refuses
+    the entry; one of another speaker than the reader's columns give is not read."""
+    from discourse_memory.fit.candidates import _Candidates
+    from discourse_memory.record import labels as record_labels
+
+    path = SHARED_DATA / "agents" / "swe_dev.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    msgs = json.loads(path.read_text().splitlines()[1])["messages"]
+    budget = Compactor().count_messages(msgs) // 4
+    cache = DictCache()
+    warm = DiscourseMemory(msgs, cache=cache)
+    warm.view(budget)
+    made = warm._compactor._cols.memo(record_labels.LabelsMemo).labels
+    expected = _bytes(DiscourseMemory(msgs).view(budget))
+    settled = {m for a, b in _segments(len(msgs)) for m in range(a, b)}
+    assert len(set(made) & settled) > 20
+    asked: list[int] = []
+    real = record_labels._message_label
+
+    def spy(cols, m, speaker):  # type: ignore[no-untyped-def]
+        asked.append(m.index)
+        return real(cols, m, speaker)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(record_labels, "_message_label", spy)
+        fresh = DiscourseMemory(msgs, cache=cache)
+        assert _bytes(fresh.view(budget)) == expected
+    assert not set(asked) & set(made) & settled  # (made by the warm worker: read, not made)
+    got = fresh._compactor._cols.memo(record_labels.LabelsMemo).labels
+    assert all(got[m] == made[m] for m in set(made) & settled)
+    costs = fresh._compactor._cols.memo(_Candidates).label_costs
+    assert all(costs[m] == warm._compactor._cols.memo(_Candidates).label_costs[m] for m in set(made) & settled
+               if m in costs)
+
+    def fresh_cols():  # type: ignore[no-untyped-def]
+        compactor = DiscourseMemory(msgs)._compactor
+        compactor._columns(msgs)
+        return compactor._cols
+
+    key, blob = max(((k, v) for k, v in cache.data.items() if _is_rows(k)),
+                    key=lambda kv: len(cache_entry.unseal(shared_rows.MAGIC, shared_rows.PERSON, kv[0], kv[1], SECRET)[1])
+                    - _covers_end(cache_entry.unseal(shared_rows.MAGIC, shared_rows.PERSON, kv[0], kv[1], SECRET)[1]))
+    b = int(key.split(":r")[1].split(":")[0])
+    a = {end: begin for begin, end in _segments(len(msgs))}[b]
+    strings, ints = cache_entry.unseal(shared_rows.MAGIC, shared_rows.PERSON, key, blob, SECRET)  # type: ignore[misc]
+    at = _covers_end(ints)
+    assert len(ints) - at >= 4 and (len(ints) - at) % 4 == 0  # (labels held: message, speaker, label, tokens)
+    cols = fresh_cols()
+    assert shared_rows.decode(key, blob, cols, a, b, SECRET) > 0
+    assert cols.memo(record_labels.LabelsMemo).labels[int(ints[at])] == made[int(ints[at])]
+    for edit in (lambda x: x.__setitem__(at, b),  # a message past the segment
+                 lambda x: x.__setitem__(at, a - 1),  # before it
+                 lambda x: x.__setitem__(at, x[at] + 1 if x[at] + 1 < b else x[at] - 1),  # another message's label
+                 lambda x: x.__setitem__(at + 2, 10**6),  # a string out of range
+                 lambda x: x.__setitem__(at + 3, 0),  # no tokens
+                 lambda x: x.__setitem__(at + 3, 10**6),  # more than its text can hold
+                 lambda x: x.__setitem__(at + 1, -2)):  # a speaker of no string
+        assert shared_rows.decode(key, _resigned(shared_rows, key, blob, edit), fresh_cols(), a, b, SECRET) == -1
+    # (a label cut short, three numbers of four: the entry's length no longer adds up)
+    short = cache_entry.seal(shared_rows.MAGIC, shared_rows.PERSON, key, strings, ints[:-1], SECRET)
+    assert shared_rows.decode(key, short, fresh_cols(), a, b, SECRET) == -1
+    # A label made for another speaker is not read (the reader's columns give its message none).
+    other = cache_entry.seal(shared_rows.MAGIC, shared_rows.PERSON, key, [*strings, "Mel"],
+                             np.r_[ints[:at + 1], len(strings), ints[at + 2:]], SECRET)
+    cols = fresh_cols()
+    assert shared_rows.decode(key, other, cols, a, b, SECRET) > 0
+    assert int(ints[at]) not in cols.memo(record_labels.LabelsMemo).labels

@@ -34,6 +34,13 @@ its item lists the values of a span of its unit and which literals that span sho
 bisection of the unit's literals per row: a tenth of a fresh worker's first view). Its
 header, key and named-number flags are taken from the item itself; a row of a list's records
 keeps its facts to the view (their cost is a token count there).
+
+With its messages go their record labels, where a view had made them (``record.labels``:
+``#12 tool (bash: ls)``, with the speaker it was made for and the tokens of ``label + ": "``):
+the take asks for the labels of the fifty-odd messages its best candidates come from, a
+millisecond and a half of a fresh worker's first view. A label is kept only for the speaker
+the reader's columns give its message (a label changes only when its speaker starts to
+count); one not of its message (``#<message> ``), or of a count out of bounds, refuses the entry.
 """
 
 from __future__ import annotations
@@ -47,20 +54,22 @@ from ..cache_entry import seal, segments, unseal
 from ..columns import Columns
 from ..limits import LIMITS
 from ..record import NAMED_NUMBER, built_item
-from .candidates import _Facts
+from ..record.labels import LabelsMemo
+from .candidates import _Candidates, _Facts
 from .sources import _have_context, _row_memo
 
 __all__ = ["SharedRows", "decode", "decode_many", "encode"]
 
 MAGIC = b"DMR\x02"
-ROWS_VERSION = "5"
+ROWS_VERSION = "6"
 """Raised whenever what a row's item is (``record.item_for``, the listing classes, the costs)
 changes: part of every key."""
 PERSON = b"dm-rows"
 """The digest's personalisation (:mod:`..cache_entry`): an entry of another format never passes."""
 # per row: row, has item, literal, unit, message, text, span start, span end (-1: none),
 # covers, header, key (-1: none), value, row name (-1: none), group, listing, cost, value cost,
-# and its facts' span (``candidates._Facts``: -2 not read, -1 none, else how many literals it shows)
+# and its facts' span (``candidates._Facts``: -2 not read, -1 none, else how many literals it shows);
+# after the covers, per label: message, speaker (-1: none), label, tokens of ``label + ": "``
 _COLS = 18
 _UNREAD = _Facts.UNREAD
 
@@ -102,7 +111,10 @@ def encode(key: str, cols: Columns, a: int, b: int, secret: bytes = b"") -> byte
                       len(it.covers), int(it.header), -1 if it.key is None else s(it.key, len(strings)),
                       s(it.value, len(strings)), -1 if it.row is None else s(it.row, len(strings)), it.group,
                       listing[r], int(cost[r]), int(value_cost[r]), sid))
-    ints = np.asarray([a, b, len(rows), len(covers), *table, *shown, *covers], dtype="<i8")
+    labels: list[int] = []
+    for m, speaker, label, tokens in _labels_of(cols, a, b):
+        labels.extend((m, -1 if speaker is None else s(speaker, len(strings)), s(label, len(strings)), tokens))
+    ints = np.asarray([a, b, len(rows), len(covers), *table, *shown, *covers, *labels], dtype="<i8")
     return seal(MAGIC, PERSON, key, strings, ints, secret, 1)
 
 
@@ -116,7 +128,8 @@ def decode(key: str, blob: Any, cols: Columns, a: int, b: int, secret: bytes = b
 def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret: bytes = b"") -> list[int]:
     """:func:`decode` of each ``(key, blob, a, b)``, their numbers checked together (a few
     array operations for all the entries of a conversation, not for each)."""
-    opened: list[tuple[int, int, int, list[str], np.ndarray, int]] = []  # (entry, a, b, strings, ints, shown)
+    # (entry, a, b, strings, ints but the labels, shown, labels)
+    opened: list[tuple[int, int, int, list[str], np.ndarray, int, list[tuple[int, str | None, str, int]]]] = []
     out = [-1] * len(entries)
     for e, (key, blob, a, b) in enumerate(entries):
         got = unseal(MAGIC, PERSON, key, blob, secret)
@@ -129,8 +142,10 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
         if (got_a, got_b) != (a, b) or min(n_rows, n_covers) < 0 or len(ints) < 4 + _COLS * n_rows + n_covers:
             continue
         n_shown = int(np.maximum(ints[4 + _COLS - 1:4 + _COLS * n_rows:_COLS], 0).sum())
-        if len(ints) == 4 + _COLS * n_rows + n_shown + n_covers:
-            opened.append((e, a, b, strings, ints, n_shown))
+        end = 4 + _COLS * n_rows + n_shown + n_covers
+        labels = _labels(strings, ints[end:], a, b) if len(ints) >= end else None
+        if labels is not None:
+            opened.append((e, a, b, strings, ints[:end], n_shown, labels))
     if not opened:
         return out
     n_rows_of = np.array([int(x[4][2]) for x in opened], dtype=np.int64)
@@ -267,6 +282,7 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
         facts.keyed[read] = read_keyed
         facts.named[read] = np.asarray(read_named, dtype=bool)[unread]
         facts.span[read] = read_span
+    _seed_labels(cols, [x[6] for i, x in enumerate(opened) if not refused[i]])
     for i, x in enumerate(opened):
         if not refused[i]:
             out[x[0]] = int(n_rows_of[i])
@@ -294,6 +310,52 @@ def _new_spans(facts: _Facts, units: np.ndarray, a: np.ndarray, b: np.ndarray, a
     facts.span_lits.extend(lits.tolist())
     facts.span_ptr.extend((facts.span_ptr[-1] + np.cumsum(sizes)).tolist())
     facts.spans.update(zip(zip(units[lead].tolist(), zip(a[lead].tolist(), b[lead].tolist())), range(len(lead))))
+
+
+def _labels_of(cols: Columns, a: int, b: int) -> list[tuple[int, str | None, str, int]]:
+    """The labels of messages ``a`` to ``b - 1`` that views have made, with their costs:
+    (message, speaker, label, tokens of ``label + ": "``)."""
+    labels, costs = cols.memo(LabelsMemo).labels, cols.memo(_Candidates).label_costs
+    out = []
+    for m in sorted(m for m in costs if a <= m < b):
+        speaker, cost = costs[m]
+        known = labels.get(m)
+        if known is not None and known[0] == speaker:  # (a cost is of its label: ``_EntryCosts``, + 1)
+            out.append((m, speaker, known[1], int(cost - 1.0)))
+    return out
+
+
+def _labels(strings: list[str], quads: np.ndarray, a: int, b: int) -> list[tuple[int, str | None, str, int]] | None:
+    """The labels an entry holds after its covers (see :func:`_labels_of`); None: not well-formed."""
+    if len(quads) % 4:
+        return None
+    out = []
+    n = len(strings)
+    for m, speaker, label, tokens in quads.reshape(-1, 4).tolist():
+        if not (a <= m < b and -1 <= speaker < n and 0 <= label < n):
+            return None
+        text = strings[label]
+        # (a label opens with its message's number, on one line; its tokens, those of a text
+        # of its characters and ": ", at most a few a character)
+        if not text.startswith(f"#{m} ") or "\n" in text or not 0 < tokens <= 4 * (len(text) + 2):
+            return None
+        out.append((m, None if speaker < 0 else strings[speaker], text, tokens))
+    return out
+
+
+def _seed_labels(cols: Columns, entries: list[list[tuple[int, str | None, str, int]]]) -> None:
+    """The labels of entries read, put into the memos of ``record.labels`` and of the take's
+    costs (``candidates._EntryCosts``), for the speaker the columns give their message; a
+    label already made here is kept."""
+    labels, costs = cols.memo(LabelsMemo).labels, cols.memo(_Candidates).label_costs
+    n = len(cols)
+    for held in entries:
+        for m, speaker, label, tokens in held:
+            if m >= n or cols.speaker(m) != speaker:
+                continue
+            known = labels.setdefault(m, (speaker, label))
+            if known == (speaker, label):
+                costs.setdefault(m, (speaker, tokens + 1.0))
 
 
 def _starts(per_row: np.ndarray, eid: np.ndarray, n_rows_of: np.ndarray, n_of: np.ndarray) -> np.ndarray:
