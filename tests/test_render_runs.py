@@ -122,3 +122,30 @@ def test_a_speaker_label_in_an_omitted_unit_is_kept_and_a_run_over_lines_opens_a
             assert render_field(text, units, ds, {}, "#0", speaker) == _reference(text, built, ds, {}, "#0", speaker)
     labelled = render_field(text, units, [OMITTED] + [KEPT] * (n - 1), {}, "", "Caroline")
     assert labelled.startswith("Caroline: " + PLACEHOLDER), labelled
+
+
+@pytest.mark.parametrize("history", _histories())
+def test_a_units_text_and_heads_end_read_from_the_cache_are_those_of_the_unit_built(history):
+    # (read before any unit is built: the record joins items from the text, the render clips
+    # from the head's end, neither building the unit)
+    from discourse_memory.analysis_codec import DecodedPieces
+
+    cache = DictCache()
+    warm = DiscourseMemory(history, cache=cache)
+    warm.view(2000)
+    fresh = DiscourseMemory.from_dict(warm.to_dict(), cache=cache)
+    fresh.view(2000)
+    cols = fresh._compactor._cols
+    units = cols.units
+    texts = [units.text(i) for i in range(len(units))]
+    heads = []
+    decoded = 0
+    for m in cols.messages:
+        s, e = int(cols.msg_start.view[m.index]), int(cols.msg_start.view[m.index + 1])
+        for _, field_units in units.by_field(s, e):
+            decoded += isinstance(field_units._field.units, DecodedPieces)
+            heads += [field_units.head_end(j) for j in range(len(field_units))]
+    built = list(units)
+    assert decoded
+    assert texts == [u.text for u in built]
+    assert heads == [u.head_end for u in built]
