@@ -308,6 +308,19 @@ class DecodedPieces(Sequence[MeasuredPiece]):
         prev = 0 if j == 0 else rows[j - 1][2] + rows[j - 1][9]
         return _KINDS[k], a, b, prev, b + rows[j][9]
 
+    def head_end(self, j: int) -> int:
+        """Piece ``j``'s head's end, without building it (a first view's render writes the
+        clipped units it shows from their spans and heads: building one reads its text's
+        literals and words)."""
+        j %= len(self._built)
+        got = self._built[j]
+        if got is not None:
+            return got.head_end
+        rows = self._row_list
+        if rows is None:
+            rows = self._row_list = self._rows.tolist()
+        return rows[j][7]
+
     def opening(self) -> tuple[int, int, tuple[Literal, ...]]:
         """The first piece's start, end and literals, without building it: the columns read a
         label and a date line off the first piece of every text, and a view builds few of them."""

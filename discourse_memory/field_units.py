@@ -149,6 +149,22 @@ class _FieldUnits(Sequence[Unit]):
         """Unit ``j``'s kind, without building the unit."""
         return self.shown(j)[0]
 
+    def head_end(self, j: int) -> int:
+        """Unit ``j``'s head's end (where its clip cuts), without building the unit where the
+        pieces can read it (a view's render of a clipped unit it reads with :meth:`shown`)."""
+        if not 0 <= j < self._n:
+            raise IndexError(j)
+        i = self._start + j
+        replaced = self._units._replaced
+        got = replaced.get(i) if replaced else None
+        if got is not None:
+            return got.head_end
+        pieces = self._field.units
+        read = getattr(pieces, "head_end", None)
+        if read is not None:  # (analysis_codec.DecodedPieces: read from its numbers)
+            return read(i - self._first)
+        return pieces[i - self._first].head_end
+
     def shown(self, j: int) -> tuple[str, str, str, str]:
         """Unit ``j``'s kind, text, gap and suffix: what a view's render writes of a unit it
         shows whole, without building the unit (a restored memory's first view renders

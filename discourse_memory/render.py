@@ -15,7 +15,7 @@ import numpy as np
 
 from .columns import Columns
 from .plan import CLIPPED, KEPT, PLACEHOLDER, Plan
-from .units import Unit, clipped_text
+from .units import Unit, _clipped, clipped_text
 
 __all__ = ["RenderCache", "render_messages"]
 
@@ -71,6 +71,9 @@ def render_field(text: str, units: Sequence[Unit], decisions: list[int], heads: 
     # (a unit shown whole is written from its kind, text, gap and suffix: read without building
     # it where the units can, as a restored memory's first view renders hundreds)
     shown_of = getattr(units, "shown", None)
+    # (and a clipped one from those and its head's end, where the units can read it: building
+    # a unit read from the shared cache reads every literal and word of its text)
+    head_of = getattr(units, "head_end", None) if shown_of is not None else None
     # Only the shown units are visited: an omitted run is looked at only where it can matter
     # (its label before the first shown unit, its gaps' line breaks where the shown unit after
     # it opens no line of its own): a view shows a few of a long tool output's hundreds of units.
@@ -84,6 +87,9 @@ def render_field(text: str, units: Sequence[Unit], decisions: list[int], heads: 
                 label = speaker + ": "
         if d == KEPT and shown_of is not None:
             kind, body, gap, suffix = shown_of(j)
+        elif head_of is not None:
+            kind, body, gap, suffix = shown_of(j)  # type: ignore[misc]
+            body = _clipped(body, heads[j] if j in heads else head_of(j), kind)
         else:
             u = units[j]
             kind, gap, suffix = u.kind, u.gap, u.suffix

@@ -442,7 +442,12 @@ class Field(NamedTuple):
         return u.piece.literals
 
     def unit_text(self, j: int) -> str:
-        """Unit ``j``'s text, without building the unit (:meth:`unit`)."""
+        """Unit ``j``'s text, without building the unit (:meth:`unit`), nor its piece where
+        the pieces can read its span (``analysis_codec.DecodedPieces.span``)."""
+        span = getattr(self.units, "span", None)
+        if span is not None:
+            _, start, end, _, _ = span(j)
+            return self.text[start:end]
         u = self.units[j]
         if isinstance(u, Unit):
             return u.text

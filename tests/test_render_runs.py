@@ -84,16 +84,22 @@ def test_a_field_renders_as_a_walk_over_every_unit(history):
             for name, units in cols.units.by_field(s, e):
                 if name not in texts or not len(units) or units.kind(0) == "tool_call":
                     continue
-                built = list(units)
+                # (rendered from the units as read first: a unit read from the cache and not built
+                # yet is written from its numbers; then built, to compare)
+                cases = []
                 for weights in ((1, 0, 0, 0), (8, 1, 1, 1), (3, 1, 2, 0), (1, 1, 1, 1), (1, 6, 0, 1), (0, 1, 1, 0)):
                     ds = rng.choices([KEPT, OMITTED, CLIPPED, DEDUPLICATED], weights=weights, k=len(units))
-                    heads = {j: rng.randrange(len(u.text) + 1) for j, u in enumerate(built)
+                    heads = {j: rng.randrange(len(units.text(j)) + 1) for j in range(len(units))
                              if ds[j] == CLIPPED and rng.random() < 0.3}
                     for ref, speaker in (("", None), ("#3", cols.speaker(m.index)), ("", "user")):
-                        want = _reference(texts[name], built, ds, heads, ref, speaker)
-                        assert render_field(texts[name], units, ds, heads, ref, speaker) == want, (m.index, name, ds)
-                        assert render_field(texts[name], built, ds, heads, ref, speaker) == want, (m.index, name, ds)
-                        checked += 1
+                        cases.append((ds, heads, ref, speaker, render_field(texts[name], units, ds, heads, ref, speaker)))
+                built = list(units)
+                for ds, heads, ref, speaker, got in cases:
+                    want = _reference(texts[name], built, ds, heads, ref, speaker)
+                    assert got == want, (m.index, name, ds)
+                    assert render_field(texts[name], units, ds, heads, ref, speaker) == want, (m.index, name, ds)
+                    assert render_field(texts[name], built, ds, heads, ref, speaker) == want, (m.index, name, ds)
+                    checked += 1
     assert checked > 100
 
 
@@ -116,3 +122,30 @@ def test_a_speaker_label_in_an_omitted_unit_is_kept_and_a_run_over_lines_opens_a
             assert render_field(text, units, ds, {}, "#0", speaker) == _reference(text, built, ds, {}, "#0", speaker)
     labelled = render_field(text, units, [OMITTED] + [KEPT] * (n - 1), {}, "", "Caroline")
     assert labelled.startswith("Caroline: " + PLACEHOLDER), labelled
+
+
+@pytest.mark.parametrize("history", _histories())
+def test_a_units_text_and_heads_end_read_from_the_cache_are_those_of_the_unit_built(history):
+    # (read before any unit is built: the record joins items from the text, the render clips
+    # from the head's end, neither building the unit)
+    from discourse_memory.analysis_codec import DecodedPieces
+
+    cache = DictCache()
+    warm = DiscourseMemory(history, cache=cache)
+    warm.view(2000)
+    fresh = DiscourseMemory.from_dict(warm.to_dict(), cache=cache)
+    fresh.view(2000)
+    cols = fresh._compactor._cols
+    units = cols.units
+    texts = [units.text(i) for i in range(len(units))]
+    heads = []
+    decoded = 0
+    for m in cols.messages:
+        s, e = int(cols.msg_start.view[m.index]), int(cols.msg_start.view[m.index + 1])
+        for _, field_units in units.by_field(s, e):
+            decoded += isinstance(field_units._field.units, DecodedPieces)
+            heads += [field_units.head_end(j) for j in range(len(field_units))]
+    built = list(units)
+    assert decoded
+    assert texts == [u.text for u in built]
+    assert heads == [u.head_end for u in built]

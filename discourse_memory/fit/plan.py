@@ -11,7 +11,7 @@ import numpy as np
 from ..columns import Columns, _Grow
 from ..plan import CLIPPED, KEPT, Plan
 from ..record import Entry, Item, Record, as_read, line_text, message_label, sanitize, widened
-from ..units import Unit, head_literal_texts
+from ..units import head_literal_texts
 from .limits import LIMITS
 from .types import _LINE_KIND, Chosen, Ranked, Scene
 
@@ -109,7 +109,7 @@ def _entry(made: _Made, cols: Columns, r: Ranked, m: int, items: list[Item]) -> 
     key = (m, label, header, tuple(map(id, items)))
     hit = made.entries.get(key)
     if hit is None:
-        entry = Entry(m, label, tuple(_joined(made, cols, cols.units, items)), header)
+        entry = Entry(m, label, tuple(_joined(made, cols, items)), header)
         hit = made.entries[key] = (items, entry)
     return hit[1]
 
@@ -197,7 +197,7 @@ def _made(cols: Columns) -> _Made:
     return made
 
 
-def _joined(made: _Made, cols: Columns, units: Sequence[Unit], items: list[Item]) -> list[Item]:
+def _joined(made: _Made, cols: Columns, items: list[Item]) -> list[Item]:
     """Items of one message with the spans of each unit that touch or overlap joined into
     one span of the unit's text (``loved "Becoming Nicole" by Amy Ellis Nutt``)."""
     out: list[Item] = []
@@ -216,7 +216,7 @@ def _joined(made: _Made, cols: Columns, units: Sequence[Unit], items: list[Item]
             key = (id(prev), id(it))
             hit = made.joined.get(key)
             if hit is None:  # (a unit's text never changes: each pair is joined once)
-                unit_text = as_read(cols, units[it.unit]).text  # (a unit is built from its columns only to join)
+                unit_text = _read_text(cols, it.unit)
                 text = line_text(unit_text, span) if lines else sanitize(unit_text[span[0]:span[1]])
                 hit = made.joined[key] = (prev, it, Item(prev.literal, prev.unit, prev.message, text, span,
                                                          prev.covers + it.covers, row=prev.row, group=prev.group))
@@ -224,6 +224,14 @@ def _joined(made: _Made, cols: Columns, units: Sequence[Unit], items: list[Item]
         else:
             out.append(it)
     return out
+
+
+def _read_text(cols: Columns, i: int) -> str:
+    """Unit ``i``'s text as the record reads it (``record.as_read``), built only where it has
+    an escape to read (a unit read from the shared cache and built reads every literal and
+    word of its text: a first view joins the items of a few dozen)."""
+    text = cols.units.text(i)
+    return as_read(cols, cols.units[i]).text if "\\" in text else text
 
 
 _LINES = tuple(_LINE_KIND.tolist())
