@@ -151,7 +151,7 @@ def _rows_hold(opened: list[Any]) -> np.ndarray:
     n = len(opened)
     if not n:
         return np.zeros(0, dtype=bool)
-    heads = np.array([o[4] for o in opened], dtype=np.int64)
+    heads = np.stack([o[3][:_HEAD] for o in opened])  # (the headers as arrays: not a list of lists converted)
     n_chars, n_pieces, n_words, n_lits, n_heads = heads[:, 0], heads[:, 1], heads[:, 2], heads[:, 3], heads[:, 4]
     n_strings = np.array([len(o[2]) for o in opened], dtype=np.int64)
     rows = np.concatenate([o[3][_HEAD:_HEAD + _COLS * int(o[4][1])] for o in opened]).reshape(-1, _COLS)
@@ -177,7 +177,7 @@ def _parts_hold(opened: list[Any]) -> np.ndarray:
     n = len(opened)
     if not n:
         return np.zeros(0, dtype=bool)
-    heads = np.array([o[4] for o in opened], dtype=np.int64)
+    heads = np.stack([o[3][:_HEAD] for o in opened])  # (the headers as arrays: not a list of lists converted)
     n_pieces, n_words, n_lits, n_heads = heads[:, 1], heads[:, 2], heads[:, 3], heads[:, 4]
     n_marked, n_lines = heads[:, 6] + heads[:, 7], heads[:, 8]
     n_strings = np.array([len(o[2]) for o in opened], dtype=np.int64)
@@ -320,6 +320,16 @@ class DecodedPieces(Sequence[MeasuredPiece]):
         if rows is None:
             rows = self._row_list = self._rows.tolist()
         return rows[j][7]
+
+    def opening_span(self) -> tuple[int, int, int]:
+        """The first piece's start, end and how many literals it states, without building them
+        (a date line is short: most texts' first pieces are not read further, see :meth:`opening`)."""
+        got = self._built[0] if self._built else None
+        if got is not None:
+            p = got.piece
+            return p.start, p.end, len(p.literals)
+        a, b, n = self._rows[0, [1, 2, 11]].tolist()
+        return a, b, n
 
     def opening(self) -> tuple[int, int, tuple[Literal, ...]]:
         """The first piece's start, end and literals, without building it: the columns read a

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from .labels import date_line, label_before_number, speaker_label
+from .labels import date_line, label_before_number, may_be_date_line, speaker_label
 from .literals import first_kinds
 from .messages import Message
 from .segment import Piece
@@ -353,8 +353,8 @@ class Columns:
         numbered; new literals and words already numbered, ``n_new`` and ``n_new_words`` of them)
         and of their messages, and update the vocabularies' counts."""
         # (numbers as arrays once: a list given to an array's extend is converted again)
-        krows, lit_rows, head_rows, word_rows = (np.asarray(x, dtype=np.int64)
-                                                 for x in (key_rows, lit_rows, head_rows, word_rows))
+        krows, lit_rows, head_rows, word_rows, owned = (np.asarray(x, dtype=np.int64)
+                                                        for x in (key_rows, lit_rows, head_rows, word_rows, owners))
         # Occurrence numbers: earlier units of the same key, in this conversation.
         self.key_total.extend([0] * (len(self._key_ids) - self.key_total.n))
         if len(krows):
@@ -384,7 +384,7 @@ class Columns:
         if len(lit_rows):
             lrows = lit_rows
             per_unit = np.asarray(n_texts, dtype=np.int64)
-            np.maximum.at(self.lit_last_msg.view, lrows, np.repeat(np.asarray(owners, dtype=np.int64), per_unit))
+            np.maximum.at(self.lit_last_msg.view, lrows, np.repeat(owned, per_unit))
             np.add.at(self.lit_df.view, lrows, 1.0)
             # (a literal of a mark is one of its text's, numbered above; one a shared segment
             # did not number, which only a forged one can lack, is not marked)
@@ -403,7 +403,7 @@ class Columns:
         self.head_idx.extend(head_rows)
         self.head_ptr.extend(_ends(self.head_idx.n - len(head_rows), n_heads))
         self.u_key.extend(krows)
-        self.u_msg.extend(owners)
+        self.u_msg.extend(owned)
         self.u_kind.extend(kinds)
         self.u_tokens.extend(tokens)
         self.u_clip.extend(clips)
@@ -546,6 +546,9 @@ def _label_and_date(fields: list[Field]) -> tuple[str | None, str | None]:
         if not f.units:
             continue
         if isinstance(f.units, DecodedPieces):  # (read off the entry: the piece is not built)
+            a, b, n = f.units.opening_span()
+            if not may_be_date_line(b - a, n):  # (no date line: its literals are not made)
+                return speaker_label(f.text), None
             a, b, literals = f.units.opening()
         elif isinstance(f.units[0], Unit):
             continue

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from .literals import Literal, find_literals
 
-__all__ = ["LIST_MARK", "SPEAKER", "SPEAKER_AT", "date_line", "date_prefix", "label_before_number", "speaker_label"]
+__all__ = ["LIST_MARK", "SPEAKER", "SPEAKER_AT", "date_line", "date_prefix", "label_before_number", "may_be_date_line", "speaker_label"]
 
 SPEAKER_AT = re.compile(r"([A-Z][\w'\-]{0,20}(?:[ ][A-Z][\w'\-]{0,20}){0,2}):[ \t]+(?=[^\W\d_]|[\"'“(\[])")
 """A speaker label: one to three capitalised words and a colon, before words (a field
@@ -91,10 +91,16 @@ def label_before_number(text: str) -> str | None:
     return match.group(1)
 
 
+def may_be_date_line(n_chars: int, n_literals: int) -> bool:
+    """Whether a text of ``n_chars`` characters stating ``n_literals`` literals can be a date
+    line (:func:`date_line`): one states a date in a short line."""
+    return n_literals > 0 and n_chars <= 60
+
+
 def date_line(text: str, literals: Sequence[Literal]) -> bool:
     """Whether a unit's ``text`` only states a date or a time (a session's date line):
     its literals are dates and times, and nothing else but marks and "on"/"at"."""
-    if not literals or len(text) > 60 or any(lit.kind not in _DATE_KINDS for lit in literals):
+    if not may_be_date_line(len(text), len(literals)) or any(lit.kind not in _DATE_KINDS for lit in literals):
         return False
     pos = 0
     for lit in literals:

@@ -18,6 +18,7 @@ __all__ = ["payload_problem"]
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
 
 
 def payload_problem(value: Any, *, max_depth: int = LIMITS.payload_depth, max_values: int | None = None,
@@ -33,6 +34,8 @@ def payload_problem(value: Any, *, max_depth: int = LIMITS.payload_depth, max_va
         seen += 1
         if max_values is not None and seen > max_values:
             return f"holds more than {max_values:,} values"
+        if type(item) in _SCALAR_TYPES:  # (most values: no ABC check of a Mapping for them)
+            continue
         if isinstance(item, Mapping):
             children: Any = item.items()
         elif isinstance(item, (list, tuple)):

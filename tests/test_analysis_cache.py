@@ -573,6 +573,34 @@ def test_new_spans_are_numbered_in_order_of_their_first_row():
     assert facts.span_ptr == [0, 2, 3, 3, 4] and facts.span_lits == [40, 41, 30, 50]
 
 
+def test_a_fresh_worker_finds_the_date_lines_and_labels_of_a_cold_one():
+    """The label and date line of each message read off its cached analysis (whose first piece
+    is built only when it may be a date line) are those of an analysis made here."""
+    path = SHARED_DATA / "locomo" / "locomo_dev.json"
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    conv = json.loads(path.read_text())[0]["conversation"]
+    msgs = []
+    k = 1
+    while f"session_{k}" in conv:
+        for at, turn in enumerate(conv[f"session_{k}"]):
+            text = f"{turn['speaker']}: {turn['text']}"
+            if at == 0:  # (as evaluation/datasets.py: a session opens with its date)
+                text = f"[{conv[f'session_{k}_date_time']}]\n{text}"
+            msgs.append({"role": "user" if turn["speaker"] == conv["speaker_a"] else "assistant", "content": text})
+        k += 1
+    msgs = msgs[:160]
+    budget = Compactor().count_messages(msgs) // 4
+    cache = DictCache()
+    DiscourseMemory(msgs, cache=cache).view(budget)
+    fresh, alone = DiscourseMemory(msgs, cache=cache), DiscourseMemory(msgs)
+    assert _bytes(fresh.view(budget)) == _bytes(alone.view(budget))
+    a, b = fresh._compactor._cols, alone._compactor._cols
+    dates = [a.msg_date[i] for i in range(len(msgs))]
+    assert dates == [b.msg_date[i] for i in range(len(msgs))] and sum(d is not None for d in dates) >= 3
+    assert [a.speaker(i) for i in range(len(msgs))] == [b.speaker(i) for i in range(len(msgs))]
+
+
 def test_a_fresh_worker_reads_the_items_a_warm_one_built():
     """The items decoded from row entries (built column by column, each by its fields' slots)
     are the warm memory's, field for field and type for type."""
