@@ -80,9 +80,12 @@ def _by_value(cols: Columns, owners: np.ndarray, rows: np.ndarray) -> np.ndarray
         keys = lit_idx[have:].astype(np.int64) * span + (span - 1 - owners[have:n].astype(np.int64))
         by = np.argsort(keys, kind="stable")
         new, keys = new[by], keys[by]
-        # (side right: a new row after an old one of the same value and unit, as its row is)
-        at = np.searchsorted(memo.keys, keys, side="right")
-        memo.order, memo.keys = np.insert(memo.order, at, new), np.insert(memo.keys, at, keys)
+        if have:
+            # (side right: a new row after an old one of the same value and unit, as its row is)
+            at = np.searchsorted(memo.keys, keys, side="right")
+            memo.order, memo.keys = np.insert(memo.order, at, new), np.insert(memo.keys, at, keys)
+        else:  # (a first view: every row is new, in its order; an insert into nothing was a quarter ms)
+            memo.order, memo.keys = new, keys
     wanted = np.zeros(n, dtype=bool)
     wanted[rows] = True
     return memo.order[wanted[memo.order]]
