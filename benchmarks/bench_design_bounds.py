@@ -10,7 +10,8 @@ substitutions (each one checked to apply), run in its own process through
 stage, wall clock). Variants run one after the other, round after round, so that each
 round's figures were taken in the same minutes. Prints per round and variant: the turn's CPU
 median, trim_messages' and their ratio, the turn's wall median, the stages (ms a turn) and
-the take's passes a turn; then the medians over rounds.
+the take's passes a turn; then the medians over rounds. On a shared machine read the ratio:
+both of its sides were timed in the same process minutes apart.
 
 The variants (what a design would save at most, not what it would cost in view quality):
 
@@ -18,11 +19,15 @@ The variants (what a design would save at most, not what it would cost in view q
 - ``d``: one take and one render a view (``fit.fitting._fit``: a take at the estimated room,
   its plan rendered once, no second take, no trail, no longer heads; a view over its budget
   is cut as it is now, each cut rendered).
-- ``b``: record items made only for the 400 best candidates (by their gain before the
-  source-dependent factors; about twice the items a view of the 65k-token history lists).
+- ``b``: record items made only for the 800 best candidates (by their gain before the
+  source-dependent factors), of about 1,800: on the 65k-token history a view still lists
+  about 180 items (200 without the cap; with 400 it listed 4: the best candidates by that
+  gain are mostly values a unit shows anyway). A bound on making items only for the
+  candidates the take can reach (~620 taken a pass).
 - ``a``: one record option per unit: of the candidates newest in one unit only the best is
   made an item (the number of options a per-unit record would rank and take).
-- ``c``: record items' costs from their characters (a quarter of them), not tiktoken.
+- ``c``: record items' costs from their characters (a quarter of them), not tiktoken (the
+  estimates then miss the render by more: more views are cut, each cut rendered again).
 - ``z``: no record items at all (the floor of any design of the record's options: every
   cost of making, ranking and taking items gone).
 - combinations: ``d+a``, ``d+z`` (and any other, with ``--only``).
@@ -70,7 +75,7 @@ PER_UNIT = '''    _o = np.argsort(-gain, kind="stable")  # (bench_design_bounds:
 CAND = "fit/candidates.py"
 STUBS = {  # name -> (file, old text or None to append, new text)
     "d": [("fit/fitting.py", None, ONE_PASS)],
-    "b": [(CAND, "cap = max(LIMITS.candidates_min, scene.budget)", "cap = 400")],
+    "b": [(CAND, "cap = max(LIMITS.candidates_min, scene.budget)", "cap = 800")],
     "a": [(CAND, "    if len(candidates) > cap:\n", PER_UNIT + "    if len(candidates) > cap:\n")],
     "c": [(CAND, "    count = scene.count\n", "    count = lambda s: (len(s) + 3) // 4\n")],
     "z": [(CAND, "    n_lits = len(cols.lit_text)\n    if n_lits == 0:\n",
