@@ -149,14 +149,19 @@ class _FieldUnits(Sequence[Unit]):
         """Unit ``j``'s kind, without building the unit."""
         return self.shown(j)[0]
 
-    def head_end(self, j: int) -> int:
-        """Unit ``j``'s head's end (where its clip cuts), without building the unit where the
-        pieces can read it (a view's render of a clipped unit it reads with :meth:`shown`)."""
+    def _replaced(self, j: int) -> tuple[int, Unit | None]:
+        """Unit ``j``'s place among the conversation's units, and the unit this view put in its
+        place (``Units.replaced``) or None: where a read without building the unit starts."""
         if not 0 <= j < self._n:
             raise IndexError(j)
         i = self._start + j
         replaced = self._units._replaced
-        got = replaced.get(i) if replaced else None
+        return i, (replaced.get(i) if replaced else None)
+
+    def head_end(self, j: int) -> int:
+        """Unit ``j``'s head's end (where its clip cuts), without building the unit where the
+        pieces can read it (a view's render of a clipped unit it reads with :meth:`shown`)."""
+        i, got = self._replaced(j)
         if got is not None:
             return got.head_end
         pieces = self._field.units
@@ -169,11 +174,7 @@ class _FieldUnits(Sequence[Unit]):
         """Unit ``j``'s kind, text, gap and suffix: what a view's render writes of a unit it
         shows whole, without building the unit (a restored memory's first view renders
         hundreds, and reads the gaps of hundreds it leaves out)."""
-        if not 0 <= j < self._n:
-            raise IndexError(j)
-        i = self._start + j
-        replaced = self._units._replaced
-        got = replaced.get(i) if replaced else None
+        i, got = self._replaced(j)
         if got is not None:
             return got.kind, got.text, got.gap, got.suffix
         k = i - self._first
