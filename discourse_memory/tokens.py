@@ -226,16 +226,7 @@ class TiktokenCounter(_Shared):
         the lines and entries of the last one, and they are counted once."""
         if len(text) < LIMITS.by_lines_min or getattr(self._enc, "_pat_str", None) not in _LINE_ADDITIVE:
             return self.count(text)
-        total = 0
-        start = 0
-        known = self._cache._data.get  # (hundreds of pieces a note, most counted before: read without a call)
-        for cut in _CUTS.finditer(text):
-            end = cut.end()
-            piece = text[start:end]
-            n = known(piece)
-            total += self.count(piece) if n is None else n
-            start = end
-        return total + self.count(text[start:])
+        return self._pieces(text)
 
     def count_lines(self, lines: Sequence[str]) -> int:
         """``count_by_lines("\n".join(lines))``, from sums kept per line: a line opening
@@ -271,7 +262,7 @@ class TiktokenCounter(_Shared):
         """The tokens of ``text`` as the sum of its pieces (see :meth:`count_by_lines`)."""
         total = 0
         start = 0
-        known = self._cache._data.get  # (a changed line of a note is mostly pieces counted before)
+        known = self._cache._data.get  # (hundreds of pieces a note, most counted before: read without a call)
         for cut in _CUTS.finditer(text):
             end = cut.end()
             piece = text[start:end]

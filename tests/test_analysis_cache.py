@@ -43,6 +43,16 @@ class DictCache:
         self.data.update(items)
 
 
+def _swe_run(i: int) -> tuple[list[dict], int]:
+    """Run ``i`` of ``swe_dev.jsonl`` and a budget of a quarter of its tokens (skipped where
+    the data is not there)."""
+    path = SHARED_DATA / "agents" / "swe_dev.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not there")
+    msgs = json.loads(path.read_text().splitlines()[i])["messages"]
+    return msgs, Compactor().count_messages(msgs) // 4
+
+
 def _bytes(view) -> tuple[str, str, int]:  # type: ignore[no-untyped-def]
     return json.dumps(view.messages, sort_keys=True, ensure_ascii=False), view.note or "", view.tokens_after
 
@@ -164,12 +174,8 @@ def test_a_view_through_a_row_entry_is_the_view_without_it(msgs, share, mode, da
 
 
 def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
-    path = SHARED_DATA / "agents" / "swe_dev.jsonl"
-    if not path.exists():
-        pytest.skip(f"{path} is not there")
-    msgs = json.loads(path.read_text().splitlines()[0])["messages"]
+    msgs, budget = _swe_run(0)
     cache = DictCache()
-    budget = Compactor().count_messages(msgs) // 4
     expected = _bytes(DiscourseMemory(msgs).view(budget))
     assert _bytes(DiscourseMemory(msgs, cache=cache).view(budget)) == expected
     texts = {m["content"] for m in msgs if m.get("content")}
@@ -209,11 +215,7 @@ def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
 
 
 def test_a_conversation_a_few_messages_on_reads_the_rows_of_its_start():
-    path = SHARED_DATA / "agents" / "swe_dev.jsonl"
-    if not path.exists():
-        pytest.skip(f"{path} is not there")
-    msgs = json.loads(path.read_text().splitlines()[1])["messages"]
-    budget = Compactor().count_messages(msgs) // 4
+    msgs, budget = _swe_run(1)
     cache = DictCache()
     DiscourseMemory(msgs[:-6], cache=cache).view(budget)  # another worker, six messages ago
     assert [k for k in cache.data if _is_rows(k)]
@@ -488,11 +490,7 @@ def _facts(memory: DiscourseMemory) -> tuple[dict[int, tuple], int]:  # type: ig
 
 
 def test_a_fresh_worker_reads_the_rows_facts_a_warm_one_found():
-    path = SHARED_DATA / "agents" / "swe_dev.jsonl"
-    if not path.exists():
-        pytest.skip(f"{path} is not there")
-    msgs = json.loads(path.read_text().splitlines()[1])["messages"]
-    budget = Compactor().count_messages(msgs) // 4
+    msgs, budget = _swe_run(1)
     cache = DictCache()
     DiscourseMemory(msgs, cache=cache).view(budget)
     alone = DiscourseMemory(msgs)
@@ -524,11 +522,7 @@ def test_the_spans_of_a_fresh_worker_are_numbered_as_row_by_row():
     from discourse_memory.fit.candidates import _Facts
     from discourse_memory.fit.sources import _RowMemo
 
-    path = SHARED_DATA / "agents" / "swe_dev.jsonl"
-    if not path.exists():
-        pytest.skip(f"{path} is not there")
-    msgs = json.loads(path.read_text().splitlines()[1])["messages"]
-    budget = Compactor().count_messages(msgs) // 4
+    msgs, budget = _swe_run(1)
     cache = DictCache()
     DiscourseMemory(msgs, cache=cache).view(budget)
     fresh = DiscourseMemory(msgs, cache=cache)
@@ -607,11 +601,7 @@ def test_a_fresh_worker_reads_the_items_a_warm_one_built():
     from discourse_memory.fit.sources import _row_memo
     from discourse_memory.record import Item, built_item
 
-    path = SHARED_DATA / "agents" / "swe_dev.jsonl"
-    if not path.exists():
-        pytest.skip(f"{path} is not there")
-    msgs = json.loads(path.read_text().splitlines()[1])["messages"]
-    budget = Compactor().count_messages(msgs) // 4
+    msgs, budget = _swe_run(1)
     cache = DictCache()
     warm = DiscourseMemory(msgs, cache=cache)
     warm.view(budget)
@@ -752,11 +742,7 @@ def test_a_fresh_worker_reads_the_labels_a_warm_one_made():
     from discourse_memory.fit.candidates import _Candidates
     from discourse_memory.record import labels as record_labels
 
-    path = SHARED_DATA / "agents" / "swe_dev.jsonl"
-    if not path.exists():
-        pytest.skip(f"{path} is not there")
-    msgs = json.loads(path.read_text().splitlines()[1])["messages"]
-    budget = Compactor().count_messages(msgs) // 4
+    msgs, budget = _swe_run(1)
     cache = DictCache()
     warm = DiscourseMemory(msgs, cache=cache)
     warm.view(budget)
