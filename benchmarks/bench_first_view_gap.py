@@ -38,9 +38,8 @@ sys.path.insert(0, str(HERE))
 
 
 def fresh(path: str, repeat: int) -> None:
-    from bench_first_view_stages import DATA, DictCache
+    from bench_first_view_stages import DATA, DictCache, time_halves
     from discourse_memory import DiscourseMemory, get_token_counter
-    from discourse_memory.compaction import Compactor
     from discourse_memory.nlp import get_pipeline
 
     with open(path, "rb") as f:
@@ -48,19 +47,7 @@ def fresh(path: str, repeat: int) -> None:
     get_pipeline()
     other = [json.loads(line)["messages"] for line in DATA.open()][-1]
     DiscourseMemory(other, cache=DictCache()).view(4000)  # (a worker in service)
-    spent: dict[str, float] = {}
-
-    def timed(name, f):  # type: ignore[no-untyped-def]
-        def g(*a, **k):  # type: ignore[no-untyped-def]
-            t = time.thread_time()
-            try:
-                return f(*a, **k)
-            finally:
-                spent[name] = spent.get(name, 0.0) + (time.thread_time() - t) * 1000
-        return g
-
-    Compactor._columns = timed("columns", Compactor._columns)  # type: ignore[method-assign]
-    Compactor._compact = timed("rest", Compactor._compact)  # type: ignore[method-assign]
+    spent = time_halves()
     counter = get_token_counter()
     counts = counter._cache._data  # type: ignore[attr-defined]
     lines = counter._line_sums  # type: ignore[attr-defined]

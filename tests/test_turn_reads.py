@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from discourse_memory import DiscourseMemory
 from discourse_memory.columns import Columns
 from discourse_memory.fit.rank import _states
 from discourse_memory.fit.sources import _by_value
@@ -95,6 +96,21 @@ def _agent_conversation(turns: int) -> list[dict]:
             asked = f"Is flight HAT{100 + t} from JFK still on time on 2024-05-{10 + t}?"
             msgs.append({"role": "user", "content": asked})
     return msgs
+
+
+def _views_as_fresh(grown: DiscourseMemory, msgs: list[dict]) -> None:
+    """``grown``'s views at 260 and 700 tokens are those a fresh memory of ``msgs`` makes (a
+    budget too small for the history is passed over)."""
+    from discourse_memory.errors import BudgetTooSmallError
+
+    for budget in (260, 700):
+        try:
+            view = grown.view(budget)
+        except BudgetTooSmallError:
+            continue
+        fresh = DiscourseMemory(msgs).view(budget)
+        assert view.messages == fresh.messages
+        assert view.note == fresh.note
 
 
 def _plain_pending(cols: Columns) -> np.ndarray:
@@ -210,21 +226,11 @@ def test_a_memory_viewed_turn_by_turn_gives_the_views_of_a_fresh_one() -> None:
     """What views keep for the next (the places of ranking, the spans a record item lists,
     the history reads extended turn by turn) changes no view: each turn's views, at two
     budgets, are those a fresh memory makes of the same history."""
-    from discourse_memory import DiscourseMemory
-    from discourse_memory.errors import BudgetTooSmallError
-
     msgs = _agent_conversation(14)
     grown = DiscourseMemory(msgs[:3])
     for n in range(4, len(msgs) + 1):
         grown.append(msgs[n - 1])
-        for budget in (260, 700):
-            try:
-                view = grown.view(budget)
-            except BudgetTooSmallError:
-                continue
-            fresh = DiscourseMemory(msgs[:n]).view(budget)
-            assert view.messages == fresh.messages
-            assert view.note == fresh.note
+        _views_as_fresh(grown, msgs[:n])
 
 
 @settings(max_examples=60, deadline=None)
@@ -436,8 +442,6 @@ def test_the_values_items_list_read_as_arrays_are_those_of_their_covers(monkeypa
 def test_the_covering_memo_is_bounded_and_its_bound_changes_no_view() -> None:
     """``_Candidates.covering`` keeps at most about one item per unit: past that, only the
     items the view lists stay (here forced by filling it); the views stay a fresh memory's."""
-    from discourse_memory import DiscourseMemory
-    from discourse_memory.errors import BudgetTooSmallError
     from discourse_memory.fit.candidates import _Candidates
     from discourse_memory.record import Item
 
@@ -451,14 +455,7 @@ def test_the_covering_memo_is_bounded_and_its_bound_changes_no_view() -> None:
         covering = cols.memo(_Candidates).covering
         if n % 3 == 0:
             covering.update({("filler", i): filler for i in range(len(cols.u_msg.view) + 1)})
-        for budget in (260, 700):
-            try:
-                view = grown.view(budget)
-            except BudgetTooSmallError:
-                continue
-            fresh = DiscourseMemory(msgs[:n]).view(budget)
-            assert view.messages == fresh.messages
-            assert view.note == fresh.note
+        _views_as_fresh(grown, msgs[:n])
         if n % 3 == 0 and n >= 7:  # (from the 7th message on, a view of each turn lists a line's values)
             assert not any(key[0] == "filler" for key in covering)
             pruned += 1
