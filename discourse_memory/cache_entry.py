@@ -23,14 +23,14 @@ import hashlib
 import json
 import struct
 import zlib
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal, overload
 
 import numpy as np
 
 from .limits import LIMITS
 
-__all__ = ["DIGEST", "digest", "seal", "segments", "unseal"]
+__all__ = ["DIGEST", "Strings", "digest", "seal", "segments", "unseal"]
 
 DIGEST = 16
 """Bytes of the digest after the magic."""
@@ -83,9 +83,62 @@ def seal(magic: bytes, person: bytes, key: str, strings: Iterable[str], ints: np
     return magic + digest(person, key, body, secret) + body
 
 
-def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = b"") -> tuple[list[str], np.ndarray] | None:
+class Strings(Sequence[str]):
+    """An entry's NUL-ended strings, counted when the entry is opened and split when first
+    read (:func:`unseal` with ``lazy``): a fresh worker's first view reads a hundred analysis
+    entries and the strings of few of them (issue 49). The text is checked as an entry's
+    strings are (UTF-8, nothing after the last NUL) before it is counted."""
+
+    __slots__ = ("_text", "_n", "_list")
+
+    def __init__(self, text: str, n: int) -> None:
+        self._text, self._n = text, n
+        self._list: list[str] | None = None
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        return self.listed()[i]
+
+    def listed(self) -> list[str]:
+        """Every string, as a list (split once)."""
+        got = self._list
+        if got is None:
+            got = self._list = self._text.split("\0")
+            got.pop()  # (the empty tail after the last NUL: checked empty)
+            self._text = ""
+        return got
+
+    def first(self, k: int) -> list[str]:
+        """The first ``k`` strings (at most all of them), the rest left unsplit."""
+        if self._list is not None:
+            return self._list[:k]
+        k = min(k, self._n)
+        return self._text.split("\0", k)[:k]
+
+
+@overload
+def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = ...,
+           lazy: Literal[False] = ...) -> tuple[list[str], np.ndarray] | None: ...
+
+
+@overload
+def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = ...,
+           lazy: bool = ...) -> tuple[list[str] | Strings, np.ndarray] | None: ...
+
+
+def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = b"",
+           lazy: bool = False) -> tuple[list[str] | Strings, np.ndarray] | None:
     """An entry's strings and int64 numbers (read-only), if it is one of ``magic``'s format
-    written for ``key`` under ``secret``; None for anything else."""
+    written for ``key`` under ``secret``; None for anything else. ``lazy``: NUL-ended strings
+    come as :class:`Strings`, split when first read."""
     if not isinstance(blob, (bytes, bytearray, memoryview)):
         return None
     blob = bytes(blob)
@@ -106,11 +159,16 @@ def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = b""
         ints = raw[5 + n_names:]
         if dtype is None or len(ints) % dtype.itemsize:
             return None
+        strings: list[str] | Strings
         if width & JSON:
             strings = json.loads(text)
             # (the strings' types in one pass in C: a generator per string was a fifth of a decode)
             if type(strings) is not list or not set(map(type, strings)) <= {str}:
                 return None
+        elif lazy:
+            if text and text[-1] != "\0":  # (every string ends with a NUL: nothing after the last)
+                return None
+            strings = Strings(text, text.count("\0"))
         else:
             strings = text.split("\0")
             if strings.pop():  # (every string ends with a NUL: nothing after the last)

@@ -734,6 +734,52 @@ def test_an_entry_keeps_its_strings_and_numbers_at_their_width_and_refuses_anoth
     assert cache_entry.unseal(magic, person, "k", signed(old, b""), SECRET) is None
 
 
+def test_lazy_strings_read_as_the_split_ones_and_refuse_what_they_refuse():
+    import hashlib
+    import struct
+
+    magic, person = b"DMX\x01", b"dm-test"
+    for strings in ([], [""], ["a", "", "b c", "\u00e9\ud800"], ["x"] * 5, ["a\0b", "c"], ["\0"]):
+        blob = cache_entry.seal(magic, person, "k", strings, np.array([1]), SECRET)
+        eager = cache_entry.unseal(magic, person, "k", blob, SECRET)
+        got = cache_entry.unseal(magic, person, "k", blob, SECRET, lazy=True)
+        assert eager is not None and got is not None and eager[0] == strings
+        lazy = got[0]
+        assert len(lazy) == len(strings)
+        for k in range(len(strings) + 2):  # (a prefix split alone, then the whole)
+            assert list(lazy.first(k) if isinstance(lazy, cache_entry.Strings) else lazy[:k]) == strings[:k]
+        assert list(lazy) == strings and [lazy[i] for i in range(len(strings))] == strings
+
+    def signed(body: bytes) -> bytes:
+        h = hashlib.blake2b(digest_size=cache_entry.DIGEST, key=SECRET, person=person)
+        h.update(cache_entry.LAYOUT + b"k\x00" + body)
+        return magic + h.digest() + body
+
+    for text in (b"a", b"a\x00b", b"\xff\x00", b"a\x00\xc3"):  # (not each NUL-ended; not UTF-8)
+        body = zlib.compress(struct.pack("<IB", len(text), 2) + text + bytes(4))
+        assert cache_entry.unseal(magic, person, "k", signed(body), SECRET, lazy=True) is None
+
+
+def test_a_fresh_worker_splits_the_strings_of_few_analyses():
+    """A first view through the cache reads a text's marks and its first piece's literals off
+    the entry's first strings (written first) and splits the rest only for the pieces it
+    builds: the view is the same, and most entries are never split."""
+    msgs, budget = _swe_run(1)
+    cache = DictCache()
+    warm = DiscourseMemory(msgs, cache=cache)
+    warm.view(budget)
+    fresh = DiscourseMemory(msgs, cache=cache)
+    assert _bytes(fresh.view(budget)) == _bytes(warm.view(budget))
+    decoded = [p for p in fresh._compactor.analyzer._cache.values() if isinstance(p, analysis_codec.DecodedPieces)]
+    lazy = [p._strings for p in decoded if isinstance(p._strings, cache_entry.Strings)]
+    assert len(decoded) > 20 and len(lazy) == len(decoded)
+    assert sum(s._list is None for s in lazy) > 0.8 * len(lazy)
+    # (and each entry's pieces, built whole from its strings, are the analysis made here)
+    alone = Compactor().analyzer
+    for p in decoded[:10]:
+        assert tuple(p) == alone.analyse([p._text])[0]
+
+
 def test_a_fresh_worker_reads_the_labels_a_warm_one_made():
     """The record labels a warm worker made (and their tokens) ride with its row entries: a
     fresh worker's first view makes none of them again, and its view is the same. A label
