@@ -96,7 +96,7 @@ def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
             if mode == "forged":
                 cache.data[key] = _forged(fmt, key, blob)
             else:  # every number of every row past the header out of range, or one of them
-                at = data.draw(st.integers(4, max(4, len(zlib.decompress(blob[20:])) // 8)), label="row number")
+                at = data.draw(st.integers(4, max(4, len(zlib.decompress(blob[20:], -zlib.MAX_WBITS)) // 8)), label="row number")
                 value = data.draw(st.sampled_from([-3, 10**9]), label="value")
                 cache.data[key] = _resigned(fmt, key, blob, lambda ints: ints.__setitem__(
                     slice(min(at, len(ints) - 1), None if value < 0 else min(at, len(ints) - 1) + 1), value))
@@ -732,8 +732,8 @@ def test_an_entry_keeps_its_strings_and_numbers_at_their_width_and_refuses_anoth
         assert not ints.flags.writeable
     small = cache_entry.seal(magic, person, "k", [], np.arange(1000, dtype=np.int64) % 100, SECRET)
     wide = cache_entry.seal(magic, person, "k", [], np.arange(1000, dtype=np.int64) % 100 + 2**40, SECRET)
-    assert len(zlib.decompress(small[len(magic) + cache_entry.DIGEST:])) < 1100 < len(
-        zlib.decompress(wide[len(magic) + cache_entry.DIGEST:]))
+    assert len(zlib.decompress(small[len(magic) + cache_entry.DIGEST:], -zlib.MAX_WBITS)) < 1100 < len(
+        zlib.decompress(wide[len(magic) + cache_entry.DIGEST:], -zlib.MAX_WBITS))
 
     def signed(body: bytes, layout: bytes = cache_entry.LAYOUT) -> bytes:
         h = hashlib.blake2b(digest_size=cache_entry.DIGEST, key=SECRET, person=person)
@@ -747,16 +747,22 @@ def test_an_entry_keeps_its_strings_and_numbers_at_their_width_and_refuses_anoth
     names, ended = b'["a"]', b"a\x00"
     five = np.array([5, -5], dtype="<i2").tobytes()
     for width, text in ((2 | cache_entry.JSON, names), (2, ended)):
-        got = cache_entry.unseal(magic, person, "k", signed(zlib.compress(struct.pack("<IB", len(text), width) + text + five)),
+        got = cache_entry.unseal(magic, person, "k", signed(cache_entry.deflate(struct.pack("<IB", len(text), width) + text + five)),
                                  SECRET)
         assert got is not None and got[0] == ["a"] and got[1].tolist() == [5, -5]
     for width, text in ((0, ended), (3, ended), (16, ended), (2, b"a"), (2, b"a\x00b"), (2 | cache_entry.JSON, b"[1]")):
         # (no such width; strings not each NUL-ended; a JSON array of other than strings)
-        body = zlib.compress(struct.pack("<IB", len(text), width) + text + bytes(48))
+        body = cache_entry.deflate(struct.pack("<IB", len(text), width) + text + bytes(48))
         assert cache_entry.unseal(magic, person, "k", signed(body), SECRET) is None
     # (an entry of the int64 layout of before, signed without the layout: a miss)
     old = zlib.compress(struct.pack("<I", len(names)) + names + np.array([5], dtype="<i8").tobytes())
     assert cache_entry.unseal(magic, person, "k", signed(old, b""), SECRET) is None
+    # (a body in the zlib stream of before, even signed with today's layout: a miss)
+    for body in (zlib.compress(struct.pack("<IB", 1 + 1, 2) + ended + five),
+                 cache_entry.deflate(struct.pack("<IB", 2, 2) + ended + five)[:-1]):
+        assert cache_entry.unseal(magic, person, "k", signed(body), SECRET) is None
+    assert cache_entry.unseal(magic, person, "k", signed(cache_entry.deflate(struct.pack("<IB", 2, 2) + ended + five)),
+                              SECRET) is not None
 
 
 def test_lazy_strings_read_as_the_split_ones_and_refuse_what_they_refuse():
@@ -781,7 +787,7 @@ def test_lazy_strings_read_as_the_split_ones_and_refuse_what_they_refuse():
         return magic + h.digest() + body
 
     for text in (b"a", b"a\x00b", b"\xff\x00", b"a\x00\xc3"):  # (not each NUL-ended; not UTF-8)
-        body = zlib.compress(struct.pack("<IB", len(text), 2) + text + bytes(4))
+        body = cache_entry.deflate(struct.pack("<IB", len(text), 2) + text + bytes(4))
         assert cache_entry.unseal(magic, person, "k", signed(body), SECRET, lazy=True) is None
 
 
