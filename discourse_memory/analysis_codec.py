@@ -30,7 +30,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from .cache_entry import seal, unseal
+from .cache_entry import Strings, seal, unseal
 from .literals import Literal, first_kinds
 from .segment import Piece
 from .text_marks import TextMarks, marks_of
@@ -59,6 +59,8 @@ def encode(key: str, text: str, pieces: tuple[MeasuredPiece, ...], secret: bytes
         marks = marks_of(text, [mp.piece for mp in pieces])
     strings: dict[str, int] = {}
     s = strings.setdefault
+    for t in (*marks.mid, *marks.tags):  # (the marks' texts first: a reader splits those alone, see decode_many)
+        s(t, len(strings))
     rows: list[int] = []
     words: list[int] = []
     lits: list[int] = []
@@ -101,7 +103,7 @@ def decode_many(entries: Sequence[tuple[str, str, Any]], secret: bytes = b"",
     out: list[tuple[DecodedPieces, int, TextMarks] | None] = [None] * len(entries)
     opened = []
     for i, (key, text, blob) in enumerate(entries):
-        got = unseal(MAGIC, PERSON, key, blob, secret)
+        got = unseal(MAGIC, PERSON, key, blob, secret, lazy=True)
         if got is None:
             continue
         strings, ints = got
@@ -133,7 +135,11 @@ def decode_many(entries: Sequence[tuple[str, str, Any]], secret: bytes = b"",
         at += 4 * n_lits
         heads = ints[at:at + n_heads]
         at += n_heads
-        mark_texts = list(map(strings.__getitem__, ints[at:at + n_mid + n_tags].tolist()))
+        marked = ints[at:at + n_mid + n_tags].tolist()
+        # (a text's marks are its first strings, as written here: the rest are split when a
+        # piece is built, which a first view does for a few of a hundred texts)
+        listed = strings.first(max(marked) + 1) if marked and type(strings) is Strings else strings
+        mark_texts = [listed[x] for x in marked]
         lines = ints[at + n_mid + n_tags:].tolist()
         out[i] = (DecodedPieces(text, strings, rows, lits, words, heads), head[5],
                   TextMarks(tuple(mark_texts[:n_mid]), tuple(mark_texts[n_mid:]), tuple(lines)))
@@ -237,6 +243,11 @@ def _parts_hold(opened: list[Any]) -> np.ndarray:
 _new = tuple.__new__
 
 
+def _listed(strings: list[str] | Strings) -> list[str]:
+    """An entry's strings as a list (split if they were not)."""
+    return strings.listed() if type(strings) is Strings else strings  # type: ignore[return-value]
+
+
 class DecodedPieces(Sequence[MeasuredPiece]):
     """A text's measured pieces as a checked entry holds them, each built when first looked
     at: a first view through the shared cache decodes every text of the history (thousands
@@ -246,7 +257,7 @@ class DecodedPieces(Sequence[MeasuredPiece]):
 
     __slots__ = ("_text", "_strings", "_rows", "_lits", "_words", "_heads", "_built", "_table", "_row_list")
 
-    def __init__(self, text: str, strings: list[str], rows: np.ndarray, lits: np.ndarray, words: np.ndarray,
+    def __init__(self, text: str, strings: list[str] | Strings, rows: np.ndarray, lits: np.ndarray, words: np.ndarray,
                  heads: np.ndarray) -> None:
         self._text, self._strings, self._rows, self._lits, self._words, self._heads = \
             text, strings, rows, lits, words, heads
@@ -340,9 +351,12 @@ class DecodedPieces(Sequence[MeasuredPiece]):
             return p.start, p.end, p.literals
         _, a, b = self._rows[0, :3].tolist()
         nl = int(self._rows[0, 11])
-        get = self._strings.__getitem__
-        return a, b, tuple([_new(Literal, (get(name), get(kind), start, end))
-                            for name, kind, start, end in self._lits[:nl].tolist()])
+        lits = self._lits[:nl].tolist()
+        strings = self._strings
+        # (the first piece's strings are among the entry's first, as written: only those split)
+        get = (strings.first(max(max(x[0], x[1]) for x in lits) + 1) if lits and type(strings) is Strings
+               else strings).__getitem__
+        return a, b, tuple([_new(Literal, (get(name), get(kind), start, end)) for name, kind, start, end in lits])
 
     def _lists(self) -> tuple[Any, ...]:
         """The entry's numbers as lists, and where each piece's literals, words and heads start
@@ -367,7 +381,7 @@ class DecodedPieces(Sequence[MeasuredPiece]):
         rows, lits, words, heads, word_at, lit_at, head_at = self._table or self._lists()
         row = rows[j]
         k, a, b, key_i, d, inf, t, hd, c, suf, nw, nl, nh = row
-        get = self._strings.__getitem__
+        get = _listed(self._strings).__getitem__
         # (most pieces state no value or one: those need no dict of first kinds)
         if nl == 0:
             lit_t = texts = kind_t = ()
@@ -400,7 +414,7 @@ class DecodedPieces(Sequence[MeasuredPiece]):
         first piece)."""
         row, = self._rows[:1].tolist()
         k, a, b, key_i, d, inf, t, hd, c, suf, nw, nl, nh = row
-        get = self._strings.__getitem__
+        get = _listed(self._strings).__getitem__
         lit_t = tuple([_new(Literal, (get(name), get(kind), start, end)) for name, kind, start, end in self._lits[:nl].tolist()])
         first = first_kinds(lit_t)
         texts, kind_t = tuple(first), tuple(first.values())

@@ -4,7 +4,9 @@ conversation's record rows (:mod:`.fit.shared_rows`).
 An entry comes from a store other processes write, so opening it trusts nothing: ``magic``
 (4 bytes naming the format and its version), a BLAKE2b-128 digest of (cache key, body) keyed
 by the store's ``secret`` and personalised per format (an entry copied to another key or
-format, truncated or bit-flipped, fails it), then the body, zlib-compressed: the strings'
+format, truncated or bit-flipped, fails it), then the body, compressed by DEFLATE without
+zlib's header and Adler-32 check (the digest checks the body; a first view inflates some 800 KB
+of a 65k-token history's entries, and the Adler-32 of it was 7% of the inflating): the strings'
 length in bytes (4 bytes) and a byte giving the numbers' width (1, 2, 4 or 8 bytes: the least
 that holds every one; plus ``JSON`` when the strings are a JSON array), the strings (UTF-8,
 each ended by a NUL; a JSON array when one of them holds a NUL), then the numbers,
@@ -23,20 +25,20 @@ import hashlib
 import json
 import struct
 import zlib
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal, overload
 
 import numpy as np
 
 from .limits import LIMITS
 
-__all__ = ["DIGEST", "digest", "seal", "segments", "unseal"]
+__all__ = ["DIGEST", "Strings", "deflate", "digest", "seal", "segments", "unseal"]
 
 DIGEST = 16
 """Bytes of the digest after the magic."""
-LAYOUT = b"numbers at their width, strings NUL-ended"
+LAYOUT = b"numbers at their width, strings NUL-ended, raw deflate"
 """The envelope's layout, digested with every entry: an entry of another layout (the int64
-numbers of before) fails the digest, a miss."""
+numbers of before, the zlib stream of before) fails the digest, a miss."""
 JSON = 0x80
 """The width byte's flag: the strings are a JSON array (one of them holds a NUL)."""
 _WIDTHS = {np.dtype(f"<i{w}").itemsize: np.dtype(f"<i{w}") for w in (1, 2, 4, 8)}
@@ -79,13 +81,72 @@ def seal(magic: bytes, person: bytes, key: str, strings: Iterable[str], ints: np
     raw = struct.pack("<IB", len(names), width.itemsize | flag) + names + numbers.astype(width).tobytes()
     # Compressed, not stored: a stored body reads ~3 ms faster on a fresh worker's first view
     # of a 65k-token history but holds 2.2x the bytes in the store (docs/changes.md, stop 57).
-    body = zlib.compress(raw, level)
+    body = deflate(raw, level)
     return magic + digest(person, key, body, secret) + body
 
 
-def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = b"") -> tuple[list[str], np.ndarray] | None:
+def deflate(raw: bytes, level: int = 6) -> bytes:
+    """``raw`` compressed as an entry's body is: DEFLATE, no zlib header or Adler-32."""
+    c = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
+    return c.compress(raw) + c.flush()
+
+
+class Strings(Sequence[str]):
+    """An entry's NUL-ended strings, counted when the entry is opened and split when first
+    read (:func:`unseal` with ``lazy``): a fresh worker's first view reads a hundred analysis
+    entries and the strings of few of them (issue 49). The text is checked as an entry's
+    strings are (UTF-8, nothing after the last NUL) before it is counted."""
+
+    __slots__ = ("_text", "_n", "_list")
+
+    def __init__(self, text: str, n: int) -> None:
+        self._text, self._n = text, n
+        self._list: list[str] | None = None
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        return self.listed()[i]
+
+    def listed(self) -> list[str]:
+        """Every string, as a list (split once)."""
+        got = self._list
+        if got is None:
+            got = self._list = self._text.split("\0")
+            got.pop()  # (the empty tail after the last NUL: checked empty)
+            self._text = ""
+        return got
+
+    def first(self, k: int) -> list[str]:
+        """The first ``k`` strings (at most all of them), the rest left unsplit."""
+        if self._list is not None:
+            return self._list[:k]
+        k = min(k, self._n)
+        return self._text.split("\0", k)[:k]
+
+
+@overload
+def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = ...,
+           lazy: Literal[False] = ...) -> tuple[list[str], np.ndarray] | None: ...
+
+
+@overload
+def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = ...,
+           lazy: bool = ...) -> tuple[list[str] | Strings, np.ndarray] | None: ...
+
+
+def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = b"",
+           lazy: bool = False) -> tuple[list[str] | Strings, np.ndarray] | None:
     """An entry's strings and int64 numbers (read-only), if it is one of ``magic``'s format
-    written for ``key`` under ``secret``; None for anything else."""
+    written for ``key`` under ``secret``; None for anything else. ``lazy``: NUL-ended strings
+    come as :class:`Strings`, split when first read."""
     if not isinstance(blob, (bytes, bytearray, memoryview)):
         return None
     blob = bytes(blob)
@@ -96,7 +157,7 @@ def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = b""
     if blob[len(magic):head] != digest(person, key, body, secret):
         return None
     try:
-        inflate = zlib.decompressobj()
+        inflate = zlib.decompressobj(-zlib.MAX_WBITS)
         raw = inflate.decompress(body, LIMITS.inflated_bytes)
         if inflate.unconsumed_tail or not inflate.eof or len(raw) < 5:
             return None
@@ -106,11 +167,16 @@ def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = b""
         ints = raw[5 + n_names:]
         if dtype is None or len(ints) % dtype.itemsize:
             return None
+        strings: list[str] | Strings
         if width & JSON:
             strings = json.loads(text)
             # (the strings' types in one pass in C: a generator per string was a fifth of a decode)
             if type(strings) is not list or not set(map(type, strings)) <= {str}:
                 return None
+        elif lazy:
+            if text and text[-1] != "\0":  # (every string ends with a NUL: nothing after the last)
+                return None
+            strings = Strings(text, text.count("\0"))
         else:
             strings = text.split("\0")
             if strings.pop():  # (every string ends with a NUL: nothing after the last)
