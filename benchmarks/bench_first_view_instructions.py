@@ -12,7 +12,8 @@ analysis too, so that no pipeline is loaded), then a child process under ``valgr
 entries read and the rest built, and ``SharedRows.seed``, the row entries read), or ``view``, the
 whole first view. Run with 0 and with ``--repeat`` memories after a first one (whose process-wide
 memos then stay warm), the difference over ``--repeat`` is printed: the instructions (Ir) of one.
-``--base DIR``: also for the package in DIR (a ``git archive`` of another commit), alternately.
+``--base DIR``: also for the package in DIR (a ``git archive`` of another commit), alternately;
+each package makes its own entries (in a process of its own), since their keys may differ.
 Needs ``valgrind``; a run takes a minute or two per count.
 """
 
@@ -82,27 +83,39 @@ def main() -> None:
     ap.add_argument("--part", choices=("half", "view"), default="half")
     ap.add_argument("--repeat", type=int, default=4)
     ap.add_argument("--base", help="another package's root (holding discourse_memory/), counted alternately")
+    ap.add_argument("--prepare", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.prepare:
+        prepare(args.prepare)
+        return
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not on the PATH (Debian: apt-get install valgrind)")
-    from bench_first_view_stages import DictCache, make
-    from discourse_memory import DiscourseMemory
-
     roots = [str(HERE.parent)] + ([str(Path(args.base).resolve())] if args.base else [])
     with tempfile.TemporaryDirectory() as tmp:
-        made = str(Path(tmp) / "made.pkl")
-        make(made, 65000)
-        with open(made, "rb") as f:
-            state, budget, data, _, _ = pickle.load(f)
-        cache = DictCache(dict(data))
-        DiscourseMemory.from_dict(state, cache=cache).view(budget)  # (the newest message's analysis too)
-        path = str(Path(tmp) / "full.pkl")
-        with open(path, "wb") as f:
-            pickle.dump((state, budget, cache.data), f)
-        for root in roots:
+        for i, root in enumerate(roots):
+            # (each package's entries are its own: another's keys or formats may differ, and read
+            # as none, which counts a first view that builds everything)
+            path = str(Path(tmp) / f"full{i}.pkl")
+            subprocess.run([sys.executable, __file__, "--prepare", path], check=True,
+                           env=dict(os.environ, PYTHONPATH=root))
             one = (count(path, root, args.part, args.repeat) - count(path, root, args.part, 0)) / args.repeat
             print(f"{root}: {args.part} of a first view {one / 1e6:.1f}M instructions (callgrind Ir; "
                   f"{args.repeat} repeats)")
+
+
+def prepare(path: str) -> None:
+    """The state, budget and entries a child reads, made by this process's package."""
+    from bench_first_view_stages import DictCache, make
+    from discourse_memory import DiscourseMemory
+
+    made = path + ".made"
+    make(made, 65000)
+    with open(made, "rb") as f:
+        state, budget, data, _, _ = pickle.load(f)
+    cache = DictCache(dict(data))
+    DiscourseMemory.from_dict(state, cache=cache).view(budget)  # (the newest message's analysis too)
+    with open(path, "wb") as f:
+        pickle.dump((state, budget, cache.data), f)
 
 
 if __name__ == "__main__":
