@@ -306,7 +306,7 @@ class TiktokenCounter(_Shared):
         for piece in _split(text):
             if not piece:
                 continue
-            d, read = shared.look(piece)
+            d, read = shared.look(piece, True)
             n = known(piece)
             if n is None:
                 if read is None:
