@@ -14,6 +14,9 @@ whole first view. Run with 0 and with ``--repeat`` memories after a first one (w
 memos then stay warm), the difference over ``--repeat`` is printed: the instructions (Ir) of one.
 ``--base DIR``: also for the package in DIR (a ``git archive`` of another commit), alternately;
 each package makes its own entries (in a process of its own), since their keys may differ.
+``--forget-counts``: each memory's view starts with the token counter's memos emptied (what a
+fresh process has: the texts it renders and its note's pieces are counted anew, or read from
+the counts shared by ``shared_counts.py``).
 Needs ``valgrind``; a run takes a minute or two per count.
 """
 
@@ -37,9 +40,10 @@ import gc, pickle, sys
 from discourse_memory import DiscourseMemory, memory
 from discourse_memory.tokens import get_token_counter
 memory.warm_up = lambda *a, **k: None  # (no pipeline import in a thread: its instructions are not the view's)
-get_token_counter()._token_tables()  # (a process's once: not the view's)
+counter = get_token_counter()
+counter._token_tables()  # (a process's once: not the view's)
 state, budget, data = pickle.load(open(sys.argv[1], "rb"))
-part, n = sys.argv[2], int(sys.argv[3])
+part, n, forget = sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 
 class DictCache:
     def __init__(self, data):
@@ -50,6 +54,9 @@ class DictCache:
         self.data.update(items)
 
 def once():
+    if forget:  # (the token counts a view made, forgotten: as a fresh process has none)
+        counter._cache._data.clear()
+        counter._line_sums.clear()
     m = DiscourseMemory.from_dict(state, cache=DictCache(dict(data)))
     if part == "view":
         return m.view(budget)
@@ -64,14 +71,14 @@ for _ in range(n):
 """
 
 
-def count(path: str, root: str, part: str, n: int) -> int:
+def count(path: str, root: str, part: str, n: int, forget: bool = False) -> int:
     """The instructions of a child process that takes ``n`` + 1 first views' ``part``."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "cg.out"
         env = dict(os.environ, PYTHONPATH=root, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
                    RAYON_NUM_THREADS="1")
         run = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c",
-                              CHILD, path, part, str(n)], env=env, cwd=tmp, capture_output=True, text=True)
+                              CHILD, path, part, str(n), "1" if forget else "0"], env=env, cwd=tmp, capture_output=True, text=True)
         found = re.search(r"Collected : (\d+)", run.stderr)
         if run.returncode or found is None:
             sys.exit(f"the child failed:\n{run.stderr[-3000:]}")
@@ -84,6 +91,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=4)
     ap.add_argument("--base", help="another package's root (holding discourse_memory/), counted alternately")
     ap.add_argument("--prepare", help=argparse.SUPPRESS)
+    ap.add_argument("--forget-counts", action="store_true",
+                    help="each memory's view starts with the token counter's memos empty, as a fresh process's")
     args = ap.parse_args()
     if args.prepare:
         prepare(args.prepare)
@@ -98,9 +107,10 @@ def main() -> None:
             path = str(Path(tmp) / f"full{i}.pkl")
             subprocess.run([sys.executable, __file__, "--prepare", path], check=True,
                            env=dict(os.environ, PYTHONPATH=root))
-            one = (count(path, root, args.part, args.repeat) - count(path, root, args.part, 0)) / args.repeat
+            one = (count(path, root, args.part, args.repeat, args.forget_counts)
+                   - count(path, root, args.part, 0, args.forget_counts)) / args.repeat
             print(f"{root}: {args.part} of a first view {one / 1e6:.1f}M instructions (callgrind Ir; "
-                  f"{args.repeat} repeats)")
+                  f"{args.repeat} repeats{'; token counts forgotten' if args.forget_counts else ''})")
 
 
 def prepare(path: str) -> None:
@@ -114,6 +124,7 @@ def prepare(path: str) -> None:
         state, budget, data, _, _ = pickle.load(f)
     cache = DictCache(dict(data))
     DiscourseMemory.from_dict(state, cache=cache).view(budget)  # (the newest message's analysis too)
+    cache.data.update({k: v for k, v in data.items() if ":k" in k})  # (the counts of the turn before: make's)
     with open(path, "wb") as f:
         pickle.dump((state, budget, cache.data), f)
 

@@ -4,7 +4,8 @@
 
 The history of ``bench_workers.py`` (the first runs of ``swe_dev.jsonl`` up to ``--tokens``
 tokens, three turns on, budget a quarter of it), analysed by a warm memory into an
-in-process dict cache (the entries a shared Redis would hold; no server needed). Then, per
+in-process dict cache (the entries a shared Redis would hold; no server needed; the counts of
+rendered texts, ``shared_counts.py``, as its turn before the fresh worker's wrote them). Then, per
 run, a new process that has loaded its pipeline and viewed another conversation restores
 the history with ``DiscourseMemory.from_dict`` and takes its first view through the cache,
 with the functions named wrapped in timers (``load``: reading the texts' analyses,
@@ -86,9 +87,14 @@ def make(path: str, tokens: int) -> None:
         warm.view(budget)
     warm.append(new_message(99))
     state = warm.to_dict()
+    counts = {k: v for k, v in cache.data.items() if ":k" in k}  # (shared_counts.py's entries, as the last turn left them)
     view = warm.view(budget)
-    # (the fresh worker analyses the newest message itself, as in bench_workers.py)
+    # (the fresh worker analyses the newest message itself, as in bench_workers.py, and finds the
+    # rendered texts' counts of the warm worker's turn before, one message back, not of this view)
     cache.data.pop(warm._compactor.analyzer.shared.key(new_message(99)["content"]), None)
+    for k in [k for k in cache.data if ":k" in k]:
+        del cache.data[k]
+    cache.data.update(counts)
     with open(path, "wb") as f:
         pickle.dump((state, budget, cache.data, view.messages, view.note), f)
 

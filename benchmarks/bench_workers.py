@@ -127,7 +127,11 @@ def bar(url: str, tokens: int, turns: int, runs: int, tmp: str, clock_name: str 
         if i >= 3:
             times.append(clock() - t)
     warm_ms = statistics.median(times) * 1000
-    # The next turn lands on a fresh worker: the state holds the new message, the cache all before it.
+    # The next turn lands on a fresh worker: the state holds the new message, the cache all before it
+    # (the rendered texts' counts as the warm worker's last turn wrote them, one message back:
+    # shared_counts.py; put back before each fresh worker, as the views after it replace them).
+    counts_keys = client.keys(cache.prefix + "*:k*")
+    counts = dict(zip(counts_keys, client.mget(counts_keys))) if counts_keys else {}
     warm.append(new_message(99))
     state = warm.to_dict()
     expected = warm.view(budget)  # (the warm worker's view of the same turn, to compare; taken after the
@@ -150,6 +154,8 @@ def bar(url: str, tokens: int, turns: int, runs: int, tmp: str, clock_name: str 
             round_ms.append((clock() - t) * 1000)
         warm_ms.append(statistics.median(round_ms))
         for label, arg in (("shared cache", url), ("no shared cache", "-")):
+            if arg != "-" and counts:
+                client.mset(counts)
             run = subprocess.run([sys.executable, "-c", FRESH, str(path), str(budget), arg,
                                   str(DATA / "swe_dev.jsonl"), clock_name], capture_output=True,
                                  text=True, check=True)
@@ -174,8 +180,9 @@ def bar(url: str, tokens: int, turns: int, runs: int, tmp: str, clock_name: str 
     chars = max(1, sum(len(m.get("content") or "") for m in state["messages"]))
     print(f"shared cache: {len(entries)} entries, {size / 1024:.0f} KiB in Redis ({size / chars:.2f} bytes a "
           f"character of the history)")
-    # (by kind: a text's analysis, a segment's rows (fit/shared_rows.py), a segment's columns (shared_columns.py))
-    for kind, mark in (("rows", b":r"), ("columns", b":u")):
+    # (by kind: a text's analysis, a segment's rows (fit/shared_rows.py), a segment's columns (shared_columns.py),
+    # the counts of a segment's last view's rendered texts (shared_counts.py))
+    for kind, mark in (("rows", b":r"), ("columns", b":u"), ("counts", b":k")):
         own = [v for k, v in sizes.items() if mark in k]
         print(f"  of which {kind}: {len(own)} entries, {sum(own) / 1024:.0f} KiB ({sum(own) / chars:.2f} bytes a "
               f"character)")

@@ -24,6 +24,7 @@ from .errors import BudgetTooSmallError, InvalidOptionError
 from .fit import Scene, fit
 from .fit.shared_rows import SharedRows
 from .shared_columns import SharedColumns
+from .shared_counts import SharedCounts
 from .framing import Framing, _Rule, framing_of, rule_for_format
 from .focus import focus_of_text, focus_of_turn, focus_terms, relevance
 from .gc_pause import gc_paused, is_bulk
@@ -100,6 +101,8 @@ class Compactor:
         self._rows = None if self.analyzer.shared is None else SharedRows(self.analyzer.shared)
         # (and its columns, per segment of messages: shared_columns.py)
         self._shared_cols = None if self.analyzer.shared is None else SharedColumns(self.analyzer.shared)
+        # (and the token counts of what its views rendered: shared_counts.py)
+        self._counts = None if self.analyzer.shared is None else SharedCounts(self.analyzer.shared)
         self._lock = threading.RLock()
         self._raw: list[tuple[Any, ...]] = []
         self._prints: list[tuple[Any, ...]] = []
@@ -300,13 +303,15 @@ class Compactor:
         shared = self.analyzer.shared
         if self._rows is not None and not len(cols):  # (its row entry is read with the analyses: one round trip)
             self._rows.ride(tags)
-        if self._shared_cols is not None and not len(cols):  # (and its column entries)
+        if self._shared_cols is not None and not len(cols):  # (and its column entries, and its counts')
             shared.riders = [*shared.riders, *self._shared_cols.keys(tags)]
+            self._counts.ride(tags)  # type: ignore[union-attr]
         with gc_paused(is_bulk([tf.text for m in new for tf in m.texts])):
             fields = self.analyzer.fields(new)
             done = 0
             if self._shared_cols is not None and not len(cols):
                 done = self._shared_cols.take(cols, shared.carried, tags, new, fields)
+                self._counts.take(shared.carried, tags)  # type: ignore[union-attr]
             cols.extend(new[done:], fields[done:])
         self._tags.extend(tags)
         self._cols = cols
@@ -365,11 +370,12 @@ class Compactor:
             hit = rendered.get(id(plan))
             if hit is not None and hit[0] is plan:
                 return hit[1:]
-            out, sources, counted = render_messages(cols, plan, messages, count, self._render_cache, options.recall)
+            out, sources, counted = render_messages(cols, plan, messages, count, self._render_cache, options.recall,
+                                                    self._counts)
             # (a note is mostly the lines of the last plan's: counted by its lines where that is exact)
             lines = _note(tag, plan, recall_n, beyond, self._render_cache.note_lines)
             note = "\n".join(lines)
-            total = sum(counted) + count_lines(self.counter, lines)
+            total = sum(counted) + count_lines(self.counter, lines, self._counts)
             if frames is not None:
                 # A shown message keeps its source's framing (role, name, ids) unless its calls went.
                 # (its frame read as a Python number: a long history's view shows a thousand)
@@ -385,6 +391,8 @@ class Compactor:
         def measure(plan: Plan) -> tuple[int, str]:
             return render(plan)[2:]
 
+        if self._counts is not None:
+            self._counts.start()
         rel, asks, remark, terms = self._relevance(cols, focus, options.policy)
         scene = Scene(cols, budget, options, rel, asks, remark, tag, count, measure,
                       lambda text, n: head_of(self.counter, text, n), beyond, terms, frames)
@@ -396,6 +404,8 @@ class Compactor:
         if self._shared_cols is not None:
             self._shared_cols.save(cols, self._tags)
         out, sources, tokens, note = render(plan)
+        if self._counts is not None:
+            self._counts.save(self._tags)
         out, sources = list(out), list(sources)
         rendered.clear()
         # The note follows the leading system messages of the view, whatever was protected.

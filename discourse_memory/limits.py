@@ -113,6 +113,10 @@ class Limits:
     those after it in entries of ``shared_segment``. Fewer entries for a fresh worker to open
     and check (each costs the same fixed work, whatever it holds), and still at most
     ``shared_segment - 1`` messages a worker makes itself past its conversation's entries."""
+    shared_counts: int = 16_384
+    """Token counts per shared entry of a view's rendered texts (:mod:`.shared_counts`), at most
+    (16 bytes each before compression): a view that counted more shares none, and an entry
+    that holds more is refused. A view of a 65,000-token history at a quarter of it counts ~300."""
     shared_rewrite_rows: int = 16
     """Rows more than its shared entry holds that views must have read in a segment of
     messages to write the entry again."""

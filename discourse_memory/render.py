@@ -15,6 +15,7 @@ import numpy as np
 
 from .columns import Columns
 from .plan import CLIPPED, KEPT, PLACEHOLDER, Plan
+from .shared_counts import SharedCounts
 from .units import Unit, _clipped, clipped_text
 
 __all__ = ["RenderCache", "render_messages"]
@@ -30,17 +31,19 @@ class RenderCache:
     LIMIT = 20_000
 
     def __init__(self) -> None:
-        self._data: dict[tuple[Any, ...], tuple[dict[str, Any] | None, int]] = {}
+        self._data: dict[tuple[Any, ...], tuple[dict[str, Any] | None, int, tuple[tuple[int, int], ...]]] = {}
         self.note_lines: dict[Any, Any] = {}
         """The note's entry lines (see ``record.render_note``)."""
 
-    def get(self, key: tuple[Any, ...]) -> tuple[dict[str, Any] | None, int] | None:
+    def get(self, key: tuple[Any, ...]) -> tuple[dict[str, Any] | None, int, tuple[tuple[int, int], ...]] | None:
         return self._data.get(key)
 
-    def put(self, key: tuple[Any, ...], message: dict[str, Any] | None, tokens: int) -> None:
+    def put(self, key: tuple[Any, ...], message: dict[str, Any] | None, tokens: int,
+            shared: tuple[tuple[int, int], ...] = ()) -> None:
+        """``shared``: the (digest, tokens) of the rendered texts a view shares (:mod:`.shared_counts`)."""
         if len(self._data) > self.LIMIT:
             self._data.clear()
-        self._data[key] = (message, tokens)
+        self._data[key] = (message, tokens, shared)
 
     def clear(self) -> None:
         self._data.clear()
@@ -136,13 +139,15 @@ def _indent(gap: str) -> str:
 
 
 def render_messages(cols: Columns, plan: Plan, inputs: Any, count: Callable[[str], int],
-                    cache: RenderCache | None = None,
-                    recall: bool = False) -> tuple[list[dict[str, Any]], list[int], list[int]]:
+                    cache: RenderCache | None = None, recall: bool = False,
+                    shared: SharedCounts | None = None) -> tuple[list[dict[str, Any]], list[int], list[int]]:
     """Compacted messages, the input index of each, and the tokens of each (``count`` of
     its rendered text fields, tool-call names and arguments; no framing). Output messages
     are copies of ``inputs`` (this call's messages) with their text replaced. ``recall``:
     the first mark of a message that lost text names it (``…#12``). A message's count is
-    kept with its rendering: a view's plans re-count only the messages they render anew."""
+    kept with its rendering: a view's plans re-count only the messages they render anew.
+    ``shared``: the counts shared between workers (:mod:`.shared_counts`), read for what is
+    rendered anew and told what every rendering counted."""
     owner_of = cols.pairs.owner
     orphans = cols.pairs.orphans
     decision = plan.decision
@@ -185,6 +190,8 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, count: Callable[[str
                recall, cols.speaker(i))
         hit = cache.get(key) if cache is not None else None
         if hit is not None:
+            if shared is not None:
+                shared.used.update(hit[2])
             if hit[0] is not None:
                 out.append(dict(hit[0]))
                 sources.append(i)
@@ -192,14 +199,22 @@ def render_messages(cols: Columns, plan: Plan, inputs: Any, count: Callable[[str
             continue
         new, texts = _render_message(cols, m, inputs[i], decision[s:e].tolist(), s, dict(my_heads), calls_kept,
                                      is_result, f"#{i}" if recall else "")
-        tokens = sum(count(t) for t in texts)
+        if shared is None:
+            tokens, pairs = sum(count(t) for t in texts), ()
+        else:  # (a message's own texts are counted with their analyses: the rest are shared)
+            tokens, pairs = shared.rendered(texts, lambda: _own_texts(m), count)
         if cache is not None:
-            cache.put(key, new, tokens)
+            cache.put(key, new, tokens, pairs)
         if new is not None:
             out.append(dict(new))
             sources.append(i)
             counted.append(tokens)
     return out, sources, counted
+
+
+def _own_texts(m: Any) -> set[str]:
+    """A message's own texts: its fields', its calls' names and arguments."""
+    return {tf.text for tf in m.texts} | {t for c in m.tool_calls for t in (c.name, c.arguments)}
 
 
 def _render_message(cols: Columns, m: Any, raw: Any, decisions: list[int], s: int, heads: dict[int, int],

@@ -23,7 +23,7 @@ import os
 import re
 import threading
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
 
@@ -32,6 +32,8 @@ from .limits import LIMITS
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from .shared_counts import SharedCounts
 
 __all__ = [
     "CallableCounter",
@@ -91,13 +93,28 @@ _OPENS_PIECE = re.compile(r"[^\s/]").match
 """Whether a line opens a piece of ``count_by_lines``' split (the line break before it is a cut)."""
 
 
-def count_lines(counter: TokenCounter, lines: Sequence[str]) -> int:
+def _split(text: str) -> Iterator[str]:
+    """``text``'s pieces, split at :data:`_CUTS` (the last may be empty)."""
+    start = 0
+    for cut in _CUTS.finditer(text):
+        end = cut.end()
+        yield text[start:end]
+        start = end
+    yield text[start:]
+
+
+def count_lines(counter: TokenCounter, lines: Sequence[str], shared: SharedCounts | None = None) -> int:
     """The tokens of ``"\n".join(lines)`` as a view counts a note (``count_by_lines`` where
-    the counter has it, else ``count``), from counts kept per line where the counter can."""
+    the counter has it, else ``count``), from counts kept per line where the counter can;
+    ``shared``: the counts shared between workers (:mod:`.shared_counts`), read for what this
+    process has not counted and told what the note counted."""
+    if isinstance(counter, TiktokenCounter):
+        return counter.count_lines(lines, shared)
     method = getattr(counter, "count_lines", None)
     if method is not None:
         return int(method(lines))
-    return counter.count("\n".join(lines))
+    text = "\n".join(lines)
+    return counter.count(text) if shared is None else shared.count(text, counter.count)
 
 
 class _CountCache:
@@ -187,8 +204,9 @@ class TiktokenCounter(_Shared):
         self.name = name or getattr(encoding, "name", "tiktoken")
         self._cache = _CountCache()
         self._tables: tuple[object, object] | None = None
-        self._line_sums: dict[tuple[str, bool], int] = {}
-        """(a run of lines, whether a line break follows it) -> its pieces' tokens (:meth:`count_lines`)."""
+        self._line_sums: dict[tuple[str, bool], tuple[int, tuple[tuple[int, int], ...] | None]] = {}
+        """(a run of lines, whether a line break follows it) -> its pieces' tokens (:meth:`count_lines`),
+        and each piece's (digest, tokens) as counts are shared (:mod:`.shared_counts`; None: not made yet)."""
 
     def _token_tables(self) -> tuple[object, object]:
         """Per token id: its length in bytes, and whether its first byte is whitespace.
@@ -228,16 +246,18 @@ class TiktokenCounter(_Shared):
             return self.count(text)
         return self._pieces(text)
 
-    def count_lines(self, lines: Sequence[str]) -> int:
+    def count_lines(self, lines: Sequence[str], shared: SharedCounts | None = None) -> int:
         """``count_by_lines("\n".join(lines))``, from sums kept per line: a line opening
         with neither white space nor "/" starts a run of lines the split never crosses (see
         :data:`_CUTS`), and each run's pieces, with the line break after it, are summed once
-        (a note is mostly the lines of the last one: not joined and split again)."""
+        (a note is mostly the lines of the last one: not joined and split again). ``shared``:
+        see :func:`count_lines` (a run counted with a piece's count read there is not kept)."""
         if not lines:
             return 0
         if sum(map(len, lines)) + len(lines) - 1 < LIMITS.by_lines_min \
                 or getattr(self._enc, "_pat_str", None) not in _LINE_ADDITIVE:
-            return self.count_by_lines("\n".join(lines))
+            text = "\n".join(lines)
+            return self.count_by_lines(text) if shared is None else shared.count(text, self.count_by_lines)
         known = self._line_sums
         total = 0
         last = len(lines) - 1
@@ -249,27 +269,53 @@ class TiktokenCounter(_Shared):
                 run += "\n" + lines[k]
                 k += 1
             key = (run, k <= last)
-            n = known.get(key)
-            if n is None:
-                n = self._pieces(run + "\n" if k <= last else run)
-                if len(known) >= LIMITS.count_cache:
-                    known.clear()
-                known[key] = n
-            total += n
+            n, pairs = known.get(key) or (None, None)
+            if n is None or (shared is not None and pairs is None):
+                text = run + "\n" if k <= last else run
+                own = True
+                if shared is None:
+                    n = self._pieces(text)
+                else:  # (shared per piece, not per run: a run's line changes with any entry of it)
+                    counted, pairs, own = self._shared_pieces(text, shared)
+                    n = counted if n is None else n
+                if own:
+                    if len(known) >= LIMITS.count_cache:
+                        known.clear()
+                    known[key] = (n, pairs)
+            if shared is not None:
+                shared.used.update(pairs)  # type: ignore[arg-type]
+            total += n  # type: ignore[operator]
         return total
 
     def _pieces(self, text: str) -> int:
         """The tokens of ``text`` as the sum of its pieces (see :meth:`count_by_lines`)."""
         total = 0
-        start = 0
         known = self._cache._data.get  # (hundreds of pieces a note, most counted before: read without a call)
-        for cut in _CUTS.finditer(text):
-            end = cut.end()
-            piece = text[start:end]
+        for piece in _split(text):
             n = known(piece)
             total += self.count(piece) if n is None else n
-            start = end
-        return total + self.count(text[start:])
+        return total
+
+    def _shared_pieces(self, text: str, shared: SharedCounts) -> tuple[int, tuple[tuple[int, int], ...], bool]:
+        """:meth:`_pieces` with ``shared``'s table read for a piece this process has not counted;
+        each piece's (digest, tokens), and whether every count was this process's own."""
+        total = 0
+        pairs = []
+        own = True
+        known = self._cache._data.get
+        for piece in _split(text):
+            if not piece:
+                continue
+            d, read = shared.look(piece, True)
+            n = known(piece)
+            if n is None:
+                if read is None:
+                    n = self.count(piece)
+                else:
+                    n, own = read, False
+            pairs.append((d, n))
+            total += n
+        return total, tuple(pairs), own
 
     def counts(self, texts: list[str]) -> list[int]:
         """Counts of many texts, batched through tiktoken's threads for the misses."""

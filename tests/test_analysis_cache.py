@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from discourse_memory import AnalysisCache, Compactor, DiscourseMemory, InvalidOptionError, RedisAnalysisCache
-from discourse_memory import analysis_codec, cache_entry, shared_columns
+from discourse_memory import analysis_codec, cache_entry, shared_columns, shared_counts
 from discourse_memory.analysis_cache import bind
 from discourse_memory.fit import shared_rows
 from discourse_memory.limits import LIMITS
@@ -87,12 +87,16 @@ def _is_cols(key: str) -> bool:
     return ":u" in key  # a conversation's column entry (shared_columns.py)
 
 
+def _is_counts(key: str) -> bool:
+    return ":k" in key  # a conversation's entry of rendered texts' counts (shared_counts.py)
+
+
 def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
     keys = sorted(cache.data)
     for i, key in enumerate(keys):
         blob = cache.data[key]
-        if (_is_rows(key) or _is_cols(key)) and mode in ("forged", "resigned_out_of_range"):
-            fmt = shared_rows if _is_rows(key) else shared_columns
+        if (_is_rows(key) or _is_cols(key) or _is_counts(key)) and mode in ("forged", "resigned_out_of_range"):
+            fmt = shared_rows if _is_rows(key) else shared_columns if _is_cols(key) else shared_counts
             if mode == "forged":
                 cache.data[key] = _forged(fmt, key, blob)
             else:  # every number of every row past the header out of range, or one of them
@@ -150,6 +154,7 @@ def test_a_view_through_the_cache_is_the_view_without_it(msgs, share, mode, data
         limits = dataclasses.replace(LIMITS, shared_segment=segment, shared_group=group)
         mp.setattr(shared_rows, "LIMITS", limits)
         mp.setattr(shared_columns, "LIMITS", limits)
+        mp.setattr(shared_counts, "LIMITS", limits)
         writer = DiscourseMemory(msgs[:cut], cache=cache)
         if mode != "cold":
             for n in sorted({cut, *data.draw(st.lists(st.integers(1, cut), max_size=2), label="earlier views")}):
@@ -179,11 +184,13 @@ def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
     expected = _bytes(DiscourseMemory(msgs).view(budget))
     assert _bytes(DiscourseMemory(msgs, cache=cache).view(budget)) == expected
     texts = {m["content"] for m in msgs if m.get("content")}
-    assert len([k for k in cache.data if not _is_rows(k) and not _is_cols(k)]) == len(texts)  # every text once
+    assert len([k for k in cache.data if not _is_rows(k) and not _is_cols(k) and not _is_counts(k)]) == len(texts)
     # and the rows of its segments of messages that the view read, one entry each
     assert 1 <= len([k for k in cache.data if _is_rows(k)]) <= len(msgs) // LIMITS.shared_segment
     # and the columns of every segment
     assert len([k for k in cache.data if _is_cols(k)]) == len(_segments(len(msgs)))
+    # and the counts of what it rendered, one entry for its segment of sixteen
+    assert len([k for k in cache.data if _is_counts(k)]) == 1
     cache.reads = 0
 
     def analysed_here(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -211,7 +218,7 @@ def test_a_real_run_through_the_cache_is_read_in_one_round_trip(monkeypatch):
     monkeypatch.setattr(Columns, "extend", built_here)
     warm = DiscourseMemory(msgs, cache=cache)
     assert _bytes(warm.view(budget)) == expected
-    assert cache.reads == 1  # one read for the whole conversation: its analyses, rows and columns
+    assert cache.reads == 1  # one read for the whole conversation: its analyses, rows, columns and counts
 
 
 def test_a_conversation_a_few_messages_on_reads_the_rows_of_its_start():

@@ -1,0 +1,283 @@
+"""The token counts a view's renderings used, shared between workers (shared_counts.py): a view
+through them, cold, warm or with bad entries, is the view made without them, byte for byte; a
+fresh worker whose store holds a warm worker's entry BPE-encodes a few of the texts it renders;
+a count read never enters the process's memos."""
+
+from __future__ import annotations
+
+import dataclasses
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from discourse_memory import Compactor, DiscourseMemory, cache_entry, get_token_counter, shared_counts
+from discourse_memory.limits import LIMITS
+
+from .test_analysis_cache import SECRET, DictCache, _bytes, _forged, _is_counts, _resigned, _swe_run
+from .test_properties import conversations
+
+
+@pytest.fixture
+def forgetful():
+    """The process's token counter with empty memos (what a fresh worker has), put back after."""
+    counter = get_token_counter()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(counter._cache, "_data", {})
+        mp.setattr(counter, "_line_sums", {})
+        yield counter
+
+
+def _encodings(counter, mp: pytest.MonkeyPatch) -> list[str]:  # type: ignore[no-untyped-def]
+    """The texts ``counter`` BPE-encodes from now on (as bench_first_view_gap.py counts them)."""
+    seen: list[str] = []
+    enc = counter._enc
+
+    class Counted:
+        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+            return getattr(enc, name)
+
+        def encode_ordinary(self, text):  # type: ignore[no-untyped-def]
+            seen.append(text)
+            return enc.encode_ordinary(text)
+
+        def encode_to_numpy(self, text, **kw):  # type: ignore[no-untyped-def]
+            seen.append(text)
+            return enc.encode_to_numpy(text, **kw)
+
+    mp.setattr(counter, "_enc", Counted())
+    return seen
+
+
+def _counts_entries(cache: DictCache) -> dict[str, bytes]:
+    return {k: v for k, v in cache.data.items() if _is_counts(k)}
+
+
+def _other_writer(msgs: list[dict], budget: int, **options) -> DictCache:  # type: ignore[no-untyped-def]
+    cache = DictCache()
+    try:
+        DiscourseMemory(msgs, cache=cache, **options).view(budget)
+    except Exception:
+        pass
+    return cache
+
+
+MODES = ["cold", "warm", "flip", "truncate", "forged", "other_conversation", "other_settings", "transplanted",
+         "garbage", "out_of_bounds"]
+
+
+def _tamper(cache: DictCache, mode: str, data: st.DataObject, msgs: list[dict], budget: int) -> None:
+    """Each counts entry of ``cache`` broken as ``mode`` says."""
+    donors: dict[str, bytes] = {}
+    if mode in ("other_conversation", "other_settings", "transplanted"):
+        other = [dict(m) for m in msgs]
+        other[0]["content"] = f"{other[0].get('content') or ''} (another conversation)"
+        donor = _other_writer(other if mode != "other_settings" else msgs, budget,
+                              **({"clip_tokens": 7} if mode == "other_settings" else {}))
+        donors = _counts_entries(donor)
+    for key, blob in sorted(_counts_entries(cache).items()):
+        if mode == "flip":
+            at = data.draw(st.integers(0, len(blob) - 1), label="flip at")
+            cache.data[key] = blob[:at] + bytes([blob[at] ^ 0x40]) + blob[at + 1:]
+        elif mode == "truncate":
+            cache.data[key] = blob[:data.draw(st.integers(0, len(blob) - 1), label="cut at")]
+        elif mode == "forged":  # written by someone without the secret
+            cache.data[key] = _forged(shared_counts, key, blob)
+        elif mode in ("other_conversation", "other_settings") and donors:  # another key's entry, as it was
+            cache.data[key] = donors[sorted(donors)[0]]
+        elif mode == "transplanted" and donors:  # another conversation's counts, signed for this key
+            got = cache_entry.unseal(shared_counts.MAGIC, shared_counts.PERSON, sorted(donors)[0],
+                                     donors[sorted(donors)[0]], SECRET)
+            assert got is not None
+            b = int(key.split(":k")[1].split(":")[0])
+            cache.data[key] = cache_entry.seal(shared_counts.MAGIC, shared_counts.PERSON, key, [],
+                                               np.r_[b, got[1][1:]], SECRET)
+        elif mode == "garbage":
+            cache.data[key] = data.draw(st.sampled_from([b"", shared_counts.MAGIC, b"\x00" * 40, blob + b"x"]),
+                                        label="garbage")
+        elif mode == "out_of_bounds":  # signed with the secret: counts of 0, below, or past the text's bytes
+            value = data.draw(st.sampled_from([0, -3, 10**9]), label="count")
+            every = data.draw(st.booleans(), label="every count")
+
+            def edit(ints: np.ndarray) -> None:
+                k = int(ints[1])
+                if k:
+                    ints[2 + k:] = np.where(np.arange(k) % 2 == 0 if not every else True, value, ints[2 + k:])
+
+            cache.data[key] = _resigned(shared_counts, key, blob, edit)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(msgs=conversations(), share=st.floats(0.05, 0.6), mode=st.sampled_from(["warm"] * 4 + MODES), data=st.data())
+def test_a_view_through_shared_counts_is_the_view_without_them(msgs, share, mode, data, forgetful):
+    plain = DiscourseMemory(msgs)
+    budget = max(1, int(plain._compactor.count_messages(msgs) * share))
+    try:
+        expected = _bytes(plain.view(budget))
+    except Exception as exc:  # (a budget below the protected part: the cached memory must raise the same)
+        expected = (type(exc).__name__, str(exc), -1)
+    cache = DictCache()
+    with pytest.MonkeyPatch.context() as mp:
+        # (segments of 1 to 16 messages: short conversations have entries too)
+        big = data.draw(st.sampled_from([(1, 1), (1, 2), (2, 2), (LIMITS.shared_segment, LIMITS.shared_group)]),
+                        label="segment, group")
+        mp.setattr(shared_counts, "LIMITS", dataclasses.replace(LIMITS, shared_segment=big[0], shared_group=big[1]))
+        # The writer served the conversation up to some message, viewing it there and before
+        # (mostly as far as the reader, or one message back: the entries a reader reads).
+        n = len(msgs)
+        cut = data.draw(st.one_of(st.sampled_from([n, max(1, n - 1)]), st.integers(1, n)), label="writer's messages")
+        if mode != "cold":
+            for n in sorted({cut, *data.draw(st.lists(st.integers(1, cut), max_size=2), label="earlier views")}):
+                try:
+                    DiscourseMemory(msgs[:n], cache=cache).view(budget)
+                except Exception:
+                    pass
+            _tamper(cache, mode, data, msgs, budget)
+        # The reader: a fresh worker, whose counter has counted nothing.
+        forgetful._cache._data.clear()
+        forgetful._line_sums.clear()
+        reader = DiscourseMemory.from_dict(plain.to_dict(), cache=cache)
+        try:
+            got = _bytes(reader.view(budget))
+        except Exception as exc:
+            got = (type(exc).__name__, str(exc), -1)
+    assert got == expected
+
+
+@pytest.mark.parametrize("back", [0, 1])
+def test_a_fresh_worker_encodes_few_texts_where_a_warm_one_shared_its_counts(back, forgetful):
+    """A warm worker viewed the conversation (``back`` 0: as it is, a request served again; 1:
+    one agent's message before, as bench_workers.py's fresh worker finds it); a fresh worker
+    whose store holds its entries BPE-encodes a tenth of the texts one without them does (0),
+    or less than half (1: the new message moves some of the view)."""
+    msgs, budget = _swe_run(0)
+    msgs = [*msgs[:-1], {"role": "assistant", "content": "I will run the tests again with pytest -x and read the "
+                                                          "separability matrix of the nested compound models."}]
+    expected = _bytes(DiscourseMemory(msgs).view(budget))
+    cache = DictCache()
+    DiscourseMemory(msgs[:len(msgs) - back], cache=cache).view(budget)
+    assert _counts_entries(cache)
+
+    def fresh(store: DictCache) -> int:
+        forgetful._cache._data.clear()
+        forgetful._line_sums.clear()
+        memory = DiscourseMemory.from_dict(DiscourseMemory(msgs).to_dict(), cache=store)
+        with pytest.MonkeyPatch.context() as mp:
+            seen = _encodings(forgetful, mp)
+            assert _bytes(memory.view(budget)) == expected
+        return len(seen)
+
+    without = DictCache()
+    without.data = {k: v for k, v in cache.data.items() if not _is_counts(k)}
+    shared, alone = fresh(cache), fresh(without)
+    assert alone >= 100  # (the note's pieces, dozens of partly shown messages)
+    assert shared * (10 if back == 0 else 2) <= alone, (shared, alone)
+
+
+def test_counts_read_never_enter_the_process_memos(forgetful):
+    """A count read from the store (here, each one more than its text's, signed with the secret:
+    a writer to the server that has it) moves this compactor's views, not another's."""
+    msgs, budget = _swe_run(1)
+    expected = _bytes(DiscourseMemory(msgs).view(budget))
+    cache = DictCache()
+    DiscourseMemory(msgs, cache=cache).view(budget)
+    for key, blob in _counts_entries(cache).items():
+        cache.data[key] = _resigned(shared_counts, key, blob,
+                                    lambda ints: ints.__setitem__(slice(2 + int(ints[1]), None), ints[2 + int(ints[1]):] + 1))
+    forgetful._cache._data.clear()
+    forgetful._line_sums.clear()
+    fooled = DiscourseMemory(msgs, cache=cache)
+    assert _bytes(fooled.view(budget)) != expected  # (docs/workers.md, "Forgery": without a secret, so can anyone)
+    read = fooled._compactor._counts.read
+    assert read and fooled._compactor._counts.refused == 0
+    # The process's counter holds none of the counts read: another conversation's views, and
+    # this one's without the store, are right.
+    encode = forgetful._enc.encode_ordinary
+    assert forgetful._cache._data and forgetful._line_sums
+    assert all(n == len(encode(t)) for t, n in forgetful._cache._data.items())
+    assert all(n == len(encode(run + "\n" if more else run)) for (run, more), (n, _) in forgetful._line_sums.items())
+    assert _bytes(DiscourseMemory(msgs).view(budget)) == expected
+
+
+def test_a_warm_worker_replaces_its_segments_entry_only_when_its_counts_change():
+    msgs, budget = _swe_run(2)
+    big = LIMITS.shared_segment * LIMITS.shared_group
+    cache = DictCache()
+    memory = DiscourseMemory(msgs[:-3], cache=cache)
+    writes: list[dict[int, int]] = []
+    real = cache.set_many
+
+    def spy(items):  # type: ignore[no-untyped-def]
+        for key, blob in items.items():
+            if _is_counts(key):
+                b = int(key.split(":k")[1].split(":")[0])
+                assert b == len(memory._compactor._tags) // big * big
+                writes.append(shared_counts.decode(key, blob, b, SECRET))
+        real(items)
+
+    cache.set_many = spy  # type: ignore[method-assign]
+    memory.view(budget)
+    assert len(writes) == 1 and writes[0]
+    memory.view(budget)  # (the same view: the same counts, not written again)
+    assert len(writes) == 1
+    for m in msgs[-3:]:
+        memory.append(m)
+        memory.view(budget)
+    assert len(writes) >= 2
+    # Each entry is the counts of its view alone (replaced, not merged): a text's count once,
+    # and no more than the view's renderings and note counted.
+    assert all(len(w) <= LIMITS.shared_counts for w in writes)
+    assert len({len(w) for w in writes}) > 1 or writes[-1] != writes[0]
+    assert len(_counts_entries(cache)) <= len(msgs) // big
+
+
+def test_an_entry_round_trips_and_a_malformed_one_is_refused():
+    counts = {shared_counts.text_digest(t)[0]: n for t, n in (("a b c", 3), ("é", 1))}
+    key = "s:k16:t"
+    blob = shared_counts.encode(key, 16, counts, SECRET)
+    assert shared_counts.decode(key, blob, 16, SECRET) == counts
+    assert shared_counts.decode(key, blob, 32, SECRET) is None  # (another segment's)
+    assert shared_counts.decode("s:k16:u", blob, 16, SECRET) is None  # (another conversation's key)
+    assert shared_counts.decode(key, blob, 16, b"") is None  # (signed: a reader without the secret refuses it)
+    assert shared_counts.decode(key, _forged(shared_counts, key, blob), 16, SECRET) is None
+    for edit in (lambda ints: ints.__setitem__(1, 3),  # (its count of counts off)
+                 lambda ints: ints.__setitem__(1, -1)):
+        assert shared_counts.decode(key, _resigned(shared_counts, key, blob, edit), 16, SECRET) is None
+    too_many = shared_counts.encode(key, 16, dict.fromkeys(range(LIMITS.shared_counts + 1), 1), SECRET)
+    assert shared_counts.decode(key, too_many, 16, SECRET) is None
+    with_strings = cache_entry.seal(shared_counts.MAGIC, shared_counts.PERSON, key, ["x"],
+                                    np.array([16, 0]), SECRET)
+    assert shared_counts.decode(key, with_strings, 16, SECRET) is None
+    assert shared_counts.text_digest("\ud800")[1] == 3  # (surrogatepass bytes)
+    assert shared_counts.text_digest("x")[0] != shared_counts.text_digest("x\n")[0]
+    assert zlib.decompress(blob[len(shared_counts.MAGIC) + cache_entry.DIGEST:])  # (the envelope's body)
+
+
+def test_a_conversation_under_a_segment_shares_no_counts():
+    cache = DictCache()
+    msgs, budget = _swe_run(0)
+    big = LIMITS.shared_segment * LIMITS.shared_group
+    DiscourseMemory(msgs[:big - 1], cache=cache).view(max(1, Compactor().count_messages(msgs[:big - 1]) // 4))
+    assert not _counts_entries(cache)
+
+
+@pytest.mark.parametrize("value", [0, -3, 10**9])
+def test_a_count_out_of_bounds_is_refused_and_counted_here(value, forgetful):
+    """Signed with the secret (a writer that has it), counts below one token or past their text's
+    bytes: each is refused where it would be used, and the view is the view without them."""
+    msgs, budget = _swe_run(0)
+    expected = _bytes(DiscourseMemory(msgs).view(budget))
+    cache = DictCache()
+    DiscourseMemory(msgs, cache=cache).view(budget)
+    for key, blob in _counts_entries(cache).items():
+        cache.data[key] = _resigned(shared_counts, key, blob,
+                                    lambda ints: ints.__setitem__(slice(2 + int(ints[1]), None), value))
+    forgetful._cache._data.clear()
+    forgetful._line_sums.clear()
+    reader = DiscourseMemory(msgs, cache=cache)
+    assert _bytes(reader.view(budget)) == expected
+    counts = reader._compactor._counts
+    assert counts.read and counts.refused >= len(counts.read) // 2
