@@ -21,7 +21,7 @@ import functools
 import hashlib
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from . import analysis_codec
@@ -152,9 +152,12 @@ class SharedAnalyses:
         h = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
         return f"{self._settings}:{h}"
 
-    def load(self, texts: list[str]) -> tuple[dict[str, tuple[MeasuredPiece, ...]], dict[str, TextMarks]]:
+    def load(self, texts: list[str], redo: Callable[[str], tuple[MeasuredPiece, ...]] | None = None,
+             ) -> tuple[dict[str, tuple[MeasuredPiece, ...]], dict[str, TextMarks]]:
         """The analyses the store holds for ``texts`` (one round trip), and their marks;
-        those it lacks, or holds in a form that fails its checks, are left out."""
+        those it lacks, or holds in a form that fails its checks, are left out. ``redo``: a
+        text's analysis made here, for an entry whose pieces fail when built
+        (:func:`.analysis_codec.decode_many`)."""
         if not texts:
             return {}, {}
         keys = [self.key(t) for t in texts]
@@ -177,7 +180,7 @@ class SharedAnalyses:
         # counted here, they were a tiktoken encoding of the whole history on a fresh worker.
         counts = getattr(self.counter, "_cache", None)
         present = [(key, text, blob) for text, key, blob in zip(texts, keys, blobs) if blob is not None]
-        for (_, text, _), got in zip(present, analysis_codec.decode_many(present, self.secret)):
+        for (_, text, _), got in zip(present, analysis_codec.decode_many(present, self.secret, redo)):
             if got is not None:
                 out[text], marked[text] = got[0], got[2]
                 if got[1] >= 0 and counts is not None and counts.get(text) is None:

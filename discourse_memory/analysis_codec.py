@@ -7,30 +7,36 @@ fails it), and a decoder that checks every field's type and range against the te
 is the analysis of. Whatever fails comes back as ``None`` (recomputed), never an error.
 
 Layout: the envelope of :mod:`.cache_entry` (``MAGIC``, the format's version; a BLAKE2b-128
-digest of (cache key, body); the body zlib-compressed: a 4-byte length, a JSON array of the entry's
-strings (content keys, words, literal texts and kinds, each once), then little-endian
-integer columns (at the width that holds them, read as int64; pieces as rows of numbers indexing the strings; checked with a few array
-operations, not a Python statement per number), then the text's marks (:mod:`.text_marks`:
-literal texts as indices of the literals' own strings, tag lines as pieces). What follows
-from the text and a row (a piece's gap, suffix, literal texts in order and their kinds) is not
-stored but rebuilt, so it cannot disagree.
+digest of (cache key, body); the body two DEFLATE streams, :func:`.cache_entry.unseal_split`),
+each of strings (NUL-ended) then little-endian integer columns (at the width that holds them,
+read as int64; checked with a few array operations, not a Python statement per number). The
+first stream holds what a view reads of every text: a header, the pieces as rows of numbers,
+the literals as rows of numbers indexing the strings, then the text's marks (:mod:`.text_marks`:
+literal texts as indices of the literals' own strings, tag lines as pieces), and as strings
+the marks' texts and the first piece's literals' texts and kinds. The second holds the
+pieces' words and heads and the other strings (content keys, words, literal texts), read when
+a piece of the text is first built: a fresh worker's first view opens a hundred entries and
+builds pieces of a few (issue 49). What follows from the text and a row (a piece's gap,
+suffix, literal texts in order and their kinds) is not stored but rebuilt, so it cannot
+disagree.
 
-Every number is checked when the entry is read, the entries of a view's texts together
-(:func:`decode_many`: a few array operations for all of them, one that fails refused alone);
-the pieces themselves are built when first looked at (:class:`DecodedPieces`): a fresh
-worker's first view reads every text of its history and builds fewer than half of their pieces.
+Every number of the first stream is checked when the entry is read, the entries of a view's
+texts together (:func:`decode_many`: a few array operations for all of them, one that fails
+refused alone); the second stream's when it is read (:func:`_later_holds`), and a text whose
+second stream fails is analysed here then; the pieces themselves are built when first looked
+at (:class:`DecodedPieces`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate, repeat
 from operator import itemgetter
 from typing import Any, overload
 
 import numpy as np
 
-from .cache_entry import Strings, seal, unseal
+from .cache_entry import Later, seal, unseal_split
 from .literals import Literal, first_kinds
 from .segment import Piece
 from .text_marks import TextMarks, marks_of
@@ -38,8 +44,8 @@ from .units import MeasuredPiece
 
 __all__ = ["FORMAT", "DecodedPieces", "decode", "decode_many", "encode"]
 
-MAGIC = b"DMA\x02"
-FORMAT = 2
+MAGIC = b"DMA\x03"
+FORMAT = 3
 """The layout's version (in ``MAGIC``): a reader of another version sees a miss."""
 _KINDS = ("heading", "list_item", "field", "table_row", "code", "sentence", "line", "tool_call")
 _KIND_CODE = {k: i for i, k in enumerate(_KINDS)}
@@ -47,7 +53,8 @@ PERSON = b"dm-analysis"
 """The digest's personalisation (:mod:`.cache_entry`): an entry of another format never passes."""
 
 
-_HEAD = 9  # chars, pieces, words, literals, heads, tokens of the whole text (-1: not given), mid, tags, tag lines
+_HEAD = 10  # chars, pieces, words, literals, heads, tokens of the whole text (-1: not given), mid, tags, tag lines,
+# strings (of both streams)
 _COLS = 13  # per piece: kind start end key depth info tokens head clip suffix_len n_words n_lits n_heads
 
 
@@ -59,8 +66,14 @@ def encode(key: str, text: str, pieces: tuple[MeasuredPiece, ...], secret: bytes
         marks = marks_of(text, [mp.piece for mp in pieces])
     strings: dict[str, int] = {}
     s = strings.setdefault
-    for t in (*marks.mid, *marks.tags):  # (the marks' texts first: a reader splits those alone, see decode_many)
+    # (the marks' texts and the first piece's literals first: the first stream holds those, the
+    # second the rest, read when a piece is built; see decode_many)
+    for t in (*marks.mid, *marks.tags):
         s(t, len(strings))
+    for lit in pieces[0].piece.literals if pieces else ():
+        s(lit.text, len(strings))
+        s(lit.kind, len(strings))
+    n_first = len(strings)
     rows: list[int] = []
     words: list[int] = []
     lits: list[int] = []
@@ -82,39 +95,46 @@ def encode(key: str, text: str, pieces: tuple[MeasuredPiece, ...], secret: bytes
                      mp.head_end, mp.clip_tokens, len(mp.suffix), len(p.words), len(p.literals), n_heads))
     mid, tags = [strings[t] for t in marks.mid], [strings[t] for t in marks.tags]  # (literal texts: strings already)
     ints = np.asarray([len(text), len(pieces), len(words), len(lits) // 4, len(heads), tokens, len(mid), len(tags),
-                       len(marks.tag_lines), *rows, *words, *lits, *heads, *mid, *tags, *marks.tag_lines],
-                      dtype="<i8")
-    return seal(MAGIC, PERSON, key, strings, ints, secret, 6)
+                       len(marks.tag_lines), len(strings), *rows, *lits, *mid, *tags, *marks.tag_lines], dtype="<i8")
+    listed = list(strings)
+    return seal(MAGIC, PERSON, key, listed[:n_first], ints, secret, 6,
+                later=(listed[n_first:], np.asarray([*words, *heads], dtype="<i8")))
 
 
 def decode(key: str, text: str, blob: Any, secret: bytes = b"",
+           redo: Callable[[str], tuple[MeasuredPiece, ...]] | None = None,
            ) -> tuple[DecodedPieces, int, TextMarks] | None:
     """The pieces an entry holds for ``text`` under ``key``, the text's tokens (-1: not
     given) and its marks; None for anything that is not a well-formed entry of this format
-    written for this key (and ``secret``)."""
-    return decode_many([(key, text, blob)], secret)[0]
+    written for this key (and ``secret``). ``redo``: see :func:`decode_many`."""
+    return decode_many([(key, text, blob)], secret, redo)[0]
 
 
 def decode_many(entries: Sequence[tuple[str, str, Any]], secret: bytes = b"",
+                redo: Callable[[str], tuple[MeasuredPiece, ...]] | None = None,
                 ) -> list[tuple[DecodedPieces, int, TextMarks] | None]:
     """:func:`decode` of each ``(key, text, blob)``, their numbers checked together (a few
     array operations for all the texts of a view, not for each: a fresh worker's first view
-    reads a hundred entries and more); one that fails is refused alone."""
+    reads a hundred entries and more); one that fails is refused alone. An entry's second
+    stream (its pieces' words, heads and strings) is read and checked when a piece of it is
+    first built; if it fails then, the pieces are ``redo`` of the text (its analysis made
+    here)."""
     out: list[tuple[DecodedPieces, int, TextMarks] | None] = [None] * len(entries)
     opened = []
     for i, (key, text, blob) in enumerate(entries):
-        got = unseal(MAGIC, PERSON, key, blob, secret, lazy=True)
+        got = unseal_split(MAGIC, PERSON, key, blob, secret)
         if got is None:
             continue
-        strings, ints = got
+        strings, ints, later = got
         if len(ints) < _HEAD:
             continue
         head = ints[:_HEAD].tolist()
-        n_chars, n_pieces, n_words, n_lits, n_heads, n_tokens, n_mid, n_tags, n_lines = head
+        n_chars, n_pieces, n_words, n_lits, n_heads, n_tokens, n_mid, n_tags, n_lines, n_strings = head
         if n_chars != len(text) or min(n_pieces, n_words, n_lits, n_heads, n_tokens + 1, n_mid, n_tags, n_lines) < 0 \
-                or len(ints) != _HEAD + _COLS * n_pieces + n_words + 4 * n_lits + n_heads + n_mid + n_tags + n_lines:
+                or n_strings < len(strings) \
+                or len(ints) != _HEAD + _COLS * n_pieces + 4 * n_lits + n_mid + n_tags + n_lines:
             continue
-        opened.append((i, text, strings, ints, head))
+        opened.append((i, text, strings, ints, head, later))
     try:
         good = _checked(opened, _rows_hold(opened))
         good = _checked(good, _parts_hold(good))
@@ -123,25 +143,18 @@ def decode_many(entries: Sequence[tuple[str, str, Any]], secret: bytes = b"",
         if len(opened) == 1:
             return out
         for o in opened:
-            out[o[0]] = decode_many([entries[o[0]]], secret)[0]
+            out[o[0]] = decode_many([entries[o[0]]], secret, redo)[0]
         return out
-    for i, text, strings, ints, head in good:
-        n_pieces, n_words, n_lits, n_heads, n_mid, n_tags = head[1], head[2], head[3], head[4], head[6], head[7]
+    for i, text, strings, ints, head, later in good:
+        n_pieces, n_lits, n_mid, n_tags = head[1], head[3], head[6], head[7]
         at = _HEAD + _COLS * n_pieces
         rows = ints[_HEAD:at].reshape(n_pieces, _COLS)
-        words = ints[at:at + n_words]
-        at += n_words
         lits = ints[at:at + 4 * n_lits].reshape(n_lits, 4)
         at += 4 * n_lits
-        heads = ints[at:at + n_heads]
-        at += n_heads
-        marked = ints[at:at + n_mid + n_tags].tolist()
-        # (a text's marks are its first strings, as written here: the rest are split when a
-        # piece is built, which a first view does for a few of a hundred texts)
-        listed = strings.first(max(marked) + 1) if marked and type(strings) is Strings else strings
-        mark_texts = [listed[x] for x in marked]
+        # (a text's marks are among its first stream's strings, as written: checked there)
+        mark_texts = [strings[x] for x in ints[at:at + n_mid + n_tags].tolist()]
         lines = ints[at + n_mid + n_tags:].tolist()
-        out[i] = (DecodedPieces(text, strings, rows, lits, words, heads), head[5],
+        out[i] = (DecodedPieces(text, strings, rows, lits, later, (head[9], head[2], head[4]), redo), head[5],
                   TextMarks(tuple(mark_texts[:n_mid]), tuple(mark_texts[n_mid:]), tuple(lines)))
     return out
 
@@ -159,7 +172,7 @@ def _rows_hold(opened: list[Any]) -> np.ndarray:
         return np.zeros(0, dtype=bool)
     heads = np.stack([o[3][:_HEAD] for o in opened])  # (the headers as arrays: not a list of lists converted)
     n_chars, n_pieces, n_words, n_lits, n_heads = heads[:, 0], heads[:, 1], heads[:, 2], heads[:, 3], heads[:, 4]
-    n_strings = np.array([len(o[2]) for o in opened], dtype=np.int64)
+    n_strings = heads[:, 9]
     rows = np.concatenate([o[3][_HEAD:_HEAD + _COLS * int(o[4][1])] for o in opened]).reshape(-1, _COLS)
     eid = np.repeat(np.arange(n), n_pieces)
     kind, start, end, key, _, _, _, head, _, suffix, w_n, l_n, h_n = rows.T
@@ -177,75 +190,78 @@ def _rows_hold(opened: list[Any]) -> np.ndarray:
 
 
 def _parts_hold(opened: list[Any]) -> np.ndarray:
-    """Per opened entry whose rows hold, whether its words, literals, heads, marks and tag
-    lines do: every string index in range, a literal within its piece, a head one of its
-    piece's distinct values, a mark one of the entry's literal texts, a tag line one of its pieces."""
+    """Per opened entry whose rows hold, whether its literals, marks and tag lines do: every
+    string index in range, a literal within its piece, the first piece's literals and the
+    marks among the first stream's strings, a mark one of the entry's literal texts, a tag
+    line one of its pieces (the words and heads are checked when the second stream is read,
+    :func:`_later_holds`)."""
     n = len(opened)
     if not n:
         return np.zeros(0, dtype=bool)
     heads = np.stack([o[3][:_HEAD] for o in opened])  # (the headers as arrays: not a list of lists converted)
-    n_pieces, n_words, n_lits, n_heads = heads[:, 1], heads[:, 2], heads[:, 3], heads[:, 4]
-    n_marked, n_lines = heads[:, 6] + heads[:, 7], heads[:, 8]
-    n_strings = np.array([len(o[2]) for o in opened], dtype=np.int64)
+    n_pieces, n_lits = heads[:, 1], heads[:, 3]
+    n_marked, n_lines, n_strings = heads[:, 6] + heads[:, 7], heads[:, 8], heads[:, 9]
+    n_first = np.array([len(o[2]) for o in opened], dtype=np.int64)
     str_at = np.cumsum(n_strings) - n_strings  # (each entry's strings, laid end to end)
     ids = np.arange(n)
 
     def part(offset: Any, length: Any) -> np.ndarray:
-        return np.concatenate([o[3][a:a + m] for o, a, m in zip(opened, offset.tolist(), length.tolist())]) \
-            if n else np.zeros(0, dtype=np.int64)
+        return np.concatenate([o[3][a:a + m] for o, a, m in zip(opened, offset.tolist(), length.tolist())])
 
     at = _HEAD + _COLS * n_pieces
     rows = np.concatenate([o[3][_HEAD:a] for o, a in zip(opened, at.tolist())]).reshape(-1, _COLS)
-    words = part(at, n_words)
-    lits = part(at + n_words, 4 * n_lits).reshape(-1, 4)
-    at_heads = at + n_words + 4 * n_lits
-    head_idx = part(at_heads, n_heads)
-    marked = part(at_heads + n_heads, n_marked)
-    lines = part(at_heads + n_heads + n_marked, n_lines)
-    word_of, lit_of, head_of = np.repeat(ids, n_words), np.repeat(ids, n_lits), np.repeat(ids, n_heads)
-    mark_of, line_of = np.repeat(ids, n_marked), np.repeat(ids, n_lines)
+    lits = part(at, 4 * n_lits).reshape(-1, 4)
+    marked = part(at + 4 * n_lits, n_marked)
+    lines = part(at + 4 * n_lits + n_marked, n_lines)
+    lit_of, mark_of, line_of = np.repeat(ids, n_lits), np.repeat(ids, n_marked), np.repeat(ids, n_lines)
 
     def bad_in(flags: np.ndarray, owner: np.ndarray) -> np.ndarray:
         return np.bincount(owner, weights=flags, minlength=n) > 0
 
-    failed = bad_in((words < 0) | (words >= n_strings[word_of]), word_of)
     # (the rows' counts add up: a literal's piece is the row it falls in, entry after entry)
     size = rows[:, 2] - rows[:, 1]
-    l_n, h_n = rows[:, 11], np.maximum(rows[:, 12], 0)
+    l_n = rows[:, 11]
     names, kinds, lstart, lend = lits.T
     # (a number is negative where its sign bit is set: the four columns' OR has it if one has;
     # ``(lits < 0).any(axis=1)`` was a reduction over rows of four, 9x the time)
-    failed |= bad_in(((names | kinds | lstart | lend) < 0) | (names >= n_strings[lit_of])
-                     | (kinds >= n_strings[lit_of]) | (lend < lstart) | (lend > np.repeat(size, l_n)), lit_of)
-    # A head names one of its piece's distinct literal texts (the pieces are built later, and an
-    # entry must fail whole): counted for the pieces that list heads of their own (a few in
-    # ten; sorting every literal of a view's texts was a third of this check).
-    # (a name out of range, refused above, is clipped here so that it stays in its piece)
-    room = int(n_strings.max()) + 1
-    piece_of = np.repeat(np.arange(len(rows), dtype=np.int64), l_n)
-    listed = (h_n > 0)[piece_of]
-    pairs = np.sort(piece_of[listed] * room + np.clip(names[listed], 0, room - 1))
-    first = np.ones(len(pairs), dtype=bool)
-    np.not_equal(pairs[1:], pairs[:-1], out=first[1:])
-    distinct = np.bincount(pairs[first] // room, minlength=len(rows))
-    failed |= bad_in((head_idx < 0) | (head_idx >= np.repeat(distinct, h_n)), head_of)
-    # A mark is one of its entry's literal texts.
+    failed = bad_in(((names | kinds | lstart | lend) < 0) | (names >= n_strings[lit_of])
+                    | (kinds >= n_strings[lit_of]) | (lend < lstart) | (lend > np.repeat(size, l_n)), lit_of)
+    # The first piece's literals are read before any piece is built (a label, a date line):
+    # their strings are the first stream's.
+    firsts = np.zeros(len(rows), dtype=bool)
+    firsts[(np.cumsum(n_pieces) - n_pieces)[n_pieces > 0]] = True
+    in_first = np.repeat(firsts, l_n)
+    failed |= bad_in(in_first & ((names >= n_first[lit_of]) | (kinds >= n_first[lit_of])), lit_of)
+    # A mark is one of its entry's literal texts, and among the first stream's strings.
     is_literal = np.zeros(int(n_strings.sum()), dtype=bool)
     in_range = (names >= 0) & (names < n_strings[lit_of])
     is_literal[(str_at[lit_of] + names)[in_range]] = True
-    mark_ok = (marked >= 0) & (marked < n_strings[mark_of])
+    mark_ok = (marked >= 0) & (marked < n_first[mark_of])
     mark_ok[mark_ok] = is_literal[(str_at[mark_of] + marked)[mark_ok]]
     failed |= bad_in(~mark_ok, mark_of)
     failed |= bad_in((lines < 0) | (lines >= n_pieces[line_of]), line_of)
     return ~failed
 
 
+def _later_holds(rows: np.ndarray, lits: np.ndarray, words: np.ndarray, heads: np.ndarray, n_strings: int) -> bool:
+    """Whether an entry's second stream's words and heads keep every rule (its rows and
+    literals checked): a word one of the strings, a head one of its piece's distinct values."""
+    if len(words) and (int(words.min()) < 0 or int(words.max()) >= n_strings):
+        return False
+    if not len(heads):
+        return True
+    # (a head names one of its piece's distinct literal texts; counted for the pieces that list
+    # heads of their own, a few in ten)
+    l_n, h_n = rows[:, 11], np.maximum(rows[:, 12], 0)
+    piece_of = np.repeat(np.arange(len(rows), dtype=np.int64), l_n)
+    listed = (h_n > 0)[piece_of]
+    room = n_strings + 1
+    pairs = np.unique(piece_of[listed] * room + lits[listed, 0])
+    distinct = np.bincount(pairs // room, minlength=len(rows))
+    return bool(((heads >= 0) & (heads < np.repeat(distinct, h_n))).all())
+
+
 _new = tuple.__new__
-
-
-def _listed(strings: list[str] | Strings) -> list[str]:
-    """An entry's strings as a list (split if they were not)."""
-    return strings.listed() if type(strings) is Strings else strings  # type: ignore[return-value]
 
 
 class DecodedPieces(Sequence[MeasuredPiece]):
@@ -253,14 +269,21 @@ class DecodedPieces(Sequence[MeasuredPiece]):
     at: a first view through the shared cache decodes every text of the history (thousands
     of pieces, tens of thousands of literals and words) and reads fewer than half of them.
     Equal to the tuple of the same pieces; :meth:`measures` gives what the columns take of
-    every piece without building one."""
+    every piece without building one. The entry's second stream (its words, heads and most of
+    its strings) is read when the first piece is built; one that fails then (only a writer
+    without the store's secret can sign one) gives way to ``redo`` of the text (its analysis
+    made here), or, where that disagrees with the rows the view has read, to pieces of the
+    rows alone: never an error."""
 
-    __slots__ = ("_text", "_strings", "_rows", "_lits", "_words", "_heads", "_built", "_table", "_row_list")
+    __slots__ = ("_text", "_strings", "_rows", "_lits", "_later", "_counts", "_redo", "_words", "_heads", "_local",
+                 "_built", "_table", "_row_list")
 
-    def __init__(self, text: str, strings: list[str] | Strings, rows: np.ndarray, lits: np.ndarray, words: np.ndarray,
-                 heads: np.ndarray) -> None:
-        self._text, self._strings, self._rows, self._lits, self._words, self._heads = \
-            text, strings, rows, lits, words, heads
+    def __init__(self, text: str, strings: list[str], rows: np.ndarray, lits: np.ndarray, later: Later | None,
+                 counts: tuple[int, int, int], redo: Callable[[str], tuple[MeasuredPiece, ...]] | None = None) -> None:
+        self._text, self._strings, self._rows, self._lits, self._later, self._counts, self._redo = \
+            text, strings, rows, lits, later, counts, redo
+        self._words = self._heads = np.zeros(0, dtype=np.int64)
+        self._local: tuple[MeasuredPiece, ...] | None = None
         self._built: list[MeasuredPiece | None] = [None] * len(rows)
         self._table: tuple[Any, ...] | None = None
         self._row_list: list[list[int]] | None = None  # (the rows as lists, once: span and _lists)
@@ -352,10 +375,7 @@ class DecodedPieces(Sequence[MeasuredPiece]):
         _, a, b = self._rows[0, :3].tolist()
         nl = int(self._rows[0, 11])
         lits = self._lits[:nl].tolist()
-        strings = self._strings
-        # (the first piece's strings are among the entry's first, as written: only those split)
-        get = (strings.first(max(max(x[0], x[1]) for x in lits) + 1) if lits and type(strings) is Strings
-               else strings).__getitem__
+        get = self._strings.__getitem__  # (the first piece's strings are the first stream's: checked)
         return a, b, tuple([_new(Literal, (get(name), get(kind), start, end)) for name, kind, start, end in lits])
 
     def _lists(self) -> tuple[Any, ...]:
@@ -375,13 +395,46 @@ class DecodedPieces(Sequence[MeasuredPiece]):
             table = self._table = (table_l, lits.tolist(), self._words.tolist(), self._heads.tolist(), *starts)
         return table
 
+    def _open_later(self) -> None:
+        """Read the second stream; if it fails its checks, the pieces are the text's analysis
+        made here (or of the rows alone, see the class)."""
+        later, self._later = self._later, None
+        n_strings, n_words, n_heads = self._counts
+        got = later.open() if later is not None else None
+        if got is not None:
+            strings, ints = got
+            if len(self._strings) + len(strings) == n_strings and len(ints) == n_words + n_heads \
+                    and _later_holds(self._rows, self._lits, ints[:n_words], ints[n_words:], n_strings):
+                self._strings = self._strings + strings
+                self._words, self._heads = ints[:n_words], ints[n_words:]
+                return
+        local = self._redo(self._text) if self._redo is not None else ()
+        rows = self._rows
+        # (the rows the columns read, but for the key and the heads' count, which they take from the pieces)
+        if len(local) == len(rows) and [
+                (_KIND_CODE[mp.piece.kind], mp.piece.start, mp.piece.end, mp.piece.depth, mp.piece.info, mp.tokens,
+                 mp.head_end, mp.clip_tokens, len(mp.suffix), len(mp.piece.words), len(mp.piece.literals))
+                for mp in local] == list(map(tuple, rows[:, [0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11]].tolist())):
+            self._local = local
+            return
+        text, prev, bare = self._text, 0, []
+        for k, a, b, _, d, inf, t, hd, c, suf, _, _, _ in rows.tolist():
+            piece = _new(Piece, (_KINDS[k], a, b, "", (), d, inf, (), (), ()))
+            bare.append(_new(MeasuredPiece, (piece, text[prev:a], t, hd, c, (), (), text[b:b + suf])))
+            prev = b + suf
+        self._local = tuple(bare)
+
     def _piece(self, j: int) -> MeasuredPiece:
+        if self._later is not None:
+            self._open_later()
+        if self._local is not None:
+            return self._local[j]
         if j == 0 and self._table is None:
             return self._first()
         rows, lits, words, heads, word_at, lit_at, head_at = self._table or self._lists()
         row = rows[j]
         k, a, b, key_i, d, inf, t, hd, c, suf, nw, nl, nh = row
-        get = _listed(self._strings).__getitem__
+        get = self._strings.__getitem__
         # (most pieces state no value or one: those need no dict of first kinds)
         if nl == 0:
             lit_t = texts = kind_t = ()
@@ -414,7 +467,7 @@ class DecodedPieces(Sequence[MeasuredPiece]):
         first piece)."""
         row, = self._rows[:1].tolist()
         k, a, b, key_i, d, inf, t, hd, c, suf, nw, nl, nh = row
-        get = _listed(self._strings).__getitem__
+        get = self._strings.__getitem__
         lit_t = tuple([_new(Literal, (get(name), get(kind), start, end)) for name, kind, start, end in self._lits[:nl].tolist()])
         first = first_kinds(lit_t)
         texts, kind_t = tuple(first), tuple(first.values())

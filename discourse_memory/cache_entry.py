@@ -10,8 +10,10 @@ of a 65k-token history's entries, and the Adler-32 of it was 7% of the inflating
 length in bytes (4 bytes) and a byte giving the numbers' width (1, 2, 4 or 8 bytes: the least
 that holds every one; plus ``JSON`` when the strings are a JSON array), the strings (UTF-8,
 each ended by a NUL; a JSON array when one of them holds a NUL), then the numbers,
-little-endian. :func:`unseal` checks the envelope only; what the strings and numbers mean is
-each format's to check.
+little-endian. An analysis entry's body is two such streams, the first's length (4 bytes)
+before them (:func:`unseal_split`: the second is inflated when read, :class:`Later`).
+:func:`unseal` checks the envelope only; what the strings and numbers mean is each format's
+to check.
 
 The numbers are mostly small (offsets, counts, ids within a text): at their width, a fresh
 worker's first view inflates less than half the bytes it did at int64, the most of reading
@@ -26,13 +28,13 @@ import json
 import struct
 import zlib
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal, overload
+from typing import Any
 
 import numpy as np
 
 from .limits import LIMITS
 
-__all__ = ["DIGEST", "Strings", "deflate", "digest", "seal", "segments", "unseal"]
+__all__ = ["DIGEST", "Later", "deflate", "digest", "seal", "segments", "unseal", "unseal_split"]
 
 DIGEST = 16
 """Bytes of the digest after the magic."""
@@ -67,8 +69,20 @@ def digest(person: bytes, key: str, body: bytes, secret: bytes) -> bytes:
 
 
 def seal(magic: bytes, person: bytes, key: str, strings: Iterable[str], ints: np.ndarray, secret: bytes = b"",
-         level: int = 6) -> bytes:
-    """The entry holding ``strings`` and the int64 numbers ``ints`` under cache ``key``."""
+         level: int = 6, later: tuple[Iterable[str], np.ndarray] | None = None) -> bytes:
+    """The entry holding ``strings`` and the int64 numbers ``ints`` under cache ``key``;
+    ``later``: strings and numbers of a second stream, read by :func:`unseal_split` when asked for."""
+    # Compressed, not stored: a stored body reads ~3 ms faster on a fresh worker's first view
+    # of a 65k-token history but holds 2.2x the bytes in the store (docs/changes.md, stop 57).
+    body = deflate(_raw(strings, ints), level)
+    if later is not None:  # (the first stream's length, then both: one digest covers them)
+        body = struct.pack("<I", len(body)) + body + deflate(_raw(*later), level)
+    return magic + digest(person, key, body, secret) + body
+
+
+def _raw(strings: Iterable[str], ints: np.ndarray) -> bytes:
+    """One stream's bytes before DEFLATE: the strings' length and the numbers' width, the
+    strings, the numbers."""
     strings = list(strings)
     joined = "".join([t + "\0" for t in strings])
     flag = 0
@@ -78,11 +92,7 @@ def seal(magic: bytes, person: bytes, key: str, strings: Iterable[str], ints: np
     numbers = np.asarray(ints, dtype="<i8")
     lo, hi = (int(numbers.min()), int(numbers.max())) if len(numbers) else (0, 0)
     width = next(d for d in _WIDTHS.values() if np.iinfo(d).min <= lo and hi <= np.iinfo(d).max)
-    raw = struct.pack("<IB", len(names), width.itemsize | flag) + names + numbers.astype(width).tobytes()
-    # Compressed, not stored: a stored body reads ~3 ms faster on a fresh worker's first view
-    # of a 65k-token history but holds 2.2x the bytes in the store (docs/changes.md, stop 57).
-    body = deflate(raw, level)
-    return magic + digest(person, key, body, secret) + body
+    return struct.pack("<IB", len(names), width.itemsize | flag) + names + numbers.astype(width).tobytes()
 
 
 def deflate(raw: bytes, level: int = 6) -> bytes:
@@ -91,62 +101,24 @@ def deflate(raw: bytes, level: int = 6) -> bytes:
     return c.compress(raw) + c.flush()
 
 
-class Strings(Sequence[str]):
-    """An entry's NUL-ended strings, counted when the entry is opened and split when first
-    read (:func:`unseal` with ``lazy``): a fresh worker's first view reads a hundred analysis
-    entries and the strings of few of them (issue 49). The text is checked as an entry's
-    strings are (UTF-8, nothing after the last NUL) before it is counted."""
+class Later:
+    """An entry's second stream, its digest checked with the entry's and inflated when first
+    read: a fresh worker's first view reads a hundred analysis entries and builds pieces of
+    few of them (issue 49)."""
 
-    __slots__ = ("_text", "_n", "_list")
+    __slots__ = ("_body",)
 
-    def __init__(self, text: str, n: int) -> None:
-        self._text, self._n = text, n
-        self._list: list[str] | None = None
+    def __init__(self, body: bytes) -> None:
+        self._body = body
 
-    def __len__(self) -> int:
-        return self._n
-
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[str]: ...
-
-    def __getitem__(self, i: int | slice) -> str | list[str]:
-        return self.listed()[i]
-
-    def listed(self) -> list[str]:
-        """Every string, as a list (split once)."""
-        got = self._list
-        if got is None:
-            got = self._list = self._text.split("\0")
-            got.pop()  # (the empty tail after the last NUL: checked empty)
-            self._text = ""
-        return got
-
-    def first(self, k: int) -> list[str]:
-        """The first ``k`` strings (at most all of them), the rest left unsplit."""
-        if self._list is not None:
-            return self._list[:k]
-        k = min(k, self._n)
-        return self._text.split("\0", k)[:k]
+    def open(self) -> tuple[list[str], np.ndarray] | None:
+        """Its strings and int64 numbers (read-only); None if they are not well-formed (a
+        writer without the store's secret can sign anything here)."""
+        return _inflated(self._body)
 
 
-@overload
-def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = ...,
-           lazy: Literal[False] = ...) -> tuple[list[str], np.ndarray] | None: ...
-
-
-@overload
-def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = ...,
-           lazy: bool = ...) -> tuple[list[str] | Strings, np.ndarray] | None: ...
-
-
-def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = b"",
-           lazy: bool = False) -> tuple[list[str] | Strings, np.ndarray] | None:
-    """An entry's strings and int64 numbers (read-only), if it is one of ``magic``'s format
-    written for ``key`` under ``secret``; None for anything else. ``lazy``: NUL-ended strings
-    come as :class:`Strings`, split when first read."""
+def _body(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes) -> bytes | None:
+    """The body of an entry of ``magic``'s format written for ``key`` under ``secret``."""
     if not isinstance(blob, (bytes, bytearray, memoryview)):
         return None
     blob = bytes(blob)
@@ -156,6 +128,33 @@ def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = b""
     body = blob[head:]
     if blob[len(magic):head] != digest(person, key, body, secret):
         return None
+    return body
+
+
+def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = b"",
+           ) -> tuple[list[str], np.ndarray] | None:
+    """An entry's strings and int64 numbers (read-only), if it is one of ``magic``'s format
+    written for ``key`` under ``secret``; None for anything else."""
+    body = _body(magic, person, key, blob, secret)
+    return None if body is None else _inflated(body)
+
+
+def unseal_split(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = b"",
+                 ) -> tuple[list[str], np.ndarray, Later] | None:
+    """:func:`unseal` of an entry sealed with ``later``: its first stream's strings and numbers,
+    and its second stream (checked by the digest, inflated when read)."""
+    body = _body(magic, person, key, blob, secret)
+    if body is None or len(body) < 4:
+        return None
+    n, = struct.unpack_from("<I", body)
+    if len(body) < 4 + n:
+        return None
+    got = _inflated(body[4:4 + n])
+    return None if got is None else (*got, Later(body[4 + n:]))
+
+
+def _inflated(body: bytes) -> tuple[list[str], np.ndarray] | None:
+    """One DEFLATE stream's strings and int64 numbers (read-only); None if not well-formed."""
     try:
         inflate = zlib.decompressobj(-zlib.MAX_WBITS)
         raw = inflate.decompress(body, LIMITS.inflated_bytes)
@@ -167,16 +166,12 @@ def unseal(magic: bytes, person: bytes, key: str, blob: Any, secret: bytes = b""
         ints = raw[5 + n_names:]
         if dtype is None or len(ints) % dtype.itemsize:
             return None
-        strings: list[str] | Strings
+        strings: list[str]
         if width & JSON:
             strings = json.loads(text)
             # (the strings' types in one pass in C: a generator per string was a fifth of a decode)
             if type(strings) is not list or not set(map(type, strings)) <= {str}:
                 return None
-        elif lazy:
-            if text and text[-1] != "\0":  # (every string ends with a NUL: nothing after the last)
-                return None
-            strings = Strings(text, text.count("\0"))
         else:
             strings = text.split("\0")
             if strings.pop():  # (every string ends with a NUL: nothing after the last)

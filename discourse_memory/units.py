@@ -308,6 +308,27 @@ class Analyzer:
             return len(body)
         return head_of(self.counter, body, limit)
 
+    def _analysed_here(self, text: str) -> tuple[MeasuredPiece, ...]:
+        """``text``'s measured pieces made in this process, not cached: a shared entry whose
+        pieces fail their checks when first built (see :class:`.analysis_codec.DecodedPieces`)."""
+        wait_for_warm_up(self.pipeline)
+        return self._made([text])[text]
+
+    def _made(self, missing: list[str]) -> dict[str, tuple[MeasuredPiece, ...]]:
+        """The measured pieces of ``missing``, made here."""
+        with gc_paused(is_bulk(missing)):
+            segmented = segment_texts(missing, get_pipeline(self.pipeline))
+            memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+            # One encoding per text (tiktoken counters) instead of one per piece and head.
+            token_table = getattr(self.counter, "token_table", None)
+            if token_table is not None:
+                table = token_table(missing)
+                small = sum(map(len, segmented)) <= LIMITS.small_pieces
+                done = (self._measure_maps if small else self._measure_table)(missing, segmented, table)
+                return {t: v if v is not None else self._measure(t, pcs, memo)
+                        for t, pcs, v in zip(missing, segmented, done)}
+            return {t: self._measure(t, pcs, memo) for t, pcs in zip(missing, segmented)}
+
     def analyse(self, texts: list[str]) -> list[tuple[MeasuredPiece, ...]]:
         """Measured pieces of each text (cached)."""
         with self._lock:
@@ -316,7 +337,7 @@ class Analyzer:
         shared = self.shared
         if missing and shared is not None:
             # One round trip for the texts this process has not seen; what it lacks is made here.
-            loaded, marked = shared.load(missing)
+            loaded, marked = shared.load(missing, self._analysed_here)
             if loaded:
                 found.update(loaded)
                 self._keep(loaded, marked)
@@ -324,19 +345,7 @@ class Analyzer:
             if missing:
                 wait_for_warm_up(self.pipeline)  # (the compactor did not: the store might have held all)
         if missing:
-            with gc_paused(is_bulk(missing)):
-                segmented = segment_texts(missing, get_pipeline(self.pipeline))
-                memo: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-                # One encoding per text (tiktoken counters) instead of one per piece and head.
-                token_table = getattr(self.counter, "token_table", None)
-                if token_table is not None:
-                    table = token_table(missing)
-                    small = sum(map(len, segmented)) <= LIMITS.small_pieces
-                    done = (self._measure_maps if small else self._measure_table)(missing, segmented, table)
-                    measured = {t: v if v is not None else self._measure(t, pcs, memo)
-                                for t, pcs, v in zip(missing, segmented, done)}
-                else:
-                    measured = {t: self._measure(t, pcs, memo) for t, pcs in zip(missing, segmented)}
+            measured = self._made(missing)
             marked = {}
             if shared is not None:
                 # (the marks go with the analyses: a worker that reads them does not find them again)

@@ -57,13 +57,56 @@ def _bytes(view) -> tuple[str, str, int]:  # type: ignore[no-untyped-def]
     return json.dumps(view.messages, sort_keys=True, ensure_ascii=False), view.note or "", view.tokens_after
 
 
-def _resigned(fmt, key: str, blob: bytes, edit) -> bytes:  # type: ignore[no-untyped-def]
+def _resigned(fmt, key: str, blob: bytes, edit, later: bool = False) -> bytes:  # type: ignore[no-untyped-def]
     """``blob``, an entry of format ``fmt`` (``analysis_codec`` or ``shared_rows``), with its int
-    columns edited by ``edit`` and signed again (a writer that knows the secret)."""
-    strings, ints = cache_entry.unseal(fmt.MAGIC, fmt.PERSON, key, blob, SECRET)  # type: ignore[misc]
-    ints = ints.copy()
-    edit(ints)
-    return cache_entry.seal(fmt.MAGIC, fmt.PERSON, key, strings, ints, SECRET)
+    columns edited by ``edit`` and signed again (a writer that knows the secret); an analysis
+    entry's first stream's numbers, or with ``later`` its second's."""
+    if fmt is not analysis_codec:
+        strings, ints = cache_entry.unseal(fmt.MAGIC, fmt.PERSON, key, blob, SECRET)  # type: ignore[misc]
+        ints = ints.copy()
+        edit(ints)
+        return cache_entry.seal(fmt.MAGIC, fmt.PERSON, key, strings, ints, SECRET)
+    strings, ints, rest = _analysis(key, blob)
+    edited = (rest[1] if later else ints).copy()
+    edit(edited)
+    return cache_entry.seal(fmt.MAGIC, fmt.PERSON, key, strings, ints if later else edited, SECRET,
+                            later=(rest[0], edited if later else rest[1]))
+
+
+def _analysis(key: str, blob: bytes) -> tuple[list[str], np.ndarray, tuple[list[str], np.ndarray]]:
+    """An analysis entry's first stream's strings and numbers, and its second stream's."""
+    strings, ints, later = cache_entry.unseal_split(analysis_codec.MAGIC, analysis_codec.PERSON, key, blob,
+                                                    SECRET)  # type: ignore[misc]
+    rest = later.open()
+    assert rest is not None
+    return strings, ints, rest
+
+
+def _bad_later(key: str, blob: bytes, how: int) -> bytes:
+    """An analysis entry whose first stream holds and whose second does not, signed (by a
+    writer with the secret, as one without it signs for a store without a secret): garbage,
+    not DEFLATE's; DEFLATE of garbage; a word past the strings; a head (or a word) below 0; a
+    string short."""
+    strings, ints, (b_strings, b_ints) = _analysis(key, blob)
+    n_words, n_strings = int(ints[2]), int(ints[9])
+    first = cache_entry.deflate(cache_entry._raw(strings, ints))
+    if how == 0:
+        second = b"\x00garbage"
+    elif how == 1:
+        second = cache_entry.deflate(b"\xff" * 40)
+    elif how in (2, 3):
+        b_ints = b_ints.copy()
+        if len(b_ints) == 0:
+            b_ints = np.array([-1])
+        elif how == 2 and n_words:
+            b_ints[0] = n_strings
+        else:
+            b_ints[-1] = -1 if how == 3 else 10**6
+        second = cache_entry.deflate(cache_entry._raw(b_strings, b_ints))
+    else:
+        second = cache_entry.deflate(cache_entry._raw(b_strings[:-1] if b_strings else ["x"], b_ints))
+    body = np.array([len(first)], dtype="<u4").tobytes() + first + second
+    return analysis_codec.MAGIC + cache_entry.digest(analysis_codec.PERSON, key, body, SECRET) + body
 
 
 def _forged(fmt, key: str, blob: bytes) -> bytes:  # type: ignore[no-untyped-def]
@@ -120,8 +163,11 @@ def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
         elif mode == "missing":
             if i % 2:
                 del cache.data[key]
+        elif mode == "bad_later" and not (_is_rows(key) or _is_cols(key)):
+            # (an analysis whose pieces fail their checks only when one is built)
+            cache.data[key] = _bad_later(key, blob, data.draw(st.integers(0, 4), label="how"))
         elif mode == "resigned_out_of_range":  # every number from one on (a piece's, a literal's, a mark's) below 0
-            n = len(cache_entry.unseal(analysis_codec.MAGIC, analysis_codec.PERSON, key, blob, SECRET)[1])  # type: ignore[index]
+            n = len(_analysis(key, blob)[1])
             at = data.draw(st.integers(6, n - 1), label="analysis number")
             cache.data[key] = _resigned(analysis_codec, key, blob, lambda ints: ints.__setitem__(slice(at, None), -3))
 
@@ -131,7 +177,8 @@ def _segments(n: int) -> list[tuple[int, int]]:
     return cache_entry.segments(n, LIMITS.shared_segment, LIMITS.shared_group)
 
 
-MODES = ["cold", "warm", "flip", "truncate", "forged", "stale", "garbage", "missing", "resigned_out_of_range"]
+MODES = ["cold", "warm", "flip", "truncate", "forged", "stale", "garbage", "missing", "resigned_out_of_range",
+         "bad_later"]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -375,11 +422,16 @@ def test_an_entry_whose_marks_name_no_literal_of_its_own_is_refused():
     marks = marks_of(text, [mp.piece for mp in pieces])
     assert marks.mid and marks.tag_lines, marks
     blob = analysis_codec.encode("k", text, pieces, SECRET)
-    strings, ints = cache_entry.unseal(analysis_codec.MAGIC, analysis_codec.PERSON, "k", blob, SECRET)  # type: ignore[misc]
+    strings, ints, (later, _) = _analysis("k", blob)
     first_mid = len(ints) - len(marks.mid) - len(marks.tags) - len(marks.tag_lines)
-    not_literal = strings.index(pieces[0].piece.key)  # (a string of the entry, but a content key)
+    every = strings + later
+    not_literal = every.index(pieces[0].piece.key)  # (a string of the entry, but a content key)
+    # (a literal text of the entry, but of its second stream: read when a piece is built)
+    later_literal = every.index(next(t for mp in pieces[1:] for t in mp.literal_texts if t not in strings))
+    assert later_literal >= len(strings) and not_literal >= len(strings)
     for edit in (lambda a: a.__setitem__(first_mid, not_literal),  # a mark naming a string that is no literal
-                 lambda a: a.__setitem__(first_mid, len(strings)),  # a mark past the strings
+                 lambda a: a.__setitem__(first_mid, later_literal),  # a mark the first stream does not hold
+                 lambda a: a.__setitem__(first_mid, len(every)),  # a mark past the strings
                  lambda a: a.__setitem__(-1, len(pieces)),  # a tag line past the pieces
                  lambda a: a.__setitem__(-1, -1)):
         assert analysis_codec.decode("k", text, _resigned(analysis_codec, "k", blob, edit), SECRET) is None
@@ -460,9 +512,9 @@ def test_redis_cache_refuses_what_it_cannot_use():
         RedisAnalysisCache({})
 
 
-def test_a_head_past_its_pieces_distinct_values_is_refused_before_any_piece_is_built():
+def test_a_head_past_its_pieces_distinct_values_gives_way_to_the_analysis_made_here():
     # (the pieces of an entry are built when looked at: a head that names no value of its piece
-    # must fail the entry whole, not a view that looks at that piece later)
+    # fails the entry's second stream, and its pieces are made here, not an error)
     text = ("Ticket 8C8K4E stays with ticket 8C8K4E while the migration of every remaining service in the "
             "cluster, the queue workers and the scheduler included, finishes on UDMOP1 tonight.")
     pieces = Compactor(clip_tokens=8).analyzer.analyse([text])[0]
@@ -470,12 +522,21 @@ def test_a_head_past_its_pieces_distinct_values_is_refused_before_any_piece_is_b
     distinct = len(pieces[at].literal_texts)
     assert distinct < len(pieces[at].piece.literals)  # (a value stated twice: fewer texts than literals)
     blob = analysis_codec.encode("k", text, pieces, SECRET)
-    strings, ints = cache_entry.unseal(analysis_codec.MAGIC, analysis_codec.PERSON, "k", blob, SECRET)  # type: ignore[misc]
-    n_pieces, n_words, n_lits = int(ints[1]), int(ints[2]), int(ints[3])
-    first_head = analysis_codec._HEAD + analysis_codec._COLS * n_pieces + n_words + 4 * n_lits
+    _, ints, _ = _analysis("k", blob)
+    first_head = int(ints[2])  # (the second stream: the words, then the heads)
     before = sum(len(mp.head_literal_texts) for mp in pieces[:at] if mp.head_literal_texts != mp.literal_texts)
-    edited = _resigned(analysis_codec, "k", blob, lambda a: a.__setitem__(first_head + before, distinct))
-    assert analysis_codec.decode("k", text, edited, SECRET) is None
+    edited = _resigned(analysis_codec, "k", blob, lambda a: a.__setitem__(first_head + before, distinct), later=True)
+    # (the heads are the second stream's, checked when a piece is built: the pieces are then the
+    # text's analysis made here, or, with none to make, the rows' alone; never an error)
+    analyzer = Compactor(clip_tokens=8).analyzer
+    made = []
+    redo = lambda t: made.append(t) or analyzer._analysed_here(t)  # noqa: E731
+    bad, measures = analysis_codec.decode("k", text, edited, SECRET, redo), analysis_codec.decode("k", text, blob, SECRET)
+    assert bad is not None and bad[1:] == measures[1:] and not made  # type: ignore[index]
+    assert bad[0][at] == pieces[at] and tuple(bad[0]) == pieces and made == [text]  # type: ignore[index]
+    bare = analysis_codec.decode("k", text, edited, SECRET)[0]  # type: ignore[index]
+    assert [(mp.piece.kind, mp.piece.start, mp.piece.end, mp.tokens, mp.head_end) for mp in bare] == \
+        [(mp.piece.kind, mp.piece.start, mp.piece.end, mp.tokens, mp.head_end) for mp in pieces]
     got = analysis_codec.decode("k", text, blob, SECRET)[0]  # type: ignore[index]
     assert isinstance(got, analysis_codec.DecodedPieces) and len(got) == len(pieces)
     assert got[-1] == pieces[-1] and got[1:3] == pieces[1:3] and got[at] == pieces[at] and tuple(got) == pieces
@@ -715,7 +776,7 @@ def test_analyses_checked_together_refuse_a_bad_entry_alone():
     # (a piece's start past the text; a literal's name past the strings, which once made the
     # batch's head check raise; the last number out of range; a kind that does not exist)
     for edit in (lambda a: a.__setitem__(head + 1, 10**6),
-                 lambda a: a.__setitem__(head + cols * int(a[1]) + int(a[2]), 10**6),
+                 lambda a: a.__setitem__(head + cols * int(a[1]), 10**6),
                  lambda a: a.__setitem__(-1, 10**9),
                  lambda a: a.__setitem__(head, 99)):
         for bad in range(len(entries) - 1):
@@ -772,36 +833,51 @@ def test_an_entry_keeps_its_strings_and_numbers_at_their_width_and_refuses_anoth
                               SECRET) is not None
 
 
-def test_lazy_strings_read_as_the_split_ones_and_refuse_what_they_refuse():
-    import hashlib
-    import struct
-
+def test_an_entry_of_two_streams_reads_its_second_when_asked_and_refuses_what_one_stream_refuses():
     magic, person = b"DMX\x01", b"dm-test"
-    for strings in ([], [""], ["a", "", "b c", "\u00e9\ud800"], ["x"] * 5, ["a\0b", "c"], ["\0"]):
-        blob = cache_entry.seal(magic, person, "k", strings, np.array([1]), SECRET)
-        eager = cache_entry.unseal(magic, person, "k", blob, SECRET)
-        got = cache_entry.unseal(magic, person, "k", blob, SECRET, lazy=True)
-        assert eager is not None and got is not None and eager[0] == strings
-        lazy = got[0]
-        assert len(lazy) == len(strings)
-        for k in range(len(strings) + 2):  # (a prefix split alone, then the whole)
-            assert list(lazy.first(k) if isinstance(lazy, cache_entry.Strings) else lazy[:k]) == strings[:k]
-        assert list(lazy) == strings and [lazy[i] for i in range(len(strings))] == strings
+    cases: list[tuple[tuple[list[str], np.ndarray], tuple[list[str], np.ndarray]]] = [
+        (([], np.array([1])), ([], np.array([], dtype=np.int64))),
+        ((["a", ""], np.array([1, -2])), (["b c", "\u00e9\ud800"], np.array([2**40]))),
+        ((["x"], np.array([3])), (["a\0b", "c"], np.array([7, 8])))]
+    for first, second in cases:
+        blob = cache_entry.seal(magic, person, "k", *first, SECRET, later=second)
+        strings, ints, later = cache_entry.unseal_split(magic, person, "k", blob, SECRET)  # type: ignore[misc]
+        assert (strings, ints.tolist()) == (first[0], first[1].tolist())
+        got = later.open()
+        assert got is not None and (got[0], got[1].tolist()) == (second[0], second[1].tolist())
+        assert cache_entry.unseal_split(magic, person, "other", blob, SECRET) is None
+        assert cache_entry.unseal_split(magic, person, "k", blob, b"another secret") is None
+        # (the digest covers both streams: a byte of the second flipped fails the entry at once)
+        assert cache_entry.unseal_split(magic, person, "k", blob[:-1] + bytes([blob[-1] ^ 1]), SECRET) is None
+        for cut in range(len(magic) + cache_entry.DIGEST, len(blob)):
+            assert cache_entry.unseal_split(magic, person, "k", blob[:cut], SECRET) is None
+    head = len(magic) + cache_entry.DIGEST
 
     def signed(body: bytes) -> bytes:
-        h = hashlib.blake2b(digest_size=cache_entry.DIGEST, key=SECRET, person=person)
-        h.update(cache_entry.LAYOUT + b"k\x00" + body)
-        return magic + h.digest() + body
+        return magic + cache_entry.digest(person, "k", body, SECRET) + body
 
-    for text in (b"a", b"a\x00b", b"\xff\x00", b"a\x00\xc3"):  # (not each NUL-ended; not UTF-8)
-        body = cache_entry.deflate(struct.pack("<IB", len(text), 2) + text + bytes(4))
-        assert cache_entry.unseal(magic, person, "k", signed(body), SECRET, lazy=True) is None
+    one = cache_entry.deflate(cache_entry._raw(["a"], np.array([1])))
+    for body in (b"", b"\x01\x00", np.array([len(one) + 1], dtype="<u4").tobytes() + one,  # (a length past the body)
+                 np.array([len(one) - 1], dtype="<u4").tobytes() + one):  # (a first stream cut short)
+        assert cache_entry.unseal_split(magic, person, "k", signed(body), SECRET) is None
+    # A second stream that is not one is refused when read, not when the entry is opened.
+    for second in (b"", b"garbage", one[:-1], cache_entry.deflate(b"\x02\x00\x00\x00\x02a")):
+        body = np.array([len(one)], dtype="<u4").tobytes() + one + second
+        got = cache_entry.unseal_split(magic, person, "k", signed(body), SECRET)
+        assert got is not None and got[0] == ["a"] and got[2].open() is None
+    # (an entry of one stream is not one of two, nor the reverse)
+    single = cache_entry.seal(magic, person, "k", ["a"], np.array([1]), SECRET)
+    assert cache_entry.unseal_split(magic, person, "k", single, SECRET) is None
+    assert cache_entry.unseal(magic, person, "k", cache_entry.seal(magic, person, "k", ["a"], np.array([1]), SECRET,
+                                                                  later=(["b"], np.array([2]))), SECRET) is None
+    assert head < len(single)
 
 
-def test_a_fresh_worker_splits_the_strings_of_few_analyses():
-    """A first view through the cache reads a text's marks and its first piece's literals off
-    the entry's first strings (written first) and splits the rest only for the pieces it
-    builds: the view is the same, and most entries are never split."""
+def test_a_fresh_worker_reads_the_second_stream_of_few_analyses():
+    """A first view through the cache reads a text's marks, its pieces' rows and its first
+    piece's literals off the entry's first stream and inflates the second only for the texts
+    whose pieces it builds: the view is the same, and most entries' second streams are never
+    read."""
     msgs, budget = _swe_run(1)
     cache = DictCache()
     warm = DiscourseMemory(msgs, cache=cache)
@@ -809,13 +885,13 @@ def test_a_fresh_worker_splits_the_strings_of_few_analyses():
     fresh = DiscourseMemory(msgs, cache=cache)
     assert _bytes(fresh.view(budget)) == _bytes(warm.view(budget))
     decoded = [p for p in fresh._compactor.analyzer._cache.values() if isinstance(p, analysis_codec.DecodedPieces)]
-    lazy = [p._strings for p in decoded if isinstance(p._strings, cache_entry.Strings)]
-    assert len(decoded) > 20 and len(lazy) == len(decoded)
-    assert sum(s._list is None for s in lazy) > 0.8 * len(lazy)
-    # (and each entry's pieces, built whole from its strings, are the analysis made here)
+    assert len(decoded) > 20
+    assert sum(p._later is not None for p in decoded) > 0.8 * len(decoded)
+    assert all(p._local is None for p in decoded)
+    # (and each entry's pieces, built whole from both streams, are the analysis made here)
     alone = Compactor().analyzer
     for p in decoded[:10]:
-        assert tuple(p) == alone.analyse([p._text])[0]
+        assert tuple(p) == alone.analyse([p._text])[0] == alone._analysed_here(p._text)
 
 
 def test_a_fresh_worker_reads_the_labels_a_warm_one_made():
