@@ -152,6 +152,19 @@ class SharedAnalyses:
         h = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
         return f"{self._settings}:{h}"
 
+    def fetch(self, keys: list[str]) -> list[Any] | None:
+        """The store's values for ``keys``, in one round trip; None where the store failed or
+        answered with another number of values (logged once: a miss, never an error)."""
+        try:
+            blobs = list(self.store.get_many(keys))
+        except Exception as exc:
+            self._warn("read", exc)
+            return None
+        if len(blobs) != len(keys):
+            self._warn("read", ValueError(f"get_many returned {len(blobs)} values for {len(keys)} keys"))
+            return None
+        return blobs
+
     def load(self, texts: list[str], redo: Callable[[str], tuple[MeasuredPiece, ...]] | None = None,
              ) -> tuple[dict[str, tuple[MeasuredPiece, ...]], dict[str, TextMarks]]:
         """The analyses the store holds for ``texts`` (one round trip), and their marks;
@@ -162,14 +175,8 @@ class SharedAnalyses:
             return {}, {}
         keys = [self.key(t) for t in texts]
         riders, self.riders = self.riders, []
-        try:
-            blobs = list(self.store.get_many(keys + riders))
-        except Exception as exc:  # (a store's failure is a miss: the view goes on without it)
-            self._warn("read", exc)
-            self.carried = dict.fromkeys(riders)
-            return {}, {}
-        if len(blobs) != len(keys) + len(riders):
-            self._warn("read", ValueError(f"get_many returned {len(blobs)} values for {len(keys) + len(riders)} keys"))
+        blobs = self.fetch(keys + riders)
+        if blobs is None:  # (a store's failure is a miss: the view goes on without it)
             self.carried = dict.fromkeys(riders)
             return {}, {}
         self.carried = dict(zip(riders, blobs[len(keys):]))

@@ -603,13 +603,8 @@ class SharedColumns:
         if not keys or len(cols):
             return 0
         if not all(k in carried for k in keys):  # (the analyses were all in this process: no round trip yet)
-            try:
-                blobs = list(self.shared.store.get_many(keys))
-            except Exception as exc:  # (a store's failure is a miss)
-                self.shared._warn("read", exc)
-                return 0
-            if len(blobs) != len(keys):
-                self.shared._warn("read", ValueError(f"get_many returned {len(blobs)} values for {len(keys)} keys"))
+            blobs = self.shared.fetch(keys)
+            if blobs is None:  # (a store's failure is a miss)
                 return 0
             carried = dict(zip(keys, blobs))
         run = [(key, carried.get(key), a, b) for (a, b), key in zip(self._segments(len(tags)), keys)]

@@ -125,13 +125,8 @@ class SharedCounts:
         if not wanted:
             return
         if not all(k in carried for _, k in wanted):  # (no analyses were read: no round trip yet)
-            try:
-                blobs = list(self.shared.store.get_many([k for _, k in wanted]))
-            except Exception as exc:  # (a store's failure is a miss)
-                self.shared._warn("read", exc)
-                return
-            if len(blobs) != len(wanted):
-                self.shared._warn("read", ValueError(f"get_many returned {len(blobs)} values for {len(wanted)} keys"))
+            blobs = self.shared.fetch([k for _, k in wanted])
+            if blobs is None:  # (a store's failure is a miss)
                 return
             carried = {k: blob for (_, k), blob in zip(wanted, blobs)}
         for b, key in reversed(wanted):  # (the segment's own entry last: it wins a digest both hold)

@@ -412,14 +412,10 @@ class SharedRows:
         if all(k in carried for k in keys):  # (read with the analyses)
             blobs = [carried[k] for k in keys]
         else:
-            try:
-                blobs = list(self.shared.store.get_many(keys))
-            except Exception as exc:  # (a store's failure is a miss)
-                self.shared._warn("read", exc)
+            got = self.shared.fetch(keys)
+            if got is None:  # (a store's failure is a miss)
                 return
-            if len(blobs) != len(keys):
-                self.shared._warn("read", ValueError(f"get_many returned {len(blobs)} values for {len(keys)} keys"))
-                return
+            blobs = got
         present = [(key, blob, a, b) for (a, b), key, blob in zip(spans, keys, blobs) if blob is not None]
         for (_, _, _, b), put in zip(present, decode_many(cols, present, self.shared.secret)):
             self._known[b] = max(0, put)
