@@ -8,6 +8,7 @@ import json
 import logging
 import zlib
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -134,6 +135,15 @@ def _is_counts(key: str) -> bool:
     return ":k" in key  # a conversation's entry of rendered texts' counts (shared_counts.py)
 
 
+def _damaged(blob: bytes, mode: str, data: st.DataObject) -> bytes:
+    """``blob`` with a bit flipped (``mode`` "flip") or cut short ("truncate") where ``data`` draws:
+    what a store's or a wire's accident makes of an entry."""
+    if mode == "flip":
+        at = data.draw(st.integers(0, len(blob) - 1), label="flip at")
+        return blob[:at] + bytes([blob[at] ^ 0x40]) + blob[at + 1:]
+    return blob[:data.draw(st.integers(0, len(blob) - 1), label="cut at")]
+
+
 def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
     keys = sorted(cache.data)
     for i, key in enumerate(keys):
@@ -148,11 +158,8 @@ def _tamper(cache: DictCache, mode: str, data: st.DataObject) -> None:
                 cache.data[key] = _resigned(fmt, key, blob, lambda ints: ints.__setitem__(
                     slice(min(at, len(ints) - 1), None if value < 0 else min(at, len(ints) - 1) + 1), value))
             continue
-        if mode == "flip":
-            at = data.draw(st.integers(0, len(blob) - 1), label="flip at")
-            cache.data[key] = blob[:at] + bytes([blob[at] ^ 0x40]) + blob[at + 1:]
-        elif mode == "truncate":
-            cache.data[key] = blob[:data.draw(st.integers(0, len(blob) - 1), label="cut at")]
+        if mode in ("flip", "truncate"):
+            cache.data[key] = _damaged(blob, mode, data)
         elif mode == "forged":  # written by someone without the secret
             cache.data[key] = _forged(analysis_codec, key, blob)
         elif mode == "stale":  # another text's (or another setting's) entry under this key
@@ -177,6 +184,23 @@ def _segments(n: int) -> list[tuple[int, int]]:
     return cache_entry.segments(n, LIMITS.shared_segment, LIMITS.shared_group)
 
 
+def _view_or_error(memory: DiscourseMemory, budget: int) -> Any:
+    """``memory``'s view at ``budget`` as bytes, or the error it raised (a budget below the
+    protected part: a view through a store must raise the same as one without)."""
+    try:
+        return _bytes(memory.view(budget))
+    except Exception as exc:
+        return (type(exc).__name__, str(exc), -1)
+
+
+def _plain_view(msgs: list[dict], share: float) -> tuple[DiscourseMemory, int, Any]:
+    """A memory of ``msgs`` without a store, a budget of ``share`` of their tokens, and the
+    memory's view at it (:func:`_view_or_error`)."""
+    plain = DiscourseMemory(msgs)
+    budget = max(1, int(plain._compactor.count_messages(msgs) * share))
+    return plain, budget, _view_or_error(plain, budget)
+
+
 MODES = ["cold", "warm", "flip", "truncate", "forged", "stale", "garbage", "missing", "resigned_out_of_range",
          "bad_later"]
 
@@ -184,12 +208,7 @@ MODES = ["cold", "warm", "flip", "truncate", "forged", "stale", "garbage", "miss
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(msgs=conversations(), share=st.floats(0.05, 1.2), mode=st.sampled_from(MODES), data=st.data())
 def test_a_view_through_the_cache_is_the_view_without_it(msgs, share, mode, data):
-    plain = DiscourseMemory(msgs)
-    budget = max(1, int(plain._compactor.count_messages(msgs) * share))
-    try:
-        expected = _bytes(plain.view(budget))
-    except Exception as exc:  # (a budget below the protected part: the cached memory must raise the same)
-        expected = (type(exc).__name__, str(exc), -1)
+    plain, budget, expected = _plain_view(msgs, share)
     cache = DictCache()
     # The writer served the conversation up to some message (the reader has the rest as new
     # messages: their rows are its own to compute), and wrote its row entry at every view.
@@ -210,11 +229,7 @@ def test_a_view_through_the_cache_is_the_view_without_it(msgs, share, mode, data
                 except Exception:
                     pass
             _tamper(cache, mode, data)
-        reader = DiscourseMemory.from_dict(plain.to_dict(), cache=cache)
-        try:
-            got = _bytes(reader.view(budget))
-        except Exception as exc:
-            got = (type(exc).__name__, str(exc), -1)
+        got = _view_or_error(DiscourseMemory.from_dict(plain.to_dict(), cache=cache), budget)
     assert got == expected
 
 

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from discourse_memory import Compactor, DiscourseMemory, cache_entry, get_token_counter, shared_counts
 from discourse_memory.limits import LIMITS
 
-from .test_analysis_cache import SECRET, DictCache, _bytes, _forged, _is_counts, _resigned, _swe_run
+from .test_analysis_cache import (SECRET, DictCache, _bytes, _damaged, _forged, _is_counts, _plain_view, _resigned,
+                                  _swe_run, _view_or_error)
 from .test_properties import conversations
 
 
@@ -78,11 +79,8 @@ def _tamper(cache: DictCache, mode: str, data: st.DataObject, msgs: list[dict], 
                               **({"clip_tokens": 7} if mode == "other_settings" else {}))
         donors = _counts_entries(donor)
     for key, blob in sorted(_counts_entries(cache).items()):
-        if mode == "flip":
-            at = data.draw(st.integers(0, len(blob) - 1), label="flip at")
-            cache.data[key] = blob[:at] + bytes([blob[at] ^ 0x40]) + blob[at + 1:]
-        elif mode == "truncate":
-            cache.data[key] = blob[:data.draw(st.integers(0, len(blob) - 1), label="cut at")]
+        if mode in ("flip", "truncate"):
+            cache.data[key] = _damaged(blob, mode, data)
         elif mode == "forged":  # written by someone without the secret
             cache.data[key] = _forged(shared_counts, key, blob)
         elif mode in ("other_conversation", "other_settings") and donors:  # another key's entry, as it was
@@ -113,12 +111,7 @@ def _tamper(cache: DictCache, mode: str, data: st.DataObject, msgs: list[dict], 
                                                                   HealthCheck.function_scoped_fixture])
 @given(msgs=conversations(), share=st.floats(0.05, 0.6), mode=st.sampled_from(["warm"] * 4 + MODES), data=st.data())
 def test_a_view_through_shared_counts_is_the_view_without_them(msgs, share, mode, data, forgetful):
-    plain = DiscourseMemory(msgs)
-    budget = max(1, int(plain._compactor.count_messages(msgs) * share))
-    try:
-        expected = _bytes(plain.view(budget))
-    except Exception as exc:  # (a budget below the protected part: the cached memory must raise the same)
-        expected = (type(exc).__name__, str(exc), -1)
+    plain, budget, expected = _plain_view(msgs, share)
     cache = DictCache()
     with pytest.MonkeyPatch.context() as mp:
         # (segments of 1 to 16 messages: short conversations have entries too)
@@ -139,11 +132,7 @@ def test_a_view_through_shared_counts_is_the_view_without_them(msgs, share, mode
         # The reader: a fresh worker, whose counter has counted nothing.
         forgetful._cache._data.clear()
         forgetful._line_sums.clear()
-        reader = DiscourseMemory.from_dict(plain.to_dict(), cache=cache)
-        try:
-            got = _bytes(reader.view(budget))
-        except Exception as exc:
-            got = (type(exc).__name__, str(exc), -1)
+        got = _view_or_error(DiscourseMemory.from_dict(plain.to_dict(), cache=cache), budget)
     assert got == expected
 
 
@@ -177,18 +166,30 @@ def test_a_fresh_worker_encodes_few_texts_where_a_warm_one_shared_its_counts(bac
     assert shared * (10 if back == 0 else 2) <= alone, (shared, alone)
 
 
-def test_counts_read_never_enter_the_process_memos(forgetful):
-    """A count read from the store (here, each one more than its text's, signed with the secret:
-    a writer to the server that has it) moves this compactor's views, not another's."""
-    msgs, budget = _swe_run(1)
+def _with_counts_edited(run: int, edit, counter):  # type: ignore[no-untyped-def]
+    """swe_dev run ``run`` at a quarter of its tokens, its view made without a store, and a store
+    that a warm memory wrote, whose counts entries a writer with the secret signed again with
+    their counts replaced by ``edit(counts)``; ``counter``'s memos then emptied (a fresh worker's)."""
+    msgs, budget = _swe_run(run)
     expected = _bytes(DiscourseMemory(msgs).view(budget))
     cache = DictCache()
     DiscourseMemory(msgs, cache=cache).view(budget)
+
+    def counts(ints):  # type: ignore[no-untyped-def]
+        at = 2 + int(ints[1])  # (b, k, then k digests and k counts: shared_counts.encode)
+        ints[at:] = edit(ints[at:])
+
     for key, blob in _counts_entries(cache).items():
-        cache.data[key] = _resigned(shared_counts, key, blob,
-                                    lambda ints: ints.__setitem__(slice(2 + int(ints[1]), None), ints[2 + int(ints[1]):] + 1))
-    forgetful._cache._data.clear()
-    forgetful._line_sums.clear()
+        cache.data[key] = _resigned(shared_counts, key, blob, counts)
+    counter._cache._data.clear()
+    counter._line_sums.clear()
+    return msgs, budget, expected, cache
+
+
+def test_counts_read_never_enter_the_process_memos(forgetful):
+    """A count read from the store (here, each one more than its text's, signed with the secret:
+    a writer to the server that has it) moves this compactor's views, not another's."""
+    msgs, budget, expected, cache = _with_counts_edited(1, lambda counts: counts + 1, forgetful)
     fooled = DiscourseMemory(msgs, cache=cache)
     assert _bytes(fooled.view(budget)) != expected  # (docs/workers.md, "Forgery": without a secret, so can anyone)
     read = fooled._compactor._counts.read
@@ -268,15 +269,7 @@ def test_a_conversation_under_a_segment_shares_no_counts():
 def test_a_count_out_of_bounds_is_refused_and_counted_here(value, forgetful):
     """Signed with the secret (a writer that has it), counts below one token or past their text's
     bytes: each is refused where it would be used, and the view is the view without them."""
-    msgs, budget = _swe_run(0)
-    expected = _bytes(DiscourseMemory(msgs).view(budget))
-    cache = DictCache()
-    DiscourseMemory(msgs, cache=cache).view(budget)
-    for key, blob in _counts_entries(cache).items():
-        cache.data[key] = _resigned(shared_counts, key, blob,
-                                    lambda ints: ints.__setitem__(slice(2 + int(ints[1]), None), value))
-    forgetful._cache._data.clear()
-    forgetful._line_sums.clear()
+    msgs, budget, expected, cache = _with_counts_edited(0, lambda counts: value, forgetful)
     reader = DiscourseMemory(msgs, cache=cache)
     assert _bytes(reader.view(budget)) == expected
     counts = reader._compactor._counts
