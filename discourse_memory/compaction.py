@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import formats
+from . import formats, tag_chain
 from .analysis_cache import AnalysisCache, bind
 from .columns import Columns, _Grow
 from .errors import BudgetTooSmallError, InvalidOptionError
@@ -28,7 +28,7 @@ from .shared_counts import SharedCounts
 from .framing import Framing, _Rule, framing_of, rule_for_format
 from .focus import focus_of_text, focus_of_turn, focus_terms, relevance
 from .gc_pause import gc_paused, is_bulk
-from .keys import content_key, digest
+from .keys import content_key
 from .limits import LIMITS
 from .messages import SYSTEM_ROLES, Message, validate_messages
 from .nlp import wait_for_warm_up
@@ -293,13 +293,9 @@ class Compactor:
         new = [m for m in fresh if m.index >= j]
         if j + len(new) < len(messages):  # messages j..k-1 were reused objects, not revalidated
             new = list(valid[j:n]) if valid is not None else validate_messages(messages[j:], start=j)
-        tag = self._tags[-1] if self._tags else ""
-        tags = []
-        for m, p in zip(new, prints[j:]):
-            # The tag covers every part of every message (roles, names, all content
-            # parts, calls): text cannot predict the tag of a conversation holding it.
-            tag = digest(tag + "\x00" + repr(p))
-            tags.append(tag)
+        # The tag covers every part of every message (roles, names, all content parts, calls):
+        # text cannot predict the tag of a conversation holding it.
+        tags = tag_chain.chain(self._tags[-1] if self._tags else "", prints[j:j + len(new)])
         shared = self.analyzer.shared
         if self._rows is not None and not len(cols):  # (its row entry is read with the analyses: one round trip)
             self._rows.ride(tags)
