@@ -202,7 +202,6 @@ def _parts_hold(opened: list[Any]) -> np.ndarray:
     n_pieces, n_lits = heads[:, 1], heads[:, 3]
     n_marked, n_lines, n_strings = heads[:, 6] + heads[:, 7], heads[:, 8], heads[:, 9]
     n_first = np.array([len(o[2]) for o in opened], dtype=np.int64)
-    str_at = np.cumsum(n_strings) - n_strings  # (each entry's strings, laid end to end)
     ids = np.arange(n)
 
     def part(offset: Any, length: Any) -> np.ndarray:
@@ -232,12 +231,14 @@ def _parts_hold(opened: list[Any]) -> np.ndarray:
     firsts[(np.cumsum(n_pieces) - n_pieces)[n_pieces > 0]] = True
     in_first = np.repeat(firsts, l_n)
     failed |= bad_in(in_first & ((names >= n_first[lit_of]) | (kinds >= n_first[lit_of])), lit_of)
-    # A mark is one of its entry's literal texts, and among the first stream's strings.
-    is_literal = np.zeros(int(n_strings.sum()), dtype=bool)
-    in_range = (names >= 0) & (names < n_strings[lit_of])
-    is_literal[(str_at[lit_of] + names)[in_range]] = True
+    # A mark is one of its entry's literal texts, and among the first stream's strings: only the
+    # literals among those can be one, so the table is as long as the first streams' strings (of
+    # the header's count of strings, a forged 10^15 asked for a table of 909 TiB: a MemoryError).
+    first_at = np.cumsum(n_first) - n_first  # (each entry's first strings, laid end to end)
+    is_literal = np.zeros(int(n_first.sum()), dtype=bool)
+    is_literal[(first_at[lit_of] + names)[(names >= 0) & (names < n_first[lit_of])]] = True
     mark_ok = (marked >= 0) & (marked < n_first[mark_of])
-    mark_ok[mark_ok] = is_literal[(str_at[mark_of] + marked)[mark_ok]]
+    mark_ok[mark_ok] = is_literal[(first_at[mark_of] + marked)[mark_ok]]
     failed |= bad_in(~mark_ok, mark_of)
     failed |= bad_in((lines < 0) | (lines >= n_pieces[line_of]), line_of)
     return ~failed

@@ -454,6 +454,25 @@ def test_an_entry_whose_marks_name_no_literal_of_its_own_is_refused():
     assert analysis_codec.decode("k", text, blob, SECRET)[2] == marks  # type: ignore[index]
 
 
+@pytest.mark.parametrize("strings", [10**15, 2**62, 2**63 - 1])
+def test_an_entry_claiming_a_vast_count_of_strings_is_no_error(strings):
+    # (the header's count of both streams' strings is checked against the second stream when it
+    # is read; the marks' check had made a table that long, a MemoryError of 909 TiB at 10^15)
+    said = ("Then Dana met Mia Li at the office on 2026-10-08 about v2.3.1.\n\n<output>\nsee <pr_description> "
+            "above\n</output>\nexit 0\n")
+    msgs = [{"role": ("user", "assistant")[i % 2], "content": f"Step {i}. {said * 3}"} for i in range(6)]
+    plain, budget, expected = _plain_view(msgs, 0.5)
+    cache = DictCache()
+    DiscourseMemory(msgs, cache=cache).view(budget)
+    edited = 0
+    for key, blob in list(cache.data.items()):
+        if not (_is_rows(key) or _is_cols(key) or _is_counts(key)):
+            cache.data[key] = _resigned(analysis_codec, key, blob, lambda a: a.__setitem__(9, strings))
+            edited += 1
+    assert edited >= 2
+    assert _view_or_error(DiscourseMemory.from_dict(plain.to_dict(), cache=cache), budget) == expected
+
+
 class _Broken:
     def __init__(self, fail_reads: bool = True, wrong_length: bool = False) -> None:
         self.fail_reads, self.wrong_length, self.writes = fail_reads, wrong_length, 0
