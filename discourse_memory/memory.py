@@ -111,8 +111,10 @@ class DiscourseMemory:
                 problem = payload_problem(m) if isinstance(m, Mapping) else None
                 if problem is not None:
                     raise InvalidMessageError(f"message {len(self._messages) + i} {problem}")
-        copied = _tree_copy if json_only else copy.deepcopy
-        batch = [copied(dict(m)) if isinstance(m, Mapping) else m for m in messages]
+        if json_only:  # (a dict is copied by _tree_copy itself: not by dict() first)
+            batch = [_tree_copy(m if type(m) is dict else dict(m)) if isinstance(m, Mapping) else m for m in messages]
+        else:
+            batch = [copy.deepcopy(dict(m)) if isinstance(m, Mapping) else m for m in messages]
         start = len(self._messages)  # (an error names the message by its place in the history)
         valid = validate_messages(batch, start)
         from .formats import openai_chat  # the formats load when a memory is first filled, not on import

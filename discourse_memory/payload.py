@@ -27,6 +27,12 @@ def payload_problem(value: Any, *, max_depth: int = LIMITS.payload_depth, max_va
     containers deep, more than ``max_values`` values, or (``json_only``) a value JSON
     cannot hold (a key that is not a string, a value that is not a JSON type). The
     answer names the path of the offending value, e.g. ``['tool_calls'][0]['function']``."""
+    if type(value) is dict and (max_values is None or len(value) < max_values) and max_depth > 0 \
+            and all([type(v) in _SCALAR_TYPES for v in value.values()]) \
+            and (not json_only or all([type(k) is str for k in value])):
+        # (a message of str keys and scalar values, most of a history: the walk below finds nothing
+        # in it, one value at a time; a restored memory's first view walked every message)
+        return None
     stack: list[tuple[Any, int, tuple[Any, ...]]] = [(value, 0, ())]
     seen = 0
     while stack:

@@ -3,6 +3,8 @@
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from discourse_memory import DiscourseMemory, InvalidMessageError, StateError
 from discourse_memory.sample import sample_conversation
@@ -213,3 +215,39 @@ def test_a_memory_cleared_then_refilled_views_only_its_new_history():
     view = mem.view(view_tokens(fresh) // 2)
     assert view.inputs == fresh
     assert view.messages == DiscourseMemory(fresh).view(view_tokens(fresh) // 2).messages
+
+
+class _Key(str):
+    """A key of a str subclass: the flat message's fast path leaves it to the walk."""
+
+
+_VALUES = st.one_of(st.text(max_size=3), st.integers(), st.floats(allow_nan=False), st.booleans(), st.none(),
+                    st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+                    st.tuples(st.integers()), st.builds(object), st.binary(max_size=2))
+_KEYS = st.one_of(st.text(max_size=4), st.integers(), st.text(max_size=3).map(_Key), st.none())
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.dictionaries(_KEYS, _VALUES, max_size=5), max_values=st.one_of(st.none(), st.integers(0, 7)),
+       max_depth=st.integers(0, 3), json_only=st.booleans())
+def test_a_flat_message_is_judged_as_the_walk_judges_it(value, max_values, max_depth, json_only):
+    # (payload_problem's fast path for a dict of scalars against the walk, which a mapping of
+    # another type always takes)
+    from types import MappingProxyType
+
+    from discourse_memory.payload import payload_problem
+
+    kw = dict(max_values=max_values, max_depth=max_depth, json_only=json_only)
+    assert payload_problem(value, **kw) == payload_problem(MappingProxyType(value), **kw)
+
+
+def test_a_restored_memory_holds_copies_of_the_states_messages():
+    state = DiscourseMemory([{"role": "user", "content": "hi", "name": "Ann"},
+                             {"role": "assistant", "content": [{"type": "text", "text": "yes"}]}]).to_dict()
+    memory = DiscourseMemory.from_dict(state)
+    assert memory.messages == state["messages"]
+    for m, kept in zip(state["messages"], memory._messages):
+        assert kept == m and kept is not m
+    state["messages"][0]["content"] = "changed"
+    state["messages"][1]["content"][0]["text"] = "changed"
+    assert [m["content"] for m in memory.messages] == ["hi", [{"type": "text", "text": "yes"}]]
