@@ -520,17 +520,19 @@ def _fingerprint(m: Message) -> tuple[Any, ...]:
     # Field names too: "x" as a string and as the text part of a list are different
     # messages to render, though their units are the same. The last item covers every
     # part of the message (the note's tag chains it).
-    return (m.role, m.tool_call_id, tuple((tf.field, tf.text) for tf in m.texts),
-            tuple((c.id, c.name, c.arguments) for c in m.tool_calls), _canonical(m.raw))
+    # (lists made into tuples, not generators: a first view makes one of every message)
+    return (m.role, m.tool_call_id, tuple([(tf.field, tf.text) for tf in m.texts]),
+            tuple([(c.id, c.name, c.arguments) for c in m.tool_calls]) if m.tool_calls else (), _canonical(m.raw))
 
 
 _PLAIN_KEYS = frozenset({"role", "content", "tool_calls", "tool_call_id"})
+_NAMED_KEYS = _PLAIN_KEYS | {"name"}
 
 
 def _canonical(raw: Mapping[str, Any]) -> str:
     """Everything a message holds, as text. A plain message (role, string content, calls)
     is already covered by the rest of its fingerprint: only its name is added."""
-    if raw.keys() <= _PLAIN_KEYS | {"name"} and not isinstance(raw.get("content"), list):
+    if raw.keys() <= _NAMED_KEYS and not isinstance(raw.get("content"), list):
         name = raw.get("name")
         return "" if name is None else f"name={name!r}"
     return json.dumps(raw, sort_keys=True, ensure_ascii=False, default=repr)
