@@ -53,7 +53,7 @@ import numpy as np
 from ..cache_entry import seal, segments, unseal
 from ..columns import Columns
 from ..limits import LIMITS
-from ..record import NAMED_NUMBER, built_item
+from ..record import NAMED_NUMBER, built_items
 from ..record.labels import LabelsMemo
 from .candidates import _Candidates, _Facts
 from .sources import _have_context, _row_memo
@@ -235,13 +235,21 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
     keys = list(map(text_of, np.where(key[taken] >= 0, at + key[taken], none).tolist()))
     values = list(map(text_of, (at + value[taken]).tolist()))
     heads = list(map(text_of, np.where(row[taken] >= 0, at + row[taken], none).tolist()))
-    spans_of = [None if a0 < 0 else (a0, b0) for a0, b0 in zip(sa[taken].tolist(), sb[taken].tolist())]
-    c0 = at_cov[taken].tolist()
-    c1 = (at_cov[taken] + n_cov[taken]).tolist()
-    cov = covers.tolist()
-    covered = [tuple(cov[x:y]) for x, y in zip(c0, c1)]
-    built = list(map(built_item, lit[taken].tolist(), unit[taken].tolist(), msg[taken].tolist(), texts, spans_of, covered,
-                     (header[taken] != 0).tolist(), keys, values, heads, group[taken].tolist()))
+    # (tuples made by zip, then the few rows that differ: an item without a span, -1 both
+    # as checked; one of more covers than its literal, with which its covers open as checked)
+    spans_of: list[tuple[int, int] | None] = list(zip(sa[taken].tolist(), sb[taken].tolist()))
+    for j in np.flatnonzero(sa[taken] < 0).tolist():
+        spans_of[j] = None
+    lits_t = lit[taken].tolist()
+    covered = list(zip(lits_t))
+    n_cov_t = n_cov[taken]
+    more = np.flatnonzero(n_cov_t != 1)
+    if len(more):
+        cov = covers.tolist()
+        for j, c0, c1 in zip(more.tolist(), at_cov[taken[more]].tolist(), (at_cov[taken[more]] + n_cov_t[more]).tolist()):
+            covered[j] = tuple(cov[c0:c1])
+    built = built_items(lits_t, unit[taken].tolist(), msg[taken].tolist(), texts, spans_of, covered,
+                        (header[taken] != 0).tolist(), keys, values, heads, group[taken].tolist())
     for rr, it in zip(rows_t.tolist(), built):
         items[rr] = it
     # Their facts, where a view had read them (as candidates._row_facts finds them: that reads
