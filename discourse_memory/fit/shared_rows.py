@@ -46,7 +46,6 @@ count); one not of its message (``#<message> ``), or of a count out of bounds, r
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Any
 
 import numpy as np
@@ -73,8 +72,6 @@ PERSON = b"dm-rows"
 # after the covers, per label: message, speaker (-1: none), label, tokens of ``label + ": "``
 _COLS = 18
 _UNREAD = _Facts.UNREAD
-_NAMED_AFTER_NUL = re.compile("\0(?:" + NAMED_NUMBER.pattern + ")(?=\0)", NAMED_NUMBER.flags)
-"""``NAMED_NUMBER`` standing between two NULs (see :func:`_named`)."""
 
 
 def _row_range(cols: Columns, a: int, b: int) -> tuple[int, int]:
@@ -266,7 +263,8 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
     read = rows_t[was_read]
     read_header = header[taken][was_read] != 0
     read_keyed = key[taken][was_read] >= 0
-    read_named = _named(texts)[was_read]
+    named_number = NAMED_NUMBER.fullmatch
+    read_named = [named_number(t) is not None for t, y in zip(texts, was_read.tolist()) if y]
     read_span = np.full(len(read), -1, dtype=np.int64)
     if (ns_t >= 0).any():
         # Where each row's span literals start in ``shown``: its entry's, then the rows before it there.
@@ -291,30 +289,12 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
         read, read_header, read_keyed, read_span = read[unread], read_header[unread], read_keyed[unread], read_span[unread]
         facts.header[read] = read_header
         facts.keyed[read] = read_keyed
-        facts.named[read] = read_named[unread]
+        facts.named[read] = np.asarray(read_named, dtype=bool)[unread]
         facts.span[read] = read_span
     _seed_labels(cols, [x[6] for i, x in enumerate(opened) if not refused[i]])
     for i, x in enumerate(opened):
         if not refused[i]:
             out[x[0]] = int(n_rows_of[i])
-    return out
-
-
-def _named(texts: list[str]) -> np.ndarray:
-    """Per text, whether ``NAMED_NUMBER`` matches the whole of it: one search of the texts
-    joined by NULs, for a match opening at the NUL before a text and closing at the one after
-    it (a call per text was a tenth of reading the rows). A match that opens at a NUL within a
-    text (an entry's strings may hold one), or closes at one, is not where a text opens and
-    closes, so no text's: as no whole text holding a NUL matches."""
-    lens = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
-    opens = np.cumsum(lens + 1) - lens - 1  # (where the NUL before each text stands)
-    out = np.zeros(len(texts), dtype=bool)
-    spans = [m.span() for m in _NAMED_AFTER_NUL.finditer("\0" + "\0".join(texts) + "\0")]
-    if spans:
-        at, end = np.array(spans, dtype=np.int64).reshape(-1, 2).T
-        i = np.minimum(np.searchsorted(opens, at), len(texts) - 1)
-        whole = (opens[i] == at) & (end == at + 1 + lens[i])
-        out[i[whole]] = True
     return out
 
 
