@@ -152,6 +152,7 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
     n_cov_of = np.array([int(x[4][3]) for x in opened], dtype=np.int64)
     n_shown_of = np.array([x[5] for x in opened], dtype=np.int64)
     table = np.concatenate([x[4][4:4 + _COLS * int(x[4][2])] for x in opened]).reshape(-1, _COLS)
+    columns = np.ascontiguousarray(table.T)  # (a column a row: each read in one stretch of memory)
     shown = np.concatenate([x[4][4 + _COLS * int(x[4][2]):4 + _COLS * int(x[4][2]) + x[5]] for x in opened])
     covers = np.concatenate([x[4][4 + _COLS * int(x[4][2]) + x[5]:] for x in opened])
     eid = np.repeat(np.arange(len(opened)), n_rows_of)  # per row, its entry (of ``opened``)
@@ -163,7 +164,7 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
     first, limit = ptr[starts[ends_a]][eid], ptr[starts[ends_b]][eid]
     n_units = starts[ends_b][eid]
     n_lits, n_strings = len(cols.lit_text), n_str[eid]
-    r, has, lit, unit, msg, text, sa, sb, n_cov, header, key, value, row, group, listing, cost, vcost, n_span = table.T
+    r, has, lit, unit, msg, text, sa, sb, n_cov, header, key, value, row, group, listing, cost, vcost, n_span = columns
     bad = ((r < first) | (r >= limit) | ((has != 0) & (has != 1)) | (listing < 0) | (listing > 4)
            | (cost < -1) | (vcost < 0) | ((has == 0) & (n_cov != 0)) | (n_span < _UNREAD)
            # (facts only of an item not of a list's records; a span's only of an item with a span, no key, no header)
