@@ -309,7 +309,12 @@ def _new_spans(facts: _Facts, units: np.ndarray, a: np.ndarray, b: np.ndarray, a
         return
     # The distinct spans by a stable sort of (unit, a, b): each one's first row and each row's
     # span (``np.unique(axis=0)`` gives the same and sorted rows as void records, six times this).
-    by = np.lexsort((b, a, units))
+    top = max(int(a.max()), int(b.max())) + 1
+    if min(int(units.min()), int(a.min()), int(b.min())) >= 0 and (int(units.max()) + 1) * top * top < 1 << 62:
+        # (where it fits, one number per (unit, a, b) in their order, sorted as the three in a fifth of the time)
+        by = np.argsort((units * top + a) * top + b, kind="stable")
+    else:
+        by = np.lexsort((b, a, units))
     su, sa, sb = units[by], a[by], b[by]
     new = np.ones(len(by), dtype=bool)
     new[1:] = (su[1:] != su[:-1]) | (sa[1:] != sa[:-1]) | (sb[1:] != sb[:-1])
