@@ -292,6 +292,15 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
         facts.keyed[read] = read_keyed
         facts.named[read] = np.asarray(read_named, dtype=bool)[unread]
         facts.span[read] = read_span
+    # Every item's covers, as candidates._covered reads them from the items (a thousand rows'
+    # on a first view): laid end to end from the entries' numbers at once.
+    fresh = facts.cover_n[rows_t] < 0  # (covers read here before are kept)
+    n_new = n_cov_t[fresh]
+    before = np.cumsum(n_new) - n_new
+    facts.cover_at[rows_t[fresh]] = len(facts.cover_lits) + before
+    facts.cover_n[rows_t[fresh]] = n_new
+    facts.cover_lits.extend(covers[np.repeat(at_cov[taken[fresh]] - before, n_new)
+                                   + np.arange(int(n_new.sum()))].tolist())
     _seed_labels(cols, [x[6] for i, x in enumerate(opened) if not refused[i]])
     for i, x in enumerate(opened):
         if not refused[i]:
