@@ -32,8 +32,9 @@ stored but recomputed. Whatever fails is a miss: the rows are computed.
 With a row's item go its facts (``candidates._Facts``), where a view had read them: whether
 its item lists the values of a span of its unit and which literals that span shows (a
 bisection of the unit's literals per row: a tenth of a fresh worker's first view). Its
-header, key and named-number flags are taken from the item itself; a row of a list's records
-keeps its facts to the view (their cost is a token count there).
+header, key and named-number flags are taken from the item itself, and so are its covers (as
+``candidates._covered`` lays them end to end: a thousand items' on a first view); a row of a
+list's records keeps its facts to the view (their cost is a token count there).
 
 With its messages go their record labels, where a view had made them (``record.labels``:
 ``#12 tool (bash: ls)``, with the speaker it was made for and the tokens of ``label + ": "``):
