@@ -174,3 +174,27 @@ def test_an_item_widened_by_its_slots_is_the_item_replaced() -> None:
     assert all(getattr(wide, name) == (value if name != "covers" else (1, 7, 9)) for name, value in values.items())
     with pytest.raises(FrozenInstanceError):
         wide.text = "y"  # type: ignore[misc]
+
+
+def test_items_built_column_by_column_are_the_items() -> None:
+    """``built_items`` (a settable twin of Item's slots, its class then made Item) gives Items
+    equal to those ``Item(...)`` makes, of the same type, hash and repr, and as frozen."""
+    from dataclasses import FrozenInstanceError, astuple, fields
+
+    import pytest
+
+    from discourse_memory.record import Item, built_items
+    from discourse_memory.record.entries import _Building
+
+    assert _Building.__slots__ == Item.__slots__ == tuple(f.name for f in fields(Item))
+    rows = [(1, 2, 3, "x", (1, 2), (1,), True, "k", "v", "r", 5),
+            (7, 0, 0, "7 ms", None, (7, 9, 11), False, None, "", None, -1)]
+    built = built_items(*map(list, zip(*rows)))
+    assert [type(it) for it in built] == [Item, Item]
+    assert built == [Item(*row) for row in rows]  # type: ignore[arg-type]
+    assert [repr(it) for it in built] == [repr(Item(*row)) for row in rows]  # type: ignore[arg-type]
+    assert [hash(it) for it in built] == [hash(Item(*row)) for row in rows]  # type: ignore[arg-type]
+    assert [astuple(it) for it in built] == rows
+    assert built_items([], [], [], [], [], [], [], [], [], [], []) == []
+    with pytest.raises(FrozenInstanceError):
+        built[0].text = "y"  # type: ignore[misc]

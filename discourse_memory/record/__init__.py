@@ -41,7 +41,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .entries import Entry, Item, Record, built_item, widened
+    from .entries import Entry, Item, Record, built_item, built_items, widened
     from .examples import comment_units, example_units, harness_units, prompt_units, system_messages, \
         system_only_literals, talk_counts
     from .items import NAMED_NUMBER, UnitItems, first_statements, item_for, short_item_span
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from .text import sanitize
 
 _OWNERS = {
-    "entries": "Entry Item Record built_item widened",
+    "entries": "Entry Item Record built_item built_items widened",
     "examples": "comment_units example_units harness_units prompt_units system_messages system_only_literals talk_counts",
     "items": "NAMED_NUMBER UnitItems first_statements item_for short_item_span",
     "json_keys": "as_read json_field row_key",
