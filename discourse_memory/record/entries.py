@@ -90,6 +90,10 @@ class _Building:
     group: int
 
 
+if _Building.__slots__ != Item.__slots__:  # (a field of Item added or moved here alone: items would swap fields)
+    raise ImportError("record.entries._Building must have Item's fields, in Item's order")
+
+
 def built_items(literal: Iterable[int], unit: Iterable[int], message: Iterable[int], text: Iterable[str],
                 span: Iterable[tuple[int, int] | None], covers: Iterable[tuple[int, ...]], header: Iterable[bool],
                 key: Iterable[str | None], value: Iterable[str], row: Iterable[str | None], group: Iterable[int],
