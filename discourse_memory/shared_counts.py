@@ -55,10 +55,17 @@ TEXT = b"dm-text"
 """A text's digest's personalisation: the digest of a text counted whole (``counter.count``)."""
 
 
+_TEXT_HASH = hashlib.blake2b(digest_size=8, person=TEXT)
+"""A text's digest before its text: copied for each (40% less than a new one with its parameters,
+and a first view hashes ~270 texts: every rendered text and note piece it counts)."""
+
+
 def text_digest(text: str) -> tuple[int, int]:
     """``text``'s 64-bit digest (as a signed number, as an entry stores it) and its UTF-8 bytes."""
     raw = text.encode("utf-8", "surrogatepass")
-    return int.from_bytes(hashlib.blake2b(raw, digest_size=8, person=TEXT).digest(), "little", signed=True), len(raw)
+    h = _TEXT_HASH.copy()
+    h.update(raw)
+    return int.from_bytes(h.digest(), "little", signed=True), len(raw)
 
 
 def encode(key: str, b: int, counts: dict[int, int], secret: bytes = b"") -> bytes:

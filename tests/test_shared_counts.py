@@ -6,6 +6,7 @@ a count read never enters the process's memos."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import zlib
 
 import numpy as np
@@ -302,6 +303,11 @@ def test_an_entry_round_trips_and_a_malformed_one_is_refused():
     assert shared_counts.decode(key, with_strings, 16, SECRET) is None
     assert shared_counts.text_digest("\ud800")[1] == 3  # (surrogatepass bytes)
     assert shared_counts.text_digest("x")[0] != shared_counts.text_digest("x\n")[0]
+    # (the digest an entry is keyed by, whatever way it is computed: BLAKE2b-64 personalised, little-endian, signed)
+    for text in ("a b c", "é", "\ud800", "x" * 5000, ""):
+        raw = text.encode("utf-8", "surrogatepass")
+        assert shared_counts.text_digest(text) == (int.from_bytes(
+            hashlib.blake2b(raw, digest_size=8, person=b"dm-text").digest(), "little", signed=True), len(raw))
     assert zlib.decompress(blob[len(shared_counts.MAGIC) + cache_entry.DIGEST:], -zlib.MAX_WBITS)  # (the envelope's body: raw DEFLATE)
 
 
