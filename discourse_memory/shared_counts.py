@@ -206,11 +206,19 @@ class SharedCounts:
     def save(self, tags: Sequence[str]) -> None:
         """Write the counts this view and this compactor's views before it used (up to
         ``LIMITS.shared_count_views`` views: the next view, one message on, often renders what one
-        of them did and the last did not) as its segment's entry (replacing it), unless each of
-        them is in the entry last written or read here, or they are none; past
-        ``LIMITS.shared_counts``, the counts of this view alone, or none."""
+        of them did and the last did not) as its segment's entry (replacing it), unless this
+        view's are all in the entry last written or read here (the views' before it are), or it
+        has none; past ``LIMITS.shared_counts``, the counts of this view alone, or none."""
         views = [*self._recent, self.used][-LIMITS.shared_count_views:]
         self._recent = views[1:] if len(views) == LIMITS.shared_count_views else views
+        b = self._end(len(tags))
+        if not b or not self.used:
+            return
+        key = self.key(b, tags[b - 1])
+        # (the views before this one in ``views`` each found its counts in the entry last written
+        # or read, or wrote them there, unless the key changed: whether this view's are decides)
+        if self._last is not None and self._last[0] == key and self.used.items() <= self._last[1].items():
+            return
         used = self.used
         if len(views) > 1:
             used = {}
@@ -218,11 +226,7 @@ class SharedCounts:
                 used.update(counts)
             if len(used) > LIMITS.shared_counts:
                 used = self.used
-        b = self._end(len(tags))
-        if not b or not used or len(used) > LIMITS.shared_counts:
-            return
-        key = self.key(b, tags[b - 1])
-        if self._last is not None and self._last[0] == key and used.items() <= self._last[1].items():
+        if len(used) > LIMITS.shared_counts:
             return
         self._last = (key, used)
         blob = encode(key, b, used, self.shared.secret)
