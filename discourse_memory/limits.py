@@ -117,6 +117,12 @@ class Limits:
     """Token counts per shared entry of a view's rendered texts (:mod:`.shared_counts`), at most
     (16 bytes each before compression): a view that counted more shares none, and an entry
     that holds more is refused. A view of a 65,000-token history at a quarter of it counts ~300."""
+    shared_count_views: int = 4
+    """A worker's shared counts' entry holds the counts of its last this many views of the
+    conversation (:mod:`.shared_counts`): a view one message on often shows a message as a view
+    two or three turns back did, not as the last (a warm worker has those counts in its memo; a
+    fresh one read only the last view's and BPE-encoded 14,700 characters of them again on the
+    benchmark's history). An entry then holds ~400 counts, not ~280."""
     shared_rewrite_rows: int = 16
     """Rows more than its shared entry holds that views must have read in a segment of
     messages to write the entry again."""

@@ -6,17 +6,21 @@ A view counts what it renders: the texts of each message it shows in part
 its entries, "; "-separated, and lines). A warm worker has those counts in its memos from its
 earlier views; a fresh worker's first view BPE-encoded them all (270 texts, 37,000 characters,
 about 6 ms of its first view of the benchmark's 65,000-token history: issue 49). A token count
-is a function of a text alone, so a worker shares the counts its view used, as the analyses
+is a function of a text alone, so a worker shares the counts its views used, as the analyses
 are shared: what its renderings counted that is not one of a message's own texts (whose whole
 counts come with their analyses), and each piece of its note (a note's line changes with any
 entry of it; most of its entries were in the last view's note), each under a 64-bit BLAKE2b
-digest of the exact text counted (its UTF-8 ``surrogatepass`` bytes).
+digest of the exact text counted (its UTF-8 ``surrogatepass`` bytes). An entry holds what the
+writer's last ``LIMITS.shared_count_views`` views of the conversation counted, not the last
+alone: a view one message on often shows a message as a view two or three turns back did (on
+the benchmark's history the last view's counts lacked 14,700 characters of texts the fresh
+worker's view rendered, which the warm worker had counted two turns before).
 
 Key: ``<settings>:k<b>:<tag>``, the analysis settings' digest (:mod:`.analysis_cache`) with this
 format's version, ``b`` the largest multiple of ``LIMITS.shared_segment * LIMITS.shared_group``
 (sixteen) up to the writer's messages, and the compactor's chained digest of the first ``b``
 messages: one entry per settled segment of a conversation (none under sixteen messages),
-replaced by each view that used another set of counts. A reader of ``n`` messages reads the
+replaced by each view that used counts the entry last written or read lacks. A reader of ``n`` messages reads the
 entries of ``b(n)`` and ``b(n - 1)`` (the writer's one message back) in the round trip of its
 analyses and keeps them in a table of its compactor (not in the process's counter, which every
 compactor and thread shares): a rendered text or a note's piece it has not counted reads its
@@ -51,10 +55,17 @@ TEXT = b"dm-text"
 """A text's digest's personalisation: the digest of a text counted whole (``counter.count``)."""
 
 
+_TEXT_HASH = hashlib.blake2b(digest_size=8, person=TEXT)
+"""A text's digest before its text: copied for each (40% less than a new one with its parameters,
+and a first view hashes ~270 texts: every rendered text and note piece it counts)."""
+
+
 def text_digest(text: str) -> tuple[int, int]:
     """``text``'s 64-bit digest (as a signed number, as an entry stores it) and its UTF-8 bytes."""
     raw = text.encode("utf-8", "surrogatepass")
-    return int.from_bytes(hashlib.blake2b(raw, digest_size=8, person=TEXT).digest(), "little", signed=True), len(raw)
+    h = _TEXT_HASH.copy()
+    h.update(raw)
+    return int.from_bytes(h.digest(), "little", signed=True), len(raw)
 
 
 def encode(key: str, b: int, counts: dict[int, int], secret: bytes = b"") -> bytes:
@@ -93,6 +104,7 @@ class SharedCounts:
         """Digest -> tokens, from the entries of this compactor's conversation."""
         self.used: dict[int, int] = {}
         """Digest -> tokens, of what this view counted (see :meth:`save`)."""
+        self._recent: list[dict[int, int]] = []  # (what this compactor's views before counted, oldest first)
         self.refused = 0
         """Counts read that failed their bound (counted here instead)."""
         self._last: tuple[str, dict[int, int]] | None = None  # (the entry last written or read: key, counts)
@@ -120,7 +132,7 @@ class SharedCounts:
     def take(self, carried: dict[str, Any], tags: Sequence[str]) -> None:
         """The table of a conversation with ``tags`` that this compactor starts: its entries, read
         with the analyses (``carried``) or here."""
-        self.read, self.used, self._last = {}, {}, None
+        self.read, self.used, self._last, self._recent = {}, {}, None, []
         wanted = self._keys(tags)
         if not wanted:
             return
@@ -192,14 +204,29 @@ class SharedCounts:
         self.used = {}
 
     def save(self, tags: Sequence[str]) -> None:
-        """Write the counts this view used as its segment's entry (replacing it), unless it is
-        the set last written or read here, empty, or past ``LIMITS.shared_counts``."""
-        used = self.used
+        """Write the counts this view and this compactor's views before it used (up to
+        ``LIMITS.shared_count_views`` views: the next view, one message on, often renders what one
+        of them did and the last did not) as its segment's entry (replacing it), unless this
+        view's are all in the entry last written or read here (the views' before it are), or it
+        has none; past ``LIMITS.shared_counts``, the counts of this view alone, or none."""
+        views = [*self._recent, self.used][-LIMITS.shared_count_views:]
+        self._recent = views[1:] if len(views) == LIMITS.shared_count_views else views
         b = self._end(len(tags))
-        if not b or not used or len(used) > LIMITS.shared_counts:
+        if not b or not self.used:
             return
         key = self.key(b, tags[b - 1])
-        if self._last is not None and self._last[0] == key and self._last[1] == used:
+        # (the views before this one in ``views`` each found its counts in the entry last written
+        # or read, or wrote them there, unless the key changed: whether this view's are decides)
+        if self._last is not None and self._last[0] == key and self.used.items() <= self._last[1].items():
+            return
+        used = self.used
+        if len(views) > 1:
+            used = {}
+            for counts in views:
+                used.update(counts)
+            if len(used) > LIMITS.shared_counts:
+                used = self.used
+        if len(used) > LIMITS.shared_counts:
             return
         self._last = (key, used)
         blob = encode(key, b, used, self.shared.secret)

@@ -6,6 +6,7 @@ a count read never enters the process's memos."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import zlib
 
 import numpy as np
@@ -123,9 +124,19 @@ def test_a_view_through_shared_counts_is_the_view_without_them(msgs, share, mode
         n = len(msgs)
         cut = data.draw(st.one_of(st.sampled_from([n, max(1, n - 1)]), st.integers(1, n)), label="writer's messages")
         if mode != "cold":
-            for n in sorted({cut, *data.draw(st.lists(st.integers(1, cut), max_size=2), label="earlier views")}):
+            # (one worker taking the turns, whose entries hold the counts of its last views, at
+            # budgets of their own; or a worker per view)
+            one = data.draw(st.booleans(), label="one writer")
+            writer = None
+            for n in sorted({cut, *data.draw(st.lists(st.integers(1, cut), max_size=3), label="earlier views")}):
+                at = data.draw(st.sampled_from([budget, budget, max(1, budget // 2), budget * 2]), label="its budget")
                 try:
-                    DiscourseMemory(msgs[:n], cache=cache).view(budget)
+                    if writer is None or not one:
+                        writer = DiscourseMemory(msgs[:n], cache=cache)
+                    else:
+                        for m in msgs[len(writer.messages):n]:
+                            writer.append(m)
+                    writer.view(at)
                 except Exception:
                     pass
             _tamper(cache, mode, data, msgs, budget)
@@ -164,6 +175,44 @@ def test_a_fresh_worker_encodes_few_texts_where_a_warm_one_shared_its_counts(bac
     shared, alone = fresh(cache), fresh(without)
     assert alone >= 100  # (the note's pieces, dozens of partly shown messages)
     assert shared * (10 if back == 0 else 2) <= alone, (shared, alone)
+
+
+def test_an_entry_holds_the_counts_of_the_workers_last_views(forgetful):
+    """A warm worker's entry holds what each of its last ``LIMITS.shared_count_views`` views
+    counted, no older view's: a fresh worker whose view renders as one of them did, not as the
+    last, BPE-encodes a tenth of the texts one without the entry does."""
+    msgs, budget = _swe_run(0)
+    budgets = [budget // 2, budget, budget * 2, budget // 3, budget // 4]
+    cache = DictCache()
+    writer = DiscourseMemory(msgs, cache=cache)
+    views = []
+    for at in budgets:
+        writer.view(at)
+        views.append(dict(writer._compactor._counts.used))
+    (key, blob), = _counts_entries(cache).items()
+    b = int(key.split(":k")[1].split(":")[0])
+    entry = shared_counts.decode(key, blob, b, SECRET)
+    last = views[-LIMITS.shared_count_views:]
+    assert entry == {d: n for used in last for d, n in used.items()}  # (the last view's counts were new: written)
+    assert set(views[0]) - set(entry)  # (the first view's own counts are gone)
+    writer.view(budgets[2])  # (a view as one of them: its counts are in the entry, not written again)
+    assert _counts_entries(cache) == {key: blob}
+    # A view as the second was (three views back): from the entry, not encoded.
+    expected = _bytes(DiscourseMemory(msgs).view(budgets[1]))
+
+    def fresh(store: DictCache) -> int:
+        forgetful._cache._data.clear()
+        forgetful._line_sums.clear()
+        memory = DiscourseMemory.from_dict(DiscourseMemory(msgs).to_dict(), cache=store)
+        with pytest.MonkeyPatch.context() as mp:
+            seen = _encodings(forgetful, mp)
+            assert _bytes(memory.view(budgets[1])) == expected
+        return len(seen)
+
+    without = DictCache()
+    without.data = {k: v for k, v in cache.data.items() if not _is_counts(k)}
+    shared, alone = fresh(cache), fresh(without)
+    assert shared * 6 <= alone, (shared, alone)
 
 
 def _with_counts_edited(run: int, edit, counter):  # type: ignore[no-untyped-def]
@@ -228,8 +277,8 @@ def test_a_warm_worker_replaces_its_segments_entry_only_when_its_counts_change()
         memory.append(m)
         memory.view(budget)
     assert len(writes) >= 2
-    # Each entry is the counts of its view alone (replaced, not merged): a text's count once,
-    # and no more than the view's renderings and note counted.
+    # Each entry is the counts of the worker's last views (replaced, not merged with the entry):
+    # a text's count once, and no more than those views' renderings and notes counted.
     assert all(len(w) <= LIMITS.shared_counts for w in writes)
     assert len({len(w) for w in writes}) > 1 or writes[-1] != writes[0]
     assert len(_counts_entries(cache)) <= len(msgs) // big
@@ -254,6 +303,11 @@ def test_an_entry_round_trips_and_a_malformed_one_is_refused():
     assert shared_counts.decode(key, with_strings, 16, SECRET) is None
     assert shared_counts.text_digest("\ud800")[1] == 3  # (surrogatepass bytes)
     assert shared_counts.text_digest("x")[0] != shared_counts.text_digest("x\n")[0]
+    # (the digest an entry is keyed by, whatever way it is computed: BLAKE2b-64 personalised, little-endian, signed)
+    for text in ("a b c", "é", "\ud800", "x" * 5000, ""):
+        raw = text.encode("utf-8", "surrogatepass")
+        assert shared_counts.text_digest(text) == (int.from_bytes(
+            hashlib.blake2b(raw, digest_size=8, person=b"dm-text").digest(), "little", signed=True), len(raw))
     assert zlib.decompress(blob[len(shared_counts.MAGIC) + cache_entry.DIGEST:], -zlib.MAX_WBITS)  # (the envelope's body: raw DEFLATE)
 
 
