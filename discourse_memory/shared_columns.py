@@ -478,26 +478,40 @@ def fits(seg: SharedSegment, cols: Columns, fields: list[list[Field]]) -> bool:
     """Whether ``seg`` continues ``cols`` (which holds its first ``seg.a`` messages) with
     messages of ``fields``: their units, the vocabularies it numbers from and adds to, the
     and the literal kinds' names agree."""
+    return _fitted(seg, cols, fields) is not None
+
+
+def _fitted(seg: SharedSegment, cols: Columns, fields: list[list[Field]],
+            ) -> tuple[dict[str, int], dict[str, int], dict[str, int]] | None:
+    """:func:`fits`, giving the numbers ``seg`` adds to the keys', literals' and words'
+    vocabularies (each new string's number: what :meth:`.columns.Columns.extend_shared` adds;
+    the dicts built once, here, where a set of each list was built to check it and then the
+    dicts); None where it does not fit."""
     if len(cols) != seg.a or len(fields) != seg.b - seg.a:
-        return False
-    units = [sum(len(f.units) for f in fs) for fs in fields]
+        return None
+    units = [sum(map(len, [f.units for f in fs])) for fs in fields]
     if units != seg.units.tolist():
-        return False
-    if (seg.keys_before, seg.lits_before, seg.words_before) != (len(cols.key_ids), len(cols.lit_text),
-                                                                len(cols.word_text)):
-        return False
+        return None
+    before = (len(cols.key_ids), len(cols.lit_text), len(cols.word_text))
+    if (seg.keys_before, seg.lits_before, seg.words_before) != before:
+        return None
     names = cols.lit_kind_names
     if seg.kind_names[:len(names)] != names or seg.kind_name_rows[:len(names)] != cols.kind_name_row:
-        return False
+        return None
     if seg.kind_name_rows and seg.kind_name_rows[-1] >= cols.lit_idx.n + len(seg.lits):
-        return False
+        return None
     if sum(seg.lower_words.values()) > sum(len(f.text) for fs in fields for f in fs):
-        return False  # (more lower-case words than the texts have characters)
-    # New strings must be new, and distinct (a vocabulary numbers each once).
-    for new, known in ((seg.new_keys, cols.key_ids), (seg.new_lits, cols.lit_ids), (seg.new_words, cols.word_ids)):
-        if len(set(new)) != len(new) or any(map(known.__contains__, new)):
-            return False
-    return True
+        return None  # (more lower-case words than the texts have characters)
+    # New strings must be new, and distinct (a vocabulary numbers each once: a dict of fewer
+    # entries than strings holds a string twice).
+    out = []
+    for new, known, n in zip((seg.new_keys, seg.new_lits, seg.new_words), (cols.key_ids, cols.lit_ids, cols.word_ids),
+                             before):
+        ids = dict(zip(new, range(n, n + len(new))))
+        if len(ids) != len(new) or (known and any(map(known.__contains__, new))):
+            return None
+        out.append(ids)
+    return out[0], out[1], out[2]
 
 
 def _seed_scans(cols: Columns, seg: SharedSegment) -> None:
@@ -609,9 +623,10 @@ class SharedColumns:
             carried = dict(zip(keys, blobs))
         run = [(key, carried.get(key), a, b) for (a, b), key in zip(self._segments(len(tags)), keys)]
         seg = decode_run(run, self.shared.secret)
-        if seg is None or not fits(seg, cols, fields[:seg.b]):
+        ids = None if seg is None else _fitted(seg, cols, fields[:seg.b])
+        if seg is None or ids is None:
             return 0  # (the first segments: a reader that shares them shares all its tags, so all agree or none)
-        cols.extend_shared(messages[:seg.b], fields[:seg.b], seg)
+        cols.extend_shared(messages[:seg.b], fields[:seg.b], seg, ids)
         seed_lowercase_words(cols, seg.lower_words, seg.b)
         _seed_scans(cols, seg)
         self._done, self._vocab = seg.b, (len(cols.key_text), len(cols.lit_text), len(cols.word_text))
