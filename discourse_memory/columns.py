@@ -251,8 +251,10 @@ class Columns:
             if date is not None:
                 session = m.index
             sessions.append(session)
-            costs.append(sum(count(tf.text) for tf in m.texts)
-                         + sum(count(c.name) + count(c.arguments) for c in m.tool_calls))
+            cost = sum(map(count, [tf.text for tf in m.texts]))
+            if m.tool_calls:
+                cost += sum(count(c.name) + count(c.arguments) for c in m.tool_calls)
+            costs.append(cost)
             before = n_rows
             for f in fs:
                 self._fields.append(f)
@@ -277,7 +279,8 @@ class Columns:
                 n_rows += len(this)
                 mid.extend(marked.mid)
                 tags.extend(marked.tags)
-                tag_lines.extend(at + j for j in marked.tag_lines)
+                if marked.tag_lines:
+                    tag_lines.extend([at + j for j in marked.tag_lines])
             owners.extend([m.index] * (n_rows - before))
             starts.append(first + n_rows)
         index = first + n_rows

@@ -328,9 +328,13 @@ def _numbered(ids: np.ndarray, before: int, new: int) -> bool:
         return new == 0
     if int(ids.min()) < 0 or int(ids.max()) >= before + new:
         return False
-    fresh = ids >= before
-    values, first = np.unique(ids[fresh], return_index=True)
-    return len(values) == new and bool((np.diff(first) > 0).all())
+    # (in one pass, not a sort: each new number at most one past the greatest before it, and
+    # the last of them ``before + new - 1``, is each of the ``new`` appearing, first in order)
+    fresh = ids[ids >= before]
+    if len(fresh) == 0:
+        return new == 0
+    most = np.maximum.accumulate(fresh)
+    return int(fresh[0]) == before and bool((fresh[1:] <= most[:-1] + 1).all()) and int(most[-1]) == before + new - 1
 
 
 def _ascending(values: np.ndarray, limit: int) -> bool:
@@ -524,7 +528,7 @@ def _seed_scans(cols: Columns, seg: SharedSegment) -> None:
             seed_list_heads(cols, heads, seg.b)
     flags = [f if f is not None and len(f) == seg.b and bool(((f == 0) | (f == 1)).all()) else None
              for f in (seg.listing, seg.reading)]
-    seed_scans(cols, *(None if f is None else [bool(x) for x in f.tolist()] for f in flags))
+    seed_scans(cols, *(None if f is None else f.astype(bool).tolist() for f in flags))  # (each 0 or 1: checked)
     found = seg.prompt
     if found is not None and _prompt_well_formed(found, int(cols.msg_start.view[seg.b]), len(cols.lit_text)):
         seed_prompt_scans(cols, found)
@@ -563,8 +567,10 @@ def _seed_more(cols: Columns, seg: SharedSegment) -> None:
             text = cols.lit_text
             forms = ((), None)
             capitals = {i: forms[c] if c < 2 else plural_forms(text[i]) for i, c in caps.tolist()}
-            hit = set(glue.tolist())
-            seed_literal_scans(cols, seen, enc.tolist(), capitals, {i: i in hit for i in every.tolist()})
+            # (every quoted literal, those of code glue True: glue is among them, checked above)
+            glued = dict.fromkeys(every.tolist(), False)
+            glued.update(dict.fromkeys(glue.tolist(), True))
+            seed_literal_scans(cols, seen, enc.tolist(), capitals, glued)
 
 
 def _prompt_well_formed(found: FoundScans, n_units: int, n_lits: int) -> bool:
