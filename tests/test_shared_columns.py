@@ -280,6 +280,7 @@ def _memos(cols: Columns) -> tuple:
 
 @pytest.mark.parametrize("what", ["a question unit past its message", "a question unit below -1",
                                   "a title past its segment", "a title that is no heading",
+                                  "titles whose steps overflow",
                                   "encoded literals out of order", "a capitals class of 3",
                                   "code glue past the new literals", "code glue that is not a quoted literal",
                                   "a stem number out of range", "stems numbered out of order",
@@ -318,6 +319,9 @@ def test_more_scans_that_break_a_rule_are_made_instead(what, monkeypatch):
             x[q] = -2
         elif what == "a title past its segment":
             x[t + n_t - 1] = n_units
+        elif what == "titles whose steps overflow":  # (np.diff's steps wrapped to "rising": then an IndexError)
+            assert n_t >= 4
+            x[t + 1], x[t + 2] = 7 * 10**18, -6 * 10**18
         elif what == "a title that is no heading":
             x[t] = next(u for u in range(int(x[t + 1])) if not heading[a + u])
         elif what == "encoded literals out of order":
