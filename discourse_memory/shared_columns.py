@@ -437,9 +437,10 @@ def _joined(run: list[_Parts]) -> SharedSegment:
     said = list(chain.from_iterable(p.lower for p in run))
     order = list(dict.fromkeys(said))
     place = dict(zip(order, range(len(order))))
-    sums = np.bincount(np.array(list(map(place.__getitem__, said)), dtype=np.int64),
+    sums = np.bincount(np.fromiter(map(place.__getitem__, said), dtype=np.int64, count=len(said)),
                        weights=np.concatenate([p.lower_counts for p in run]), minlength=len(order))
-    lower: Counter[str] = Counter(dict(zip(order, sums.astype(np.int64).tolist())))
+    lower: Counter[str] = Counter()
+    dict.update(lower, zip(order, sums.astype(np.int64).tolist()))  # (no dict made to be copied)
 
     def memo(name: str) -> np.ndarray | None:  # (one a segment lacks: none for the run)
         got = [getattr(p, name) for p in run]
@@ -451,7 +452,7 @@ def _joined(run: list[_Parts]) -> SharedSegment:
         parts = [(ex + u0, out + np.array([u0, 0], dtype=np.int64), har + u0, com + u0)
                  for u0, (ex, out, har, com) in zip(base, (p.prompt for p in run if p.prompt is not None))]
         prompt = FoundScans(last.b, np.concatenate([x[0] for x in parts]).tolist(),
-                            [(int(u), int(lit)) for u, lit in np.concatenate([x[1] for x in parts]).tolist()],
+                            list(map(tuple, np.concatenate([x[1] for x in parts]).tolist())),
                             np.concatenate([x[2] for x in parts]).tolist(), np.concatenate([x[3] for x in parts]).tolist())
     questions = memo("questions")
     titles = noise = stems = None
@@ -506,7 +507,7 @@ def _fitted(seg: SharedSegment, cols: Columns, fields: list[list[Field]],
         return None
     if seg.kind_name_rows and seg.kind_name_rows[-1] >= cols.lit_idx.n + len(seg.lits):
         return None
-    if sum(seg.lower_words.values()) > sum(len(f.text) for fs in fields for f in fs):
+    if sum(seg.lower_words.values()) > sum(map(len, [f.text for fs in fields for f in fs])):
         return None  # (more lower-case words than the texts have characters)
     # New strings must be new, and distinct (a vocabulary numbers each once: a dict of fewer
     # entries than strings holds a string twice).
