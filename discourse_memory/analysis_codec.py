@@ -335,7 +335,7 @@ class DecodedPieces(Sequence[MeasuredPiece]):
         rows = self._row_list
         if rows is None:
             if j == 0:  # (as _first: the entry is not converted for its first piece)
-                k, a, b, suf = self._rows[0, [0, 1, 2, 9]].tolist()
+                k, a, b, *_, suf = self._rows[0, :10].tolist()
                 return _KINDS[k], a, b, 0, b + suf
             # (its rows only: the literals, words and heads are converted if a piece is built)
             rows = self._row_list = self._rows.tolist()
@@ -363,8 +363,8 @@ class DecodedPieces(Sequence[MeasuredPiece]):
         if got is not None:
             p = got.piece
             return p.start, p.end, len(p.literals)
-        a, b, n = self._rows[0, [1, 2, 11]].tolist()
-        return a, b, n
+        first = self._rows[0].tolist()  # (a row as a list: a fancy index was eight times its cost)
+        return first[1], first[2], first[11]
 
     def opening(self) -> tuple[int, int, tuple[Literal, ...]]:
         """The first piece's start, end and literals, without building it: the columns read a
@@ -373,8 +373,8 @@ class DecodedPieces(Sequence[MeasuredPiece]):
         if got is not None:
             p = got.piece
             return p.start, p.end, p.literals
-        _, a, b = self._rows[0, :3].tolist()
-        nl = int(self._rows[0, 11])
+        first = self._rows[0].tolist()
+        a, b, nl = first[1], first[2], first[11]
         lits = self._lits[:nl].tolist()
         get = self._strings.__getitem__  # (the first piece's strings are the first stream's: checked)
         return a, b, tuple([_new(Literal, (get(name), get(kind), start, end)) for name, kind, start, end in lits])

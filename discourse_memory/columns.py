@@ -47,12 +47,23 @@ class _Grow:
         k = len(values)
         if not k:  # (a turn's message adds no new literal, word or key often: no numpy call)
             return
+        self._room(k)
+        self._a[self.n:self.n + k] = values
+        self.n += k
+
+    def zeros(self, k: int) -> None:
+        """Append ``k`` zeros (a list of them was converted element by element: a fresh
+        worker's first view appends some 20,000 to the vocabularies' counts)."""
+        if k > 0:
+            self._room(k)
+            self._a[self.n:self.n + k] = 0
+            self.n += k
+
+    def _room(self, k: int) -> None:
         if self.n + k > len(self._a):
             bigger = np.zeros(max(2 * len(self._a), self.n + k), dtype=self._a.dtype)
             bigger[: self.n] = self._a[: self.n]
             self._a = bigger
-        self._a[self.n:self.n + k] = values
-        self.n += k
 
     def set(self, i: int, value: object) -> None:
         self._a[i] = value
@@ -197,14 +208,16 @@ class Columns:
         assert keys_of is not None
         return keys_of
 
-    def extend_shared(self, messages: list[Message], fields: list[list[Field]], shared: SharedSegment) -> None:
+    def extend_shared(self, messages: list[Message], fields: list[list[Field]], shared: SharedSegment,
+                      ids: tuple[dict[str, int], dict[str, int], dict[str, int]] | None = None) -> None:
         """Append messages and their fields as :meth:`extend` does, their units' columns taken
         from ``shared`` (read from a shared cache: :mod:`.shared_columns`; it must have passed
-        :func:`.shared_columns.fits` against these columns and fields)."""
-        self._extend(messages, fields, shared)
+        :func:`.shared_columns.fits` against these columns and fields); ``ids``: the numbers of
+        its new keys, literals and words, as ``fits`` made them."""
+        self._extend(messages, fields, shared, ids)
 
-    def _extend(self, messages: list[Message], fields: list[list[Field]],
-                shared: SharedSegment | None) -> list[list[str]] | None:
+    def _extend(self, messages: list[Message], fields: list[list[Field]], shared: SharedSegment | None,
+                ids: tuple[dict[str, int], dict[str, int], dict[str, int]] | None = None) -> list[list[str]] | None:
         count = self._count
         first = len(self._occurrences)
         rows: list[MeasuredPiece] = []  # every unit of the batch, a tool call as a measured piece
@@ -238,8 +251,10 @@ class Columns:
             if date is not None:
                 session = m.index
             sessions.append(session)
-            costs.append(sum(count(tf.text) for tf in m.texts)
-                         + sum(count(c.name) + count(c.arguments) for c in m.tool_calls))
+            cost = sum(map(count, [tf.text for tf in m.texts]))
+            if m.tool_calls:
+                cost += sum(count(c.name) + count(c.arguments) for c in m.tool_calls)
+            costs.append(cost)
             before = n_rows
             for f in fs:
                 self._fields.append(f)
@@ -264,7 +279,8 @@ class Columns:
                 n_rows += len(this)
                 mid.extend(marked.mid)
                 tags.extend(marked.tags)
-                tag_lines.extend(at + j for j in marked.tag_lines)
+                if marked.tag_lines:
+                    tag_lines.extend([at + j for j in marked.tag_lines])
             owners.extend([m.index] * (n_rows - before))
             starts.append(first + n_rows)
         index = first + n_rows
@@ -272,8 +288,8 @@ class Columns:
             kinds, tokens, clips, head_ends, sizes = (
                 np.concatenate([m[c] for m in measures]) if measures else np.zeros(0, dtype=np.int64)
                 for c in range(5))
-            self._take_shared(shared, first, index, owners, starts, costs, label_costs, sessions, mid, tags, tag_lines,
-                              kinds, tokens, clips, head_ends < sizes, head_ends / np.maximum(sizes, 1))
+            self._take_shared(shared, ids, first, index, owners, starts, costs, label_costs, sessions, mid, tags,
+                              tag_lines, kinds, tokens, clips, head_ends < sizes, head_ends / np.maximum(sizes, 1))
             return None
         # Columns of the batch taken with C-level maps: a long history has tens of
         # thousands of units, and a Python statement per unit and column added up.
@@ -323,17 +339,32 @@ class Columns:
                 self.lit_kind.view[lrows[fresh][::-1]] = codes[fresh][::-1]
         return keys_of
 
-    def _take_shared(self, shared: SharedSegment, first: int, index: int, owners: list[int], starts: list[int],
+    def _take_shared(self, shared: SharedSegment, ids: tuple[dict[str, int], dict[str, int], dict[str, int]] | None,
+                     first: int, index: int, owners: list[int], starts: list[int],
                      costs: list[int], label_costs: list[float], sessions: list[int], mid: list[str],
                      tags: list[str], tag_lines: list[int], kinds: list[int], tokens: list[int], clips: list[int],
                      clippable: list[bool], head_share: list[float]) -> None:
         """:meth:`_grow` with the units' numbers of a shared segment (and their measures)."""
         new_keys, new_lits, new_words = shared.new_keys, shared.new_lits, shared.new_words
-        self._key_ids.update(zip(new_keys, range(len(self._key_ids), len(self._key_ids) + len(new_keys))))
+        if ids is None:
+            ids = (dict(zip(new_keys, range(len(self._key_ids), len(self._key_ids) + len(new_keys)))),
+                   dict(zip(new_lits, range(len(self.lit_text), len(self.lit_text) + len(new_lits)))),
+                   dict(zip(new_words, range(len(self.word_text), len(self.word_text) + len(new_words)))))
+        # (a fresh worker's vocabularies are empty: they are the new numbers, not a copy of them)
+        if self._key_ids:
+            self._key_ids.update(ids[0])
+        else:
+            self._key_ids = ids[0]
+        if self.lit_ids:
+            self.lit_ids.update(ids[1])
+        else:
+            self.lit_ids = ids[1]
+        if self.word_ids:
+            self.word_ids.update(ids[2])
+        else:
+            self.word_ids = ids[2]
         self.key_text.extend(new_keys)
-        self.lit_ids.update(zip(new_lits, range(len(self.lit_text), len(self.lit_text) + len(new_lits))))
         self.lit_text.extend(new_lits)
-        self.word_ids.update(zip(new_words, range(len(self.word_text), len(self.word_text) + len(new_words))))
         self.word_text.extend(new_words)
         for name in shared.kind_names[len(self.lit_kind_names):]:
             self._lit_kind_codes[name] = len(self.lit_kind_names)
@@ -356,7 +387,7 @@ class Columns:
         krows, lit_rows, head_rows, word_rows, owned = (np.asarray(x, dtype=np.int64)
                                                         for x in (key_rows, lit_rows, head_rows, word_rows, owners))
         # Occurrence numbers: earlier units of the same key, in this conversation.
-        self.key_total.extend([0] * (len(self._key_ids) - self.key_total.n))
+        self.key_total.zeros(len(self._key_ids) - self.key_total.n)
         if len(krows):
             order = np.argsort(krows, kind="stable")
             ranked = krows[order]
@@ -373,14 +404,14 @@ class Columns:
         # Vocabularies: new entries appended, existing ones updated in place (units are
         # numbered in order, so a key's newest unit is its largest index, and a
         # literal's last message its largest).
-        self.key_newest.extend([0] * (len(self._key_ids) - self.key_newest.n))
+        self.key_newest.zeros(len(self._key_ids) - self.key_newest.n)
         if len(krows):
             np.maximum.at(self.key_newest.view, krows, np.arange(first, index, dtype=np.int64))
-        self.lit_kind.extend([0] * n_new)
-        self.lit_df.extend([0.0] * n_new)
-        self.lit_last_msg.extend([0] * n_new)
-        self.lit_mid.extend([False] * n_new)
-        self.lit_tags.extend([0.0] * n_new)
+        self.lit_kind.zeros(n_new)
+        self.lit_df.zeros(n_new)
+        self.lit_last_msg.zeros(n_new)
+        self.lit_mid.zeros(n_new)
+        self.lit_tags.zeros(n_new)
         if len(lit_rows):
             lrows = lit_rows
             per_unit = np.asarray(n_texts, dtype=np.int64)
@@ -393,7 +424,7 @@ class Columns:
                 self.lit_mid.view[[ids[t] for t in mid if t in ids]] = True
             if tags:
                 np.add.at(self.lit_tags.view, np.asarray([ids[t] for t in tags if t in ids], dtype=np.int64), 1.0)
-        self.word_df.extend([0.0] * n_new_words)
+        self.word_df.zeros(n_new_words)
         if len(word_rows):
             np.add.at(self.word_df.view, word_rows, 1.0)
         self.word_idx.extend(word_rows)

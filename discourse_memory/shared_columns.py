@@ -328,14 +328,20 @@ def _numbered(ids: np.ndarray, before: int, new: int) -> bool:
         return new == 0
     if int(ids.min()) < 0 or int(ids.max()) >= before + new:
         return False
-    fresh = ids >= before
-    values, first = np.unique(ids[fresh], return_index=True)
-    return len(values) == new and bool((np.diff(first) > 0).all())
+    # (in one pass, not a sort: each new number at most one past the greatest before it, and
+    # the last of them ``before + new - 1``, is each of the ``new`` appearing, first in order)
+    fresh = ids[ids >= before]
+    if len(fresh) == 0:
+        return new == 0
+    most = np.maximum.accumulate(fresh)
+    return int(fresh[0]) == before and bool((fresh[1:] <= most[:-1] + 1).all()) and int(most[-1]) == before + new - 1
 
 
 def _ascending(values: np.ndarray, limit: int) -> bool:
     """Whether ``values`` rise strictly, from 0 up to ``limit - 1`` at most."""
-    return not len(values) or (int(values[0]) >= 0 and int(values[-1]) < limit and bool((np.diff(values) > 0).all()))
+    # (neighbours compared, not np.diff: its wrapper was most of a check run some forty times a view)
+    return not len(values) or (int(values[0]) >= 0 and int(values[-1]) < limit
+                               and bool((values[1:] > values[:-1]).all()))
 
 
 def _continues(p: _Parts, nxt: _Parts) -> bool:
@@ -431,9 +437,10 @@ def _joined(run: list[_Parts]) -> SharedSegment:
     said = list(chain.from_iterable(p.lower for p in run))
     order = list(dict.fromkeys(said))
     place = dict(zip(order, range(len(order))))
-    sums = np.bincount(np.array(list(map(place.__getitem__, said)), dtype=np.int64),
+    sums = np.bincount(np.fromiter(map(place.__getitem__, said), dtype=np.int64, count=len(said)),
                        weights=np.concatenate([p.lower_counts for p in run]), minlength=len(order))
-    lower: Counter[str] = Counter(dict(zip(order, sums.astype(np.int64).tolist())))
+    lower: Counter[str] = Counter()
+    dict.update(lower, zip(order, sums.astype(np.int64).tolist()))  # (no dict made to be copied)
 
     def memo(name: str) -> np.ndarray | None:  # (one a segment lacks: none for the run)
         got = [getattr(p, name) for p in run]
@@ -445,7 +452,7 @@ def _joined(run: list[_Parts]) -> SharedSegment:
         parts = [(ex + u0, out + np.array([u0, 0], dtype=np.int64), har + u0, com + u0)
                  for u0, (ex, out, har, com) in zip(base, (p.prompt for p in run if p.prompt is not None))]
         prompt = FoundScans(last.b, np.concatenate([x[0] for x in parts]).tolist(),
-                            [(int(u), int(lit)) for u, lit in np.concatenate([x[1] for x in parts]).tolist()],
+                            list(map(tuple, np.concatenate([x[1] for x in parts]).tolist())),
                             np.concatenate([x[2] for x in parts]).tolist(), np.concatenate([x[3] for x in parts]).tolist())
     questions = memo("questions")
     titles = noise = stems = None
@@ -478,26 +485,40 @@ def fits(seg: SharedSegment, cols: Columns, fields: list[list[Field]]) -> bool:
     """Whether ``seg`` continues ``cols`` (which holds its first ``seg.a`` messages) with
     messages of ``fields``: their units, the vocabularies it numbers from and adds to, the
     and the literal kinds' names agree."""
+    return _fitted(seg, cols, fields) is not None
+
+
+def _fitted(seg: SharedSegment, cols: Columns, fields: list[list[Field]],
+            ) -> tuple[dict[str, int], dict[str, int], dict[str, int]] | None:
+    """:func:`fits`, giving the numbers ``seg`` adds to the keys', literals' and words'
+    vocabularies (each new string's number: what :meth:`.columns.Columns.extend_shared` adds;
+    the dicts built once, here, where a set of each list was built to check it and then the
+    dicts); None where it does not fit."""
     if len(cols) != seg.a or len(fields) != seg.b - seg.a:
-        return False
-    units = [sum(len(f.units) for f in fs) for fs in fields]
+        return None
+    units = [sum(map(len, [f.units for f in fs])) for fs in fields]
     if units != seg.units.tolist():
-        return False
-    if (seg.keys_before, seg.lits_before, seg.words_before) != (len(cols.key_ids), len(cols.lit_text),
-                                                                len(cols.word_text)):
-        return False
+        return None
+    before = (len(cols.key_ids), len(cols.lit_text), len(cols.word_text))
+    if (seg.keys_before, seg.lits_before, seg.words_before) != before:
+        return None
     names = cols.lit_kind_names
     if seg.kind_names[:len(names)] != names or seg.kind_name_rows[:len(names)] != cols.kind_name_row:
-        return False
+        return None
     if seg.kind_name_rows and seg.kind_name_rows[-1] >= cols.lit_idx.n + len(seg.lits):
-        return False
-    if sum(seg.lower_words.values()) > sum(len(f.text) for fs in fields for f in fs):
-        return False  # (more lower-case words than the texts have characters)
-    # New strings must be new, and distinct (a vocabulary numbers each once).
-    for new, known in ((seg.new_keys, cols.key_ids), (seg.new_lits, cols.lit_ids), (seg.new_words, cols.word_ids)):
-        if len(set(new)) != len(new) or any(map(known.__contains__, new)):
-            return False
-    return True
+        return None
+    if sum(seg.lower_words.values()) > sum(map(len, [f.text for fs in fields for f in fs])):
+        return None  # (more lower-case words than the texts have characters)
+    # New strings must be new, and distinct (a vocabulary numbers each once: a dict of fewer
+    # entries than strings holds a string twice).
+    out = []
+    for new, known, n in zip((seg.new_keys, seg.new_lits, seg.new_words), (cols.key_ids, cols.lit_ids, cols.word_ids),
+                             before):
+        ids = dict(zip(new, range(n, n + len(new))))
+        if len(ids) != len(new) or (known and any(map(known.__contains__, new))):
+            return None
+        out.append(ids)
+    return out[0], out[1], out[2]
 
 
 def _seed_scans(cols: Columns, seg: SharedSegment) -> None:
@@ -510,7 +531,7 @@ def _seed_scans(cols: Columns, seg: SharedSegment) -> None:
             seed_list_heads(cols, heads, seg.b)
     flags = [f if f is not None and len(f) == seg.b and bool(((f == 0) | (f == 1)).all()) else None
              for f in (seg.listing, seg.reading)]
-    seed_scans(cols, *(None if f is None else [bool(x) for x in f.tolist()] for f in flags))
+    seed_scans(cols, *(None if f is None else f.astype(bool).tolist() for f in flags))  # (each 0 or 1: checked)
     found = seg.prompt
     if found is not None and _prompt_well_formed(found, int(cols.msg_start.view[seg.b]), len(cols.lit_text)):
         seed_prompt_scans(cols, found)
@@ -549,8 +570,10 @@ def _seed_more(cols: Columns, seg: SharedSegment) -> None:
             text = cols.lit_text
             forms = ((), None)
             capitals = {i: forms[c] if c < 2 else plural_forms(text[i]) for i, c in caps.tolist()}
-            hit = set(glue.tolist())
-            seed_literal_scans(cols, seen, enc.tolist(), capitals, {i: i in hit for i in every.tolist()})
+            # (every quoted literal, those of code glue True: glue is among them, checked above)
+            glued = dict.fromkeys(every.tolist(), False)
+            glued.update(dict.fromkeys(glue.tolist(), True))
+            seed_literal_scans(cols, seen, enc.tolist(), capitals, glued)
 
 
 def _prompt_well_formed(found: FoundScans, n_units: int, n_lits: int) -> bool:
@@ -558,12 +581,12 @@ def _prompt_well_formed(found: FoundScans, n_units: int, n_lits: int) -> bool:
     literal occurrence outside an example is of an example unit (in order) and a literal."""
     for units in (found.examples, found.harness, found.comments):
         a = np.asarray(units, dtype=np.int64)
-        if len(a) and not (int(a[0]) >= 0 and int(a[-1]) < n_units and bool((np.diff(a) > 0).all())):
+        if len(a) and not _ascending(a, n_units):
             return False
     if found.outside:
         pairs = np.asarray(found.outside, dtype=np.int64)
         units, lits = pairs[:, 0], pairs[:, 1]
-        if not (bool((np.diff(units) >= 0).all()) and bool(np.isin(units, found.examples).all())
+        if not (bool((units[1:] >= units[:-1]).all()) and bool(np.isin(units, found.examples).all())
                 and int(lits.min()) >= 0 and int(lits.max()) < n_lits):
             return False
     return True
@@ -609,9 +632,10 @@ class SharedColumns:
             carried = dict(zip(keys, blobs))
         run = [(key, carried.get(key), a, b) for (a, b), key in zip(self._segments(len(tags)), keys)]
         seg = decode_run(run, self.shared.secret)
-        if seg is None or not fits(seg, cols, fields[:seg.b]):
+        ids = None if seg is None else _fitted(seg, cols, fields[:seg.b])
+        if seg is None or ids is None:
             return 0  # (the first segments: a reader that shares them shares all its tags, so all agree or none)
-        cols.extend_shared(messages[:seg.b], fields[:seg.b], seg)
+        cols.extend_shared(messages[:seg.b], fields[:seg.b], seg, ids)
         seed_lowercase_words(cols, seg.lower_words, seg.b)
         _seed_scans(cols, seg)
         self._done, self._vocab = seg.b, (len(cols.key_text), len(cols.lit_text), len(cols.word_text))

@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from discourse_memory import Compactor, DiscourseMemory, cache_entry, shared_columns
 from discourse_memory.columns import Columns
@@ -278,6 +280,7 @@ def _memos(cols: Columns) -> tuple:
 
 @pytest.mark.parametrize("what", ["a question unit past its message", "a question unit below -1",
                                   "a title past its segment", "a title that is no heading",
+                                  "titles whose steps overflow",
                                   "encoded literals out of order", "a capitals class of 3",
                                   "code glue past the new literals", "code glue that is not a quoted literal",
                                   "a stem number out of range", "stems numbered out of order",
@@ -316,6 +319,9 @@ def test_more_scans_that_break_a_rule_are_made_instead(what, monkeypatch):
             x[q] = -2
         elif what == "a title past its segment":
             x[t + n_t - 1] = n_units
+        elif what == "titles whose steps overflow":  # (np.diff's steps wrapped to "rising": then an IndexError)
+            assert n_t >= 4
+            x[t + 1], x[t + 2] = 7 * 10**18, -6 * 10**18
         elif what == "a title that is no heading":
             x[t] = next(u for u in range(int(x[t + 1])) if not heading[a + u])
         elif what == "encoded literals out of order":
@@ -349,3 +355,31 @@ def test_more_scans_that_break_a_rule_are_made_instead(what, monkeypatch):
     got_memos, want_memos = _memos(fresh._compactor._cols), _memos(plain._compactor._cols)
     assert got_memos[:4] == want_memos[:4]
     assert all(got_memos[4].get(u) == hit for u, hit in want_memos[4].items())
+
+
+def _numbered_by_sorting(ids: np.ndarray, before: int, new: int) -> bool:
+    """The rule of ``shared_columns._numbered`` as it was written before stop 60 (a sort of the
+    new numbers): the one-pass check must refuse exactly what this refused."""
+    if not len(ids):
+        return new == 0
+    if int(ids.min()) < 0 or int(ids.max()) >= before + new:
+        return False
+    values, first = np.unique(ids[ids >= before], return_index=True)
+    return len(values) == new and bool((np.diff(first) > 0).all())
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, 5), st.integers(0, 5), st.data())
+def test_stems_numbered_is_checked_as_by_sorting(before, new, data):
+    # (half the draws a well-numbered list, each new number first appearing in order among old
+    # ones, then perhaps one number changed; the rest any list of numbers around the range)
+    if data.draw(st.booleans()):
+        ids = data.draw(st.lists(st.integers(0, max(before - 1, 0)), max_size=6)) if before else []
+        for v in range(before, before + new):
+            ids.insert(data.draw(st.integers(len(ids) // 2, len(ids))), v)
+        if ids and data.draw(st.booleans()):
+            ids[data.draw(st.integers(0, len(ids) - 1))] = data.draw(st.integers(-1, before + new))
+    else:
+        ids = data.draw(st.lists(st.integers(-1, before + new), max_size=8))
+    got = np.asarray(ids, dtype=np.int64)
+    assert shared_columns._numbered(got, before, new) == _numbered_by_sorting(got, before, new)
