@@ -94,6 +94,10 @@ class Columns:
         self._labels: list[str | None] = []
         self._number_labels: dict[int, str] = {}  # message -> a label before a number (see speaker)
         self._label_uses: dict[str, int] = {}
+        self.speakers_moved = False
+        """Whether the last batch appended made a message before it a speaker's (see
+        :meth:`speaker`: the second message opening with its label): what was read of that
+        message (its items: ``record.items``) may read otherwise now."""
         self.msg_label_cost = _Grow(np.float64)
         """Tokens of showing that label before an omission mark ("Caroline: …")."""
         self.msg_date: list[str | None] = []
@@ -235,6 +239,8 @@ class Columns:
         mid: list[str] = []
         tags: list[str] = []
         tag_lines: list[int] = []
+        batch = len(self._labels)
+        crossed: list[str] = []
         for m, fs in zip(messages, fields):
             self.messages.append(m)
             self.pairs.add(m)
@@ -245,7 +251,9 @@ class Columns:
                     self._number_labels[len(self._labels)] = loose
             self._labels.append(label)
             if label is not None:
-                self._label_uses[label] = self._label_uses.get(label, 0) + 1
+                uses = self._label_uses[label] = self._label_uses.get(label, 0) + 1
+                if uses == 2:
+                    crossed.append(label)
             self.msg_date.append(date)
             label_costs.append(float(count(label + ": …")) if label else 0.0)
             if date is not None:
@@ -284,6 +292,7 @@ class Columns:
             owners.extend([m.index] * (n_rows - before))
             starts.append(first + n_rows)
         index = first + n_rows
+        self.speakers_moved = bool(crossed) and _moved(self._labels, self._number_labels, crossed, batch)
         if shared is not None:  # (the units' measures from their analyses; their numbers shared)
             kinds, tokens, clips, head_ends, sizes = (
                 np.concatenate([m[c] for m in measures]) if measures else np.zeros(0, dtype=np.int64)
@@ -590,6 +599,14 @@ def _label_and_date(fields: list[Field]) -> tuple[str | None, str | None]:
         date = " ".join(body.split()) if date_line(body, literals) else None
         return speaker_label(f.text), date
     return None, None
+
+
+def _moved(labels: list[str | None], number_labels: dict[int, str], crossed: list[str], batch: int) -> bool:
+    """Whether a message before ``batch`` opens with one of the labels ``crossed`` (each now
+    opening two messages), or names it before a number: its speaker changed."""
+    now = set(crossed)
+    return any(labels[m] in now for m in range(batch)) or any(
+        m < batch and label in now for m, label in number_labels.items())
 
 
 def _label_before_number(fields: list[Field]) -> str | None:

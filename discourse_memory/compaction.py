@@ -309,6 +309,15 @@ class Compactor:
                 done = self._shared_cols.take(cols, shared.carried, tags, new, fields)
                 self._counts.take(shared.carried, tags)  # type: ignore[union-attr]
             cols.extend(new[done:], fields[done:])
+            if cols.speakers_moved and j:
+                # A message the views before read became a speaker's (a second message opens
+                # with its label): what they read of it (its items, its label, its rendering)
+                # reads otherwise now. Built again, as a compactor new to the conversation
+                # builds it (the same view whatever came before: once per label, at most).
+                every = list(cols.messages)
+                cols = Columns(self.counter.count)
+                self._render_cache.clear()
+                cols.extend(every, self.analyzer.fields(every))
         self._tags.extend(tags)
         self._cols = cols
         if owned:

@@ -117,10 +117,15 @@ def _forged(fmt, key: str, blob: bytes) -> bytes:  # type: ignore[no-untyped-def
 
 
 def _covers_end(ints: np.ndarray) -> int:
-    """Where a row entry's covers end (its labels follow them)."""
+    """Where a row entry's covers end (its messages' speakers follow them, then its labels)."""
     n_rows, cols = int(ints[2]), shared_rows._COLS
     shown = int(np.maximum(ints[4 + cols - 1:4 + cols * n_rows:cols], 0).sum())
     return 4 + cols * n_rows + shown + int(ints[3])
+
+
+def _labels_start(ints: np.ndarray) -> int:
+    """Where a row entry's labels start: after its covers and its messages' speakers."""
+    return _covers_end(ints) + int(ints[1] - ints[0])
 
 
 def _is_rows(key: str) -> bool:
@@ -774,9 +779,17 @@ def test_a_row_entry_of_no_rows_reads_as_none_and_bad_facts_are_refused():
     key, blob = max(((k, v) for k, v in cache.data.items() if _is_rows(k)), key=spans)
     b = int(key.split(":r")[1].split(":")[0])
     a = {end: begin for begin, end in _segments(len(msgs))}[b]
-    # (a forged entry of no rows: read as none, where it raised IndexError)
-    empty = cache_entry.seal(shared_rows.MAGIC, shared_rows.PERSON, key, [], np.array([a, b, 0, 0]), SECRET)
+    # (a forged entry of no rows: read as none, where it raised IndexError; its messages no
+    # speaker's, as this run's are; without their speakers it is not well-formed)
+    assert all(fresh_cols().speaker(m) is None for m in range(a, b))
+    empty = cache_entry.seal(shared_rows.MAGIC, shared_rows.PERSON, key, [], np.array([a, b, 0, 0, *[-1] * (b - a)]),
+                             SECRET)
     assert shared_rows.decode(key, empty, fresh_cols(), a, b, SECRET) == 0
+    unnamed = cache_entry.seal(shared_rows.MAGIC, shared_rows.PERSON, key, [], np.array([a, b, 0, 0]), SECRET)
+    assert shared_rows.decode(key, unnamed, fresh_cols(), a, b, SECRET) == -1
+    named = cache_entry.seal(shared_rows.MAGIC, shared_rows.PERSON, key, ["Port"],
+                             np.array([a, b, 0, 0, 0, *[-1] * (b - a - 1)]), SECRET)
+    assert shared_rows.decode(key, named, fresh_cols(), a, b, SECRET) == -1  # (a speaker the reader's message has not)
     strings, ints = cache_entry.unseal(shared_rows.MAGIC, shared_rows.PERSON, key, blob, SECRET)  # type: ignore[misc]
     cols_n = shared_rows._COLS
     table = ints[4:4 + cols_n * int(ints[2])].reshape(-1, cols_n)
@@ -969,11 +982,11 @@ def test_a_fresh_worker_reads_the_labels_a_warm_one_made():
 
     key, blob = max(((k, v) for k, v in cache.data.items() if _is_rows(k)),
                     key=lambda kv: len(cache_entry.unseal(shared_rows.MAGIC, shared_rows.PERSON, kv[0], kv[1], SECRET)[1])
-                    - _covers_end(cache_entry.unseal(shared_rows.MAGIC, shared_rows.PERSON, kv[0], kv[1], SECRET)[1]))
+                    - _labels_start(cache_entry.unseal(shared_rows.MAGIC, shared_rows.PERSON, kv[0], kv[1], SECRET)[1]))
     b = int(key.split(":r")[1].split(":")[0])
     a = {end: begin for begin, end in _segments(len(msgs))}[b]
     strings, ints = cache_entry.unseal(shared_rows.MAGIC, shared_rows.PERSON, key, blob, SECRET)  # type: ignore[misc]
-    at = _covers_end(ints)
+    at = _labels_start(ints)
     assert len(ints) - at >= 4 and (len(ints) - at) % 4 == 0  # (labels held: message, speaker, label, tokens)
     cols = fresh_cols()
     assert shared_rows.decode(key, blob, cols, a, b, SECRET) > 0
@@ -984,7 +997,9 @@ def test_a_fresh_worker_reads_the_labels_a_warm_one_made():
                  lambda x: x.__setitem__(at + 2, 10**6),  # a string out of range
                  lambda x: x.__setitem__(at + 3, 0),  # no tokens
                  lambda x: x.__setitem__(at + 3, 10**6),  # more than its text can hold
-                 lambda x: x.__setitem__(at + 1, -2)):  # a speaker of no string
+                 lambda x: x.__setitem__(at + 1, -2),  # a speaker of no string
+                 lambda x: x.__setitem__(_covers_end(x), 10**6),  # a message's speaker out of range
+                 lambda x: x.__setitem__(_covers_end(x), -2)):
         assert shared_rows.decode(key, _resigned(shared_rows, key, blob, edit), fresh_cols(), a, b, SECRET) == -1
     # (a label cut short, three numbers of four: the entry's length no longer adds up)
     short = cache_entry.seal(shared_rows.MAGIC, shared_rows.PERSON, key, strings, ints[:-1], SECRET)

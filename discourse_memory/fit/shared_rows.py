@@ -62,7 +62,7 @@ from .sources import _have_context, _row_memo
 __all__ = ["SharedRows", "decode", "decode_many", "encode"]
 
 MAGIC = b"DMR\x02"
-ROWS_VERSION = "6"
+ROWS_VERSION = "7"
 """Raised whenever what a row's item is (``record.item_for``, the listing classes, the costs)
 changes: part of every key."""
 PERSON = b"dm-rows"
@@ -70,7 +70,8 @@ PERSON = b"dm-rows"
 # per row: row, has item, literal, unit, message, text, span start, span end (-1: none),
 # covers, header, key (-1: none), value, row name (-1: none), group, listing, cost, value cost,
 # and its facts' span (``candidates._Facts``: -2 not read, -1 none, else how many literals it shows);
-# after the covers, per label: message, speaker (-1: none), label, tokens of ``label + ": "``
+# after the covers, per message of the entry its speaker (-1: none), then per label: message, speaker
+# (-1: none), label, tokens of ``label + ": "``
 _COLS = 18
 _UNREAD = _Facts.UNREAD
 
@@ -112,10 +113,12 @@ def encode(key: str, cols: Columns, a: int, b: int, secret: bytes = b"") -> byte
                       len(it.covers), int(it.header), -1 if it.key is None else s(it.key, len(strings)),
                       s(it.value, len(strings)), -1 if it.row is None else s(it.row, len(strings)), it.group,
                       listing[r], int(cost[r]), int(value_cost[r]), sid))
+    # (a message's items read its speaker, which a later message can make: ``Columns.speaker``)
+    speakers = [-1 if (who := cols.speaker(m)) is None else s(who, len(strings)) for m in range(a, b)]
     labels: list[int] = []
     for m, speaker, label, tokens in _labels_of(cols, a, b):
         labels.extend((m, -1 if speaker is None else s(speaker, len(strings)), s(label, len(strings)), tokens))
-    ints = np.asarray([a, b, len(rows), len(covers), *table, *shown, *covers, *labels], dtype="<i8")
+    ints = np.asarray([a, b, len(rows), len(covers), *table, *shown, *covers, *speakers, *labels], dtype="<i8")
     return seal(MAGIC, PERSON, key, strings, ints, secret, 1)
 
 
@@ -144,8 +147,10 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
             continue
         n_shown = int(np.maximum(ints[4 + _COLS - 1:4 + _COLS * n_rows:_COLS], 0).sum())
         end = 4 + _COLS * n_rows + n_shown + n_covers
-        labels = _labels(strings, ints[end:], a, b) if len(ints) >= end else None
-        if labels is not None:
+        labels = _labels(strings, ints[end + b - a:], a, b) if len(ints) >= end + b - a else None
+        # (its messages' speakers as the writer's columns gave them: a message's items read its
+        # speaker, and a later message can make one; an entry of other speakers is not taken)
+        if labels is not None and _speakers(strings, ints[end:end + b - a]) == [cols.speaker(m) for m in range(a, b)]:
             opened.append((e, a, b, strings, ints[:end], n_shown, labels))
     if not opened:
         return out
@@ -354,6 +359,16 @@ def _labels_of(cols: Columns, a: int, b: int) -> list[tuple[int, str | None, str
         known = labels.get(m)
         if known is not None and known[0] == speaker:  # (a cost is of its label: ``_EntryCosts``, + 1)
             out.append((m, speaker, known[1], int(cost - 1.0)))
+    return out
+
+
+def _speakers(strings: list[str], ids: np.ndarray) -> list[str | None] | None:
+    """The speakers an entry names for its messages (-1: none); None if one is out of range."""
+    out: list[str | None] = []
+    for x in ids.tolist():
+        if not -1 <= x < len(strings):
+            return None
+        out.append(None if x < 0 else strings[x])
     return out
 
 
