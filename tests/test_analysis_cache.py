@@ -674,31 +674,6 @@ def test_new_spans_are_numbered_in_order_of_their_first_row():
     assert facts.span_ptr == [0, 2, 3, 3, 4] and facts.span_lits == [40, 41, 30, 50]
 
 
-@settings(max_examples=200, deadline=None)
-@given(spans=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 3), st.integers(0, 3), st.integers(0, 3)),
-                      max_size=40))
-def test_new_spans_are_numbered_as_a_dictionary_numbers_them(spans):
-    """``_new_spans`` (a stable sort of the spans) gives each span the id, and each id the
-    literals, that numbering them row by row in a dictionary gives."""
-    from discourse_memory.fit.candidates import _Facts
-
-    units, a, b, n = (np.array([x[i] for x in spans], dtype=np.int64) for i in range(4))
-    at = np.cumsum(n) - n
-    shown = np.arange(int(n.sum()), dtype=np.int64) + 100
-    facts, read_span = _Facts(), np.full(len(spans), -1)
-    shared_rows._new_spans(facts, units, a, b, at, n, shown, np.arange(len(spans)), read_span)
-    ids: dict[tuple[int, tuple[int, int]], int] = {}
-    lits: list[int] = []
-    ptr = [0]
-    for (u, x, y, k), s0 in zip(spans, at.tolist()):
-        if (u, (x, y)) not in ids:
-            ids[u, (x, y)] = len(ids)
-            lits.extend(range(100 + s0, 100 + s0 + k))
-            ptr.append(len(lits))
-    assert facts.spans == ids and facts.span_ptr == ptr and facts.span_lits == lits
-    assert read_span.tolist() == [ids[u, (x, y)] for u, x, y, _ in spans]
-
-
 def test_a_fresh_worker_finds_the_date_lines_and_labels_of_a_cold_one():
     """The label and date line of each message read off its cached analysis (whose first piece
     is built only when it may be a date line) are those of an analysis made here."""

@@ -108,6 +108,18 @@ def _tamper(cache: DictCache, mode: str, data: st.DataObject, msgs: list[dict], 
             cache.data[key] = _resigned(shared_counts, key, blob, edit)
 
 
+def _fresh_encodings(counter, msgs: list[dict], store: DictCache, budget: int, expected: bytes) -> int:  # type: ignore[no-untyped-def]
+    """How many texts a fresh worker (``counter``'s memos emptied) BPE-encodes for its first view
+    of ``msgs`` through ``store`` at ``budget``, which must be ``expected``."""
+    counter._cache._data.clear()
+    counter._line_sums.clear()
+    memory = DiscourseMemory.from_dict(DiscourseMemory(msgs).to_dict(), cache=store)
+    with pytest.MonkeyPatch.context() as mp:
+        seen = _encodings(counter, mp)
+        assert _bytes(memory.view(budget)) == expected
+    return len(seen)
+
+
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                                                   HealthCheck.function_scoped_fixture])
 @given(msgs=conversations(), share=st.floats(0.05, 0.6), mode=st.sampled_from(["warm"] * 4 + MODES), data=st.data())
@@ -162,13 +174,7 @@ def test_a_fresh_worker_encodes_few_texts_where_a_warm_one_shared_its_counts(bac
     assert _counts_entries(cache)
 
     def fresh(store: DictCache) -> int:
-        forgetful._cache._data.clear()
-        forgetful._line_sums.clear()
-        memory = DiscourseMemory.from_dict(DiscourseMemory(msgs).to_dict(), cache=store)
-        with pytest.MonkeyPatch.context() as mp:
-            seen = _encodings(forgetful, mp)
-            assert _bytes(memory.view(budget)) == expected
-        return len(seen)
+        return _fresh_encodings(forgetful, msgs, store, budget, expected)
 
     without = DictCache()
     without.data = {k: v for k, v in cache.data.items() if not _is_counts(k)}
@@ -201,13 +207,7 @@ def test_an_entry_holds_the_counts_of_the_workers_last_views(forgetful):
     expected = _bytes(DiscourseMemory(msgs).view(budgets[1]))
 
     def fresh(store: DictCache) -> int:
-        forgetful._cache._data.clear()
-        forgetful._line_sums.clear()
-        memory = DiscourseMemory.from_dict(DiscourseMemory(msgs).to_dict(), cache=store)
-        with pytest.MonkeyPatch.context() as mp:
-            seen = _encodings(forgetful, mp)
-            assert _bytes(memory.view(budgets[1])) == expected
-        return len(seen)
+        return _fresh_encodings(forgetful, msgs, store, budgets[1], expected)
 
     without = DictCache()
     without.data = {k: v for k, v in cache.data.items() if not _is_counts(k)}
