@@ -23,20 +23,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-DATA = HERE.parent.parent / "shared" / "data" / "agents" / "swe_dev.jsonl"
-
-
-class DictCache:
-    """An analysis cache in a dict."""
-
-    def __init__(self) -> None:
-        self.data: dict[str, bytes] = {}
-
-    def get_many(self, keys):  # type: ignore[no-untyped-def]
-        return [self.data.get(k) for k in keys]
-
-    def set_many(self, items) -> None:  # type: ignore[no-untyped-def]
-        self.data.update(items)
 
 
 def main() -> None:
@@ -46,6 +32,7 @@ def main() -> None:
     ap.add_argument("--skip", type=int, default=5)
     args = ap.parse_args()
     from bench_core_speed import new_message, real_history
+    from bench_first_view_stages import DATA, DictCache
     from discourse_memory import DiscourseMemory, get_token_counter
 
     msgs = real_history(str(DATA), args.tokens)

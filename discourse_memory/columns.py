@@ -213,11 +213,11 @@ class Columns:
         return keys_of
 
     def extend_shared(self, messages: list[Message], fields: list[list[Field]], shared: SharedSegment,
-                      ids: tuple[dict[str, int], dict[str, int], dict[str, int]] | None = None) -> None:
+                      ids: tuple[dict[str, int], dict[str, int], dict[str, int]]) -> None:
         """Append messages and their fields as :meth:`extend` does, their units' columns taken
-        from ``shared`` (read from a shared cache: :mod:`.shared_columns`; it must have passed
-        :func:`.shared_columns.fits` against these columns and fields); ``ids``: the numbers of
-        its new keys, literals and words, as ``fits`` made them."""
+        from ``shared`` (read from a shared cache: :mod:`.shared_columns`); ``ids``: the numbers
+        of its new keys, literals and words, as :func:`.shared_columns.fits` gave them against
+        these columns and fields."""
         self._extend(messages, fields, shared, ids)
 
     def _extend(self, messages: list[Message], fields: list[list[Field]], shared: SharedSegment | None,
@@ -294,6 +294,7 @@ class Columns:
         index = first + n_rows
         self.speakers_moved = bool(crossed) and _moved(self._labels, self._number_labels, crossed, batch)
         if shared is not None:  # (the units' measures from their analyses; their numbers shared)
+            assert ids is not None  # (extend_shared's)
             kinds, tokens, clips, head_ends, sizes = (
                 np.concatenate([m[c] for m in measures]) if measures else np.zeros(0, dtype=np.int64)
                 for c in range(5))
@@ -348,30 +349,15 @@ class Columns:
                 self.lit_kind.view[lrows[fresh][::-1]] = codes[fresh][::-1]
         return keys_of
 
-    def _take_shared(self, shared: SharedSegment, ids: tuple[dict[str, int], dict[str, int], dict[str, int]] | None,
+    def _take_shared(self, shared: SharedSegment, ids: tuple[dict[str, int], dict[str, int], dict[str, int]],
                      first: int, index: int, owners: list[int], starts: list[int],
                      costs: list[int], label_costs: list[float], sessions: list[int], mid: list[str],
                      tags: list[str], tag_lines: list[int], kinds: list[int], tokens: list[int], clips: list[int],
                      clippable: list[bool], head_share: list[float]) -> None:
         """:meth:`_grow` with the units' numbers of a shared segment (and their measures)."""
         new_keys, new_lits, new_words = shared.new_keys, shared.new_lits, shared.new_words
-        if ids is None:
-            ids = (dict(zip(new_keys, range(len(self._key_ids), len(self._key_ids) + len(new_keys)))),
-                   dict(zip(new_lits, range(len(self.lit_text), len(self.lit_text) + len(new_lits)))),
-                   dict(zip(new_words, range(len(self.word_text), len(self.word_text) + len(new_words)))))
-        # (a fresh worker's vocabularies are empty: they are the new numbers, not a copy of them)
-        if self._key_ids:
-            self._key_ids.update(ids[0])
-        else:
-            self._key_ids = ids[0]
-        if self.lit_ids:
-            self.lit_ids.update(ids[1])
-        else:
-            self.lit_ids = ids[1]
-        if self.word_ids:
-            self.word_ids.update(ids[2])
-        else:
-            self.word_ids = ids[2]
+        self._key_ids, self.lit_ids, self.word_ids = (
+            _numbered_more(old, more) for old, more in zip((self._key_ids, self.lit_ids, self.word_ids), ids))
         self.key_text.extend(new_keys)
         self.lit_text.extend(new_lits)
         self.word_text.extend(new_words)
@@ -599,6 +585,15 @@ def _label_and_date(fields: list[Field]) -> tuple[str | None, str | None]:
         date = " ".join(body.split()) if date_line(body, literals) else None
         return speaker_label(f.text), date
     return None, None
+
+
+def _numbered_more(ids: dict[str, int], more: dict[str, int]) -> dict[str, int]:
+    """A vocabulary's numbers with ``more`` added: ``more`` itself where there were none (a
+    fresh worker's, whose shared segment numbers every string: not a copy of it)."""
+    if not ids:
+        return more
+    ids.update(more)
+    return ids
 
 
 def _moved(labels: list[str | None], number_labels: dict[int, str], crossed: list[str], batch: int) -> bool:

@@ -481,19 +481,14 @@ def _joined(run: list[_Parts]) -> SharedSegment:
                          verdicts, noise)
 
 
-def fits(seg: SharedSegment, cols: Columns, fields: list[list[Field]]) -> bool:
+def fits(seg: SharedSegment, cols: Columns, fields: list[list[Field]],
+         ) -> tuple[dict[str, int], dict[str, int], dict[str, int]] | None:
     """Whether ``seg`` continues ``cols`` (which holds its first ``seg.a`` messages) with
-    messages of ``fields``: their units, the vocabularies it numbers from and adds to, the
-    and the literal kinds' names agree."""
-    return _fitted(seg, cols, fields) is not None
-
-
-def _fitted(seg: SharedSegment, cols: Columns, fields: list[list[Field]],
-            ) -> tuple[dict[str, int], dict[str, int], dict[str, int]] | None:
-    """:func:`fits`, giving the numbers ``seg`` adds to the keys', literals' and words'
-    vocabularies (each new string's number: what :meth:`.columns.Columns.extend_shared` adds;
-    the dicts built once, here, where a set of each list was built to check it and then the
-    dicts); None where it does not fit."""
+    messages of ``fields``: their units, the vocabularies it numbers from and adds to, and the
+    literal kinds' names agree. Where it does, the numbers it adds to the keys', literals' and
+    words' vocabularies (each new string's number: what :meth:`.columns.Columns.extend_shared`
+    adds, the dicts built once, here, where a set of each list was built to check it and then
+    the dicts); None where it does not."""
     if len(cols) != seg.a or len(fields) != seg.b - seg.a:
         return None
     units = [sum(map(len, [f.units for f in fs])) for fs in fields]
@@ -632,7 +627,7 @@ class SharedColumns:
             carried = dict(zip(keys, blobs))
         run = [(key, carried.get(key), a, b) for (a, b), key in zip(self._segments(len(tags)), keys)]
         seg = decode_run(run, self.shared.secret)
-        ids = None if seg is None else _fitted(seg, cols, fields[:seg.b])
+        ids = None if seg is None else fits(seg, cols, fields[:seg.b])
         if seg is None or ids is None:
             return 0  # (the first segments: a reader that shares them shares all its tags, so all agree or none)
         cols.extend_shared(messages[:seg.b], fields[:seg.b], seg, ids)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from discourse_memory import DiscourseMemory
 
+from .test_analysis_cache import DictCache
 from .test_properties import conversations
 
 # Message 2 opens "Port: deploy" and states "Port: 7 May 2023": its item is "Port: 7 May 2023"
@@ -123,17 +124,6 @@ MESSAGES = [   {   'content': 'Deploy hat136 deploy status status deploy 3.5% 3.
     {'content': 'Deploy https://example.org/x deploy deploy. Deploy.\n\nPort: deploy', 'role': 'assistant'},
     {'content': 'Deploy.', 'role': 'user'}]
 SHARE = 0.13402151075757995
-
-
-class DictCache:
-    def __init__(self) -> None:
-        self.data: dict[str, bytes] = {}
-
-    def get_many(self, keys):  # type: ignore[no-untyped-def]
-        return [self.data.get(k) for k in keys]
-
-    def set_many(self, items) -> None:  # type: ignore[no-untyped-def]
-        self.data.update(items)
 
 
 def _budget_and_view():  # type: ignore[no-untyped-def]

@@ -113,8 +113,7 @@ def encode(key: str, cols: Columns, a: int, b: int, secret: bytes = b"") -> byte
                       len(it.covers), int(it.header), -1 if it.key is None else s(it.key, len(strings)),
                       s(it.value, len(strings)), -1 if it.row is None else s(it.row, len(strings)), it.group,
                       listing[r], int(cost[r]), int(value_cost[r]), sid))
-    # (a message's items read its speaker, which a later message can make: ``Columns.speaker``)
-    speakers = [-1 if (who := cols.speaker(m)) is None else s(who, len(strings)) for m in range(a, b)]
+    speakers = [-1 if who is None else s(who, len(strings)) for who in _speakers_of(cols, a, b)]
     labels: list[int] = []
     for m, speaker, label, tokens in _labels_of(cols, a, b):
         labels.extend((m, -1 if speaker is None else s(speaker, len(strings)), s(label, len(strings)), tokens))
@@ -150,7 +149,7 @@ def decode_many(cols: Columns, entries: list[tuple[str, Any, int, int]], secret:
         labels = _labels(strings, ints[end + b - a:], a, b) if len(ints) >= end + b - a else None
         # (its messages' speakers as the writer's columns gave them: a message's items read its
         # speaker, and a later message can make one; an entry of other speakers is not taken)
-        if labels is not None and _speakers(strings, ints[end:end + b - a]) == [cols.speaker(m) for m in range(a, b)]:
+        if labels is not None and _speakers(strings, ints[end:end + b - a]) == _speakers_of(cols, a, b):
             opened.append((e, a, b, strings, ints[:end], n_shown, labels))
     if not opened:
         return out
@@ -360,6 +359,12 @@ def _labels_of(cols: Columns, a: int, b: int) -> list[tuple[int, str | None, str
         if known is not None and known[0] == speaker:  # (a cost is of its label: ``_EntryCosts``, + 1)
             out.append((m, speaker, known[1], int(cost - 1.0)))
     return out
+
+
+def _speakers_of(cols: Columns, a: int, b: int) -> list[str | None]:
+    """The speakers ``cols`` gives messages ``a`` to ``b - 1`` (a message's items read its
+    speaker, which a later message can make: ``Columns.speaker``)."""
+    return [cols.speaker(m) for m in range(a, b)]
 
 
 def _speakers(strings: list[str], ids: np.ndarray) -> list[str | None] | None:
